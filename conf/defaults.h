@@ -1,0 +1,43 @@
+/*
+ * defaults.h - every compiled-in default and compile-time limit of tlsgate.
+ *
+ * A firmware build replaces this header (make DEFAULTS=path/to/its.h) to
+ * change defaults or to shrink the limits.  The TLSGATE_MAX_* values size
+ * the static storage: they are the worst case the process can ever use,
+ * and `tlsgate -t` prints what they add up to.  Runtime values from the
+ * config file may only go up to them.
+ */
+#ifndef TLSGATE_DEFAULTS_H
+#define TLSGATE_DEFAULTS_H
+
+/* Compile-time limits: these size the static storage. */
+#define TLSGATE_MAX_SLOTS	1024	/* connection slots */
+#define TLSGATE_MAX_CACHE	4096	/* TLS sessions in the resumption cache */
+#define TLSGATE_MAX_CHAIN	16384	/* bytes of DER in the certificate chain */
+#define TLSGATE_MAX_CERTS	8	/* certificates in the chain */
+#define TLSGATE_MAX_FILE	65536	/* bytes of a config or PEM file */
+#define TLSGATE_HEAD_MAX	8192	/* bytes of an HTTP request head (http mode) */
+/*
+ * Outgoing TLS record buffer.  16384 + 85 lets BearSSL send full-size
+ * records (fewest writes per MB); a small-memory build may go down to
+ * 512 + 85, at the price of more records and syscalls per MB.  The input
+ * buffer is always full size: the client chooses its record size.
+ */
+#define TLSGATE_OBUF_SIZE	(16384 + 85)
+
+/* Defaults for the runtime values (all overridable by the config file). */
+#define TLSGATE_LISTEN		"0.0.0.0:8443"
+#define TLSGATE_BACKEND		"127.0.0.1:8080"
+#define TLSGATE_CERT		"tlsgate.crt"
+#define TLSGATE_KEY		"tlsgate.key"
+#define TLSGATE_SLOTS		256
+#define TLSGATE_CACHE		1024
+#define TLSGATE_TLS_MIN		0x0303	/* TLS 1.2 */
+#define TLSGATE_HANDSHAKE_MS	10000	/* absolute, from accept */
+#define TLSGATE_CONNECT_MS	5000	/* backend connect */
+#define TLSGATE_IDLE_MS		300000	/* no byte either way */
+#define TLSGATE_DRAIN_MS	10000	/* SIGTERM: let live connections end */
+#define TLSGATE_BACKLOG		1024
+#define TLSGATE_LOG_LEVEL	2	/* 0 error, 1 warn, 2 info, 3 debug */
+
+#endif

@@ -1,0 +1,105 @@
+/*
+ * port.h - everything tlsgate needs from the platform, and nothing more.
+ *
+ * src/ is portable C11 that knows BearSSL and this interface only.  An
+ * implementation (port/posix/ for Linux and the BSDs) provides sockets,
+ * poll, time, entropy, files, signals, privileges and the log sink.
+ *
+ * Rules for implementations: never allocate after start-up; every socket
+ * returned is non-blocking and close-on-exec; no call blocks except
+ * port_poll() (and the start-up helpers, before the loop runs).
+ */
+#ifndef TLSGATE_PORT_H
+#define TLSGATE_PORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A socket address, opaque to src/ (large enough for IPv6). */
+struct port_addr {
+	uint8_t		raw[28];
+	uint32_t	len;
+};
+
+/* Result codes of the I/O calls. */
+#define PORT_AGAIN	(-1)	/* would block */
+#define PORT_ERR	(-2)	/* failed: the connection is dead */
+
+/*
+ * Parse "host:port", "[v6]:port" (numeric only: no resolver, which
+ * would allocate and block).  Returns 0, or -1 with *why set.
+ */
+int	port_addr_parse(struct port_addr *, const char *, size_t, const char **why);
+/* Format as "ip:port" / "[ip]:port" into buf (NUL-terminated). */
+void	port_addr_str(const struct port_addr *, char *buf, size_t cap);
+/* The bare IP (no port, no brackets) and the port number. */
+void	port_addr_ip(const struct port_addr *, char *buf, size_t cap);
+unsigned port_addr_port(const struct port_addr *);
+int	port_addr_is_v6(const struct port_addr *);
+
+/*
+ * Listen on addr.  Returns the fd, or -1 with *why set (errno text).
+ */
+int	port_listen(const struct port_addr *, int backlog, const char **why);
+/*
+ * Accept one client.  Returns the fd, PORT_AGAIN when none is waiting,
+ * or PORT_ERR (*emfile set to 1 when out of descriptors, so the caller
+ * can back off instead of spinning).  *local receives the address the
+ * client connected to.
+ */
+int	port_accept(int lfd, struct port_addr *peer, struct port_addr *local,
+	    int *emfile);
+/*
+ * Start a non-blocking connect.  Returns the fd (connection may still
+ * be in progress) or PORT_ERR with *why set.
+ */
+int	port_connect(const struct port_addr *, const char **why);
+/* After POLLOUT on a connecting fd: 0 if connected, else errno text. */
+const char *port_connect_result(int fd);
+
+/* Read/write: bytes moved (read: 0 = EOF), PORT_AGAIN or PORT_ERR. */
+long	port_read(int fd, void *, size_t);
+long	port_write(int fd, const void *, size_t);
+void	port_shutdown_wr(int fd);
+/* Close; with abort, send RST (no lingering in TIME_WAIT for dead peers). */
+void	port_close(int fd, int abort);
+
+/* poll(): same layout as struct pollfd, checked by the implementation. */
+struct port_pfd {
+	int	fd;
+	short	events;
+	short	revents;
+};
+#define PORT_IN		0x001
+#define PORT_OUT	0x004
+#define PORT_ERRS	0x038	/* POLLERR | POLLHUP | POLLNVAL */
+int	port_poll(struct port_pfd *, size_t n, int timeout_ms);
+
+/* Monotonic milliseconds. */
+uint64_t port_now_ms(void);
+/* Fill buf from the OS CSPRNG.  Returns 0, or -1 if entropy is missing. */
+int	port_entropy(void *buf, size_t len);
+
+/*
+ * Read a whole file into buf.  Returns the length, or -1 with *why set
+ * (including "larger than N bytes").
+ */
+long	port_read_file(const char *path, void *buf, size_t cap, const char **why);
+
+/* Signals: handlers only set flags; port_signals() returns and clears them. */
+#define PORT_SIG_TERM	1
+#define PORT_SIG_HUP	2
+#define PORT_SIG_USR1	4
+void	port_signals_init(void);
+unsigned port_signals(void);
+
+/* Write one complete log line (the caller adds no newline). */
+void	port_log_write(int level, const char *line, size_t len);
+
+/*
+ * Start-up checks and limits: make sure nfds descriptors can be open.
+ * Returns 0, or -1 with *why set.
+ */
+int	port_fd_limit(unsigned nfds, const char **why);
+
+#endif

@@ -1,0 +1,443 @@
+/*
+ * port/posix/port.c - the port.h interface on Linux and the BSDs.
+ *
+ * Owns every system call tlsgate makes.  Never allocates: addresses are
+ * numeric (inet_pton, no resolver), files are read with open/read into
+ * the caller's buffer, logs go out with one write(2) per line.
+ */
+#define _GNU_SOURCE
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/resource.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/random.h>
+#endif
+
+#include "port.h"
+
+_Static_assert(sizeof(struct port_pfd) == sizeof(struct pollfd), "pfd size");
+_Static_assert(offsetof(struct port_pfd, revents) ==
+    offsetof(struct pollfd, revents), "pfd layout");
+_Static_assert(PORT_IN == POLLIN && PORT_OUT == POLLOUT, "poll bits");
+_Static_assert(PORT_ERRS == (POLLERR | POLLHUP | POLLNVAL), "poll bits");
+_Static_assert(sizeof(((struct port_addr *)0)->raw) >=
+    sizeof(struct sockaddr_in6), "addr size");
+
+int
+port_addr_parse(struct port_addr *a, const char *s, size_t len,
+    const char **why)
+{
+	char host[64], *end;
+	const char *colon, *host_s;
+	size_t hlen;
+	unsigned long port;
+	struct sockaddr_in *v4 = (struct sockaddr_in *)(void *)a->raw;
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)(void *)a->raw;
+	char pbuf[8];
+
+	memset(a, 0, sizeof(*a));
+	colon = NULL;
+	for (size_t i = len; i > 0; i--)
+		if (s[i - 1] == ':') {
+			colon = s + i - 1;
+			break;
+		}
+	if (colon == NULL) {
+		*why = "expected host:port";
+		return -1;
+	}
+	host_s = s;
+	hlen = (size_t)(colon - s);
+	if (hlen >= 2 && s[0] == '[' && s[hlen - 1] == ']') {
+		host_s++;
+		hlen -= 2;
+	}
+	if (hlen == 0 || hlen >= sizeof(host)) {
+		*why = "bad host";
+		return -1;
+	}
+	memcpy(host, host_s, hlen);
+	host[hlen] = '\0';
+	len -= (size_t)(colon + 1 - s);
+	if (len == 0 || len >= sizeof(pbuf)) {
+		*why = "bad port";
+		return -1;
+	}
+	memcpy(pbuf, colon + 1, len);
+	pbuf[len] = '\0';
+	port = strtoul(pbuf, &end, 10);
+	if (*end != '\0' || pbuf[0] < '0' || pbuf[0] > '9' || port > 65535) {
+		*why = "bad port";
+		return -1;
+	}
+	if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+		v4->sin_family = AF_INET;
+		v4->sin_port = htons((uint16_t)port);
+		a->len = sizeof(*v4);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+		v6->sin6_family = AF_INET6;
+		v6->sin6_port = htons((uint16_t)port);
+		a->len = sizeof(*v6);
+		return 0;
+	}
+	*why = "not a numeric IPv4 or IPv6 address";
+	return -1;
+}
+
+int
+port_addr_is_v6(const struct port_addr *a)
+{
+	return ((const struct sockaddr *)(const void *)a->raw)->sa_family ==
+	    AF_INET6;
+}
+
+unsigned
+port_addr_port(const struct port_addr *a)
+{
+	const struct sockaddr_in *v4 = (const void *)a->raw;
+	const struct sockaddr_in6 *v6 = (const void *)a->raw;
+
+	return port_addr_is_v6(a) ? ntohs(v6->sin6_port) : ntohs(v4->sin_port);
+}
+
+void
+port_addr_ip(const struct port_addr *a, char *buf, size_t cap)
+{
+	const struct sockaddr_in *v4 = (const void *)a->raw;
+	const struct sockaddr_in6 *v6 = (const void *)a->raw;
+
+	if (a->len == 0 || (port_addr_is_v6(a) ?
+	    inet_ntop(AF_INET6, &v6->sin6_addr, buf, (socklen_t)cap) :
+	    inet_ntop(AF_INET, &v4->sin_addr, buf, (socklen_t)cap)) == NULL)
+		snprintf(buf, cap, "unknown");
+}
+
+void
+port_addr_str(const struct port_addr *a, char *buf, size_t cap)
+{
+	char ip[INET6_ADDRSTRLEN];
+
+	port_addr_ip(a, ip, sizeof(ip));
+	snprintf(buf, cap, port_addr_is_v6(a) ? "[%s]:%u" : "%s:%u", ip,
+	    port_addr_port(a));
+}
+
+static void
+set_nodelay(int fd)
+{
+	int one = 1;
+
+	/*
+	 * tlsgate writes whole TLS records; Nagle would hold back the
+	 * last record of a handshake flight or a response for an ACK.
+	 */
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+int
+port_listen(const struct port_addr *a, int backlog, const char **why)
+{
+	int fd, one = 1;
+
+	fd = socket(((const struct sockaddr *)(const void *)a->raw)->sa_family,
+	    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		*why = strerror(errno);
+		return -1;
+	}
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (port_addr_is_v6(a))
+		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+		    sizeof(one));
+	if (bind(fd, (const struct sockaddr *)(const void *)a->raw,
+	    (socklen_t)a->len) < 0 || listen(fd, backlog) < 0) {
+		*why = strerror(errno);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int
+port_accept(int lfd, struct port_addr *peer, struct port_addr *local,
+    int *emfile)
+{
+	socklen_t sl = sizeof(peer->raw);
+	int fd;
+
+	*emfile = 0;
+	fd = accept4(lfd, (struct sockaddr *)(void *)peer->raw, &sl,
+	    SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ||
+		    errno == ECONNABORTED)
+			return PORT_AGAIN;
+		*emfile = (errno == EMFILE || errno == ENFILE ||
+		    errno == ENOBUFS || errno == ENOMEM);
+		return PORT_ERR;
+	}
+	peer->len = sl;
+	sl = sizeof(local->raw);
+	if (getsockname(fd, (struct sockaddr *)(void *)local->raw, &sl) == 0)
+		local->len = sl;
+	else
+		memset(local, 0, sizeof(*local));
+	set_nodelay(fd);
+	return fd;
+}
+
+int
+port_connect(const struct port_addr *a, const char **why)
+{
+	int fd;
+
+	fd = socket(((const struct sockaddr *)(const void *)a->raw)->sa_family,
+	    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		*why = strerror(errno);
+		return PORT_ERR;
+	}
+	set_nodelay(fd);
+	if (connect(fd, (const struct sockaddr *)(const void *)a->raw,
+	    (socklen_t)a->len) < 0 && errno != EINPROGRESS) {
+		*why = strerror(errno);
+		close(fd);
+		return PORT_ERR;
+	}
+	return fd;
+}
+
+const char *
+port_connect_result(int fd)
+{
+	int err = 0;
+	socklen_t sl = sizeof(err);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &sl) < 0)
+		err = errno;
+	return err == 0 ? NULL : strerror(err);
+}
+
+long
+port_read(int fd, void *buf, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = read(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	if (n >= 0)
+		return (long)n;
+	return (errno == EAGAIN || errno == EWOULDBLOCK) ? PORT_AGAIN : PORT_ERR;
+}
+
+long
+port_write(int fd, const void *buf, size_t len)
+{
+	ssize_t n;
+
+	/* send(2), not write(2): MSG_NOSIGNAL even if SIGPIPE were caught. */
+	do
+		n = send(fd, buf, len, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n >= 0)
+		return (long)n;
+	return (errno == EAGAIN || errno == EWOULDBLOCK) ? PORT_AGAIN : PORT_ERR;
+}
+
+void
+port_shutdown_wr(int fd)
+{
+	(void)shutdown(fd, SHUT_WR);
+}
+
+void
+port_close(int fd, int abort)
+{
+	if (abort) {
+		struct linger l = { 1, 0 };
+
+		(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+	}
+	(void)close(fd);
+}
+
+int
+port_poll(struct port_pfd *p, size_t n, int timeout_ms)
+{
+	int r;
+
+	r = poll((struct pollfd *)(void *)p, (nfds_t)n, timeout_ms);
+	return r < 0 && errno == EINTR ? 0 : r;
+}
+
+uint64_t
+port_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int
+port_entropy(void *buf, size_t len)
+{
+	unsigned char *p = buf;
+	int fd;
+	ssize_t n;
+
+#if defined(__linux__)
+	while (len > 0) {
+		n = getrandom(p, len, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		p += n;
+		len -= (size_t)n;
+	}
+	if (len == 0)
+		return 0;
+#endif
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (len > 0) {
+		n = read(fd, p, len);
+		if (n <= 0)
+			break;
+		p += n;
+		len -= (size_t)n;
+	}
+	close(fd);
+	return len == 0 ? 0 : -1;
+}
+
+long
+port_read_file(const char *path, void *buf, size_t cap, const char **why)
+{
+	static char toobig[48];
+	size_t have = 0;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		*why = strerror(errno);
+		return -1;
+	}
+	for (;;) {
+		if (have == cap) {
+			char c;
+
+			if (read(fd, &c, 1) == 0)
+				break;
+			close(fd);
+			snprintf(toobig, sizeof(toobig), "larger than %zu bytes",
+			    cap);
+			*why = toobig;
+			return -1;
+		}
+		n = read(fd, (char *)buf + have, cap - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			*why = strerror(errno);
+			close(fd);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		have += (size_t)n;
+	}
+	close(fd);
+	return (long)have;
+}
+
+static volatile sig_atomic_t sigflags;
+
+static void
+on_signal(int sig)
+{
+	sigflags |= sig == SIGHUP ? PORT_SIG_HUP :
+	    sig == SIGUSR1 ? PORT_SIG_USR1 : PORT_SIG_TERM;
+}
+
+void
+port_signals_init(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+}
+
+unsigned
+port_signals(void)
+{
+	unsigned f = (unsigned)sigflags;
+
+	sigflags = 0;
+	return f;
+}
+
+void
+port_log_write(int level, const char *line, size_t len)
+{
+	char buf[1024];
+
+	(void)level;
+	if (len > sizeof(buf) - 1)
+		len = sizeof(buf) - 1;
+	memcpy(buf, line, len);
+	buf[len++] = '\n';
+	(void)write(STDERR_FILENO, buf, len);
+}
+
+int
+port_fd_limit(unsigned nfds, const char **why)
+{
+	static char msg[96];
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0) {
+		*why = strerror(errno);
+		return -1;
+	}
+	if (rl.rlim_cur >= nfds)
+		return 0;
+	if (rl.rlim_max >= nfds || rl.rlim_max == RLIM_INFINITY) {
+		rl.rlim_cur = nfds;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+			return 0;
+	}
+	snprintf(msg, sizeof(msg), "RLIMIT_NOFILE is %llu, need %u "
+	    "(2 per slot + listeners + margin)",
+	    (unsigned long long)rl.rlim_max, nfds);
+	*why = msg;
+	return -1;
+}

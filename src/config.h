@@ -1,0 +1,45 @@
+/*
+ * config.h - the resolved configuration: compiled-in defaults from
+ * conf/defaults.h, overridden by a small "key = value" text file.
+ *
+ * Owns parsing and range checks.  Every error names file:line and key;
+ * the caller refuses to start.  Never allocates: the file is read into a
+ * static buffer and every value is copied into fixed-size fields.
+ */
+#ifndef TLSGATE_CONFIG_H
+#define TLSGATE_CONFIG_H
+
+#include <stddef.h>
+#include "port.h"
+
+#define CONFIG_PATH_MAX	256
+
+struct config {
+	struct port_addr listen;
+	struct port_addr backend;
+	char		cert[CONFIG_PATH_MAX];
+	char		key[CONFIG_PATH_MAX];
+	unsigned	slots;
+	unsigned	cache;		/* sessions */
+	unsigned	tls_min;	/* 0x0301 .. 0x0303 */
+	unsigned	handshake_ms;
+	unsigned	connect_ms;
+	unsigned	idle_ms;
+	unsigned	drain_ms;
+	int		log_level;
+};
+
+void	config_defaults(struct config *);
+/*
+ * Parse text (len bytes, from a file named name) over the defaults
+ * already in cfg.  Returns 0, or -1 with a message "name:line: key:
+ * reason" in err.
+ */
+int	config_parse(struct config *, const char *name, const char *text,
+	    size_t len, char *err, size_t errcap);
+/* config_parse on a file's contents; a missing file is an error too. */
+int	config_load(struct config *, const char *path, char *err, size_t cap);
+/* Print every resolved value as "key = value" lines through put(). */
+void	config_print(const struct config *, void (*put)(const char *));
+
+#endif

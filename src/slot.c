@@ -1,0 +1,477 @@
+/*
+ * slot.c - see slot.h.
+ *
+ * I/O discipline, which keeps the syscall count per request small:
+ * - A socket is read only after poll() said it is readable, and only
+ *   until a short read (a stream socket that returned less than asked
+ *   is drained; poll will tell when more comes).
+ * - Writes are attempted at once (sockets are nearly always writable);
+ *   POLLOUT is asked for only after a write came back short.
+ * - BearSSL asks for a record's 5-byte header, then for its body: two
+ *   tiny reads a record.  Instead the client socket is read into all of
+ *   the input buffer's free space, and the engine is fed from that
+ *   read-ahead (ra_off/ra_len).  The engine leaves bytes past the
+ *   current record alone (it decrypts in place and only reads the
+ *   plaintext), so the read-ahead can stay where it landed and is
+ *   moved down only when the engine starts the next record.
+ */
+#include <string.h>
+
+#include "slot.h"
+#include "log.h"
+
+/* flags */
+#define F_CRD		0x001	/* client readable: poll said so */
+#define F_CWB		0x002	/* client write blocked: wait for POLLOUT */
+#define F_BRD		0x004
+#define F_BWB		0x008
+#define F_CEOF		0x010	/* client closed its side (TCP) */
+#define F_BEOF		0x020	/* backend closed its side */
+#define F_BSHUT		0x040	/* we shut the backend's write side */
+#define F_CSHUT		0x080	/* we shut the client's write side */
+#define F_HSDONE	0x100	/* handshake completed */
+
+#define LINGER_MS	2000	/* after close_notify: wait this for the peer */
+
+static struct slot slots[TLSGATE_MAX_SLOTS];
+static struct slot *free_list[TLSGATE_MAX_SLOTS];
+static struct slot *live_list[TLSGATE_MAX_SLOTS];
+static unsigned live_pos[TLSGATE_MAX_SLOTS];
+static unsigned nfree, nlive;
+static const struct config *cfg;
+
+struct slot_stats slot_stats;
+uint64_t slot_now;
+
+void
+slot_table_init(const struct config *c)
+{
+	cfg = c;
+	nfree = 0;
+	for (unsigned i = c->slots; i-- > 0;) {
+		struct slot *s = &slots[i];
+
+		s->id = i;
+		s->state = SLOT_FREE;
+		s->cfd = s->bfd = -1;
+		tls_conn_init(&s->tls, s->ibuf, sizeof(s->ibuf), s->obuf,
+		    sizeof(s->obuf));
+		free_list[nfree++] = s;
+	}
+}
+
+size_t
+slot_table_bytes(unsigned n)
+{
+	return (size_t)n * (sizeof(struct slot) + sizeof(free_list[0]) +
+	    sizeof(live_list[0]) + sizeof(live_pos[0]));
+}
+
+unsigned
+slot_free_count(void)
+{
+	return nfree;
+}
+
+unsigned
+slot_live_count(void)
+{
+	return nlive;
+}
+
+struct slot *
+slot_live(unsigned i)
+{
+	return live_list[i];
+}
+
+struct slot *
+slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local)
+{
+	struct slot *s;
+
+	if (nfree == 0)
+		return NULL;
+	s = free_list[--nfree];
+	if (tls_conn_reset(&s->tls) < 0) {
+		free_list[nfree++] = s;
+		return NULL;
+	}
+	s->state = SLOT_HANDSHAKE;
+	s->cfd = cfd;
+	s->bfd = -1;
+	s->flags = 0;
+	s->t_accept = slot_now;
+	s->deadline = slot_now + cfg->handshake_ms;
+	s->c2b = s->b2c = 0;
+	s->ra_off = s->ra_len = 0;
+	s->outcome = NULL;
+	s->peer = *peer;
+	s->local = *local;
+	live_pos[s->id] = nlive;
+	live_list[nlive++] = s;
+	slot_stats.accepted++;
+	slot_stats.live = nlive;
+	if (nlive > slot_stats.high_water)
+		slot_stats.high_water = nlive;
+	return s;
+}
+
+static void
+slot_close(struct slot *s, int abort)
+{
+	br_ssl_engine_context *eng = &s->tls.sc.eng;
+	char peer[64];
+	unsigned pos;
+	int hs = (s->flags & F_HSDONE) != 0;
+
+	port_addr_str(&s->peer, peer, sizeof(peer));
+	log_msg(LOG_INFO, "conn id=%u peer=%s ms=%llu in=%llu out=%llu "
+	    "resumed=%s version=%s suite=%s outcome=%s", s->id, peer,
+	    (unsigned long long)(slot_now - s->t_accept), s->c2b, s->b2c,
+	    hs && tls_resumed(&s->tls) ? "yes" : "no",
+	    hs ? tls_version_name(br_ssl_engine_get_version(eng)) : "none",
+	    hs ? tls_suite_name(eng->session.cipher_suite) : "none",
+	    s->outcome != NULL ? s->outcome : "ok");
+	port_close(s->cfd, abort);
+	if (s->bfd >= 0)
+		port_close(s->bfd, abort);
+	s->cfd = s->bfd = -1;
+	s->state = SLOT_FREE;
+	pos = live_pos[s->id];
+	live_list[pos] = live_list[--nlive];
+	live_pos[live_list[pos]->id] = pos;
+	free_list[nfree++] = s;
+	slot_stats.closed++;
+	slot_stats.live = nlive;
+}
+
+/* Record why a connection ends; the first reason given wins. */
+static void
+set_outcome(struct slot *s, const char *why)
+{
+	if (s->outcome == NULL)
+		s->outcome = why;
+}
+
+/*
+ * Stop relaying: queue close_notify and give it LINGER_MS to go out.
+ * The backend is closed at once: after close_notify no more plaintext
+ * can flow either way in TLS 1.2.
+ */
+static void
+start_closing(struct slot *s, const char *why)
+{
+	if (why != NULL)
+		set_outcome(s, why);
+	if (s->bfd >= 0) {
+		port_close(s->bfd, 0);
+		s->bfd = -1;
+	}
+	br_ssl_engine_close(&s->tls.sc.eng);
+	s->state = SLOT_CLOSING;
+	s->deadline = slot_now + LINGER_MS;
+}
+
+/* Feed the engine record bytes, from the read-ahead or the socket. */
+static int
+feed_records(struct slot *s)
+{
+	br_ssl_engine_context *eng = &s->tls.sc.eng;
+	unsigned char *buf;
+	size_t len, room, k;
+	long n;
+
+	buf = br_ssl_engine_recvrec_buf(eng, &len);
+	if (s->ra_len == 0) {
+		room = (size_t)(s->ibuf + sizeof(s->ibuf) - buf);
+		n = port_read(s->cfd, buf, room);
+		if (n == PORT_AGAIN || n == 0) {
+			s->flags &= ~F_CRD;
+			if (n == 0)
+				s->flags |= F_CEOF;
+			return 0;
+		}
+		if (n < 0) {
+			set_outcome(s, "client-reset");
+			s->flags = (s->flags & ~F_CRD) | F_CEOF | F_CSHUT;
+			return 0;
+		}
+		if ((size_t)n < room)
+			s->flags &= ~F_CRD;
+		s->ra_off = (size_t)(buf - s->ibuf);
+		s->ra_len = (size_t)n;
+	}
+	if (s->ibuf + s->ra_off != buf)
+		memmove(buf, s->ibuf + s->ra_off, s->ra_len);
+	k = s->ra_len < len ? s->ra_len : len;
+	s->ra_off = (size_t)(buf - s->ibuf) + k;
+	s->ra_len -= k;
+	br_ssl_engine_recvrec_ack(eng, k);
+	return 1;
+}
+
+/*
+ * Move bytes until nothing more can move without waiting.  Returns the
+ * engine state at the end.
+ */
+static unsigned
+pump(struct slot *s)
+{
+	br_ssl_engine_context *eng = &s->tls.sc.eng;
+	unsigned st;
+
+	for (;;) {
+		unsigned char *buf;
+		size_t len;
+		long n;
+		int moved = 0;
+
+		st = br_ssl_engine_current_state(eng);
+		if (st == BR_SSL_CLOSED)
+			return st;
+		/* Let step() see the handshake end before a close follows. */
+		if (s->state == SLOT_HANDSHAKE &&
+		    (st & (BR_SSL_SENDAPP | BR_SSL_RECVAPP)))
+			return st;
+		if ((st & BR_SSL_SENDREC) && !(s->flags & (F_CWB | F_CSHUT))) {
+			buf = br_ssl_engine_sendrec_buf(eng, &len);
+			n = port_write(s->cfd, buf, len);
+			if (n > 0) {
+				br_ssl_engine_sendrec_ack(eng, (size_t)n);
+				moved = 1;
+			}
+			if (n == PORT_AGAIN || (n > 0 && (size_t)n < len))
+				s->flags |= F_CWB;
+			else if (n < 0) {
+				set_outcome(s, "client-reset");
+				s->flags |= F_CSHUT | F_CEOF;
+			}
+		}
+		if ((st & BR_SSL_RECVAPP) && s->state == SLOT_CLOSING) {
+			/* Plaintext after close_notify has nowhere to go. */
+			buf = br_ssl_engine_recvapp_buf(eng, &len);
+			br_ssl_engine_recvapp_ack(eng, len);
+			moved = 1;
+		} else if ((st & BR_SSL_RECVAPP) && s->state == SLOT_RELAY &&
+		    !(s->flags & F_BWB)) {
+			buf = br_ssl_engine_recvapp_buf(eng, &len);
+			n = port_write(s->bfd, buf, len);
+			if (n > 0) {
+				br_ssl_engine_recvapp_ack(eng, (size_t)n);
+				s->c2b += (unsigned long long)n;
+				moved = 1;
+			}
+			if (n == PORT_AGAIN || (n > 0 && (size_t)n < len))
+				s->flags |= F_BWB;
+			else if (n < 0) {
+				slot_stats.backend_errors++;
+				start_closing(s, "backend-reset");
+				continue;
+			}
+		}
+		if ((st & BR_SSL_RECVREC) && !(s->flags & F_CEOF) &&
+		    (s->ra_len > 0 || (s->flags & F_CRD)))
+			moved |= feed_records(s);
+		if ((st & BR_SSL_SENDAPP) && s->state == SLOT_RELAY &&
+		    (s->flags & F_BRD) && !(s->flags & F_BEOF)) {
+			buf = br_ssl_engine_sendapp_buf(eng, &len);
+			n = port_read(s->bfd, buf, len);
+			if (n > 0) {
+				br_ssl_engine_sendapp_ack(eng, (size_t)n);
+				br_ssl_engine_flush(eng, 0);
+				s->b2c += (unsigned long long)n;
+				moved = 1;
+			}
+			if (n == PORT_AGAIN || (n > 0 && (size_t)n < len))
+				s->flags &= ~F_BRD;
+			else if (n <= 0) {
+				if (n < 0) {
+					slot_stats.backend_errors++;
+					set_outcome(s, "backend-reset");
+				}
+				s->flags = (s->flags & ~F_BRD) | F_BEOF;
+			}
+		}
+		if (!moved)
+			return st;
+	}
+}
+
+static void
+start_backend(struct slot *s)
+{
+	const char *why;
+	int fd;
+
+	s->flags |= F_HSDONE;
+	slot_stats.handshakes++;
+	if (tls_resumed(&s->tls))
+		slot_stats.resumed++;
+	fd = port_connect(&cfg->backend, &why);
+	if (fd < 0) {
+		log_msg(LOG_WARN, "backend id=%u connect: %s", s->id, why);
+		slot_stats.backend_errors++;
+		start_closing(s, "backend-refused");
+		return;
+	}
+	s->bfd = fd;
+	s->state = SLOT_CONNECT;
+	s->deadline = slot_now + cfg->connect_ms;
+}
+
+static void
+backend_connected(struct slot *s)
+{
+	const char *why = port_connect_result(s->bfd);
+
+	if (why != NULL) {
+		log_msg(LOG_WARN, "backend id=%u connect: %s", s->id, why);
+		slot_stats.backend_errors++;
+		start_closing(s, "backend-refused");
+		return;
+	}
+	s->state = SLOT_RELAY;
+	s->deadline = slot_now + cfg->idle_ms;
+}
+
+/* Run the slot after an event, until it must wait again. */
+static void
+step(struct slot *s)
+{
+	br_ssl_engine_context *eng = &s->tls.sc.eng;
+	unsigned st;
+
+	for (;;) {
+		enum slot_state before = s->state;
+
+		st = pump(s);
+		if (st == BR_SSL_CLOSED) {
+			int err = br_ssl_engine_last_error(eng);
+
+			if (err != BR_ERR_OK) {
+				slot_stats.tls_errors++;
+				set_outcome(s, tls_error_name(err));
+			}
+			slot_close(s, err != BR_ERR_OK);
+			return;
+		}
+		switch (s->state) {
+		case SLOT_HANDSHAKE:
+			if (st & (BR_SSL_SENDAPP | BR_SSL_RECVAPP))
+				start_backend(s);
+			else if (s->flags & F_CEOF) {
+				set_outcome(s, "client-eof-in-handshake");
+				slot_close(s, 0);
+				return;
+			}
+			break;
+		case SLOT_RELAY:
+			if ((s->flags & F_CEOF) && !(st & BR_SSL_RECVAPP) &&
+			    !(s->flags & F_BSHUT)) {
+				/* Half-close: the backend may still answer. */
+				port_shutdown_wr(s->bfd);
+				s->flags |= F_BSHUT;
+			}
+			if (s->flags & F_BEOF)
+				start_closing(s, NULL);
+			else if ((s->flags & F_CSHUT) && (s->flags & F_CEOF))
+				start_closing(s, NULL);
+			break;
+		case SLOT_CLOSING:
+			if (st & BR_SSL_SENDREC && !(s->flags & F_CSHUT))
+				break;
+			if (s->flags & F_CEOF) {
+				slot_close(s, 0);
+				return;
+			}
+			if (!(s->flags & F_CSHUT)) {
+				port_shutdown_wr(s->cfd);
+				s->flags |= F_CSHUT;
+			}
+			break;
+		default:
+			break;
+		}
+		if (s->state == before)
+			return;
+	}
+}
+
+void
+slot_events(const struct slot *s, short *cev, short *bev)
+{
+	unsigned st = br_ssl_engine_current_state(&s->tls.sc.eng);
+
+	*cev = *bev = 0;
+	if ((st & BR_SSL_SENDREC) && !(s->flags & F_CSHUT))
+		*cev |= PORT_OUT;
+	if ((st & BR_SSL_RECVREC) && s->ra_len == 0 && !(s->flags & F_CEOF))
+		*cev |= PORT_IN;
+	if (s->state == SLOT_CLOSING && !(s->flags & F_CEOF))
+		*cev |= PORT_IN;	/* the peer's close_notify or EOF */
+	if (s->state == SLOT_CONNECT)
+		*bev = PORT_OUT;
+	else if (s->state == SLOT_RELAY) {
+		if (st & BR_SSL_RECVAPP)
+			*bev |= PORT_OUT;
+		if ((st & BR_SSL_SENDAPP) && !(s->flags & F_BEOF))
+			*bev |= PORT_IN;
+	}
+}
+
+void
+slot_io(struct slot *s, short crev, short brev)
+{
+	if (crev & (PORT_IN | PORT_ERRS))
+		s->flags |= F_CRD;
+	if (crev & (PORT_OUT | PORT_ERRS))
+		s->flags &= ~F_CWB;
+	if (brev & (PORT_IN | PORT_ERRS))
+		s->flags |= F_BRD;
+	if (brev & (PORT_OUT | PORT_ERRS))
+		s->flags &= ~F_BWB;
+	if (s->state == SLOT_CONNECT && brev != 0)
+		backend_connected(s);
+	if (s->state == SLOT_RELAY)
+		s->deadline = slot_now + cfg->idle_ms;
+	if (s->state == SLOT_CLOSING && (s->flags & F_CEOF)) {
+		slot_close(s, 0);
+		return;
+	}
+	step(s);
+}
+
+void
+slot_expire(struct slot *s)
+{
+	switch (s->state) {
+	case SLOT_HANDSHAKE:
+		slot_stats.timeouts++;
+		set_outcome(s, "handshake-timeout");
+		slot_close(s, 1);
+		return;
+	case SLOT_CONNECT:
+		slot_stats.backend_errors++;
+		log_msg(LOG_WARN, "backend id=%u connect: timed out", s->id);
+		start_closing(s, "backend-timeout");
+		break;
+	case SLOT_RELAY:
+		slot_stats.timeouts++;
+		start_closing(s, "idle-timeout");
+		break;
+	case SLOT_CLOSING:
+		slot_close(s, 1);
+		return;
+	case SLOT_FREE:
+		return;
+	}
+	step(s);
+}
+
+void
+slot_abort(struct slot *s, const char *outcome)
+{
+	set_outcome(s, outcome);
+	slot_close(s, 1);
+}

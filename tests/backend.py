@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""The demo and test backend that tlsgate forwards to (Python stdlib only).
+
+Modes:
+  http  a small HTTP/1.1 server: GET / says hello and shows what it got;
+        GET /bytes/N answers N bytes; POST /echo answers the body;
+        anything else 404.  Keep-alive, Content-Length framing.
+  echo  raw TCP: every byte read is written back; half-close honoured
+        (EOF from the client is answered with EOF after the echo).
+  sink  raw TCP: reads and counts bytes, answers "<count>\\n" at EOF.
+
+Each accepted connection and each request is appended as one JSON line
+to --log when given, so tests can see exactly what the backend received.
+"""
+import argparse
+import json
+import socket
+import socketserver
+import sys
+import threading
+
+LOCK = threading.Lock()
+ARGS = None
+
+
+def record(event):
+    if ARGS.log:
+        with LOCK, open(ARGS.log, "a") as f:
+            f.write(json.dumps(event) + "\n")
+
+
+class Handler(socketserver.BaseRequestHandler):
+    def handle(self):
+        sock = self.request
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        record({"event": "accept", "mode": ARGS.mode})
+        try:
+            getattr(self, "mode_" + ARGS.mode)(sock)
+        except (ConnectionError, OSError):
+            pass
+
+    def mode_echo(self, sock):
+        while True:
+            data = sock.recv(65536)
+            if not data:
+                sock.shutdown(socket.SHUT_WR)
+                return
+            sock.sendall(data)
+
+    def mode_sink(self, sock):
+        n = 0
+        while True:
+            data = sock.recv(65536)
+            if not data:
+                break
+            n += len(data)
+        sock.sendall(b"%d\n" % n)
+
+    def mode_http(self, sock):
+        f = sock.makefile("rb")
+        while True:
+            line = f.readline(65536)
+            if not line:
+                return
+            method, target, version = line.decode("latin-1").split()
+            headers = []
+            while True:
+                h = f.readline(65536)
+                if h in (b"\r\n", b"\n", b""):
+                    break
+                k, _, v = h.decode("latin-1").partition(":")
+                headers.append([k.strip(), v.strip()])
+            hmap = {k.lower(): v for k, v in headers}
+            body = b""
+            if "content-length" in hmap:
+                body = f.read(int(hmap["content-length"]))
+            record({"event": "request", "method": method, "target": target,
+                    "version": version, "headers": headers,
+                    "body_len": len(body)})
+            if target.startswith("/bytes/"):
+                n = int(target[7:])
+                out = b"0123456789abcdef" * 4096
+                status, payload = "200 OK", None
+            elif method == "POST" and target == "/echo":
+                status, payload = "200 OK", body
+            elif target == "/":
+                status = "200 OK"
+                payload = ("hello from the backend behind tlsgate\n"
+                           "you sent: %s %s %s\n" % (method, target, version)
+                           ).encode() + b"".join(
+                    ("%s: %s\n" % (k, v)).encode() for k, v in headers)
+            else:
+                status, payload = "404 Not Found", b"not found\n"
+            close = hmap.get("connection", "").lower() == "close" or \
+                version == "HTTP/1.0"
+            if payload is None:
+                sock.sendall(("HTTP/1.1 %s\r\nContent-Length: %d\r\n%s\r\n" % (
+                    status, n, "Connection: close\r\n" if close else "")).encode())
+                left = n
+                while left > 0:
+                    chunk = out[:min(left, len(out))]
+                    sock.sendall(chunk)
+                    left -= len(chunk)
+            else:
+                sock.sendall(("HTTP/1.1 %s\r\nContent-Type: text/plain\r\n"
+                              "Content-Length: %d\r\n%s\r\n" % (
+                                  status, len(payload),
+                                  "Connection: close\r\n" if close else "")
+                              ).encode() + payload)
+            if close:
+                return
+
+
+class Server(socketserver.ThreadingTCPServer):
+    allow_reuse_address = True
+    daemon_threads = True
+
+
+def main():
+    global ARGS
+    p = argparse.ArgumentParser()
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8080)
+    p.add_argument("--mode", choices=["http", "echo", "sink"], default="http")
+    p.add_argument("--log")
+    ARGS = p.parse_args()
+    if ":" in ARGS.host:
+        Server.address_family = socket.AF_INET6
+    srv = Server((ARGS.host, ARGS.port), Handler)
+    print("backend: %s mode on %s:%d" % (ARGS.mode, ARGS.host,
+          srv.server_address[1]), file=sys.stderr, flush=True)
+    srv.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
