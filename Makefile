@@ -1,33 +1,57 @@
-# tlsgate - see README.md.  `make`, `make check`, `make demo`.
+# tlsgate - see README.md.
+#   make          build build/tlsgate
+#   make demo     set up and run the demo (terminator + local backend)
+#   make check    the whole test suite (also under ASan + UBSan)
 CC	?= cc
 # A firmware build points CONF at a directory with its own defaults.h.
 CONF	?= conf
 WARN	= -std=c11 -Wall -Wextra -Werror -pedantic
 CFLAGS	?= -O2 -g
-CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Isrc -Iport -I$(CONF)
+CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Isrc -Iport -I$(CONF)
 BEARSSL_CFLAGS ?=
 BEARSSL_LIBS ?= -lbearssl
 B	?= build
+PY	?= python3
+SAN	= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+	  -fno-sanitize-recover=undefined
 
 SRC	= src/main.c src/config.c src/tls.c src/slot.c src/loop.c src/log.c
-PORT	= port/posix/port.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(B)/port/posix/port.o
 
 all: $(B)/tlsgate
 
 $(B)/tlsgate: $(OBJ)
-	$(CC) $(LDFLAGS) -o $@ $(OBJ) $(BEARSSL_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJ) $(BEARSSL_LIBS)
 
 $(B)/src/%.o: src/%.c src/*.h port/port.h $(CONF)/defaults.h
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) $(BEARSSL_CFLAGS) -c -o $@ $<
 
-# The port layer needs the platform's own headers (accept4, getrandom).
+# The port layer alone sees the platform's headers (accept4, getrandom).
 $(B)/port/posix/port.o: port/posix/port.c port/port.h
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -Iport -c -o $@ $<
+	$(CC) $(WARN) $(CFLAGS) -Iport -c -o $@ port/posix/port.c
+
+# The same sources under AddressSanitizer + UndefinedBehaviorSanitizer.
+asan:
+	$(MAKE) B=build/asan CFLAGS="$(SAN)" build/asan/tlsgate
+
+build/allocshim.so: tests/alloc/allocshim.c
+	@mkdir -p build
+	$(CC) -O2 -shared -fPIC -o $@ tests/alloc/allocshim.c -ldl
+
+build/alloc-selftest: tests/alloc/selftest.c
+	@mkdir -p build
+	$(CC) -O0 -o $@ tests/alloc/selftest.c
+
+check: all asan build/allocshim.so build/alloc-selftest
+	$(PY) tests/run.py --bin $(B)/tlsgate
+	TLSGATE_ASAN=1 $(PY) tests/run.py --bin build/asan/tlsgate
+
+demo:
+	sh tests/demo.sh
 
 clean:
 	rm -rf build
 
-.PHONY: all clean
+.PHONY: all asan check demo clean
