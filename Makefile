@@ -16,7 +16,8 @@ SAN	= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	  -fno-sanitize-recover=undefined
 
 SRC	= src/main.c src/config.c src/tls.c src/slot.c src/loop.c src/log.c
-OBJ	= $(SRC:%.c=$(B)/%.o) $(B)/port/posix/port.o
+PORT	= port/posix/port.c port/posix/privs.c
+OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)
 
 all: $(B)/tlsgate
 
@@ -28,9 +29,9 @@ $(B)/src/%.o: src/%.c src/*.h port/port.h $(CONF)/defaults.h
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) $(BEARSSL_CFLAGS) -c -o $@ $<
 
 # The port layer alone sees the platform's headers (accept4, getrandom).
-$(B)/port/posix/port.o: port/posix/port.c port/port.h
+$(B)/port/%.o: port/%.c port/port.h
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -Iport -c -o $@ port/posix/port.c
+	$(CC) $(WARN) $(CFLAGS) -Iport -c -o $@ $<
 
 # The same sources under AddressSanitizer + UndefinedBehaviorSanitizer.
 asan:

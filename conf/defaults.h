@@ -38,6 +38,18 @@
 #define TLSGATE_IDLE_MS		300000	/* no byte either way */
 #define TLSGATE_DRAIN_MS	10000	/* SIGTERM: let live connections end */
 #define TLSGATE_BACKLOG		1024
+/*
+ * Slot table full: a new client may evict the slot that has spent the
+ * longest in its handshake, if that is at least this long (slowloris
+ * defence that does not thrash a burst of real handshakes).
+ */
+#define TLSGATE_EVICT_MS	1000
 #define TLSGATE_LOG_LEVEL	2	/* 0 error, 1 warn, 2 info, 3 debug */
+#define TLSGATE_MAX_PER_SOURCE	0	/* slots one client IP may hold; 0 = any */
+/* After start-up: chroot here and run as this user/group ("" = stay). */
+#define TLSGATE_CHROOT		""
+#define TLSGATE_USER		""
+#define TLSGATE_GROUP		""
+#define TLSGATE_SECCOMP		0	/* Linux: allow only the loop's syscalls */
 
 #endif

@@ -36,6 +36,8 @@ void	port_addr_str(const struct port_addr *, char *buf, size_t cap);
 void	port_addr_ip(const struct port_addr *, char *buf, size_t cap);
 unsigned port_addr_port(const struct port_addr *);
 int	port_addr_is_v6(const struct port_addr *);
+/* Same IP address (ports ignored)? */
+int	port_addr_same_ip(const struct port_addr *, const struct port_addr *);
 
 /*
  * Listen on addr.  Returns the fd, or -1 with *why set (errno text).
@@ -101,5 +103,19 @@ void	port_log_write(int level, const char *line, size_t len);
  * Returns 0, or -1 with *why set.
  */
 int	port_fd_limit(unsigned nfds, const char **why);
+
+/*
+ * After binding and loading keys: chroot to dir (if not empty), then
+ * drop to user and group (if not empty): setgroups, setgid, setuid, and
+ * verify that root cannot be regained.  Returns 0, or -1 with *why set.
+ */
+int	port_drop_privileges(const char *user, const char *group,
+	    const char *dir, const char **why);
+/*
+ * Confine the process to the system calls the loop makes (Linux
+ * seccomp; anything else kills the process).  Returns 0, or -1 with
+ * *why set (also where the platform has no such filter).
+ */
+int	port_sandbox(const char **why);
 
 #endif

@@ -11,9 +11,8 @@
 
 #include "config.h"
 #include "defaults.h"
-#include "log.h"
 
-enum kind { K_ADDR, K_PATH, K_UINT, K_MS, K_TLS, K_LEVEL };
+enum kind { K_ADDR, K_PATH, K_NAME, K_UINT, K_MS, K_TLS, K_LEVEL, K_BOOL };
 
 struct key {
 	const char	*name;
@@ -36,6 +35,11 @@ static const struct key keys[] = {
 	{ "idle_timeout",	K_MS,	F(idle_ms),	100, 86400000 },
 	{ "drain_timeout",	K_MS,	F(drain_ms),	0, 3600000 },
 	{ "log_level",		K_LEVEL, F(log_level),	0, 0 },
+	{ "max_per_source",	K_UINT,	F(max_per_source), 0, TLSGATE_MAX_SLOTS },
+	{ "user",		K_NAME,	F(user),	0, 0 },
+	{ "group",		K_NAME,	F(group),	0, 0 },
+	{ "chroot",		K_PATH,	F(chroot),	0, 0 },
+	{ "seccomp",		K_BOOL,	F(seccomp),	0, 0 },
 };
 #define NKEYS	(sizeof(keys) / sizeof(keys[0]))
 
@@ -61,6 +65,11 @@ config_defaults(struct config *c)
 	c->idle_ms = TLSGATE_IDLE_MS;
 	c->drain_ms = TLSGATE_DRAIN_MS;
 	c->log_level = TLSGATE_LOG_LEVEL;
+	c->max_per_source = TLSGATE_MAX_PER_SOURCE;
+	snprintf(c->chroot, sizeof(c->chroot), "%s", TLSGATE_CHROOT);
+	snprintf(c->user, sizeof(c->user), "%s", TLSGATE_USER);
+	snprintf(c->group, sizeof(c->group), "%s", TLSGATE_GROUP);
+	c->seccomp = TLSGATE_SECCOMP;
 }
 
 static int
@@ -105,11 +114,20 @@ set_value(struct config *c, const struct key *k, const char *v, size_t len,
 			return why;
 		return NULL;
 	case K_PATH:
-		if (len >= CONFIG_PATH_MAX)
-			return "path too long";
+	case K_NAME:
+		if (len >= (k->kind == K_PATH ? CONFIG_PATH_MAX :
+		    sizeof(c->user)))
+			return "too long";
 		memcpy(field, v, len);
 		field[len] = '\0';
 		return NULL;
+	case K_BOOL:
+		if ((len == 2 && memcmp(v, "on", 2) == 0) ||
+		    (len == 3 && memcmp(v, "off", 3) == 0)) {
+			*(unsigned *)(void *)field = len == 2;
+			return NULL;
+		}
+		return "expected on or off";
 	case K_UINT:
 	case K_MS:
 		if (k->kind == K_MS) {
@@ -279,7 +297,12 @@ config_print(const struct config *c, void (*put)(const char *))
 			snprintf(line, sizeof(line), "%s = %s", k->name, addr);
 			break;
 		case K_PATH:
+		case K_NAME:
 			snprintf(line, sizeof(line), "%s = %s", k->name, f);
+			break;
+		case K_BOOL:
+			snprintf(line, sizeof(line), "%s = %s", k->name,
+			    *(const unsigned *)(const void *)f ? "on" : "off");
 			break;
 		case K_UINT:
 			snprintf(line, sizeof(line), "%s = %u", k->name, u);

@@ -27,6 +27,11 @@ struct config {
 	unsigned	idle_ms;
 	unsigned	drain_ms;
 	int		log_level;
+	unsigned	max_per_source;	/* 0: no limit */
+	char		user[64];
+	char		group[64];
+	char		chroot[CONFIG_PATH_MAX];
+	unsigned	seccomp;
 };
 
 void	config_defaults(struct config *);

@@ -17,6 +17,7 @@ struct turn {
 
 static struct port_pfd pfd[1 + 2 * TLSGATE_MAX_SLOTS];
 static struct turn turn[TLSGATE_MAX_SLOTS];
+static unsigned long long refused;
 
 size_t
 loop_static_bytes(void)
@@ -29,23 +30,33 @@ log_stats(void)
 {
 	log_msg(LOG_INFO, "stats accepted=%llu closed=%llu live=%u "
 	    "high_water=%u handshakes=%llu resumed=%llu tls_errors=%llu "
-	    "timeouts=%llu backend_errors=%llu cache_hits=%llu "
-	    "cache_misses=%llu", slot_stats.accepted, slot_stats.closed,
+	    "timeouts=%llu backend_errors=%llu evicted=%llu refused=%llu "
+	    "cache_hits=%llu cache_misses=%llu", slot_stats.accepted,
+	    slot_stats.closed,
 	    slot_stats.live, slot_stats.high_water, slot_stats.handshakes,
 	    slot_stats.resumed, slot_stats.tls_errors, slot_stats.timeouts,
-	    slot_stats.backend_errors, tls_stats.cache_hits,
+	    slot_stats.backend_errors, slot_stats.evicted, refused,
+	    tls_stats.cache_hits,
 	    tls_stats.cache_misses);
 }
 
 static uint64_t
-accept_some(int lfd)
+accept_some(const struct config *cfg, int lfd)
 {
 	struct port_addr peer, local;
 	int emfile;
 
-	for (int i = 0; i < ACCEPT_BURST && slot_free_count() > 0; i++) {
-		int fd = port_accept(lfd, &peer, &local, &emfile);
+	for (int i = 0; i < ACCEPT_BURST; i++) {
+		struct slot *victim = NULL;
+		int fd;
 
+		if (slot_free_count() == 0) {
+			victim = slot_oldest_handshake(slot_now >
+			    TLSGATE_EVICT_MS ? slot_now - TLSGATE_EVICT_MS : 0);
+			if (victim == NULL)
+				break;
+		}
+		fd = port_accept(lfd, &peer, &local, &emfile);
 		if (fd == PORT_AGAIN)
 			break;
 		if (fd < 0) {
@@ -55,6 +66,21 @@ accept_some(int lfd)
 				return slot_now + EMFILE_PAUSE_MS;
 			}
 			break;
+		}
+		if (cfg->max_per_source > 0 &&
+		    slot_count_peer(&peer) >= cfg->max_per_source) {
+			char a[64];
+
+			port_addr_str(&peer, a, sizeof(a));
+			log_msg(LOG_INFO, "conn peer=%s outcome=per-source-limit",
+			    a);
+			refused++;
+			port_close(fd, 1);
+			continue;
+		}
+		if (victim != NULL) {
+			slot_stats.evicted++;
+			slot_abort(victim, "evicted");
 		}
 		if (slot_open(fd, &peer, &local) == NULL) {
 			log_msg(LOG_ERROR, "accept: cannot reset a TLS context");
@@ -75,19 +101,11 @@ loop_run(const struct config *cfg, int lfd)
 	log_msg(LOG_INFO, "ready slots=%u session_cache=%u", cfg->slots,
 	    cfg->cache);
 	for (;;) {
-		uint64_t next = UINT64_MAX;
+		uint64_t next = UINT64_MAX, oldest_hs = UINT64_MAX;
 		unsigned sig, nt = 0;
 		size_t n = 0;
 		int timeout, lpolled = 0;
 
-		if (!draining && slot_free_count() > 0 &&
-		    slot_now >= accept_after) {
-			pfd[n].fd = lfd;
-			pfd[n].events = PORT_IN;
-			pfd[n++].revents = 0;
-			lpolled = 1;
-		} else if (accept_after > slot_now)
-			next = accept_after;
 		for (unsigned i = 0; i < slot_live_count(); i++) {
 			struct slot *s = slot_live(i);
 			short ce, be;
@@ -109,8 +127,27 @@ loop_run(const struct config *cfg, int lfd)
 			}
 			if (s->deadline < next)
 				next = s->deadline;
+			if (s->state == SLOT_HANDSHAKE && s->t_accept < oldest_hs)
+				oldest_hs = s->t_accept;
 			nt++;
 		}
+		/*
+		 * The listener goes last in pfd[]: polled only while a slot
+		 * is free or can be taken from a slow handshake.
+		 */
+		if (!draining && slot_now >= accept_after &&
+		    (slot_free_count() > 0 || (oldest_hs != UINT64_MAX &&
+		    slot_now >= oldest_hs + TLSGATE_EVICT_MS))) {
+			lpolled = (int)n + 1;
+			pfd[n].fd = lfd;
+			pfd[n].events = PORT_IN;
+			pfd[n++].revents = 0;
+		} else if (!draining && accept_after > slot_now) {
+			if (accept_after < next)
+				next = accept_after;
+		} else if (!draining && oldest_hs != UINT64_MAX &&
+		    oldest_hs + TLSGATE_EVICT_MS < next)
+			next = oldest_hs + TLSGATE_EVICT_MS;
 		if (draining && drain_end < next)
 			next = drain_end;
 		timeout = next == UINT64_MAX ? -1 : next <= slot_now ? 0 :
@@ -129,8 +166,8 @@ loop_run(const struct config *cfg, int lfd)
 			if (s->state != SLOT_FREE && slot_now >= s->deadline)
 				slot_expire(s);
 		}
-		if (lpolled && (pfd[0].revents & PORT_IN))
-			accept_after = accept_some(lfd);
+		if (lpolled && (pfd[lpolled - 1].revents & PORT_IN))
+			accept_after = accept_some(cfg, lfd);
 
 		sig = port_signals();
 		if (sig & PORT_SIG_USR1)

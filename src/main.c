@@ -93,6 +93,11 @@ main(int argc, char **argv)
 		log_fatal(111, "listen %s: %s", addr, why);
 	port_signals_init();
 	slot_table_init(&cfg);
+	if (port_drop_privileges(cfg.user, cfg.group, cfg.chroot, &why) < 0)
+		log_fatal(111, "dropping privileges (user \"%s\", group \"%s\", "
+		    "chroot \"%s\"): %s", cfg.user, cfg.group, cfg.chroot, why);
+	if (cfg.seccomp && port_sandbox(&why) < 0)
+		log_fatal(111, "seccomp: %s", why);
 	log_msg(LOG_INFO, "listening on %s", addr);
 	lfd = loop_run(&cfg, lfd);
 	tls_wipe();

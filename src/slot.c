@@ -56,6 +56,11 @@ slot_table_init(const struct config *c)
 		s->cfd = s->bfd = -1;
 		tls_conn_init(&s->tls, s->ibuf, sizeof(s->ibuf), s->obuf,
 		    sizeof(s->obuf));
+		/*
+		 * BearSSL seeds a context from the OS once, at its first
+		 * reset; do it now, before any chroot or syscall filter.
+		 */
+		(void)tls_conn_reset(&s->tls);
 		free_list[nfree++] = s;
 	}
 }
@@ -83,6 +88,31 @@ struct slot *
 slot_live(unsigned i)
 {
 	return live_list[i];
+}
+
+struct slot *
+slot_oldest_handshake(uint64_t accepted_before)
+{
+	struct slot *old = NULL;
+
+	for (unsigned i = 0; i < nlive; i++) {
+		struct slot *s = live_list[i];
+
+		if (s->state == SLOT_HANDSHAKE && s->t_accept <= accepted_before &&
+		    (old == NULL || s->t_accept < old->t_accept))
+			old = s;
+	}
+	return old;
+}
+
+unsigned
+slot_count_peer(const struct port_addr *peer)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < nlive; i++)
+		n += (unsigned)port_addr_same_ip(&live_list[i]->peer, peer);
+	return n;
 }
 
 struct slot *

@@ -46,7 +46,7 @@ struct slot {
 
 struct slot_stats {
 	unsigned long long	accepted, closed, handshakes, resumed;
-	unsigned long long	tls_errors, timeouts, backend_errors;
+	unsigned long long	tls_errors, timeouts, backend_errors, evicted;
 	unsigned		live, high_water;
 };
 extern struct slot_stats slot_stats;
@@ -59,6 +59,10 @@ void	slot_table_init(const struct config *);
 struct slot *slot_open(int cfd, const struct port_addr *peer,
 	    const struct port_addr *local);
 unsigned slot_free_count(void);
+/* The slot longest in its handshake, accepted no later than the bound. */
+struct slot *slot_oldest_handshake(uint64_t accepted_before);
+/* Live slots whose client has this IP address. */
+unsigned slot_count_peer(const struct port_addr *);
 unsigned slot_live_count(void);
 struct slot *slot_live(unsigned i);
 

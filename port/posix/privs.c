@@ -1,0 +1,143 @@
+/*
+ * privs.c - privilege drop and the system-call filter (port.h).
+ *
+ * Called once, after the listener is bound, the keys are loaded and
+ * every TLS context is seeded: from then on tlsgate needs no file, no
+ * new privilege and only the handful of system calls listed below.
+ */
+#define _GNU_SOURCE
+#include <sys/types.h>
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stddef.h>
+#include <string.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#endif
+
+#include "port.h"
+
+int
+port_drop_privileges(const char *user, const char *group, const char *dir,
+    const char **why)
+{
+	struct passwd *pw = NULL;
+	struct group *gr = NULL;
+	gid_t gid;
+
+	/* Look the names up before chroot: the files are outside it. */
+	if (*user != '\0' && (pw = getpwnam(user)) == NULL) {
+		*why = "no such user";
+		return -1;
+	}
+	if (*group != '\0' && (gr = getgrnam(group)) == NULL) {
+		*why = "no such group";
+		return -1;
+	}
+	if (*dir != '\0' && (chroot(dir) < 0 || chdir("/") < 0)) {
+		*why = strerror(errno);
+		return -1;
+	}
+	if (pw == NULL && gr == NULL)
+		return 0;
+	gid = gr != NULL ? gr->gr_gid : pw->pw_gid;
+	if (setgroups(1, &gid) < 0 || setgid(gid) < 0 ||
+	    (pw != NULL && setuid(pw->pw_uid) < 0)) {
+		*why = strerror(errno);
+		return -1;
+	}
+	if (pw != NULL && pw->pw_uid != 0 && (setuid(0) == 0 ||
+	    geteuid() == 0)) {
+		*why = "root privileges could be regained";
+		return -1;
+	}
+	if (getegid() != gid) {
+		*why = "group did not change";
+		return -1;
+	}
+	return 0;
+}
+
+#if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__) || \
+    defined(__arm__))
+
+#if defined(__x86_64__)
+#define ARCH	AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define ARCH	AUDIT_ARCH_AARCH64
+#else
+#define ARCH	AUDIT_ARCH_ARM
+#endif
+
+/* What the loop calls once it serves.  No open, no mmap, no brk. */
+static const int allowed[] = {
+	SYS_read, SYS_write, SYS_sendto, SYS_recvfrom, SYS_accept4,
+	SYS_socket, SYS_connect, SYS_getsockopt, SYS_setsockopt,
+	SYS_getsockname, SYS_shutdown, SYS_close, SYS_clock_gettime,
+	SYS_rt_sigreturn, SYS_restart_syscall, SYS_exit, SYS_exit_group,
+#if defined(SYS_poll)
+	SYS_poll,
+#endif
+	SYS_ppoll,
+#if defined(SYS_clock_gettime64)
+	SYS_clock_gettime64,
+#endif
+#if defined(SYS_ppoll_time64)
+	SYS_ppoll_time64,
+#endif
+#if defined(SYS_send)
+	SYS_send,
+#endif
+};
+#define NALLOWED	(sizeof(allowed) / sizeof(allowed[0]))
+
+int
+port_sandbox(const char **why)
+{
+	struct sock_filter f[4 + 2 * NALLOWED + 1];
+	struct sock_fprog prog;
+	size_t n = 0;
+
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	    offsetof(struct seccomp_data, arch));
+	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH,
+	    1, 0);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+	    SECCOMP_RET_KILL_PROCESS);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	    offsetof(struct seccomp_data, nr));
+	for (size_t i = 0; i < NALLOWED; i++) {
+		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+		    (unsigned)allowed[i], 0, 1);
+		f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+		    SECCOMP_RET_ALLOW);
+	}
+	/* x32 and every other number fall through to here. */
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+	    SECCOMP_RET_KILL_PROCESS);
+	prog.len = (unsigned short)n;
+	prog.filter = f;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0) {
+		*why = strerror(errno);
+		return -1;
+	}
+	return 0;
+}
+
+#else
+
+int
+port_sandbox(const char **why)
+{
+	*why = "no system-call filter on this platform";
+	return -1;
+}
+
+#endif
