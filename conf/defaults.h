@@ -33,7 +33,10 @@
 #define TLSGATE_SLOTS		256
 #define TLSGATE_CACHE		1024
 #define TLSGATE_TLS_MIN		0x0303	/* TLS 1.2 */
+#define TLSGATE_MODE		0	/* 0 tcp relay, 1 http */
+#define TLSGATE_PROXY_PROTOCOL	0	/* tcp mode: 0 off, 1 v1, 2 v2 */
 #define TLSGATE_HANDSHAKE_MS	10000	/* absolute, from accept */
+#define TLSGATE_HEAD_MS		10000	/* absolute, from a head's first byte */
 #define TLSGATE_CONNECT_MS	5000	/* backend connect */
 #define TLSGATE_IDLE_MS		300000	/* no byte either way */
 #define TLSGATE_DRAIN_MS	10000	/* SIGTERM: let live connections end */

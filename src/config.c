@@ -12,38 +12,48 @@
 #include "config.h"
 #include "defaults.h"
 
-enum kind { K_ADDR, K_PATH, K_NAME, K_UINT, K_MS, K_TLS, K_LEVEL, K_BOOL };
+enum kind { K_ADDR, K_PATH, K_NAME, K_UINT, K_MS, K_TLS, K_ENUM };
 
 struct key {
 	const char	*name;
 	enum kind	 kind;
 	size_t		 off;
 	unsigned	 min, max;
+	const char *const *names;	/* K_ENUM: value i is names[i] */
 };
+
+static const char *const levels[] = { "error", "warn", "info", "debug", 0 };
+static const char *const onoff[] = { "off", "on", 0 };
+static const char *const modes[] = { "tcp", "http", 0 };
+static const char *const proxies[] = { "off", "v1", "v2", 0 };
 
 #define F(f)	offsetof(struct config, f)
 static const struct key keys[] = {
-	{ "listen",		K_ADDR,	F(listen),	0, 0 },
-	{ "backend",		K_ADDR,	F(backend),	0, 0 },
-	{ "cert",		K_PATH,	F(cert),	0, 0 },
-	{ "key",		K_PATH,	F(key),		0, 0 },
-	{ "slots",		K_UINT,	F(slots),	1, TLSGATE_MAX_SLOTS },
-	{ "session_cache",	K_UINT,	F(cache),	0, TLSGATE_MAX_CACHE },
-	{ "tls_min",		K_TLS,	F(tls_min),	0, 0 },
-	{ "handshake_timeout",	K_MS,	F(handshake_ms), 100, 3600000 },
-	{ "connect_timeout",	K_MS,	F(connect_ms),	100, 3600000 },
-	{ "idle_timeout",	K_MS,	F(idle_ms),	100, 86400000 },
-	{ "drain_timeout",	K_MS,	F(drain_ms),	0, 3600000 },
-	{ "log_level",		K_LEVEL, F(log_level),	0, 0 },
-	{ "max_per_source",	K_UINT,	F(max_per_source), 0, TLSGATE_MAX_SLOTS },
-	{ "user",		K_NAME,	F(user),	0, 0 },
-	{ "group",		K_NAME,	F(group),	0, 0 },
-	{ "chroot",		K_PATH,	F(chroot),	0, 0 },
-	{ "seccomp",		K_BOOL,	F(seccomp),	0, 0 },
+	{ "listen",		K_ADDR,	F(listen),	0, 0, NULL },
+	{ "backend",		K_ADDR,	F(backend),	0, 0, NULL },
+	{ "cert",		K_PATH,	F(cert),	0, 0, NULL },
+	{ "key",		K_PATH,	F(key),		0, 0, NULL },
+	{ "slots",		K_UINT,	F(slots),	1, TLSGATE_MAX_SLOTS, NULL },
+	{ "session_cache",	K_UINT,	F(cache),	0, TLSGATE_MAX_CACHE, NULL },
+	{ "tls_min",		K_TLS,	F(tls_min),	0, 0, NULL },
+	{ "handshake_timeout",	K_MS,	F(handshake_ms), 100, 3600000, NULL },
+	{ "connect_timeout",	K_MS,	F(connect_ms),	100, 3600000, NULL },
+	{ "idle_timeout",	K_MS,	F(idle_ms),	100, 86400000, NULL },
+	{ "drain_timeout",	K_MS,	F(drain_ms),	0, 3600000, NULL },
+	{ "log_level",		K_ENUM,	F(log_level),	0, 0, levels },
+	{ "mode",		K_ENUM,	F(mode),	0, 0, modes },
+	{ "proxy_protocol",	K_ENUM,	F(proxy),	0, 0, proxies },
+	{ "head_timeout",	K_MS,	F(head_ms),	100, 3600000, NULL },
+	{ "x_forwarded_for",	K_ENUM,	F(xff),		0, 0, onoff },
+	{ "x_forwarded_proto",	K_ENUM,	F(xfproto),	0, 0, onoff },
+	{ "x_forwarded_port",	K_ENUM,	F(xfport),	0, 0, onoff },
+	{ "max_per_source",	K_UINT,	F(max_per_source), 0, TLSGATE_MAX_SLOTS, NULL },
+	{ "user",		K_NAME,	F(user),	0, 0, NULL },
+	{ "group",		K_NAME,	F(group),	0, 0, NULL },
+	{ "chroot",		K_PATH,	F(chroot),	0, 0, NULL },
+	{ "seccomp",		K_ENUM,	F(seccomp),	0, 0, onoff },
 };
 #define NKEYS	(sizeof(keys) / sizeof(keys[0]))
-
-static const char *const levels[] = { "error", "warn", "info", "debug" };
 
 void
 config_defaults(struct config *c)
@@ -70,6 +80,10 @@ config_defaults(struct config *c)
 	snprintf(c->user, sizeof(c->user), "%s", TLSGATE_USER);
 	snprintf(c->group, sizeof(c->group), "%s", TLSGATE_GROUP);
 	c->seccomp = TLSGATE_SECCOMP;
+	c->mode = TLSGATE_MODE;
+	c->proxy = TLSGATE_PROXY_PROTOCOL;
+	c->head_ms = TLSGATE_HEAD_MS;
+	c->xff = c->xfproto = c->xfport = 1;
 }
 
 static int
@@ -121,13 +135,19 @@ set_value(struct config *c, const struct key *k, const char *v, size_t len,
 		memcpy(field, v, len);
 		field[len] = '\0';
 		return NULL;
-	case K_BOOL:
-		if ((len == 2 && memcmp(v, "on", 2) == 0) ||
-		    (len == 3 && memcmp(v, "off", 3) == 0)) {
-			*(unsigned *)(void *)field = len == 2;
-			return NULL;
-		}
-		return "expected on or off";
+	case K_ENUM:
+		for (unsigned i = 0; k->names[i] != NULL; i++)
+			if (strlen(k->names[i]) == len &&
+			    memcmp(k->names[i], v, len) == 0) {
+				*(unsigned *)(void *)field = i;
+				return NULL;
+			}
+		n = (unsigned long long)snprintf(msg, msgcap, "expected");
+		for (unsigned i = 0; k->names[i] != NULL && n < msgcap; i++)
+			n += (unsigned long long)snprintf(msg + n, msgcap - n,
+			    "%s %s", i == 0 ? "" : k->names[i + 1] == NULL ?
+			    " or" : ",", k->names[i]);
+		return msg;
 	case K_UINT:
 	case K_MS:
 		if (k->kind == K_MS) {
@@ -167,14 +187,6 @@ set_value(struct config *c, const struct key *k, const char *v, size_t len,
 			return NULL;
 		}
 		return "expected 1.0, 1.1 or 1.2";
-	case K_LEVEL:
-		for (int i = 0; i < 4; i++)
-			if (strlen(levels[i]) == len &&
-			    memcmp(levels[i], v, len) == 0) {
-				*(int *)(void *)field = i;
-				return NULL;
-			}
-		return "expected error, warn, info or debug";
 	}
 	return "internal error";
 }
@@ -300,10 +312,7 @@ config_print(const struct config *c, void (*put)(const char *))
 		case K_NAME:
 			snprintf(line, sizeof(line), "%s = %s", k->name, f);
 			break;
-		case K_BOOL:
-			snprintf(line, sizeof(line), "%s = %s", k->name,
-			    *(const unsigned *)(const void *)f ? "on" : "off");
-			break;
+
 		case K_UINT:
 			snprintf(line, sizeof(line), "%s = %u", k->name, u);
 			break;
@@ -314,9 +323,9 @@ config_print(const struct config *c, void (*put)(const char *))
 			snprintf(line, sizeof(line), "%s = 1.%u", k->name,
 			    u - 0x0301);
 			break;
-		case K_LEVEL:
+		case K_ENUM:
 			snprintf(line, sizeof(line), "%s = %s", k->name,
-			    levels[*(const int *)(const void *)f]);
+			    k->names[*(const unsigned *)(const void *)f]);
 			break;
 		}
 		put(line);

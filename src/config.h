@@ -14,6 +14,9 @@
 
 #define CONFIG_PATH_MAX	256
 
+enum { MODE_TCP, MODE_HTTP };
+enum { PROXY_OFF, PROXY_V1, PROXY_V2 };
+
 struct config {
 	struct port_addr listen;
 	struct port_addr backend;
@@ -26,7 +29,11 @@ struct config {
 	unsigned	connect_ms;
 	unsigned	idle_ms;
 	unsigned	drain_ms;
-	int		log_level;
+	unsigned	log_level;	/* enum log_level */
+	unsigned	mode;		/* MODE_* */
+	unsigned	proxy;		/* PROXY_* (tcp mode) */
+	unsigned	head_ms;	/* a request head must arrive in this */
+	unsigned	xff, xfproto, xfport;	/* add X-Forwarded-* */
 	unsigned	max_per_source;	/* 0: no limit */
 	char		user[64];
 	char		group[64];

@@ -51,7 +51,7 @@ accept_some(const struct config *cfg, int lfd)
 		int fd;
 
 		if (slot_free_count() == 0) {
-			victim = slot_oldest_handshake(slot_now >
+			victim = slot_oldest_waiting(slot_now >
 			    TLSGATE_EVICT_MS ? slot_now - TLSGATE_EVICT_MS : 0);
 			if (victim == NULL)
 				break;
@@ -127,8 +127,8 @@ loop_run(const struct config *cfg, int lfd)
 			}
 			if (s->deadline < next)
 				next = s->deadline;
-			if (s->state == SLOT_HANDSHAKE && s->t_accept < oldest_hs)
-				oldest_hs = s->t_accept;
+			if (slot_wait_since(s) < oldest_hs)
+				oldest_hs = slot_wait_since(s);
 			nt++;
 		}
 		/*
@@ -173,7 +173,7 @@ loop_run(const struct config *cfg, int lfd)
 		if (sig & PORT_SIG_USR1)
 			log_stats();
 		if ((sig & PORT_SIG_TERM) && !draining) {
-			draining = 1;
+			draining = slot_draining = 1;
 			drain_end = slot_now + cfg->drain_ms;
 			port_close(lfd, 0);
 			log_msg(LOG_INFO, "draining live=%u drain_ms=%u",

@@ -76,7 +76,7 @@ main(int argc, char **argv)
 	config_defaults(&cfg);
 	if (path != NULL && config_load(&cfg, path, err, sizeof(err)) < 0)
 		log_fatal(2, "%s", err);
-	log_level = cfg.log_level;
+	log_level = (int)cfg.log_level;
 	if (tls_setup(&cfg, err, sizeof(err)) < 0)
 		log_fatal(2, "%s", err);
 	if (check) {

@@ -17,19 +17,9 @@
  */
 #include <string.h>
 
-#include "slot.h"
+#include "forward.h"
 #include "log.h"
-
-/* flags */
-#define F_CRD		0x001	/* client readable: poll said so */
-#define F_CWB		0x002	/* client write blocked: wait for POLLOUT */
-#define F_BRD		0x004
-#define F_BWB		0x008
-#define F_CEOF		0x010	/* client closed its side (TCP) */
-#define F_BEOF		0x020	/* backend closed its side */
-#define F_BSHUT		0x040	/* we shut the backend's write side */
-#define F_CSHUT		0x080	/* we shut the client's write side */
-#define F_HSDONE	0x100	/* handshake completed */
+#include "slot.h"
 
 #define LINGER_MS	2000	/* after close_notify: wait this for the peer */
 
@@ -42,11 +32,13 @@ static const struct config *cfg;
 
 struct slot_stats slot_stats;
 uint64_t slot_now;
+int slot_draining;
 
 void
 slot_table_init(const struct config *c)
 {
 	cfg = c;
+	fwd_init(c);
 	nfree = 0;
 	for (unsigned i = c->slots; i-- > 0;) {
 		struct slot *s = &slots[i];
@@ -90,17 +82,28 @@ slot_live(unsigned i)
 	return live_list[i];
 }
 
+uint64_t
+slot_wait_since(const struct slot *s)
+{
+	if (s->state == SLOT_HANDSHAKE)
+		return s->t_accept;
+	if (s->state == SLOT_RELAY && s->phase == FWD_HEAD && s->hlen > 0)
+		return s->t_head;
+	return UINT64_MAX;
+}
+
 struct slot *
-slot_oldest_handshake(uint64_t accepted_before)
+slot_oldest_waiting(uint64_t since_before)
 {
 	struct slot *old = NULL;
+	uint64_t t, best = UINT64_MAX;
 
 	for (unsigned i = 0; i < nlive; i++) {
-		struct slot *s = live_list[i];
-
-		if (s->state == SLOT_HANDSHAKE && s->t_accept <= accepted_before &&
-		    (old == NULL || s->t_accept < old->t_accept))
-			old = s;
+		t = slot_wait_since(live_list[i]);
+		if (t <= since_before && t < best) {
+			best = t;
+			old = live_list[i];
+		}
 	}
 	return old;
 }
@@ -136,6 +139,9 @@ slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local)
 	s->c2b = s->b2c = 0;
 	s->ra_off = s->ra_len = 0;
 	s->outcome = NULL;
+	s->status = 0;
+	s->phase = FWD_RAW;
+	s->hlen = s->hout_len = 0;
 	s->peer = *peer;
 	s->local = *local;
 	live_pos[s->id] = nlive;
@@ -153,16 +159,17 @@ slot_close(struct slot *s, int abort)
 	br_ssl_engine_context *eng = &s->tls.sc.eng;
 	char peer[64];
 	unsigned pos;
-	int hs = (s->flags & F_HSDONE) != 0;
+	int hs = (s->flags & SLOT_F_HSDONE) != 0;
 
 	port_addr_str(&s->peer, peer, sizeof(peer));
 	log_msg(LOG_INFO, "conn id=%u peer=%s ms=%llu in=%llu out=%llu "
-	    "resumed=%s version=%s suite=%s outcome=%s", s->id, peer,
-	    (unsigned long long)(slot_now - s->t_accept), s->c2b, s->b2c,
+	    "requests=%u resumed=%s version=%s suite=%s status=%d outcome=%s",
+	    s->id, peer, (unsigned long long)(slot_now - s->t_accept), s->c2b,
+	    s->b2c, s->nreq,
 	    hs && tls_resumed(&s->tls) ? "yes" : "no",
 	    hs ? tls_version_name(br_ssl_engine_get_version(eng)) : "none",
 	    hs ? tls_suite_name(eng->session.cipher_suite) : "none",
-	    s->outcome != NULL ? s->outcome : "ok");
+	    s->status, s->outcome != NULL ? s->outcome : "ok");
 	port_close(s->cfd, abort);
 	if (s->bfd >= 0)
 		port_close(s->bfd, abort);
@@ -217,18 +224,18 @@ feed_records(struct slot *s)
 		room = (size_t)(s->ibuf + sizeof(s->ibuf) - buf);
 		n = port_read(s->cfd, buf, room);
 		if (n == PORT_AGAIN || n == 0) {
-			s->flags &= ~F_CRD;
+			s->flags &= ~SLOT_F_CRD;
 			if (n == 0)
-				s->flags |= F_CEOF;
+				s->flags |= SLOT_F_CEOF;
 			return 0;
 		}
 		if (n < 0) {
 			set_outcome(s, "client-reset");
-			s->flags = (s->flags & ~F_CRD) | F_CEOF | F_CSHUT;
+			s->flags = (s->flags & ~SLOT_F_CRD) | SLOT_F_CEOF | SLOT_F_CSHUT;
 			return 0;
 		}
 		if ((size_t)n < room)
-			s->flags &= ~F_CRD;
+			s->flags &= ~SLOT_F_CRD;
 		s->ra_off = (size_t)(buf - s->ibuf);
 		s->ra_len = (size_t)n;
 	}
@@ -264,7 +271,7 @@ pump(struct slot *s)
 		if (s->state == SLOT_HANDSHAKE &&
 		    (st & (BR_SSL_SENDAPP | BR_SSL_RECVAPP)))
 			return st;
-		if ((st & BR_SSL_SENDREC) && !(s->flags & (F_CWB | F_CSHUT))) {
+		if ((st & BR_SSL_SENDREC) && !(s->flags & (SLOT_F_CWB | SLOT_F_CSHUT))) {
 			buf = br_ssl_engine_sendrec_buf(eng, &len);
 			n = port_write(s->cfd, buf, len);
 			if (n > 0) {
@@ -272,10 +279,10 @@ pump(struct slot *s)
 				moved = 1;
 			}
 			if (n == PORT_AGAIN || (n > 0 && (size_t)n < len))
-				s->flags |= F_CWB;
+				s->flags |= SLOT_F_CWB;
 			else if (n < 0) {
 				set_outcome(s, "client-reset");
-				s->flags |= F_CSHUT | F_CEOF;
+				s->flags |= SLOT_F_CSHUT | SLOT_F_CEOF;
 			}
 		}
 		if ((st & BR_SSL_RECVAPP) && s->state == SLOT_CLOSING) {
@@ -283,44 +290,30 @@ pump(struct slot *s)
 			buf = br_ssl_engine_recvapp_buf(eng, &len);
 			br_ssl_engine_recvapp_ack(eng, len);
 			moved = 1;
-		} else if ((st & BR_SSL_RECVAPP) && s->state == SLOT_RELAY &&
-		    !(s->flags & F_BWB)) {
-			buf = br_ssl_engine_recvapp_buf(eng, &len);
-			n = port_write(s->bfd, buf, len);
-			if (n > 0) {
-				br_ssl_engine_recvapp_ack(eng, (size_t)n);
-				s->c2b += (unsigned long long)n;
-				moved = 1;
-			}
-			if (n == PORT_AGAIN || (n > 0 && (size_t)n < len))
-				s->flags |= F_BWB;
-			else if (n < 0) {
-				slot_stats.backend_errors++;
-				start_closing(s, "backend-reset");
-				continue;
-			}
-		}
-		if ((st & BR_SSL_RECVREC) && !(s->flags & F_CEOF) &&
-		    (s->ra_len > 0 || (s->flags & F_CRD)))
+		} else if (s->state == SLOT_RELAY || s->state == SLOT_CONNECT)
+			moved |= fwd_client(s, st);
+		if ((st & BR_SSL_RECVREC) && !(s->flags & SLOT_F_CEOF) &&
+		    (s->ra_len > 0 || (s->flags & SLOT_F_CRD)))
 			moved |= feed_records(s);
 		if ((st & BR_SSL_SENDAPP) && s->state == SLOT_RELAY &&
-		    (s->flags & F_BRD) && !(s->flags & F_BEOF)) {
+		    (s->flags & SLOT_F_BRD) && !(s->flags & SLOT_F_BEOF)) {
 			buf = br_ssl_engine_sendapp_buf(eng, &len);
 			n = port_read(s->bfd, buf, len);
 			if (n > 0) {
+				fwd_backend_bytes(s, buf, (size_t)n);
 				br_ssl_engine_sendapp_ack(eng, (size_t)n);
 				br_ssl_engine_flush(eng, 0);
 				s->b2c += (unsigned long long)n;
 				moved = 1;
 			}
 			if (n == PORT_AGAIN || (n > 0 && (size_t)n < len))
-				s->flags &= ~F_BRD;
+				s->flags &= ~SLOT_F_BRD;
 			else if (n <= 0) {
 				if (n < 0) {
 					slot_stats.backend_errors++;
 					set_outcome(s, "backend-reset");
 				}
-				s->flags = (s->flags & ~F_BRD) | F_BEOF;
+				s->flags = (s->flags & ~SLOT_F_BRD) | SLOT_F_BEOF;
 			}
 		}
 		if (!moved)
@@ -328,24 +321,45 @@ pump(struct slot *s)
 	}
 }
 
+/* The handshake is done: tcp mode connects now, http at its first head. */
 static void
-start_backend(struct slot *s)
+handshake_done(struct slot *s)
+{
+	s->flags |= SLOT_F_HSDONE;
+	slot_stats.handshakes++;
+	if (tls_resumed(&s->tls))
+		slot_stats.resumed++;
+	fwd_begin(s);
+	s->state = SLOT_RELAY;
+	s->deadline = slot_now + cfg->idle_ms;
+	if (cfg->mode == MODE_TCP)
+		slot_backend_connect(s);
+}
+
+static void
+backend_failed(struct slot *s, int status, const char *why)
+{
+	slot_stats.backend_errors++;
+	if (cfg->mode == MODE_HTTP)
+		slot_http_error(s, status, why);
+	else
+		start_closing(s, why);
+}
+
+void
+slot_backend_connect(struct slot *s)
 {
 	const char *why;
 	int fd;
 
-	s->flags |= F_HSDONE;
-	slot_stats.handshakes++;
-	if (tls_resumed(&s->tls))
-		slot_stats.resumed++;
 	fd = port_connect(&cfg->backend, &why);
 	if (fd < 0) {
 		log_msg(LOG_WARN, "backend id=%u connect: %s", s->id, why);
-		slot_stats.backend_errors++;
-		start_closing(s, "backend-refused");
+		backend_failed(s, 502, "backend-refused");
 		return;
 	}
 	s->bfd = fd;
+	s->flags &= ~(SLOT_F_BRD | SLOT_F_BWB | SLOT_F_BEOF | SLOT_F_BSHUT);
 	s->state = SLOT_CONNECT;
 	s->deadline = slot_now + cfg->connect_ms;
 }
@@ -357,12 +371,45 @@ backend_connected(struct slot *s)
 
 	if (why != NULL) {
 		log_msg(LOG_WARN, "backend id=%u connect: %s", s->id, why);
-		slot_stats.backend_errors++;
-		start_closing(s, "backend-refused");
+		backend_failed(s, 502, "backend-refused");
 		return;
 	}
 	s->state = SLOT_RELAY;
 	s->deadline = slot_now + cfg->idle_ms;
+	fwd_connected(s);
+}
+
+void
+slot_http_error(struct slot *s, int status, const char *why)
+{
+	br_ssl_engine_context *eng = &s->tls.sc.eng;
+	const char *page;
+	unsigned char *buf;
+	size_t plen, len;
+
+	if (s->status == 0)
+		s->status = status;
+	set_outcome(s, why);
+	s->phase = FWD_DONE;
+	s->hout_len = 0;
+	if (s->nreq > 0 && s->state == SLOT_RELAY && s->bfd >= 0 &&
+	    !(s->flags & SLOT_F_BEOF)) {
+		/* Answers to earlier requests first; ours at backend EOF. */
+		s->pending_status = status;
+		if (!(s->flags & SLOT_F_BSHUT)) {
+			port_shutdown_wr(s->bfd);
+			s->flags |= SLOT_F_BSHUT;
+		}
+		return;
+	}
+	page = http_error_page(status, &plen);
+	buf = br_ssl_engine_sendapp_buf(eng, &len);
+	if (page != NULL && buf != NULL && len >= plen) {
+		memcpy(buf, page, plen);
+		br_ssl_engine_sendapp_ack(eng, plen);
+		br_ssl_engine_flush(eng, 0);
+	}
+	start_closing(s, NULL);
 }
 
 /* Run the slot after an event, until it must wait again. */
@@ -389,35 +436,46 @@ step(struct slot *s)
 		switch (s->state) {
 		case SLOT_HANDSHAKE:
 			if (st & (BR_SSL_SENDAPP | BR_SSL_RECVAPP))
-				start_backend(s);
-			else if (s->flags & F_CEOF) {
+				handshake_done(s);
+			else if (s->flags & SLOT_F_CEOF) {
 				set_outcome(s, "client-eof-in-handshake");
 				slot_close(s, 0);
 				return;
 			}
 			break;
 		case SLOT_RELAY:
-			if ((s->flags & F_CEOF) && !(st & BR_SSL_RECVAPP) &&
-			    !(s->flags & F_BSHUT)) {
+			if (s->flags & SLOT_F_BEOF) {
+				int status = fwd_backend_gone(s);
+
+				if (status != 0)
+					slot_http_error(s, status, "backend-closed");
+				else
+					start_closing(s, NULL);
+			} else if (s->flags & SLOT_F_CEOF) {
+				if (s->bfd < 0) {
+					slot_close(s, 0);
+					return;
+				}
 				/* Half-close: the backend may still answer. */
-				port_shutdown_wr(s->bfd);
-				s->flags |= F_BSHUT;
+				if (!(st & BR_SSL_RECVAPP) && s->hout_len == 0 &&
+				    !(s->flags & SLOT_F_BSHUT)) {
+					port_shutdown_wr(s->bfd);
+					s->flags |= SLOT_F_BSHUT;
+				}
+				if (s->flags & SLOT_F_CSHUT)
+					start_closing(s, NULL);
 			}
-			if (s->flags & F_BEOF)
-				start_closing(s, NULL);
-			else if ((s->flags & F_CSHUT) && (s->flags & F_CEOF))
-				start_closing(s, NULL);
 			break;
 		case SLOT_CLOSING:
-			if (st & BR_SSL_SENDREC && !(s->flags & F_CSHUT))
+			if (st & BR_SSL_SENDREC && !(s->flags & SLOT_F_CSHUT))
 				break;
-			if (s->flags & F_CEOF) {
+			if (s->flags & SLOT_F_CEOF) {
 				slot_close(s, 0);
 				return;
 			}
-			if (!(s->flags & F_CSHUT)) {
+			if (!(s->flags & SLOT_F_CSHUT)) {
 				port_shutdown_wr(s->cfd);
-				s->flags |= F_CSHUT;
+				s->flags |= SLOT_F_CSHUT;
 			}
 			break;
 		default:
@@ -434,42 +492,53 @@ slot_events(const struct slot *s, short *cev, short *bev)
 	unsigned st = br_ssl_engine_current_state(&s->tls.sc.eng);
 
 	*cev = *bev = 0;
-	if ((st & BR_SSL_SENDREC) && !(s->flags & F_CSHUT))
+	if ((st & BR_SSL_SENDREC) && !(s->flags & SLOT_F_CSHUT))
 		*cev |= PORT_OUT;
-	if ((st & BR_SSL_RECVREC) && s->ra_len == 0 && !(s->flags & F_CEOF))
+	if ((st & BR_SSL_RECVREC) && s->ra_len == 0 && !(s->flags & SLOT_F_CEOF))
 		*cev |= PORT_IN;
-	if (s->state == SLOT_CLOSING && !(s->flags & F_CEOF))
+	if (s->state == SLOT_CLOSING && !(s->flags & SLOT_F_CEOF))
 		*cev |= PORT_IN;	/* the peer's close_notify or EOF */
 	if (s->state == SLOT_CONNECT)
 		*bev = PORT_OUT;
-	else if (s->state == SLOT_RELAY) {
-		if (st & BR_SSL_RECVAPP)
+	else if (s->state == SLOT_RELAY && s->bfd >= 0) {
+		if (s->flags & SLOT_F_BWB)
 			*bev |= PORT_OUT;
-		if ((st & BR_SSL_SENDAPP) && !(s->flags & F_BEOF))
+		if ((st & BR_SSL_SENDAPP) && !(s->flags & SLOT_F_BEOF))
 			*bev |= PORT_IN;
 	}
+}
+
+/* Idle deadline, or the request head's absolute one if that is sooner. */
+static void
+set_deadline(struct slot *s)
+{
+	uint64_t d = slot_now + cfg->idle_ms;
+
+	if (s->phase == FWD_HEAD && s->hlen > 0 && s->t_head + cfg->head_ms < d)
+		d = s->t_head + cfg->head_ms;
+	s->deadline = d;
 }
 
 void
 slot_io(struct slot *s, short crev, short brev)
 {
 	if (crev & (PORT_IN | PORT_ERRS))
-		s->flags |= F_CRD;
+		s->flags |= SLOT_F_CRD;
 	if (crev & (PORT_OUT | PORT_ERRS))
-		s->flags &= ~F_CWB;
+		s->flags &= ~SLOT_F_CWB;
 	if (brev & (PORT_IN | PORT_ERRS))
-		s->flags |= F_BRD;
+		s->flags |= SLOT_F_BRD;
 	if (brev & (PORT_OUT | PORT_ERRS))
-		s->flags &= ~F_BWB;
+		s->flags &= ~SLOT_F_BWB;
 	if (s->state == SLOT_CONNECT && brev != 0)
 		backend_connected(s);
-	if (s->state == SLOT_RELAY)
-		s->deadline = slot_now + cfg->idle_ms;
-	if (s->state == SLOT_CLOSING && (s->flags & F_CEOF)) {
+	if (s->state == SLOT_CLOSING && (s->flags & SLOT_F_CEOF)) {
 		slot_close(s, 0);
 		return;
 	}
 	step(s);
+	if (s->state == SLOT_RELAY)
+		set_deadline(s);
 }
 
 void
@@ -482,13 +551,16 @@ slot_expire(struct slot *s)
 		slot_close(s, 1);
 		return;
 	case SLOT_CONNECT:
-		slot_stats.backend_errors++;
 		log_msg(LOG_WARN, "backend id=%u connect: timed out", s->id);
-		start_closing(s, "backend-timeout");
+		backend_failed(s, 504, "backend-timeout");
 		break;
 	case SLOT_RELAY:
 		slot_stats.timeouts++;
-		start_closing(s, "idle-timeout");
+		if (s->phase == FWD_HEAD && s->hlen > 0 &&
+		    slot_now >= s->t_head + cfg->head_ms)
+			slot_http_error(s, 408, "head-timeout");
+		else
+			start_closing(s, "idle-timeout");
 		break;
 	case SLOT_CLOSING:
 		slot_close(s, 1);

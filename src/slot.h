@@ -17,6 +17,7 @@
 
 #include "config.h"
 #include "defaults.h"
+#include "http.h"
 #include "port.h"
 #include "tls.h"
 
@@ -28,18 +29,55 @@ enum slot_state {
 	SLOT_CLOSING,		/* close_notify queued; waiting to send it */
 };
 
+/* flags */
+#define SLOT_F_CRD	0x001	/* client readable: poll said so */
+#define SLOT_F_CWB	0x002	/* client write blocked: wait for POLLOUT */
+#define SLOT_F_BRD	0x004
+#define SLOT_F_BWB	0x008
+#define SLOT_F_CEOF	0x010	/* client closed its side (TCP) */
+#define SLOT_F_BEOF	0x020	/* backend closed its side, or failed */
+#define SLOT_F_BSHUT	0x040	/* we shut the backend's write side */
+#define SLOT_F_CSHUT	0x080	/* we shut (or lost) the client's write side */
+#define SLOT_F_HSDONE	0x100	/* handshake completed */
+
+/* What the client's plaintext is, on its way to the backend. */
+enum fwd_phase {
+	FWD_RAW,		/* bytes as they come (tcp mode, upgraded) */
+	FWD_HEAD,		/* staging a request head in hbuf */
+	FWD_HEAD_OUT,		/* writing the rewritten head from hbuf */
+	FWD_BODY,		/* body bytes, body_left at a time */
+	FWD_PAUSED,		/* upgrade asked: wait for the backend's status */
+	FWD_DONE,		/* no more requests: discard what comes */
+};
+
 struct slot {
 	struct tls_conn		 tls;
 	enum slot_state		 state;
 	int			 cfd, bfd;
 	unsigned		 flags;
 	unsigned		 id;
-	uint64_t		 t_accept, deadline;
+	uint64_t		 t_accept, t_head, deadline;
 	unsigned long long	 c2b, b2c;	/* plaintext bytes */
 	/* Record bytes read ahead of what the engine asked for, in ibuf. */
 	size_t			 ra_off, ra_len;
 	const char		*outcome;
+	int			 status;	/* our own HTTP answer, if any */
 	struct port_addr	 peer, local;
+
+	/* Forwarding (forward.c). */
+	enum fwd_phase		 phase;
+	size_t			 hlen, hscan;	/* head bytes staged, scanned */
+	size_t			 hout_off, hout_len; /* hbuf bytes to write */
+	uint64_t		 body_left;	/* may pass before re-parsing */
+	int			 body_chunked, body_end, keep_alive, upgrade;
+	struct http_chunk	 chunk;
+	unsigned		 nreq;		/* requests forwarded */
+	int			 awaiting;	/* no response byte since */
+	int			 pending_status; /* to send at backend EOF */
+	unsigned char		 stash[16];	/* start of an upgrade answer */
+	size_t			 stash_len;
+	unsigned char		 hbuf[TLSGATE_HEAD_MAX + HTTP_FWD_SLACK];
+
 	unsigned char		 ibuf[BR_SSL_BUFSIZE_INPUT];
 	unsigned char		 obuf[TLSGATE_OBUF_SIZE];
 };
@@ -52,6 +90,8 @@ struct slot_stats {
 extern struct slot_stats slot_stats;
 /* The loop's clock: set once per turn, read by every slot. */
 extern uint64_t slot_now;
+/* Set at SIGTERM: new requests get 503. */
+extern int slot_draining;
 
 /* Configure the first cfg->slots slots (TLS contexts included). */
 void	slot_table_init(const struct config *);
@@ -59,8 +99,13 @@ void	slot_table_init(const struct config *);
 struct slot *slot_open(int cfd, const struct port_addr *peer,
 	    const struct port_addr *local);
 unsigned slot_free_count(void);
-/* The slot longest in its handshake, accepted no later than the bound. */
-struct slot *slot_oldest_handshake(uint64_t accepted_before);
+/*
+ * Since when the slot has been waiting for its client to finish a
+ * handshake or a request head (UINT64_MAX: not waiting, not evictable).
+ */
+uint64_t slot_wait_since(const struct slot *);
+/* The slot waiting longest, if it has waited since before the bound. */
+struct slot *slot_oldest_waiting(uint64_t since_before);
 /* Live slots whose client has this IP address. */
 unsigned slot_count_peer(const struct port_addr *);
 unsigned slot_live_count(void);
@@ -76,5 +121,15 @@ void	slot_expire(struct slot *);
 void	slot_abort(struct slot *, const char *outcome);
 
 size_t	slot_table_bytes(unsigned nslots);
+
+/* For forward.c: start the backend connection now (http mode). */
+void	slot_backend_connect(struct slot *);
+/*
+ * Answer the client with our own error page (400, 408, 431, 502, 503,
+ * 504) and close.  why is the log's outcome.  If requests are already
+ * with the backend, their answers go first: the page waits for the
+ * backend to finish.
+ */
+void	slot_http_error(struct slot *, int status, const char *why);
 
 #endif

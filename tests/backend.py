@@ -74,6 +74,17 @@ class Handler(socketserver.BaseRequestHandler):
             body = b""
             if "content-length" in hmap:
                 body = f.read(int(hmap["content-length"]))
+            elif hmap.get("transfer-encoding", "").lower() == "chunked":
+                parts = []
+                while True:
+                    size = int(f.readline(1024).split(b";")[0], 16)
+                    if size == 0:
+                        while f.readline(65536) not in (b"\r\n", b""):
+                            pass
+                        break
+                    parts.append(f.read(size))
+                    f.read(2)
+                body = b"".join(parts)
             record({"event": "request", "method": method, "target": target,
                     "version": version, "headers": headers,
                     "body_len": len(body)})

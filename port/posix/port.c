@@ -107,6 +107,20 @@ port_addr_is_v6(const struct port_addr *a)
 	    AF_INET6;
 }
 
+size_t
+port_addr_raw(const struct port_addr *a, uint8_t out[16])
+{
+	const struct sockaddr_in *v4 = (const void *)a->raw;
+	const struct sockaddr_in6 *v6 = (const void *)a->raw;
+
+	if (port_addr_is_v6(a)) {
+		memcpy(out, &v6->sin6_addr, 16);
+		return 16;
+	}
+	memcpy(out, &v4->sin_addr, 4);
+	return 4;
+}
+
 int
 port_addr_same_ip(const struct port_addr *a, const struct port_addr *b)
 {

@@ -1,0 +1,733 @@
+/*
+ * http.c - strict HTTP/1.x request framing for http mode; see http.h.
+ *
+ * Character classes are explicit comparisons, never <ctype.h>: those
+ * depend on the locale, and framing must not.
+ */
+#include <string.h>
+
+#include "http.h"
+
+/* Chunk walker states, in stream order; ranges of them are tested. */
+enum {
+	CH_SIZE,	/* hex digits of the chunk size */
+	CH_BWS,		/* whitespace after the size, before a ';' */
+	CH_EXT,		/* chunk extensions, up to CR */
+	CH_SIZE_LF,	/* LF ending the size line */
+	CH_DATA,	/* chunk data */
+	CH_DATA_CR,	/* CR after the data */
+	CH_DATA_LF,	/* LF after the data */
+	CH_TSTART,	/* start of a trailer line, or the final CRLF */
+	CH_TNAME,	/* trailer field name */
+	CH_TVALUE,	/* trailer field value, up to CR */
+	CH_TLF,		/* LF ending a trailer line */
+	CH_END_LF,	/* LF of the final CRLF */
+	CH_DONE
+};
+
+/* Per-request parse state that does not go into struct http_req. */
+struct fields {
+	unsigned	cl, te, host, upgrade;
+	int		close, keep, conn_upgrade, expect;
+};
+
+static const char *const http_names[HTTP_E_COUNT] = {
+	[HTTP_OK] = "ok",
+	[HTTP_MORE] = "more",
+	[HTTP_E_HEAD_BIG] = "head-too-big",
+	[HTTP_E_INCOMPLETE] = "head-incomplete",
+	[HTTP_E_CTL] = "control-char",
+	[HTTP_E_BARE_CR] = "bare-cr",
+	[HTTP_E_BARE_LF] = "bare-lf",
+	[HTTP_E_METHOD] = "bad-method",
+	[HTTP_E_CONNECT] = "connect-method",
+	[HTTP_E_TARGET] = "bad-target",
+	[HTTP_E_VERSION] = "bad-version",
+	[HTTP_E_REQLINE] = "bad-request-line",
+	[HTTP_E_OBS_FOLD] = "obs-fold",
+	[HTTP_E_FIELD_NAME] = "bad-field-name",
+	[HTTP_E_FIELD_WS] = "space-before-colon",
+	[HTTP_E_TOO_MANY_FIELDS] = "too-many-fields",
+	[HTTP_E_CL_TE] = "cl-and-te",
+	[HTTP_E_CL_DUP] = "duplicate-cl",
+	[HTTP_E_CL_BAD] = "bad-cl",
+	[HTTP_E_TE_DUP] = "duplicate-te",
+	[HTTP_E_TE_BAD] = "bad-te",
+	[HTTP_E_TE_HTTP10] = "te-in-http10",
+	[HTTP_E_HOST] = "bad-host-count",
+	[HTTP_E_CONNECTION] = "bad-connection",
+	[HTTP_E_CHUNK_SIZE] = "bad-chunk-size",
+	[HTTP_E_CHUNK_EXT] = "bad-chunk-ext",
+	[HTTP_E_CHUNK_DATA] = "bad-chunk-end",
+	[HTTP_E_TRAILER] = "bad-trailer",
+	[HTTP_E_TRAILER_BIG] = "trailer-too-big",
+	[HTTP_E_RESP] = "bad-status-line",
+};
+
+/*
+ * Headers a client could use to lie about itself to the backend: always
+ * dropped, and never allowed as Connection options (a proxying backend
+ * would then drop the true ones we add).
+ */
+static const char *const http_spoofable[] = {
+	"x-forwarded-for", "x-forwarded-proto", "x-forwarded-port",
+	"x-real-ip", "forwarded", "x-client-cert-subject"
+};
+#define NSPOOFABLE (sizeof(http_spoofable) / sizeof(http_spoofable[0]))
+
+#define PAGE(code, reason, n)						\
+	"HTTP/1.1 " code " " reason "\r\nContent-Type: text/plain\r\n"	\
+	"Content-Length: " n "\r\nConnection: close\r\n\r\n" reason "\n"
+
+static const struct {
+	int		status;
+	const char	*text;
+} http_pages[] = {
+	{ 400, PAGE("400", "Bad Request", "12") },
+	{ 408, PAGE("408", "Request Timeout", "16") },
+	{ 431, PAGE("431", "Request Header Fields Too Large", "32") },
+	{ 502, PAGE("502", "Bad Gateway", "12") },
+	{ 503, PAGE("503", "Service Unavailable", "20") },
+	{ 504, PAGE("504", "Gateway Timeout", "16") },
+};
+
+static int
+is_tchar(uint8_t c)
+{
+	if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+	    (c >= 'A' && c <= 'Z'))
+		return 1;
+	return memchr("!#$%&'*+-.^_`|~", c, 15) != NULL;
+}
+
+/* A control byte that may not appear anywhere (HTAB is allowed). */
+static int
+is_ctl(uint8_t c)
+{
+	return (c < 0x20 && c != '\t') || c == 0x7f;
+}
+
+static int
+is_ws(uint8_t c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Case-insensitive match of p[0..len) against lower-case s. */
+static int
+eq_ci(const uint8_t *p, size_t len, const char *s)
+{
+	size_t i;
+	uint8_t c;
+
+	if (strlen(s) != len)
+		return 0;
+	for (i = 0; i < len; i++) {
+		c = p[i];
+		if (c >= 'A' && c <= 'Z')
+			c += 'a' - 'A';
+		if (c != (uint8_t)s[i])
+			return 0;
+	}
+	return 1;
+}
+
+static int
+is_spoofable(const uint8_t *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < NSPOOFABLE; i++)
+		if (eq_ci(p, len, http_spoofable[i]))
+			return 1;
+	return 0;
+}
+
+/* Offset of the first CR in buf[from..end), or end. */
+static size_t
+find_cr(const uint8_t *buf, size_t from, size_t end)
+{
+	const uint8_t *p;
+
+	if (from >= end)
+		return end;
+	p = memchr(buf + from, '\r', end - from);
+	return p == NULL ? end : (size_t)(p - buf);
+}
+
+int
+http_head_end(const uint8_t *buf, size_t len, size_t *head_len)
+{
+	size_t i;
+
+	/* A resume point past len is a caller bug: rescanning is safe. */
+	i = *head_len <= len ? *head_len : 0;
+	for (; i < len; i++) {
+		if (buf[i] == '\r') {
+			if (i + 1 == len)
+				break;
+			if (buf[i + 1] != '\n')
+				return HTTP_E_BARE_CR;
+		} else if (buf[i] == '\n') {
+			if (i == 0 || buf[i - 1] != '\r')
+				return HTTP_E_BARE_LF;
+			/* An LF two back was checked to follow a CR. */
+			if (i == 1 || buf[i - 2] == '\n') {
+				*head_len = i + 1;
+				return HTTP_OK;
+			}
+		}
+	}
+	*head_len = i;
+	return HTTP_MORE;
+}
+
+/*
+ * Line endings and control bytes of the whole head, so that the rest of
+ * the parse may treat every CR as the start of a CRLF.
+ */
+static int
+check_bytes(const uint8_t *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (buf[i] == '\r') {
+			if (i + 1 == len || buf[i + 1] != '\n')
+				return HTTP_E_BARE_CR;
+			i++;
+		} else if (buf[i] == '\n')
+			return HTTP_E_BARE_LF;
+		else if (is_ctl(buf[i]))
+			return HTTP_E_CTL;
+	}
+	return HTTP_OK;
+}
+
+/* METHOD SP target SP HTTP/1.x; eol is the offset of its CR. */
+static int
+parse_reqline(const uint8_t *buf, size_t eol, struct http_req *req)
+{
+	size_t m, t, v;
+
+	for (m = 0; m < eol && is_tchar(buf[m]); m++)
+		;
+	if (m == eol)
+		return HTTP_E_REQLINE;
+	if (m == 0 || buf[m] != ' ')
+		return HTTP_E_METHOD;
+	/* Methods are case-sensitive, but a lax backend must not tunnel. */
+	if (eq_ci(buf, m, "connect"))
+		return HTTP_E_CONNECT;
+	for (t = m + 1; t < eol && buf[t] > 0x20 && buf[t] < 0x7f; t++)
+		;
+	if (t == m + 1)
+		return t < eol && buf[t] != ' ' ? HTTP_E_TARGET : HTTP_E_REQLINE;
+	if (t == eol)
+		return HTTP_E_REQLINE;
+	if (buf[t] != ' ')
+		return HTTP_E_TARGET;
+	v = t + 1;
+	if (eol - v != 8 || memcmp(buf + v, "HTTP/1.", 7) != 0 ||
+	    (buf[v + 7] != '0' && buf[v + 7] != '1'))
+		return HTTP_E_VERSION;
+	req->method_len = m;
+	req->target_off = m + 1;
+	req->target_len = t - (m + 1);
+	req->minor = buf[v + 7] - '0';
+	return HTTP_OK;
+}
+
+/* Content-Length: 1*DIGIT that fits 64 bits. */
+static int
+parse_length(const uint8_t *p, size_t len, uint64_t *v)
+{
+	uint64_t x;
+	size_t i;
+	unsigned d;
+
+	if (len == 0)
+		return HTTP_E_CL_BAD;
+	for (x = 0, i = 0; i < len; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return HTTP_E_CL_BAD;
+		d = p[i] - '0';
+		if (x > (UINT64_MAX - d) / 10)
+			return HTTP_E_CL_BAD;
+		x = x * 10 + d;
+	}
+	*v = x;
+	return HTTP_OK;
+}
+
+/* Connection: #token; empty list elements are allowed (RFC 9110 5.6.1). */
+static int
+parse_connection(const uint8_t *p, size_t len, struct fields *f)
+{
+	size_t i, s, n;
+
+	for (i = 0; i < len;) {
+		while (i < len && (is_ws(p[i]) || p[i] == ','))
+			i++;
+		for (s = i; i < len && is_tchar(p[i]); i++)
+			;
+		if (i == s) {
+			if (i < len)
+				return HTTP_E_CONNECTION;
+			break;
+		}
+		n = i - s;
+		while (i < len && is_ws(p[i]))
+			i++;
+		if (i < len && p[i] != ',')
+			return HTTP_E_CONNECTION;
+		if (eq_ci(p + s, n, "close"))
+			f->close = 1;
+		else if (eq_ci(p + s, n, "keep-alive"))
+			f->keep = 1;
+		else if (eq_ci(p + s, n, "upgrade"))
+			f->conn_upgrade = 1;
+		else if (eq_ci(p + s, n, "content-length") ||
+		    eq_ci(p + s, n, "transfer-encoding") ||
+		    eq_ci(p + s, n, "host") || is_spoofable(p + s, n))
+			return HTTP_E_CONNECTION;
+	}
+	return HTTP_OK;
+}
+
+/* One field line p[0..len) (no CRLF) at offset off, field number idx. */
+static int
+parse_field(const uint8_t *p, size_t len, size_t off, unsigned idx,
+    struct http_req *req, struct fields *f)
+{
+	const uint8_t *val;
+	size_t n, v, e, vlen;
+
+	if (is_ws(p[0]))
+		return HTTP_E_OBS_FOLD;
+	for (n = 0; n < len && is_tchar(p[n]); n++)
+		;
+	if (n > 0 && n < len && is_ws(p[n]))
+		return HTTP_E_FIELD_WS;
+	if (n == 0 || n == len || p[n] != ':')
+		return HTTP_E_FIELD_NAME;
+	for (v = n + 1; v < len && is_ws(p[v]); v++)
+		;
+	for (e = len; e > v && is_ws(p[e - 1]); e--)
+		;
+	val = p + v;
+	vlen = e - v;
+
+	if (eq_ci(p, n, "content-length")) {
+		if (f->cl++ > 0)
+			return HTTP_E_CL_DUP;
+		return parse_length(val, vlen, &req->body_len);
+	}
+	if (eq_ci(p, n, "transfer-encoding")) {
+		if (f->te++ > 0)
+			return HTTP_E_TE_DUP;
+		return eq_ci(val, vlen, "chunked") ? HTTP_OK : HTTP_E_TE_BAD;
+	}
+	if (eq_ci(p, n, "host")) {
+		if (f->host++ > 0)
+			return HTTP_E_HOST;
+		req->host_off = off + v;
+		req->host_len = vlen;
+	} else if (eq_ci(p, n, "connection"))
+		return parse_connection(val, vlen, f);
+	else if (eq_ci(p, n, "upgrade"))
+		f->upgrade += vlen > 0;
+	else if (eq_ci(p, n, "expect"))
+		f->expect |= eq_ci(val, vlen, "100-continue");
+	else if (is_spoofable(p, n))
+		req->drop[idx / 32] |= (uint32_t)1 << (idx % 32);
+	return HTTP_OK;
+}
+
+int
+http_parse_head(const uint8_t *buf, size_t len, struct http_req *req)
+{
+	struct fields f;
+	size_t i, eol;
+	int rc;
+
+	memset(req, 0, sizeof(*req));
+	memset(&f, 0, sizeof(f));
+	if ((rc = check_bytes(buf, len)) != HTTP_OK)
+		return rc;
+	eol = find_cr(buf, 0, len);
+	if (eol == len)
+		return HTTP_E_INCOMPLETE;
+	if ((rc = parse_reqline(buf, eol, req)) != HTTP_OK)
+		return rc;
+	/* check_bytes() made every CR the start of a CRLF. */
+	for (i = eol + 2;; i = eol + 2) {
+		eol = find_cr(buf, i, len);
+		if (eol == len)
+			return HTTP_E_INCOMPLETE;
+		if (eol == i)
+			break;
+		if (req->nfields == HTTP_MAX_FIELDS)
+			return HTTP_E_TOO_MANY_FIELDS;
+		rc = parse_field(buf + i, eol - i, i, req->nfields, req, &f);
+		if (rc != HTTP_OK)
+			return rc;
+		req->nfields++;
+	}
+	if (eol + 2 != len)
+		return HTTP_E_INCOMPLETE;
+
+	if (f.cl > 0 && f.te > 0)
+		return HTTP_E_CL_TE;
+	/* RFC 9112 6.1: TE in HTTP/1.0 means faulty framing. */
+	if (f.te > 0 && req->minor == 0)
+		return HTTP_E_TE_HTTP10;
+	if (req->minor == 1 && f.host != 1)
+		return HTTP_E_HOST;
+	req->head_len = len;
+	if (f.te > 0)
+		req->body = HTTP_BODY_CHUNKED;
+	else if (f.cl > 0)
+		req->body = HTTP_BODY_LENGTH;
+	if (req->minor == 1)
+		req->keep_alive = !f.close;
+	else
+		req->keep_alive = f.keep && !f.close;
+	/* RFC 9110 10.1.1 and 7.8: both are ignored in HTTP/1.0. */
+	req->expect_continue = req->minor == 1 && f.expect;
+	req->upgrade = req->minor == 1 && f.conn_upgrade && f.upgrade > 0;
+	return HTTP_OK;
+}
+
+static int
+is_dropped(const struct http_req *req, size_t idx)
+{
+	if (idx >= HTTP_MAX_FIELDS)
+		return 0;
+	return (req->drop[idx / 32] >> (idx % 32)) & 1;
+}
+
+/*
+ * Length of the head without its dropped lines (final CRLF included);
+ * with move set, also slide the kept lines down into place.  Lines are
+ * read at or after where they are written, so one pass suffices.
+ */
+static size_t
+compact(uint8_t *buf, const struct http_req *req, int move)
+{
+	size_t r, w, eol, n, line;
+
+	for (r = w = 0, line = 0; r < req->head_len; r = eol + 2, line++) {
+		eol = find_cr(buf, r, req->head_len);
+		if (eol + 2 > req->head_len)
+			break;
+		n = eol + 2 - r;
+		/* Line 0 is the request line, field idx is line idx + 1. */
+		if (line > 0 && is_dropped(req, line - 1))
+			continue;
+		if (move && w != r)
+			memmove(buf + w, buf + r, n);
+		w += n;
+	}
+	return w;
+}
+
+static int
+peer_ok(const char *p, size_t len)
+{
+	size_t i;
+	char c;
+
+	if (p == NULL || len == 0 || len > HTTP_PEER_MAX)
+		return 0;
+	for (i = 0; i < len; i++) {
+		c = p[i];
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+		    (c >= 'A' && c <= 'F') || c == '.' || c == ':'))
+			return 0;
+	}
+	return 1;
+}
+
+static size_t
+put(char *out, size_t w, const char *s, size_t len)
+{
+	memcpy(out + w, s, len);
+	return w + len;
+}
+#define PUT_LIT(out, w, lit)	put(out, w, lit, sizeof(lit) - 1)
+
+/*
+ * The headers fwd asks for, into out[HTTP_FWD_SLACK] (at most 17 + 45 +
+ * 2 + 26 + 18 + 5 + 2 = 115 bytes).  Returns -1 if fwd is implausible.
+ */
+static int
+fwd_headers(const struct http_fwd *fwd, char *out, size_t *len)
+{
+	char port[5];
+	size_t w, plen;
+	unsigned p;
+
+	w = 0;
+	if (fwd->flags & HTTP_FWD_FOR) {
+		if (!peer_ok(fwd->peer, fwd->peer_len))
+			return -1;
+		w = PUT_LIT(out, w, "X-Forwarded-For: ");
+		w = put(out, w, fwd->peer, fwd->peer_len);
+		w = PUT_LIT(out, w, "\r\n");
+	}
+	if (fwd->flags & HTTP_FWD_PROTO)
+		w = PUT_LIT(out, w, "X-Forwarded-Proto: https\r\n");
+	if (fwd->flags & HTTP_FWD_PORT) {
+		if (fwd->port == 0 || fwd->port > 65535)
+			return -1;
+		/* Digits right-aligned in port[]: no printf, no locale. */
+		for (p = fwd->port, plen = 0; p > 0; p /= 10)
+			port[sizeof(port) - ++plen] = (char)('0' + p % 10);
+		w = PUT_LIT(out, w, "X-Forwarded-Port: ");
+		w = put(out, w, port + sizeof(port) - plen, plen);
+		w = PUT_LIT(out, w, "\r\n");
+	}
+	*len = w;
+	return 0;
+}
+
+size_t
+http_rewrite_head(uint8_t *buf, size_t len, size_t cap,
+    const struct http_req *req, const struct http_fwd *fwd)
+{
+	char add[HTTP_FWD_SLACK];
+	size_t alen, keep, tail, nlen;
+
+	if (len > cap || req->head_len > len || req->head_len < 4 ||
+	    memcmp(buf + req->head_len - 4, "\r\n\r\n", 4) != 0)
+		return 0;
+	if (fwd_headers(fwd, add, &alen) != 0)
+		return 0;
+	keep = compact(buf, req, 0);
+	if (keep < 4)
+		return 0;
+	nlen = keep + alen;
+	tail = len - req->head_len;
+	if (nlen > cap || tail > cap - nlen)
+		return 0;
+
+	/* Nothing may change before this point: on failure buf is as given. */
+	compact(buf, req, 1);
+	memmove(buf + nlen, buf + req->head_len, tail);
+	memcpy(buf + keep - 2, add, alen);
+	memcpy(buf + nlen - 2, "\r\n", 2);
+	return nlen;
+}
+
+void
+http_chunk_init(struct http_chunk *ch)
+{
+	memset(ch, 0, sizeof(*ch));
+	ch->state = CH_SIZE;
+}
+
+static int
+hexval(uint8_t c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* One byte outside chunk data: HTTP_MORE to go on, HTTP_OK at the end. */
+static int
+chunk_byte(struct http_chunk *ch, uint8_t c)
+{
+	int h;
+
+	if (ch->state <= CH_SIZE_LF && ++ch->line > HTTP_CHUNK_LINE_MAX)
+		return HTTP_E_CHUNK_EXT;
+	if (ch->state >= CH_TSTART && ++ch->trailer > HTTP_TRAILER_MAX)
+		return HTTP_E_TRAILER_BIG;
+	switch (ch->state) {
+	case CH_SIZE:
+		if ((h = hexval(c)) >= 0) {
+			/* 16 digits fit 64 bits: no overflow check needed. */
+			if (++ch->digits > 16)
+				return HTTP_E_CHUNK_SIZE;
+			ch->left = ch->left << 4 | (unsigned)h;
+		} else if (c == '\n')
+			return HTTP_E_BARE_LF;
+		else if (ch->digits == 0)
+			return HTTP_E_CHUNK_SIZE;
+		else if (c == ';')
+			ch->state = CH_EXT;
+		else if (is_ws(c))
+			ch->state = CH_BWS;
+		else if (c == '\r')
+			ch->state = CH_SIZE_LF;
+		else
+			return HTTP_E_CHUNK_SIZE;
+		return HTTP_MORE;
+	case CH_BWS:
+		if (c == ';')
+			ch->state = CH_EXT;
+		else if (!is_ws(c))
+			return HTTP_E_CHUNK_EXT;
+		return HTTP_MORE;
+	case CH_EXT:
+		if (c == '\r')
+			ch->state = CH_SIZE_LF;
+		else if (c == '\n')
+			return HTTP_E_BARE_LF;
+		else if (is_ctl(c))
+			return HTTP_E_CHUNK_EXT;
+		return HTTP_MORE;
+	case CH_SIZE_LF:
+		if (c != '\n')
+			return HTTP_E_BARE_CR;
+		ch->line = 0;
+		ch->digits = 0;
+		ch->state = ch->left == 0 ? CH_TSTART : CH_DATA;
+		return HTTP_MORE;
+	case CH_DATA_CR:
+		if (c != '\r')
+			return HTTP_E_CHUNK_DATA;
+		ch->state = CH_DATA_LF;
+		return HTTP_MORE;
+	case CH_DATA_LF:
+		if (c != '\n')
+			return HTTP_E_BARE_CR;
+		ch->state = CH_SIZE;
+		return HTTP_MORE;
+	case CH_TSTART:
+		if (c == '\r')
+			ch->state = CH_END_LF;
+		else if (c == '\n')
+			return HTTP_E_BARE_LF;
+		else if (is_ws(c))
+			return HTTP_E_OBS_FOLD;
+		else if (!is_tchar(c))
+			return HTTP_E_TRAILER;
+		else
+			ch->state = CH_TNAME;
+		return HTTP_MORE;
+	case CH_TNAME:
+		if (c == ':')
+			ch->state = CH_TVALUE;
+		else if (!is_tchar(c))
+			return HTTP_E_TRAILER;
+		return HTTP_MORE;
+	case CH_TVALUE:
+		if (c == '\r')
+			ch->state = CH_TLF;
+		else if (c == '\n')
+			return HTTP_E_BARE_LF;
+		else if (is_ctl(c))
+			return HTTP_E_CTL;
+		return HTTP_MORE;
+	case CH_TLF:
+	case CH_END_LF:
+		if (c != '\n')
+			return HTTP_E_BARE_CR;
+		if (ch->state == CH_END_LF) {
+			ch->state = CH_DONE;
+			return HTTP_OK;
+		}
+		ch->state = CH_TSTART;
+		return HTTP_MORE;
+	}
+	return HTTP_E_CHUNK_SIZE;	/* CH_DATA and CH_DONE never get here */
+}
+
+int
+http_chunk_feed(struct http_chunk *ch, const uint8_t *buf, size_t len,
+    size_t *consumed)
+{
+	size_t i, n;
+	int rc;
+
+	*consumed = 0;
+	if (ch->err != HTTP_OK)
+		return ch->err;
+	if (ch->state == CH_DONE)
+		return HTTP_OK;
+	for (i = 0, rc = HTTP_MORE; i < len && rc == HTTP_MORE;) {
+		if (ch->state == CH_DATA) {
+			n = len - i;
+			if (n > ch->left)
+				n = (size_t)ch->left;
+			ch->left -= n;
+			i += n;
+			if (ch->left == 0)
+				ch->state = CH_DATA_CR;
+			continue;
+		}
+		rc = chunk_byte(ch, buf[i]);
+		if (rc == HTTP_MORE || rc == HTTP_OK)
+			i++;
+	}
+	if (rc != HTTP_MORE && rc != HTTP_OK)
+		ch->err = rc;
+	*consumed = i;
+	return rc;
+}
+
+int
+http_resp_status(const uint8_t *buf, size_t len, int *status)
+{
+	size_t i;
+	uint8_t c;
+	int ok;
+
+	/* "HTTP/1.x ddd " with x 0 or 1, ddd 100-599, a CR for the SP. */
+	for (i = 0; i < len && i < 13; i++) {
+		c = buf[i];
+		if (i == 7)
+			ok = c == '0' || c == '1';
+		else if (i == 9)
+			ok = c >= '1' && c <= '5';
+		else if (i == 10 || i == 11)
+			ok = c >= '0' && c <= '9';
+		else if (i == 12)
+			ok = c == ' ' || c == '\r';
+		else
+			ok = c == (uint8_t)"HTTP/1.x ddd "[i];
+		if (!ok)
+			return HTTP_E_RESP;
+	}
+	if (i < 13)
+		return HTTP_MORE;
+	*status = (buf[9] - '0') * 100 + (buf[10] - '0') * 10 + (buf[11] - '0');
+	return HTTP_OK;
+}
+
+const char *
+http_error_page(int status, size_t *len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(http_pages) / sizeof(http_pages[0]); i++) {
+		if (http_pages[i].status == status) {
+			*len = strlen(http_pages[i].text);
+			return http_pages[i].text;
+		}
+	}
+	return NULL;
+}
+
+int
+http_err_status(int rc)
+{
+	if (rc == HTTP_E_HEAD_BIG || rc == HTTP_E_TOO_MANY_FIELDS)
+		return 431;
+	return 400;
+}
+
+const char *
+http_strerror(int rc)
+{
+	if (rc < 0 || rc >= HTTP_E_COUNT || http_names[rc] == NULL)
+		return "unknown";
+	return http_names[rc];
+}
