@@ -50,10 +50,38 @@ check: all asan build/allocshim.so build/alloc-selftest
 	$(PY) tests/run.py --bin $(B)/tlsgate
 	TLSGATE_ASAN=1 $(PY) tests/run.py --bin build/asan/tlsgate
 
+# Fuzz targets (clang's libFuzzer); each runs FUZZ_SECONDS on a copy of
+# its seed corpus from tests/fuzz/<name>/.
+FUZZ_SECONDS ?= 60
+FUZZ_CC	?= clang
+FUZZ_FLAGS = -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined \
+	$(CPPFLAGS)
+FUZZERS	= config http
+
+build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/config.c port/posix/port.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
+
+build/fuzz/fuzz_http: tests/fuzz/fuzz_http.c src/http.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
+
+fuzz: $(FUZZERS:%=build/fuzz/fuzz_%)
+	for f in $(FUZZERS); do \
+		rm -rf build/fuzz/corpus-$$f && mkdir -p build/fuzz/corpus-$$f && \
+		cp tests/fuzz/$$f/* build/fuzz/corpus-$$f/ && \
+		build/fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) \
+		    -print_final_stats=1 build/fuzz/corpus-$$f \
+		    >build/fuzz/$$f.log 2>&1; rc=$$?; \
+		echo "fuzz_$$f: exit $$rc, $$(grep -o \
+		    'number_of_executed_units: [0-9]*' build/fuzz/$$f.log)"; \
+		[ $$rc = 0 ] || { tail -40 build/fuzz/$$f.log; exit 1; }; \
+	done
+
 demo:
 	sh tests/demo.sh
 
 clean:
 	rm -rf build
 
-.PHONY: all asan check demo clean
+.PHONY: all asan check demo fuzz clean
