@@ -46,7 +46,21 @@ build/alloc-selftest: tests/alloc/selftest.c
 	@mkdir -p build
 	$(CC) -O0 -o $@ tests/alloc/selftest.c
 
-check: all asan build/allocshim.so build/alloc-selftest
+# Unit tests of the pure modules, plain and under the sanitizers.
+UNITS	= http
+build/unit/test_%: tests/unit/test_%.c src/%.c src/%.h
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g $(CPPFLAGS) -o $@ $< src/$*.c
+
+build/unit/asan_test_%: tests/unit/test_%.c src/%.c src/%.h
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(SAN) $(CPPFLAGS) -o $@ $< src/$*.c
+
+unit: $(UNITS:%=build/unit/test_%) $(UNITS:%=build/unit/asan_test_%)
+	for u in $(UNITS); do build/unit/test_$$u | tail -1 && \
+		build/unit/asan_test_$$u | tail -1 || exit 1; done
+
+check: all asan unit build/allocshim.so build/alloc-selftest
 	$(PY) tests/run.py --bin $(B)/tlsgate
 	TLSGATE_ASAN=1 $(PY) tests/run.py --bin build/asan/tlsgate
 
@@ -84,4 +98,4 @@ demo:
 clean:
 	rm -rf build
 
-.PHONY: all asan check demo fuzz clean
+.PHONY: all asan check demo fuzz unit clean

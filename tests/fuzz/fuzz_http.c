@@ -1,0 +1,208 @@
+/*
+ * fuzz_http.c - libFuzzer target for src/http.c.
+ *
+ * The input is plain bytes (seeds are readable requests).  A split point
+ * and the forwarding flags are derived from a hash of the input, so that
+ * the same input always takes the same path.  Invariants checked, each
+ * with abort() so the fuzzer reports it:
+ *  - head_end gives the same answer in one call and in two (resume);
+ *  - parse is deterministic and its offsets lie inside the head;
+ *  - a head that parses on its own is exactly what head_end finds;
+ *  - rewrite never exceeds cap, keeps the following bytes, leaves buf
+ *    untouched on failure, and its output parses with the same framing;
+ *  - the chunk walker gives the same result fed whole or split;
+ *  - a status line gives a code in 100-599.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http.h"
+
+#define BUF_MAX	(65536 + HTTP_FWD_SLACK)
+
+static uint8_t	work[BUF_MAX];
+static uint8_t	copy[BUF_MAX];
+
+int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+#define check(ok) do {						\
+	if (!(ok)) {							\
+		fprintf(stderr, "fuzz_http.c:%d: %s\n", __LINE__, #ok);	\
+		abort();						\
+	}								\
+} while (0)
+
+static uint32_t
+hash(const uint8_t *p, size_t len)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < len && i < 64; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h ^ (uint32_t)len;
+}
+
+static void
+fuzz_head_end(const uint8_t *p, size_t len, size_t split)
+{
+	size_t a = 0, b = 0;
+	int r1, r2;
+
+	r1 = http_head_end(p, len, &a);
+	r2 = http_head_end(p, split, &b);
+	if (r2 == HTTP_MORE) {
+		check(b <= split);
+		r2 = http_head_end(p, len, &b);
+	}
+	check(r1 == r2);
+	check(a <= len);
+	if (r1 == HTTP_OK)
+		check(a == b && a >= 2);
+}
+
+static void
+check_req(const struct http_req *r, size_t len)
+{
+	check(r->head_len == len);
+	check(r->method_len > 0 && r->method_len < len);
+	check(r->target_off == r->method_len + 1 && r->target_len > 0);
+	check(r->target_off + r->target_len <= len);
+	check(r->host_off + r->host_len <= len);
+	check(r->minor <= 1 && r->nfields <= HTTP_MAX_FIELDS);
+	check(r->body == HTTP_BODY_NONE || r->body == HTTP_BODY_LENGTH ||
+	    r->body == HTTP_BODY_CHUNKED);
+	check(r->body != HTTP_BODY_CHUNKED || r->minor == 1);
+	check(r->body == HTTP_BODY_LENGTH || r->body_len == 0);
+}
+
+static unsigned
+popcount(const uint32_t *w)
+{
+	unsigned i, n = 0;
+	uint32_t x;
+
+	for (i = 0; i < (HTTP_MAX_FIELDS + 31) / 32; i++)
+		for (x = w[i]; x != 0; x &= x - 1)
+			n++;
+	return n;
+}
+
+static void
+fuzz_rewrite(const uint8_t *p, size_t len, const struct http_req *req,
+    uint32_t h)
+{
+	static const char peer[] = "2001:db8:ffff:ffff:ffff:ffff:255.255.255.255";
+	struct http_fwd fwd;
+	struct http_req again;
+	size_t cap, tail, n;
+	int rc;
+
+	tail = len - req->head_len;
+	fwd.flags = (h >> 8) & 7;
+	fwd.peer = peer;
+	fwd.peer_len = ((h >> 11) & 1) ? sizeof(peer) - 1 : 9;
+	fwd.port = (h >> 12) & 0xffff;
+	/* Either roomy, or tight so that the no-fit path runs too. */
+	cap = len + (((h >> 28) & 1) ? HTTP_FWD_SLACK : (h >> 29));
+	if (cap > BUF_MAX)
+		return;
+	memcpy(work, p, len);
+	memcpy(copy, work, cap);
+	n = http_rewrite_head(work, len, cap, req, &fwd);
+	if (n == 0) {
+		check(memcmp(work, copy, cap) == 0);
+		/* Only a bad port or a lack of room may refuse a parsed head. */
+		check(((fwd.flags & HTTP_FWD_PORT) &&
+		    (fwd.port == 0 || fwd.port > 65535)) ||
+		    cap < len + HTTP_FWD_SLACK);
+		return;
+	}
+	check(n <= cap && tail <= cap - n);
+	check(memcmp(work + n, p + req->head_len, tail) == 0);
+	check(memcmp(work, p, req->method_len + 1 + req->target_len) == 0);
+	/* Our up to 3 lines may take a full head over the field limit. */
+	rc = http_parse_head(work, n, &again);
+	if (rc == HTTP_E_TOO_MANY_FIELDS && req->nfields + 3 > HTTP_MAX_FIELDS)
+		return;
+	check(rc == HTTP_OK);
+	check(again.body == req->body && again.body_len == req->body_len);
+	check(again.keep_alive == req->keep_alive);
+	check(again.upgrade == req->upgrade);
+	check(again.expect_continue == req->expect_continue);
+	/* Every client-sent forwarding header is gone: only ours remain. */
+	check(popcount(again.drop) == (fwd.flags & 1) + ((fwd.flags >> 1) & 1) +
+	    ((fwd.flags >> 2) & 1));
+}
+
+static void
+fuzz_parse(const uint8_t *p, size_t len)
+{
+	struct http_req a, b;
+	size_t end = 0;
+	int r1, r2;
+
+	r1 = http_parse_head(p, len, &a);
+	r2 = http_parse_head(p, len, &b);
+	check(r1 == r2);
+	check(strcmp(http_strerror(r1), "unknown") != 0);
+	if (r1 != HTTP_OK)
+		return;
+	check(memcmp(&a, &b, sizeof(a)) == 0);
+	check_req(&a, len);
+	check(http_head_end(p, len, &end) == HTTP_OK && end == len);
+}
+
+static void
+fuzz_chunk(const uint8_t *p, size_t len, size_t split)
+{
+	struct http_chunk c1, c2;
+	size_t u1, u2a, u2b = 0;
+	int r1, r2;
+
+	http_chunk_init(&c1);
+	http_chunk_init(&c2);
+	r1 = http_chunk_feed(&c1, p, len, &u1);
+	check(u1 <= len);
+	check(r1 != HTTP_MORE || u1 == len);
+	r2 = http_chunk_feed(&c2, p, split, &u2a);
+	check(u2a <= split);
+	if (r2 == HTTP_MORE)
+		r2 = http_chunk_feed(&c2, p + split, len - split, &u2b);
+	else	/* done or a sticky error: the rest changes nothing */
+		check(http_chunk_feed(&c2, p + split, len - split, &u2b) == r2 &&
+		    u2b == 0);
+	check(r2 == r1);
+	check(u2a + u2b == u1);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+	struct http_req req;
+	size_t end = 0, split;
+	uint32_t h;
+	int st;
+
+	if (len > 65536)
+		return 0;
+	h = hash(data, len);
+	split = len ? h % (len + 1) : 0;
+
+	fuzz_head_end(data, len, split);
+	fuzz_parse(data, len);
+	if (http_head_end(data, len, &end) == HTTP_OK &&
+	    http_parse_head(data, end, &req) == HTTP_OK) {
+		check_req(&req, end);
+		fuzz_rewrite(data, len, &req, h);
+		/* What follows the head is a body (or not): walk it. */
+		fuzz_chunk(data + end, len - end, (len - end) ? split %
+		    (len - end + 1) : 0);
+	} else
+		fuzz_chunk(data, len, split);
+	if (http_resp_status(data, len, &st) == HTTP_OK)
+		check(st >= 100 && st <= 599);
+	return 0;
+}
