@@ -57,8 +57,9 @@ build/unit/asan_test_%: tests/unit/test_%.c src/%.c src/%.h
 	$(CC) $(WARN) $(SAN) $(CPPFLAGS) -o $@ $< src/$*.c
 
 unit: $(UNITS:%=build/unit/test_%) $(UNITS:%=build/unit/asan_test_%)
-	for u in $(UNITS); do build/unit/test_$$u | tail -1 && \
-		build/unit/asan_test_$$u | tail -1 || exit 1; done
+	for t in $(UNITS:%=build/unit/test_%) $(UNITS:%=build/unit/asan_test_%); do \
+		$$t >$$t.log 2>&1; rc=$$?; echo "$$t: $$(tail -1 $$t.log)"; \
+		[ $$rc = 0 ] || { grep -v '^ok' $$t.log; exit 1; }; done
 
 check: all asan unit build/allocshim.so build/alloc-selftest
 	$(PY) tests/run.py --bin $(B)/tlsgate
