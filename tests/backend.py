@@ -9,13 +9,19 @@ Modes:
         (EOF from the client is answered with EOF after the echo).
   sink  raw TCP: reads and counts bytes, answers "<count>\\n" at EOF.
 
+In http mode, GET /ws with "Upgrade: websocket" is answered 101 and
+then every client frame is echoed back unmasked (a close frame ends it).
+
 Each accepted connection and each request is appended as one JSON line
 to --log when given, so tests can see exactly what the backend received.
 """
 import argparse
+import base64
+import hashlib
 import json
 import socket
 import socketserver
+import struct
 import sys
 import threading
 
@@ -88,6 +94,18 @@ class Handler(socketserver.BaseRequestHandler):
             record({"event": "request", "method": method, "target": target,
                     "version": version, "headers": headers,
                     "body_len": len(body)})
+            if hmap.get("upgrade", "").lower() == "websocket":
+                if target != "/ws":
+                    sock.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+                    continue
+                accept = base64.b64encode(hashlib.sha1(
+                    hmap["sec-websocket-key"].encode() +
+                    b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest())
+                sock.sendall(b"HTTP/1.1 101 Switching Protocols\r\n"
+                             b"Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                             b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+                self.websocket(f, sock)
+                return
             if target.startswith("/bytes/"):
                 n = int(target[7:])
                 out = b"0123456789abcdef" * 4096
@@ -119,6 +137,31 @@ class Handler(socketserver.BaseRequestHandler):
                                   "Connection: close\r\n" if close else "")
                               ).encode() + payload)
             if close:
+                return
+
+
+    def websocket(self, f, sock):
+        # Echo each client frame back unmasked, until a close frame.
+        while True:
+            hdr = f.read(2)
+            if len(hdr) < 2:
+                return
+            op, n = hdr[0] & 0x0F, hdr[1] & 0x7F
+            if n == 126:
+                n = struct.unpack("!H", f.read(2))[0]
+            elif n == 127:
+                n = struct.unpack("!Q", f.read(8))[0]
+            mask = f.read(4) if hdr[1] & 0x80 else b"\0\0\0\0"
+            data = bytes(b ^ mask[i % 4] for i, b in enumerate(f.read(n)))
+            out = bytes([0x80 | op])
+            if n < 126:
+                out += bytes([n])
+            elif n < 65536:
+                out += bytes([126]) + struct.pack("!H", n)
+            else:
+                out += bytes([127]) + struct.pack("!Q", n)
+            sock.sendall(out + data)
+            if op == 8:
                 return
 
 
