@@ -93,10 +93,23 @@ fuzz: $(FUZZERS:%=build/fuzz/fuzz_%)
 		[ $$rc = 0 ] || { tail -40 build/fuzz/$$f.log; exit 1; }; \
 	done
 
+# Static analysis of everything that ships; any finding fails.
+TIDY_CHECKS = -*,clang-analyzer-*,bugprone-*,cert-*,\
+	-bugprone-easily-swappable-parameters,-bugprone-branch-clone,\
+	-bugprone-not-null-terminated-result,-bugprone-reserved-identifier,\
+	-cert-err33-c,-cert-dcl37-c,-cert-dcl51-cpp,\
+	-clang-analyzer-security.insecureAPI.DeprecatedOrUnsafeBufferHandling,\
+	-clang-analyzer-valist.Uninitialized
+lint:
+	cppcheck -q --std=c11 --enable=warning,style,performance,portability \
+	    --suppress=variableScope --error-exitcode=1 $(CPPFLAGS) src port
+	clang-tidy --quiet --warnings-as-errors='*' -checks='$(TIDY_CHECKS)' \
+	    src/*.c port/posix/*.c -- -std=c11 $(CPPFLAGS)
+
 demo:
 	sh tests/demo.sh
 
 clean:
 	rm -rf build
 
-.PHONY: all asan check demo fuzz unit clean
+.PHONY: all asan check demo fuzz lint unit clean

@@ -404,7 +404,7 @@ is_dropped(const struct http_req *req, size_t idx)
 {
 	if (idx >= HTTP_MAX_FIELDS)
 		return 0;
-	return (req->drop[idx / 32] >> (idx % 32)) & 1;
+	return (int)((req->drop[idx / 32] >> (idx % 32)) & 1);
 }
 
 /*

@@ -13,12 +13,12 @@ int log_level = LOG_INFO;
 static const char *const level_name[] = { "error", "warn", "info", "debug" };
 
 static void
-vlog(enum log_level lv, const char *fmt, va_list ap)
+vlog(enum log_level lv, const char *tag, const char *fmt, va_list ap)
 {
 	char buf[512];
 	int n, m;
 
-	n = snprintf(buf, sizeof(buf), "tlsgate: %s: ", level_name[lv]);
+	n = snprintf(buf, sizeof(buf), "tlsgate: %s: ", tag);
 	m = vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
 	if (m < 0)
 		m = 0;
@@ -36,23 +36,17 @@ log_msg(enum log_level lv, const char *fmt, ...)
 	if ((int)lv > log_level)
 		return;
 	va_start(ap, fmt);
-	vlog(lv, fmt, ap);
+	vlog(lv, level_name[lv], fmt, ap);
 	va_end(ap);
 }
 
 void
 log_fatal(int code, const char *fmt, ...)
 {
-	char buf[512];
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = snprintf(buf, sizeof(buf), "tlsgate: fatal: ");
-	n += vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
+	vlog(LOG_ERROR, "fatal", fmt, ap);
 	va_end(ap);
-	if ((size_t)n >= sizeof(buf))
-		n = sizeof(buf) - 1;
-	port_log_write(LOG_ERROR, buf, (size_t)n);
 	exit(code);
 }

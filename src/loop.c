@@ -157,8 +157,8 @@ loop_run(const struct config *cfg, int lfd)
 
 		for (unsigned i = 0; i < nt; i++) {
 			struct slot *s = turn[i].s;
-			short cr = turn[i].ci >= 0 ? pfd[turn[i].ci].revents : 0;
-			short br = turn[i].bi >= 0 ? pfd[turn[i].bi].revents : 0;
+			int cr = turn[i].ci >= 0 ? pfd[turn[i].ci].revents : 0;
+			int br = turn[i].bi >= 0 ? pfd[turn[i].bi].revents : 0;
 
 			/* A slot closed earlier in this turn stays FREE. */
 			if (s->state != SLOT_FREE && (cr != 0 || br != 0))

@@ -26,10 +26,10 @@ static void
 print_footprint(const struct config *c)
 {
 	size_t slot = slot_table_bytes(1), cache = (size_t)c->cache * 100;
-	size_t other = tls_static_bytes() - TLSGATE_MAX_CACHE * 100 +
+	size_t other = tls_static_bytes() - (size_t)TLSGATE_MAX_CACHE * 100 +
 	    loop_static_bytes();
 	size_t total = slot * c->slots + cache + other;
-	size_t max = slot * TLSGATE_MAX_SLOTS + TLSGATE_MAX_CACHE * 100 +
+	size_t max = slot * TLSGATE_MAX_SLOTS + (size_t)TLSGATE_MAX_CACHE * 100 +
 	    other;
 
 	printf("# footprint (bytes)\n");

@@ -60,8 +60,8 @@ slot_table_init(const struct config *c)
 size_t
 slot_table_bytes(unsigned n)
 {
-	return (size_t)n * (sizeof(struct slot) + sizeof(free_list[0]) +
-	    sizeof(live_list[0]) + sizeof(live_pos[0]));
+	return (size_t)n * (sizeof(struct slot) + 2 * sizeof(struct slot *) +
+	    sizeof(live_pos[0]));
 }
 
 unsigned
@@ -287,7 +287,7 @@ pump(struct slot *s)
 		}
 		if ((st & BR_SSL_RECVAPP) && s->state == SLOT_CLOSING) {
 			/* Plaintext after close_notify has nowhere to go. */
-			buf = br_ssl_engine_recvapp_buf(eng, &len);
+			(void)br_ssl_engine_recvapp_buf(eng, &len);
 			br_ssl_engine_recvapp_ack(eng, len);
 			moved = 1;
 		} else if (s->state == SLOT_RELAY || s->state == SLOT_CONNECT)
@@ -520,7 +520,7 @@ set_deadline(struct slot *s)
 }
 
 void
-slot_io(struct slot *s, short crev, short brev)
+slot_io(struct slot *s, int crev, int brev)
 {
 	if (crev & (PORT_IN | PORT_ERRS))
 		s->flags |= SLOT_F_CRD;

@@ -114,7 +114,7 @@ struct slot *slot_live(unsigned i);
 /* What each socket waits for, from the engine state and relay flags. */
 void	slot_events(const struct slot *, short *cev, short *bev);
 /* Readiness from poll (0 for a side not polled); runs the slot. */
-void	slot_io(struct slot *, short crev, short brev);
+void	slot_io(struct slot *, int crev, int brev);
 /* Deadline passed: act on it (timeouts, linger end). */
 void	slot_expire(struct slot *);
 /* Close with an outcome, for shutdown. */

@@ -283,7 +283,7 @@ check_match(void)
 		    &ec_sk) == 0)
 			return "cannot compute the EC public key";
 		if (pub.curve != pk->key.ec.curve || pub.qlen !=
-		    pk->key.ec.qlen || memcmp(pub.q, pk->key.ec.q, pub.qlen))
+		    pk->key.ec.qlen || memcmp(pub.q, pk->key.ec.q, pub.qlen) != 0)
 			return "does not match the certificate";
 	} else {
 		const unsigned char *a = buf, *b = pk->key.rsa.n;

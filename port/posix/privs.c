@@ -46,7 +46,7 @@ port_drop_privileges(const char *user, const char *group, const char *dir,
 	}
 	if (pw == NULL && gr == NULL)
 		return 0;
-	gid = gr != NULL ? gr->gr_gid : pw->pw_gid;
+	gid = gr != NULL ? gr->gr_gid : pw != NULL ? pw->pw_gid : getgid();
 	if (setgroups(1, &gid) < 0 || setgid(gid) < 0 ||
 	    (pw != NULL && setuid(pw->pw_uid) < 0)) {
 		*why = strerror(errno);
