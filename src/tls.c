@@ -29,6 +29,9 @@ static unsigned char key_mat[5 * 512];	/* copied key components */
 static unsigned char pem[TLSGATE_MAX_FILE];
 
 static unsigned tls_min;
+static int alpn_http;
+/* http mode speaks HTTP/1.1; a client offering only h2 still gets it. */
+static const char *alpn_names[] = { "http/1.1" };
 static br_hmac_drbg_context seed_drbg;
 
 /* Session cache: BearSSL's LRU (100 bytes a session) behind a counter. */
@@ -325,6 +328,7 @@ tls_setup(const struct config *c, char *err, size_t cap)
 	br_hmac_drbg_init(&seed_drbg, &br_sha256_vtable, seed, sizeof(seed));
 	memset(seed, 0, sizeof(seed));
 	tls_min = c->tls_min;
+	alpn_http = c->mode == MODE_HTTP;
 	cache_on = c->cache > 0;
 	if (cache_on)
 		br_ssl_session_cache_lru_init(&lru, cache_store,
@@ -389,6 +393,8 @@ tls_conn_init(struct tls_conn *t, void *ibuf, size_t ilen, void *obuf,
 	    BR_OPT_NO_RENEGOTIATION);
 	if (cache_on)
 		br_ssl_server_set_cache(sc, &cache_vtable);
+	if (alpn_http)
+		br_ssl_engine_set_protocol_names(eng, alpn_names, 1);
 	br_ssl_engine_set_buffers_bidi(eng, ibuf, ilen, obuf, olen);
 	/* A seed of its own for each context's DRBG, from the OS-seeded one. */
 	br_hmac_drbg_generate(&seed_drbg, seed, sizeof(seed));
