@@ -12,6 +12,9 @@ Modes:
 In http mode, GET /ws with "Upgrade: websocket" is answered 101 and
 then every client frame is echoed back unmasked (a close frame ends it).
 
+With --proxy-protocol every connection must start with a PROXY protocol
+v1 or v2 header; it is parsed and logged with the accept event.
+
 Each accepted connection and each request is appended as one JSON line
 to --log when given, so tests can see exactly what the backend received.
 """
@@ -35,15 +38,58 @@ def record(event):
             f.write(json.dumps(event) + "\n")
 
 
+V2SIG = b"\r\n\r\n\x00\r\nQUIT\n"
+
+
+def read_exact(sock, n):
+    data = b""
+    while len(data) < n:
+        d = sock.recv(n - len(data))
+        if not d:
+            raise ConnectionError("eof in PROXY header")
+        data += d
+    return data
+
+
+def read_proxy_header(sock):
+    """Parse a PROXY protocol v1 or v2 header (haproxy's spec), strictly."""
+    head = read_exact(sock, 12)
+    if head == V2SIG:
+        ver_cmd, fam, length = struct.unpack("!BBH", read_exact(sock, 4))
+        body = read_exact(sock, length)
+        if ver_cmd != 0x21 or fam not in (0x11, 0x21):
+            raise ValueError("bad v2 header")
+        alen = 4 if fam == 0x11 else 16
+        af = socket.AF_INET if alen == 4 else socket.AF_INET6
+        src = socket.inet_ntop(af, body[:alen])
+        dst = socket.inet_ntop(af, body[alen:2 * alen])
+        sport, dport = struct.unpack("!HH", body[2 * alen:2 * alen + 4])
+        return {"version": 2, "family": "TCP4" if alen == 4 else "TCP6",
+                "src": src, "dst": dst, "sport": sport, "dport": dport}
+    line = head
+    while not line.endswith(b"\r\n"):
+        line += read_exact(sock, 1)
+        if len(line) > 107:
+            raise ValueError("v1 header too long")
+    parts = line[:-2].decode("ascii").split(" ")
+    if parts[0] != "PROXY" or len(parts) != 6 or parts[1] not in ("TCP4", "TCP6"):
+        raise ValueError("bad v1 header")
+    return {"version": 1, "family": parts[1], "src": parts[2], "dst": parts[3],
+            "sport": int(parts[4]), "dport": int(parts[5])}
+
+
 class Handler(socketserver.BaseRequestHandler):
     def handle(self):
         sock = self.request
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        record({"event": "accept", "mode": ARGS.mode})
         try:
+            proxy = read_proxy_header(sock) if ARGS.proxy_protocol else None
+            record({"event": "accept", "mode": ARGS.mode, "proxy": proxy})
             getattr(self, "mode_" + ARGS.mode)(sock)
         except (ConnectionError, OSError):
             pass
+        except ValueError as e:
+            record({"event": "error", "error": str(e)})
 
     def mode_echo(self, sock):
         while True:
@@ -177,6 +223,8 @@ def main():
     p.add_argument("--port", type=int, default=8080)
     p.add_argument("--mode", choices=["http", "echo", "sink"], default="http")
     p.add_argument("--log")
+    p.add_argument("--proxy-protocol", action="store_true",
+                   help="expect a PROXY v1 or v2 header on each connection")
     ARGS = p.parse_args()
     if ":" in ARGS.host:
         Server.address_family = socket.AF_INET6
