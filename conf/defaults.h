@@ -48,6 +48,7 @@
  */
 #define TLSGATE_EVICT_MS	1000
 #define TLSGATE_LOG_LEVEL	2	/* 0 error, 1 warn, 2 info, 3 debug */
+#define TLSGATE_LOG_RATE	1000	/* lines per second; 0 = no limit */
 #define TLSGATE_MAX_PER_SOURCE	0	/* slots one client IP may hold; 0 = any */
 /* After start-up: chroot here and run as this user/group ("" = stay). */
 #define TLSGATE_CHROOT		""

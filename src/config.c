@@ -41,6 +41,7 @@ static const struct key keys[] = {
 	{ "idle_timeout",	K_MS,	F(idle_ms),	100, 86400000, NULL },
 	{ "drain_timeout",	K_MS,	F(drain_ms),	0, 3600000, NULL },
 	{ "log_level",		K_ENUM,	F(log_level),	0, 0, levels },
+	{ "log_rate",		K_UINT,	F(log_rate),	0, 1000000, NULL },
 	{ "mode",		K_ENUM,	F(mode),	0, 0, modes },
 	{ "proxy_protocol",	K_ENUM,	F(proxy),	0, 0, proxies },
 	{ "head_timeout",	K_MS,	F(head_ms),	100, 3600000, NULL },
@@ -75,6 +76,7 @@ config_defaults(struct config *c)
 	c->idle_ms = TLSGATE_IDLE_MS;
 	c->drain_ms = TLSGATE_DRAIN_MS;
 	c->log_level = TLSGATE_LOG_LEVEL;
+	c->log_rate = TLSGATE_LOG_RATE;
 	c->max_per_source = TLSGATE_MAX_PER_SOURCE;
 	snprintf(c->chroot, sizeof(c->chroot), "%s", TLSGATE_CHROOT);
 	snprintf(c->user, sizeof(c->user), "%s", TLSGATE_USER);

@@ -30,6 +30,7 @@ struct config {
 	unsigned	idle_ms;
 	unsigned	drain_ms;
 	unsigned	log_level;	/* enum log_level */
+	unsigned	log_rate;	/* lines per second, 0: no limit */
 	unsigned	mode;		/* MODE_* */
 	unsigned	proxy;		/* PROXY_* (tcp mode) */
 	unsigned	head_ms;	/* a request head must arrive in this */

@@ -2,6 +2,7 @@
  * log.c - see log.h.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -9,6 +10,11 @@
 #include "port.h"
 
 int log_level = LOG_INFO;
+unsigned log_rate;
+
+static uint64_t window;		/* the second being counted */
+static unsigned in_window;
+static unsigned long long dropped;
 
 static const char *const level_name[] = { "error", "warn", "info", "debug" };
 
@@ -35,6 +41,23 @@ log_msg(enum log_level lv, const char *fmt, ...)
 
 	if ((int)lv > log_level)
 		return;
+	if (log_rate > 0) {
+		uint64_t now = port_now_ms() / 1000;
+
+		if (now != window) {
+			unsigned long long n = dropped;
+
+			window = now;
+			in_window = 0;
+			dropped = 0;
+			if (n > 0)
+				log_msg(LOG_WARN, "log lines_dropped=%llu", n);
+		}
+		if (++in_window > log_rate) {
+			dropped++;
+			return;
+		}
+	}
 	va_start(ap, fmt);
 	vlog(lv, level_name[lv], fmt, ap);
 	va_end(ap);

@@ -77,6 +77,7 @@ main(int argc, char **argv)
 	if (path != NULL && config_load(&cfg, path, err, sizeof(err)) < 0)
 		log_fatal(2, "%s", err);
 	log_level = (int)cfg.log_level;
+	log_rate = cfg.log_rate;
 	if (tls_setup(&cfg, err, sizeof(err)) < 0)
 		log_fatal(2, "%s", err);
 	if (check) {
