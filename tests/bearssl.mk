@@ -1,0 +1,107 @@
+# bearssl.mk: chooses the BearSSL that tlsgate is compiled and linked with.
+#
+#   BEARSSL=system  Debian's libbearssl-dev (the package builds it -Os)
+#   BEARSSL=source  the same Debian source package, fetched with apt-get
+#                   source and compiled here by $(CC) $(BEARSSL_OPT)
+#
+# Exports BEARSSL_CFLAGS, BEARSSL_LIBS and BEARSSL_DEP (a prerequisite of
+# whatever links). Writes only under build/ and never patches the source;
+# bearssl-apt-src alone touches the system (apt config, needs root).
+
+BEARSSL ?= system
+BEARSSL_OPT ?= -O3 -fstack-protector-strong
+BEARSSL_VER = 0.6+dfsg.1-3
+BEARSSL_MK := $(lastword $(MAKEFILE_LIST))
+BEARSSL_GOAL := $(.DEFAULT_GOAL)
+BEARSSL_TOP ?= build/bearssl
+BEARSSL_SRC = $(BEARSSL_TOP)/bearssl-0.6+dfsg.1
+BEARSSL_CC = $(CC) $(BEARSSL_OPT) -fPIC -W -Wall \
+	-I$(BEARSSL_SRC)/inc -I$(BEARSSL_SRC)/src
+
+ifeq ($(BEARSSL),source)
+BEARSSL_CFLAGS = -I$(BEARSSL_SRC)/inc
+BEARSSL_LIBS = $(BEARSSL_TOP)/libbearssl.a
+BEARSSL_DEP = $(BEARSSL_TOP)/choice $(BEARSSL_LIBS)
+else
+BEARSSL_CFLAGS =
+BEARSSL_LIBS = -lbearssl
+BEARSSL_DEP = $(BEARSSL_TOP)/choice
+endif
+
+# The object list exists only once the source is unpacked: a sub-make
+# computes it then, and compiles in parallel under the caller's -j.
+BEARSSL_OBJ = $(patsubst $(BEARSSL_SRC)/%.c,$(BEARSSL_TOP)/obj/%.o, \
+	$(wildcard $(BEARSSL_SRC)/src/*.c $(BEARSSL_SRC)/src/*/*.c))
+
+$(BEARSSL_TOP)/libbearssl.a: $(BEARSSL_SRC)/.unpacked $(BEARSSL_TOP)/flags
+	@cat $(BEARSSL_TOP)/flags
+	@$(MAKE) -s -f $(BEARSSL_MK) CC='$(CC)' BEARSSL_OPT='$(BEARSSL_OPT)' \
+		BEARSSL_TOP='$(BEARSSL_TOP)' bearssl-obj
+	rm -f $@
+	$(AR) rcs $@ $(BEARSSL_TOP)/obj/src/*.o $(BEARSSL_TOP)/obj/src/*/*.o
+
+bearssl-obj: $(BEARSSL_OBJ)
+
+$(BEARSSL_TOP)/obj/%.o: $(BEARSSL_SRC)/%.c $(BEARSSL_TOP)/flags
+	@mkdir -p $(@D)
+	$(BEARSSL_CC) -c -o $@ $<
+
+# Rewritten only when their content changes: a new compiler or
+# BEARSSL_OPT rebuilds the library, a switch between system and source
+# relinks what depends on BEARSSL_DEP, and nothing else does.
+$(BEARSSL_TOP)/flags: bearssl-force
+	@mkdir -p $(@D)
+	@echo '$(BEARSSL_CC)' | cmp -s - $@ || echo '$(BEARSSL_CC)' >$@
+
+$(BEARSSL_TOP)/choice: bearssl-force
+	@mkdir -p $(@D)
+	@echo '$(BEARSSL)' | cmp -s - $@ || echo '$(BEARSSL)' >$@
+
+bearssl-force:
+
+# apt verifies the archive's signed hashes; the version is pinned so every
+# machine compiles the same code the system library was built from.
+$(BEARSSL_SRC)/.unpacked:
+	@mkdir -p $(BEARSSL_TOP)
+	cd $(BEARSSL_TOP) && apt-get source -qq bearssl=$(BEARSSL_VER) || \
+	{ echo "bearssl.mk: no deb-src: run 'make bearssl-apt-src' as root" >&2; \
+	exit 1; }
+	touch $@
+
+# Idempotent. Debian 12 ships without deb-src entries: copy the entries apt
+# already uses for Debian's own archive (same mirror, suites, keys) as
+# deb-src, whichever format they are in, so no host is written here.
+bearssl-apt-src:
+	@set -e; \
+	if ! apt-cache showsrc bearssl 2>/dev/null | grep -q '^Package:'; then \
+	apt-get update -qq; \
+	eval "$$(apt-config shell d Dir::Etc::sourceparts/d)"; \
+	o=$${d}tlsgate-src; : >$$o.sources; : >$$o.list; \
+	apt-get indextargets --format '$$(SOURCESENTRY)' \
+	    'Identifier: Packages' 'Origin: Debian' | sort -u | \
+	while IFS=: read -r f n; do \
+		case $$f in \
+		*.sources) awk -v n="$$n" 'BEGIN { RS = "" } \
+		    /(^|\n)[^#]/ && ++i == n { k = split($$0, l, "\n"); \
+		    for (j = 1; j <= k; j++) \
+		        print (l[j] ~ /^Types:/ ? "Types: deb-src" : l[j]); \
+		    print "" }' "$$f" >>$$o.sources ;; \
+		*) sed -n "$${n}s/^deb\([[:space:]]\)/deb-src\1/p" "$$f" \
+		    >>$$o.list ;; \
+		esac; \
+	done; \
+	for x in $$o.sources $$o.list; do [ -s $$x ] || rm -f $$x; done; \
+	apt-get update -qq; \
+	fi; \
+	apt-cache showsrc bearssl 2>/dev/null | grep -q '^Package:' || \
+	{ echo "bearssl.mk: apt still has no source for bearssl" >&2; exit 1; }; \
+	command -v dpkg-source >/dev/null || \
+	apt-get install -y -qq --no-install-recommends dpkg-dev
+
+bearssl-clean:
+	rm -rf $(BEARSSL_TOP)
+
+.PHONY: bearssl-obj bearssl-apt-src bearssl-clean
+
+# Including this file must not change what a bare `make` builds.
+.DEFAULT_GOAL := $(BEARSSL_GOAL)
