@@ -178,6 +178,9 @@ loop_run(const struct config *cfg, int lfd)
 			port_close(lfd, 0);
 			log_msg(LOG_INFO, "draining live=%u drain_ms=%u",
 			    slot_live_count(), cfg->drain_ms);
+			/* Backwards: a slot that closes moves the last one down. */
+			for (unsigned i = slot_live_count(); i-- > 0;)
+				slot_drain(slot_live(i));
 		}
 		if (draining && (slot_live_count() == 0 ||
 		    slot_now >= drain_end)) {

@@ -571,6 +571,27 @@ slot_expire(struct slot *s)
 	step(s);
 }
 
+/*
+ * Between requests, a connection that never reached the backend can
+ * close now.  One that did gets its backend's write side shut: the
+ * backend finishes what it is answering, closes, and so do we (without
+ * parsing responses, that is the only safe end of the last one).
+ */
+void
+slot_drain(struct slot *s)
+{
+	if (s->state != SLOT_RELAY || s->phase != FWD_HEAD || s->hlen > 0 ||
+	    (br_ssl_engine_current_state(&s->tls.sc.eng) & BR_SSL_RECVAPP))
+		return;
+	if (s->bfd < 0) {
+		start_closing(s, "drained");
+		step(s);
+	} else if (!(s->flags & SLOT_F_BSHUT)) {
+		port_shutdown_wr(s->bfd);
+		s->flags |= SLOT_F_BSHUT;
+	}
+}
+
 void
 slot_abort(struct slot *s, const char *outcome)
 {

@@ -117,6 +117,8 @@ void	slot_events(const struct slot *, short *cev, short *bev);
 void	slot_io(struct slot *, int crev, int brev);
 /* Deadline passed: act on it (timeouts, linger end). */
 void	slot_expire(struct slot *);
+/* Draining: end the slot now if it is between requests (http mode). */
+void	slot_drain(struct slot *);
 /* Close with an outcome, for shutdown. */
 void	slot_abort(struct slot *, const char *outcome);
 
