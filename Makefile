@@ -110,6 +110,12 @@ lint:
 	clang-tidy --quiet --warnings-as-errors='*' -checks='$(TIDY_CHECKS)' \
 	    src/*.c port/posix/*.c -- -std=c11 $(CPPFLAGS)
 
+# The load generator (tests/bench/tlsload.md), on BearSSL too.
+$(B)/tlsload: tests/bench/tlsload.c $(BEARSSL_DEP)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ \
+	    tests/bench/tlsload.c $(BEARSSL_LIBS) -lm
+
 $(B)/cryptobench: tests/bench/cryptobench.c $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 $(BEARSSL_CFLAGS) -o $@ tests/bench/cryptobench.c \
