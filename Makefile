@@ -131,3 +131,7 @@ clean:
 	rm -rf build
 
 .PHONY: all asan bench-crypto check demo fuzz lint unit clean
+
+# Cross builds, the static binary, the small profile, make size,
+# make check-cross (tests/cross.md).
+include tests/cross.mk
