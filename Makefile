@@ -19,7 +19,8 @@ PY	?= python3
 SAN	= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	  -fno-sanitize-recover=undefined
 
-SRC	= src/main.c src/config.c src/tls.c src/slot.c src/forward.c \
+SRC	= src/main.c src/config.c src/tls.c src/certname.c src/slot.c \
+	  src/forward.c \
 	  src/http.c src/loop.c src/log.c
 PORT	= port/posix/port.c port/posix/privs.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)

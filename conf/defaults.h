@@ -14,7 +14,12 @@
 #define TLSGATE_MAX_SLOTS	1024	/* connection slots */
 #define TLSGATE_MAX_CACHE	4096	/* TLS sessions in the resumption cache */
 #define TLSGATE_MAX_CHAIN	16384	/* bytes of DER in the certificate chain */
-#define TLSGATE_MAX_CERTS	8	/* certificates in the chain */
+#define TLSGATE_MAX_CERTS	8	/* certificates in one chain */
+#define TLSGATE_MAX_SERVICES	8	/* [sections] */
+#define TLSGATE_MAX_LISTEN	4	/* listen addresses of one service */
+#define TLSGATE_MAX_SVC_CERTS	4	/* certificates (SNI) of one service */
+#define TLSGATE_MAX_CREDS	16	/* certificate+key pairs in all */
+#define TLSGATE_MAX_ANCHORS	16	/* client-auth CA certificates in all */
 #define TLSGATE_MAX_FILE	65536	/* bytes of a config or PEM file */
 #define TLSGATE_HEAD_MAX	8192	/* bytes of an HTTP request head (http mode) */
 /*

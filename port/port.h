@@ -15,9 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A socket address, opaque to src/ (large enough for IPv6). */
+/* A socket address, opaque to src/ (IPv4, IPv6 or a Unix path). */
 struct port_addr {
-	uint8_t		raw[28];
+	uint8_t		raw[112];
 	uint32_t	len;
 };
 
@@ -27,7 +27,8 @@ struct port_addr {
 
 /*
  * Parse "host:port", "[v6]:port" (numeric only: no resolver, which
- * would allocate and block).  Returns 0, or -1 with *why set.
+ * would allocate and block), or "unix:/path".  Returns 0, or -1 with
+ * *why set.
  */
 int	port_addr_parse(struct port_addr *, const char *, size_t, const char **why);
 /* Format as "ip:port" / "[ip]:port" into buf (NUL-terminated). */
@@ -97,8 +98,19 @@ long	port_read_file(const char *path, void *buf, size_t cap, const char **why);
 void	port_signals_init(void);
 unsigned port_signals(void);
 
-/* Write one complete log line (the caller adds no newline). */
+/*
+ * Write one complete log line (the caller adds no newline nor the
+ * program's name): to stderr, or to syslog once port_syslog_open()
+ * succeeded.  level: 0 error,
+ * 1 warning, 2 info, 3 debug.
+ */
 void	port_log_write(int level, const char *line, size_t len);
+/*
+ * Send log lines to the syslog socket at path (a datagram socket, e.g.
+ * /dev/log) with this facility code (LOG_DAEMON is 3).  Connects now,
+ * before any chroot.  Returns 0, or -1 with *why set.
+ */
+int	port_syslog_open(const char *path, int facility, const char **why);
 
 /*
  * Start-up checks and limits: make sure nfds descriptors can be open.

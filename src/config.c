@@ -1,22 +1,30 @@
 /*
  * config.c - see config.h.
  *
- * The grammar, all of it: lines of "key = value"; blank lines; '#'
- * starts a comment at the start of a line or after white space.  Keys
- * appear at most once.  Numbers are decimal, range-checked against
- * conf/defaults.h; durations take a unit (ms, s, m; bare = seconds).
+ * The grammar, all of it: lines of "key = value" or "[name]"; blank
+ * lines; '#' starts a comment at the start of a line or after white
+ * space.  Global keys come before the first [section].  Service keys
+ * before it are defaults that every section inherits (all but listen);
+ * a file without sections describes one service named "default".  A key
+ * appears at most once per scope, except listen (up to
+ * TLSGATE_MAX_LISTEN) and cert/key pairs (up to TLSGATE_MAX_SVC_CERTS;
+ * the first is the default, the others are chosen by SNI).  Numbers are
+ * decimal, range-checked against conf/defaults.h; durations take a unit
+ * (ms, s, m; bare = seconds).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "config.h"
-#include "defaults.h"
 
-enum kind { K_ADDR, K_PATH, K_NAME, K_UINT, K_MS, K_TLS, K_ENUM };
+enum kind { K_ADDR, K_PATH, K_NAME, K_UINT, K_MS, K_TLS, K_ENUM, K_LISTEN,
+	K_CERT, K_KEY };
+enum scope { GLOBAL, SERVICE };
 
 struct key {
 	const char	*name;
 	enum kind	 kind;
+	enum scope	 scope;
 	size_t		 off;
 	unsigned	 min, max;
 	const char *const *names;	/* K_ENUM: value i is names[i] */
@@ -26,66 +34,103 @@ static const char *const levels[] = { "error", "warn", "info", "debug", 0 };
 static const char *const onoff[] = { "off", "on", 0 };
 static const char *const modes[] = { "tcp", "http", 0 };
 static const char *const proxies[] = { "off", "v1", "v2", 0 };
+static const char *const logto[] = { "stderr", "syslog", 0 };
+static const char *const facilities[] = { "user", "daemon", "auth",
+	"authpriv", "local0", "local1", "local2", "local3", "local4", "local5",
+	"local6", "local7", 0 };
 
-#define F(f)	offsetof(struct config, f)
+#define G(f)	GLOBAL, offsetof(struct config, f)
+#define S(f)	SERVICE, offsetof(struct service, f)
+#define H	3600000
 static const struct key keys[] = {
-	{ "listen",		K_ADDR,	F(listen),	0, 0, NULL },
-	{ "backend",		K_ADDR,	F(backend),	0, 0, NULL },
-	{ "cert",		K_PATH,	F(cert),	0, 0, NULL },
-	{ "key",		K_PATH,	F(key),		0, 0, NULL },
-	{ "slots",		K_UINT,	F(slots),	1, TLSGATE_MAX_SLOTS, NULL },
-	{ "session_cache",	K_UINT,	F(cache),	0, TLSGATE_MAX_CACHE, NULL },
-	{ "tls_min",		K_TLS,	F(tls_min),	0, 0, NULL },
-	{ "handshake_timeout",	K_MS,	F(handshake_ms), 100, 3600000, NULL },
-	{ "connect_timeout",	K_MS,	F(connect_ms),	100, 3600000, NULL },
-	{ "idle_timeout",	K_MS,	F(idle_ms),	100, 86400000, NULL },
-	{ "drain_timeout",	K_MS,	F(drain_ms),	0, 3600000, NULL },
-	{ "log_level",		K_ENUM,	F(log_level),	0, 0, levels },
-	{ "log_rate",		K_UINT,	F(log_rate),	0, 1000000, NULL },
-	{ "mode",		K_ENUM,	F(mode),	0, 0, modes },
-	{ "proxy_protocol",	K_ENUM,	F(proxy),	0, 0, proxies },
-	{ "head_timeout",	K_MS,	F(head_ms),	100, 3600000, NULL },
-	{ "x_forwarded_for",	K_ENUM,	F(xff),		0, 0, onoff },
-	{ "x_forwarded_proto",	K_ENUM,	F(xfproto),	0, 0, onoff },
-	{ "x_forwarded_port",	K_ENUM,	F(xfport),	0, 0, onoff },
-	{ "max_per_source",	K_UINT,	F(max_per_source), 0, TLSGATE_MAX_SLOTS, NULL },
-	{ "user",		K_NAME,	F(user),	0, 0, NULL },
-	{ "group",		K_NAME,	F(group),	0, 0, NULL },
-	{ "chroot",		K_PATH,	F(chroot),	0, 0, NULL },
-	{ "seccomp",		K_ENUM,	F(seccomp),	0, 0, onoff },
+	{ "slots",		K_UINT,	G(slots), 1, TLSGATE_MAX_SLOTS, NULL },
+	{ "drain_timeout",	K_MS,	G(drain_ms), 0, H, NULL },
+	{ "log_level",		K_ENUM,	G(log_level), 0, 0, levels },
+	{ "log_rate",		K_UINT,	G(log_rate), 0, 1000000, NULL },
+	{ "log",		K_ENUM,	G(log_to), 0, 0, logto },
+	{ "syslog_facility",	K_ENUM,	G(syslog_facility), 0, 0, facilities },
+	{ "syslog_socket",	K_PATH,	G(syslog_socket), 0, 0, NULL },
+	{ "stats",		K_ADDR,	G(stats), 0, 0, NULL },
+	{ "user",		K_NAME,	G(user), 0, 0, NULL },
+	{ "group",		K_NAME,	G(group), 0, 0, NULL },
+	{ "chroot",		K_PATH,	G(chroot), 0, 0, NULL },
+	{ "seccomp",		K_ENUM,	G(seccomp), 0, 0, onoff },
+	{ "listen",		K_LISTEN, S(listen), 0, 0, NULL },
+	{ "backend",		K_ADDR,	S(backend), 0, 0, NULL },
+	{ "cert",		K_CERT,	S(certs), 0, 0, NULL },
+	{ "key",		K_KEY,	S(certs), 0, 0, NULL },
+	{ "client_ca",		K_PATH,	S(client_ca), 0, 0, NULL },
+	{ "session_cache",	K_UINT,	S(cache), 0, TLSGATE_MAX_CACHE, NULL },
+	{ "tls_min",		K_TLS,	S(tls_min), 0, 0, NULL },
+	{ "mode",		K_ENUM,	S(mode), 0, 0, modes },
+	{ "proxy_protocol",	K_ENUM,	S(proxy), 0, 0, proxies },
+	{ "handshake_timeout",	K_MS,	S(handshake_ms), 100, H, NULL },
+	{ "head_timeout",	K_MS,	S(head_ms), 100, H, NULL },
+	{ "connect_timeout",	K_MS,	S(connect_ms), 100, H, NULL },
+	{ "idle_timeout",	K_MS,	S(idle_ms), 100, 24 * H, NULL },
+	{ "x_forwarded_for",	K_ENUM,	S(xff), 0, 0, onoff },
+	{ "x_forwarded_proto",	K_ENUM,	S(xfproto), 0, 0, onoff },
+	{ "x_forwarded_port",	K_ENUM,	S(xfport), 0, 0, onoff },
+	{ "max_per_source",	K_UINT,	S(max_per_source), 0, TLSGATE_MAX_SLOTS,
+	    NULL },
 };
 #define NKEYS	(sizeof(keys) / sizeof(keys[0]))
+
+/* Parser state: the current scope and what was set where. */
+struct parse {
+	struct config	*c;
+	struct service	 tmpl;		/* service keys before any section */
+	struct service	*cur;		/* &tmpl, or the current section */
+	unsigned	 gseen[NKEYS], sseen[NKEYS];
+	unsigned	 section_line[TLSGATE_MAX_SERVICES];
+	unsigned	 listen_line, cert_line[TLSGATE_MAX_SVC_CERTS];
+	int		 cert_here;	/* a cert line in this scope */
+	char		 pending_key[CONFIG_PATH_MAX];
+	unsigned	 pending_line;
+};
+
+static void
+service_defaults(struct service *s)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->certs[0].cert, sizeof(s->certs[0].cert), "%s",
+	    TLSGATE_CERT);
+	snprintf(s->certs[0].key, sizeof(s->certs[0].key), "%s", TLSGATE_KEY);
+	s->ncerts = 1;
+	(void)port_addr_parse(&s->backend, TLSGATE_BACKEND,
+	    sizeof(TLSGATE_BACKEND) - 1, &(const char *){ NULL });
+	s->cache = TLSGATE_CACHE;
+	s->tls_min = TLSGATE_TLS_MIN;
+	s->mode = TLSGATE_MODE;
+	s->proxy = TLSGATE_PROXY_PROTOCOL;
+	s->handshake_ms = TLSGATE_HANDSHAKE_MS;
+	s->head_ms = TLSGATE_HEAD_MS;
+	s->connect_ms = TLSGATE_CONNECT_MS;
+	s->idle_ms = TLSGATE_IDLE_MS;
+	s->xff = s->xfproto = s->xfport = 1;
+	s->max_per_source = TLSGATE_MAX_PER_SOURCE;
+}
 
 void
 config_defaults(struct config *c)
 {
-	const char *why;
-
 	memset(c, 0, sizeof(*c));
-	(void)port_addr_parse(&c->listen, TLSGATE_LISTEN,
-	    sizeof(TLSGATE_LISTEN) - 1, &why);
-	(void)port_addr_parse(&c->backend, TLSGATE_BACKEND,
-	    sizeof(TLSGATE_BACKEND) - 1, &why);
-	snprintf(c->cert, sizeof(c->cert), "%s", TLSGATE_CERT);
-	snprintf(c->key, sizeof(c->key), "%s", TLSGATE_KEY);
 	c->slots = TLSGATE_SLOTS;
-	c->cache = TLSGATE_CACHE;
-	c->tls_min = TLSGATE_TLS_MIN;
-	c->handshake_ms = TLSGATE_HANDSHAKE_MS;
-	c->connect_ms = TLSGATE_CONNECT_MS;
-	c->idle_ms = TLSGATE_IDLE_MS;
 	c->drain_ms = TLSGATE_DRAIN_MS;
 	c->log_level = TLSGATE_LOG_LEVEL;
 	c->log_rate = TLSGATE_LOG_RATE;
-	c->max_per_source = TLSGATE_MAX_PER_SOURCE;
+	c->syslog_facility = 1;			/* daemon */
+	snprintf(c->syslog_socket, sizeof(c->syslog_socket), "/dev/log");
 	snprintf(c->chroot, sizeof(c->chroot), "%s", TLSGATE_CHROOT);
 	snprintf(c->user, sizeof(c->user), "%s", TLSGATE_USER);
 	snprintf(c->group, sizeof(c->group), "%s", TLSGATE_GROUP);
 	c->seccomp = TLSGATE_SECCOMP;
-	c->mode = TLSGATE_MODE;
-	c->proxy = TLSGATE_PROXY_PROTOCOL;
-	c->head_ms = TLSGATE_HEAD_MS;
-	c->xff = c->xfproto = c->xfport = 1;
+	service_defaults(&c->svc[0]);
+	snprintf(c->svc[0].name, sizeof(c->svc[0].name), "default");
+	(void)port_addr_parse(&c->svc[0].listen[0], TLSGATE_LISTEN,
+	    sizeof(TLSGATE_LISTEN) - 1, &(const char *){ NULL });
+	c->svc[0].nlisten = 1;
+	c->nsvc = 1;
 }
 
 static int
@@ -114,29 +159,64 @@ parse_uint(const char *v, size_t len, unsigned long long max,
 	return NULL;
 }
 
+static const char *
+copy_str(char *dst, size_t cap, const char *v, size_t len)
+{
+	if (len >= cap)
+		return "too long";
+	memcpy(dst, v, len);
+	dst[len] = '\0';
+	return NULL;
+}
+
 /* Returns NULL or the reason; msg has room for a formatted reason. */
 static const char *
-set_value(struct config *c, const struct key *k, const char *v, size_t len,
-    char *msg, size_t msgcap)
+set_value(struct parse *p, const struct key *k, const char *v, size_t len,
+    unsigned line, char *msg, size_t msgcap)
 {
-	char *field = (char *)c + k->off;
+	struct service *s = p->cur;
+	char *field = (k->scope == GLOBAL ? (char *)p->c : (char *)s) + k->off;
 	unsigned long long n, mul = 1000;
+	struct svc_cert *ce;
 	const char *why;
 
 	switch (k->kind) {
 	case K_ADDR:
-		if (port_addr_parse((struct port_addr *)(void *)field, v, len,
-		    &why) < 0)
+		return port_addr_parse((struct port_addr *)(void *)field, v, len,
+		    &why) < 0 ? why : NULL;
+	case K_LISTEN:
+		if (s->nlisten == TLSGATE_MAX_LISTEN)
+			return "too many listen addresses (TLSGATE_MAX_LISTEN)";
+		if (port_addr_parse(&s->listen[s->nlisten], v, len, &why) < 0)
 			return why;
+		s->nlisten++;
+		p->listen_line = line;
 		return NULL;
+	case K_CERT:
+		if (!p->cert_here)
+			s->ncerts = 0;	/* the first cert line replaces */
+		p->cert_here = 1;
+		if (s->ncerts == TLSGATE_MAX_SVC_CERTS)
+			return "too many certificates (TLSGATE_MAX_SVC_CERTS)";
+		ce = &s->certs[s->ncerts];
+		if ((why = copy_str(ce->cert, sizeof(ce->cert), v, len)) != NULL)
+			return why;
+		memcpy(ce->key, p->pending_key, sizeof(ce->key));
+		p->pending_key[0] = '\0';
+		p->cert_line[s->ncerts++] = line;
+		return NULL;
+	case K_KEY:
+		ce = &s->certs[s->ncerts > 0 ? s->ncerts - 1 : 0];
+		if (p->cert_here && ce->key[0] == '\0')
+			return copy_str(ce->key, sizeof(ce->key), v, len);
+		if (p->pending_key[0] != '\0')
+			return "two keys without a cert between them";
+		p->pending_line = line;
+		return copy_str(p->pending_key, sizeof(p->pending_key), v, len);
 	case K_PATH:
+		return copy_str(field, CONFIG_PATH_MAX, v, len);
 	case K_NAME:
-		if (len >= (k->kind == K_PATH ? CONFIG_PATH_MAX :
-		    sizeof(c->user)))
-			return "too long";
-		memcpy(field, v, len);
-		field[len] = '\0';
-		return NULL;
+		return copy_str(field, sizeof(p->c->user), v, len);
 	case K_ENUM:
 		for (unsigned i = 0; k->names[i] != NULL; i++)
 			if (strlen(k->names[i]) == len &&
@@ -193,47 +273,163 @@ set_value(struct config *c, const struct key *k, const char *v, size_t len,
 	return "internal error";
 }
 
+/* "[name]": start a section that inherits the service defaults. */
+static const char *
+open_section(struct parse *p, const char *v, size_t len, unsigned line)
+{
+	struct config *c = p->c;
+	struct service *s;
+
+	if (len == 0 || len >= CONFIG_NAME_MAX)
+		return "section name must be 1 to 31 characters";
+	for (size_t i = 0; i < len; i++)
+		if (!((v[i] >= 'a' && v[i] <= 'z') || (v[i] >= 'A' &&
+		    v[i] <= 'Z') || (v[i] >= '0' && v[i] <= '9') ||
+		    v[i] == '-' || v[i] == '_'))
+			return "section name may have only letters, digits, - "
+			    "and _";
+	if (p->cur == &p->tmpl)
+		c->nsvc = 0;
+	for (unsigned i = 0; i < c->nsvc; i++)
+		if (strlen(c->svc[i].name) == len &&
+		    memcmp(c->svc[i].name, v, len) == 0)
+			return "section already defined";
+	if (c->nsvc == TLSGATE_MAX_SERVICES)
+		return "too many sections (TLSGATE_MAX_SERVICES)";
+	if (p->pending_key[0] != '\0')
+		return "the key before it has no cert";
+	s = &c->svc[c->nsvc];
+	*s = p->tmpl;
+	s->nlisten = 0;
+	memcpy(s->name, v, len);
+	s->name[len] = '\0';
+	s->index = c->nsvc;
+	p->section_line[c->nsvc++] = line;
+	p->cur = s;
+	memset(p->sseen, 0, sizeof(p->sseen));
+	p->cert_here = 0;
+	return NULL;
+}
+
+/* After the last line: every service complete, limits kept. */
+static int
+check_services(struct parse *p, const char *name, char *err, size_t cap)
+{
+	struct config *c = p->c;
+	unsigned cache = 0, creds = 0;
+
+	if (p->pending_key[0] != '\0') {
+		snprintf(err, cap, "%s:%u: key: no cert line goes with it",
+		    name, p->pending_line);
+		return -1;
+	}
+	if (p->cur == &p->tmpl) {
+		/* No sections: the defaults are the one service. */
+		struct port_addr l = c->svc[0].listen[0];
+
+		c->svc[0] = p->tmpl;
+		snprintf(c->svc[0].name, sizeof(c->svc[0].name), "default");
+		if (c->svc[0].nlisten == 0) {
+			c->svc[0].listen[0] = l;
+			c->svc[0].nlisten = 1;
+		}
+		c->nsvc = 1;
+	} else if (p->tmpl.nlisten > 0) {
+		snprintf(err, cap, "%s:%u: listen: outside a [section] while "
+		    "sections are used", name, p->listen_line);
+		return -1;
+	}
+	for (unsigned i = 0; i < c->nsvc; i++) {
+		struct service *s = &c->svc[i];
+
+		if (s->nlisten == 0) {
+			snprintf(err, cap, "%s:%u: [%s]: no listen address",
+			    name, p->section_line[i], s->name);
+			return -1;
+		}
+		for (unsigned j = 0; j < s->ncerts; j++)
+			if (s->certs[j].key[0] == '\0') {
+				snprintf(err, cap, "%s: [%s]: cert %s: no key line "
+				    "goes with it", name, s->name,
+				    s->certs[j].cert);
+				return -1;
+			}
+		cache += s->cache;
+		creds += s->ncerts;
+	}
+	if (cache > TLSGATE_MAX_CACHE) {
+		snprintf(err, cap, "%s: session_cache: %u in all, more than the "
+		    "compile-time limit %u", name, cache, TLSGATE_MAX_CACHE);
+		return -1;
+	}
+	if (creds > TLSGATE_MAX_CREDS) {
+		snprintf(err, cap, "%s: cert: %u in all, more than the "
+		    "compile-time limit %u", name, creds, TLSGATE_MAX_CREDS);
+		return -1;
+	}
+	return 0;
+}
+
 int
 config_parse(struct config *c, const char *name, const char *text,
     size_t len, char *err, size_t errcap)
 {
-	unsigned seen[NKEYS] = { 0 };
-	const char *p = text, *end = text + len;
+	static struct parse p;
+	const char *q = text, *end = text + len;
 	unsigned line = 0;
-	char msg[128];
+	char msg[160];
 
-	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
+	memset(&p, 0, sizeof(p));
+	p.c = c;
+	p.tmpl = c->svc[0];
+	p.tmpl.nlisten = 0;
+	p.cur = &p.tmpl;
+	while (q < end) {
+		const char *eol = memchr(q, '\n', (size_t)(end - q));
 		const char *k, *ke, *v, *ve, *why;
 		const struct key *key = NULL;
+		unsigned *seen;
 
 		if (eol == NULL)
 			eol = end;
 		line++;
-		for (const char *q = p; q < eol; q++)
-			if ((*q < 0x20 && *q != '\t' && !(*q == '\r' &&
-			    q + 1 == eol)) || *q == 0x7f) {
+		for (const char *r = q; r < eol; r++)
+			if ((*r < 0x20 && *r != '\t' && !(*r == '\r' &&
+			    r + 1 == eol)) || *r == 0x7f) {
 				snprintf(err, errcap, "%s:%u: control character "
 				    "in line", name, line);
 				return -1;
 			}
 		ve = eol;
-		if (ve > p && ve[-1] == '\r')
+		if (ve > q && ve[-1] == '\r')
 			ve--;
 		/* A comment starts at '#' at line start or after a blank. */
-		for (const char *q = p; q < ve; q++)
-			if (*q == '#' && (q == p || is_space(q[-1]))) {
-				ve = q;
+		for (const char *r = q; r < ve; r++)
+			if (*r == '#' && (r == q || is_space(r[-1]))) {
+				ve = r;
 				break;
 			}
-		k = p;
+		k = q;
 		while (k < ve && is_space(*k))
 			k++;
 		while (ve > k && is_space(ve[-1]))
 			ve--;
-		p = eol + 1;
+		q = eol + 1;
 		if (k == ve)
 			continue;
+		if (*k == '[') {
+			if (ve[-1] != ']' || ve - k < 2)
+				why = "expected [name]";
+			else
+				why = open_section(&p, k + 1, (size_t)(ve - k - 2),
+				    line);
+			if (why != NULL) {
+				snprintf(err, errcap, "%s:%u: %.*s: %s", name,
+				    line, (int)(ve - k), k, why);
+				return -1;
+			}
+			continue;
+		}
 		ke = k;
 		while (ke < ve && *ke != '=' && !is_space(*ke))
 			ke++;
@@ -257,25 +453,36 @@ config_parse(struct config *c, const char *name, const char *text,
 			    line, (int)(ke - k), k);
 			return -1;
 		}
-		if (seen[key - keys]) {
+		if (key->scope == GLOBAL && p.cur != &p.tmpl) {
+			snprintf(err, errcap, "%s:%u: %s: a global key: put it "
+			    "before the first [section]", name, line,
+			    key->name);
+			return -1;
+		}
+		seen = key->scope == GLOBAL ? p.gseen : p.sseen;
+		if (seen[key - keys] && key->kind != K_LISTEN &&
+		    key->kind != K_CERT && key->kind != K_KEY) {
 			snprintf(err, errcap, "%s:%u: %s: already set at line "
 			    "%u", name, line, key->name, seen[key - keys]);
 			return -1;
 		}
-		seen[key - keys] = line;
 		if (v == ve) {
 			snprintf(err, errcap, "%s:%u: %s: missing value", name,
 			    line, key->name);
 			return -1;
 		}
-		why = set_value(c, key, v, (size_t)(ve - v), msg, sizeof(msg));
+		why = set_value(&p, key, v, (size_t)(ve - v), line, msg,
+		    sizeof(msg));
+		seen[key - keys] = line;
 		if (why != NULL) {
 			snprintf(err, errcap, "%s:%u: %s: %s: \"%.*s\"", name,
 			    line, key->name, why, (int)(ve - v), v);
 			return -1;
 		}
+		if (key->kind == K_ADDR && key->scope == GLOBAL)
+			c->stats_on = 1;	/* stats: the one global address */
 	}
-	return 0;
+	return check_services(&p, name, err, errcap);
 }
 
 int
@@ -293,43 +500,72 @@ config_load(struct config *c, const char *path, char *err, size_t cap)
 	return config_parse(c, path, text, (size_t)n, err, cap);
 }
 
+static void
+print_key(const struct key *k, const void *base, void (*put)(const char *))
+{
+	char line[CONFIG_PATH_MAX * 2 + 64], addr[128];
+	const char *f = (const char *)base + k->off;
+	const struct service *s = base;
+	unsigned u = *(const unsigned *)(const void *)f;
+
+	switch (k->kind) {
+	case K_LISTEN:
+		for (unsigned i = 0; i < s->nlisten; i++) {
+			port_addr_str(&s->listen[i], addr, sizeof(addr));
+			snprintf(line, sizeof(line), "listen = %s", addr);
+			put(line);
+		}
+		return;
+	case K_CERT:
+		for (unsigned i = 0; i < s->ncerts; i++) {
+			snprintf(line, sizeof(line), "cert = %s",
+			    s->certs[i].cert);
+			put(line);
+			snprintf(line, sizeof(line), "key = %s", s->certs[i].key);
+			put(line);
+		}
+		return;
+	case K_KEY:
+		return;
+	case K_ADDR:
+		port_addr_str((const struct port_addr *)(const void *)f, addr,
+		    sizeof(addr));
+		snprintf(line, sizeof(line), "%s = %s", k->name, addr);
+		break;
+	case K_PATH:
+	case K_NAME:
+		snprintf(line, sizeof(line), "%s = %s", k->name, f);
+		break;
+	case K_UINT:
+		snprintf(line, sizeof(line), "%s = %u", k->name, u);
+		break;
+	case K_MS:
+		snprintf(line, sizeof(line), "%s = %ums", k->name, u);
+		break;
+	case K_TLS:
+		snprintf(line, sizeof(line), "%s = 1.%u", k->name, u - 0x0301);
+		break;
+	case K_ENUM:
+		snprintf(line, sizeof(line), "%s = %s", k->name, k->names[u]);
+		break;
+	}
+	put(line);
+}
+
 void
 config_print(const struct config *c, void (*put)(const char *))
 {
-	char line[CONFIG_PATH_MAX + 64], addr[64];
+	char line[CONFIG_NAME_MAX + 8];
 
-	for (size_t i = 0; i < NKEYS; i++) {
-		const struct key *k = &keys[i];
-		const char *f = (const char *)c + k->off;
-		unsigned u = k->kind == K_UINT || k->kind == K_MS ||
-		    k->kind == K_TLS ? *(const unsigned *)(const void *)f : 0;
-
-		switch (k->kind) {
-		case K_ADDR:
-			port_addr_str((const struct port_addr *)(const void *)f,
-			    addr, sizeof(addr));
-			snprintf(line, sizeof(line), "%s = %s", k->name, addr);
-			break;
-		case K_PATH:
-		case K_NAME:
-			snprintf(line, sizeof(line), "%s = %s", k->name, f);
-			break;
-
-		case K_UINT:
-			snprintf(line, sizeof(line), "%s = %u", k->name, u);
-			break;
-		case K_MS:
-			snprintf(line, sizeof(line), "%s = %ums", k->name, u);
-			break;
-		case K_TLS:
-			snprintf(line, sizeof(line), "%s = 1.%u", k->name,
-			    u - 0x0301);
-			break;
-		case K_ENUM:
-			snprintf(line, sizeof(line), "%s = %s", k->name,
-			    k->names[*(const unsigned *)(const void *)f]);
-			break;
-		}
+	for (size_t i = 0; i < NKEYS; i++)
+		if (keys[i].scope == GLOBAL && (keys[i].off !=
+		    offsetof(struct config, stats) || c->stats_on))
+			print_key(&keys[i], c, put);
+	for (unsigned j = 0; j < c->nsvc; j++) {
+		snprintf(line, sizeof(line), "[%s]", c->svc[j].name);
 		put(line);
+		for (size_t i = 0; i < NKEYS; i++)
+			if (keys[i].scope == SERVICE)
+				print_key(&keys[i], &c->svc[j], put);
 	}
 }

@@ -1,6 +1,7 @@
 /*
  * config.h - the resolved configuration: compiled-in defaults from
- * conf/defaults.h, overridden by a small "key = value" text file.
+ * conf/defaults.h, overridden by a small "key = value" text file with
+ * optional [service] sections.
  *
  * Owns parsing and range checks.  Every error names file:line and key;
  * the caller refuses to start.  Never allocates: the file is read into a
@@ -10,36 +11,57 @@
 #define TLSGATE_CONFIG_H
 
 #include <stddef.h>
+
+#include "defaults.h"
 #include "port.h"
 
 #define CONFIG_PATH_MAX	256
+#define CONFIG_NAME_MAX	32
 
 enum { MODE_TCP, MODE_HTTP };
 enum { PROXY_OFF, PROXY_V1, PROXY_V2 };
+enum { LOG_TO_STDERR, LOG_TO_SYSLOG };
 
-struct config {
-	struct port_addr listen;
-	struct port_addr backend;
+struct svc_cert {
 	char		cert[CONFIG_PATH_MAX];
 	char		key[CONFIG_PATH_MAX];
-	unsigned	slots;
+};
+
+/* One service: where clients come in, how, and where they go. */
+struct service {
+	char		name[CONFIG_NAME_MAX];
+	unsigned	index;
+	struct port_addr listen[TLSGATE_MAX_LISTEN];
+	unsigned	nlisten;
+	struct port_addr backend;
+	struct svc_cert	certs[TLSGATE_MAX_SVC_CERTS];	/* first: default */
+	unsigned	ncerts;
+	char		client_ca[CONFIG_PATH_MAX];	/* "": no client auth */
 	unsigned	cache;		/* sessions */
 	unsigned	tls_min;	/* 0x0301 .. 0x0303 */
-	unsigned	handshake_ms;
-	unsigned	connect_ms;
-	unsigned	idle_ms;
+	unsigned	mode;		/* MODE_* */
+	unsigned	proxy;		/* PROXY_* (tcp mode) */
+	unsigned	handshake_ms, head_ms, connect_ms, idle_ms;
+	unsigned	xff, xfproto, xfport;	/* add X-Forwarded-* */
+	unsigned	max_per_source;	/* 0: no limit */
+};
+
+struct config {
+	unsigned	slots;
 	unsigned	drain_ms;
 	unsigned	log_level;	/* enum log_level */
 	unsigned	log_rate;	/* lines per second, 0: no limit */
-	unsigned	mode;		/* MODE_* */
-	unsigned	proxy;		/* PROXY_* (tcp mode) */
-	unsigned	head_ms;	/* a request head must arrive in this */
-	unsigned	xff, xfproto, xfport;	/* add X-Forwarded-* */
-	unsigned	max_per_source;	/* 0: no limit */
+	unsigned	log_to;		/* LOG_TO_* */
+	unsigned	syslog_facility;
+	char		syslog_socket[CONFIG_PATH_MAX];
+	struct port_addr stats;		/* stats socket, if stats_on */
+	unsigned	stats_on;
 	char		user[64];
 	char		group[64];
 	char		chroot[CONFIG_PATH_MAX];
 	unsigned	seccomp;
+	struct service	svc[TLSGATE_MAX_SERVICES];
+	unsigned	nsvc;
 };
 
 void	config_defaults(struct config *);

@@ -18,21 +18,10 @@
 #include "forward.h"
 #include "log.h"
 
-static const struct config *cfg;
-static struct http_fwd fwd_flags;
-
-void
-fwd_init(const struct config *c)
-{
-	cfg = c;
-	fwd_flags.flags = (c->xff ? HTTP_FWD_FOR : 0) |
-	    (c->xfproto ? HTTP_FWD_PROTO : 0) | (c->xfport ? HTTP_FWD_PORT : 0);
-}
-
 void
 fwd_begin(struct slot *s)
 {
-	s->phase = cfg->mode == MODE_HTTP ? FWD_HEAD : FWD_RAW;
+	s->phase = s->svc->mode == MODE_HTTP ? FWD_HEAD : FWD_RAW;
 	s->hlen = s->hscan = s->hout_off = s->hout_len = 0;
 	s->nreq = 0;
 	s->awaiting = s->pending_status = 0;
@@ -52,7 +41,7 @@ proxy_header(const struct slot *s, unsigned char *out, size_t cap)
 	int n;
 
 	(void)port_addr_raw(&s->local, dst);
-	if (cfg->proxy == PROXY_V1) {
+	if (s->svc->proxy == PROXY_V1) {
 		port_addr_ip(&s->peer, a, sizeof(a));
 		port_addr_ip(&s->local, b, sizeof(b));
 		n = snprintf((char *)out, cap, "PROXY %s %s %s %u %u\r\n",
@@ -76,7 +65,7 @@ proxy_header(const struct slot *s, unsigned char *out, size_t cap)
 void
 fwd_connected(struct slot *s)
 {
-	if (cfg->mode == MODE_TCP && cfg->proxy != PROXY_OFF) {
+	if (s->svc->mode == MODE_TCP && s->svc->proxy != PROXY_OFF) {
 		s->hout_off = 0;
 		s->hout_len = proxy_header(s, s->hbuf, sizeof(s->hbuf));
 	}
@@ -113,9 +102,10 @@ head_out_done(struct slot *s)
 static void
 head_complete(struct slot *s)
 {
+	const struct service *svc = s->svc;
 	struct http_req req;
-	struct http_fwd f = fwd_flags;
-	char ip[48];
+	struct http_fwd f;
+	char ip[48], subject[HTTP_SUBJECT_MAX + 1];
 	size_t n;
 	int rc;
 
@@ -134,9 +124,15 @@ head_complete(struct slot *s)
 		return;
 	}
 	port_addr_ip(&s->peer, ip, sizeof(ip));
+	f.flags = (svc->xff ? HTTP_FWD_FOR : 0) | (svc->xfproto ?
+	    HTTP_FWD_PROTO : 0) | (svc->xfport ? HTTP_FWD_PORT : 0);
 	f.peer = ip;
 	f.peer_len = strlen(ip);
 	f.port = port_addr_port(&s->local);
+	f.subject = subject;
+	f.subject_len = tls_client_subject(&s->tls, subject, sizeof(subject));
+	if (f.subject_len > 0)
+		f.flags |= HTTP_FWD_SUBJECT;
 	n = http_rewrite_head(s->hbuf, s->hlen, sizeof(s->hbuf), &req, &f);
 	if (n == 0) {
 		slot_http_error(s, 431, "head-too-big");
@@ -315,5 +311,5 @@ fwd_backend_gone(const struct slot *s)
 {
 	if (s->pending_status)
 		return s->pending_status;
-	return cfg->mode == MODE_HTTP && s->awaiting ? 502 : 0;
+	return s->svc->mode == MODE_HTTP && s->awaiting ? 502 : 0;
 }

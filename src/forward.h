@@ -15,7 +15,6 @@
 
 #include "slot.h"
 
-void	fwd_init(const struct config *);
 /* The handshake is done: pick the first phase. */
 void	fwd_begin(struct slot *);
 /* The backend is connected (queues a PROXY header in tcp mode). */

@@ -459,7 +459,8 @@ put(char *out, size_t w, const char *s, size_t len)
 
 /*
  * The headers fwd asks for, into out[HTTP_FWD_SLACK] (at most 17 + 45 +
- * 2 + 26 + 18 + 5 + 2 = 115 bytes).  Returns -1 if fwd is implausible.
+ * 2 + 26 + 18 + 5 + 2 + 23 + 300 + 2 = 440 bytes).  Returns -1 if fwd is
+ * implausible.
  */
 static int
 fwd_headers(const struct http_fwd *fwd, char *out, size_t *len)
@@ -486,6 +487,16 @@ fwd_headers(const struct http_fwd *fwd, char *out, size_t *len)
 			port[sizeof(port) - ++plen] = (char)('0' + p % 10);
 		w = PUT_LIT(out, w, "X-Forwarded-Port: ");
 		w = put(out, w, port + sizeof(port) - plen, plen);
+		w = PUT_LIT(out, w, "\r\n");
+	}
+	if (fwd->flags & HTTP_FWD_SUBJECT) {
+		if (fwd->subject_len == 0 || fwd->subject_len > HTTP_SUBJECT_MAX)
+			return -1;
+		for (size_t i = 0; i < fwd->subject_len; i++)
+			if (fwd->subject[i] < 0x20 || fwd->subject[i] > 0x7e)
+				return -1;
+		w = PUT_LIT(out, w, "X-Client-Cert-Subject: ");
+		w = put(out, w, fwd->subject, fwd->subject_len);
 		w = PUT_LIT(out, w, "\r\n");
 	}
 	*len = w;

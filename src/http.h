@@ -55,7 +55,8 @@
  * TLSGATE_HEAD_MAX + HTTP_FWD_SLACK bytes, filled to TLSGATE_HEAD_MAX at
  * most, can always be rewritten in place.
  */
-#define HTTP_FWD_SLACK		128
+#define HTTP_FWD_SLACK		512
+#define HTTP_SUBJECT_MAX	300	/* X-Client-Cert-Subject value */
 
 enum {
 	HTTP_OK = 0,		/* done: complete and valid */
@@ -123,12 +124,15 @@ struct http_req {
 #define HTTP_FWD_FOR	0x1	/* X-Forwarded-For: <peer> */
 #define HTTP_FWD_PROTO	0x2	/* X-Forwarded-Proto: https */
 #define HTTP_FWD_PORT	0x4	/* X-Forwarded-Port: <port> */
+#define HTTP_FWD_SUBJECT 0x8	/* X-Client-Cert-Subject: <subject> */
 
 struct http_fwd {
 	unsigned	flags;
 	const char	*peer;		/* textual IP, no port or brackets */
 	size_t		peer_len;	/* at most HTTP_PEER_MAX */
 	unsigned	port;		/* the port the client connected to */
+	const char	*subject;	/* printable ASCII, verified client */
+	size_t		subject_len;	/* at most HTTP_SUBJECT_MAX */
 };
 
 /* State of a chunked body walk; fill with http_chunk_init(). */

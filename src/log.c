@@ -24,7 +24,7 @@ vlog(enum log_level lv, const char *tag, const char *fmt, va_list ap)
 	char buf[512];
 	int n, m;
 
-	n = snprintf(buf, sizeof(buf), "tlsgate: %s: ", tag);
+	n = snprintf(buf, sizeof(buf), "%s: ", tag);
 	m = vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
 	if (m < 0)
 		m = 0;

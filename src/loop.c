@@ -1,6 +1,8 @@
 /*
  * loop.c - see loop.h.
  */
+#include <stdio.h>
+
 #include "loop.h"
 #include "log.h"
 #include "slot.h"
@@ -15,7 +17,9 @@ struct turn {
 	int		 ci, bi;
 };
 
-static struct port_pfd pfd[1 + 2 * TLSGATE_MAX_SLOTS];
+#define MAX_LISTENERS	(TLSGATE_MAX_SERVICES * TLSGATE_MAX_LISTEN)
+
+static struct port_pfd pfd[MAX_LISTENERS + 1 + 2 * TLSGATE_MAX_SLOTS];
 static struct turn turn[TLSGATE_MAX_SLOTS];
 static unsigned long long refused;
 
@@ -25,23 +29,63 @@ loop_static_bytes(void)
 	return sizeof(pfd) + sizeof(turn);
 }
 
+/* The counters, as "name value" lines (stats socket) or one log line. */
+static size_t
+stats_text(char *buf, size_t cap, const char *sep)
+{
+	int n;
+
+	n = snprintf(buf, cap, "accepted%s%llu%slive%s%u%shigh_water%s%u%s"
+	    "handshakes_full%s%llu%shandshakes_resumed%s%llu%s"
+	    "cache_hits%s%llu%scache_misses%s%llu%scache_saves%s%llu%s"
+	    "tls_errors%s%llu%stimeouts%s%llu%sbackend_errors%s%llu%s"
+	    "http_errors%s%llu%sevicted%s%llu%srefused%s%llu%s"
+	    "bytes_in%s%llu%sbytes_out%s%llu",
+	    sep, slot_stats.accepted, " ", sep, slot_stats.live, " ", sep,
+	    slot_stats.high_water, " ", sep, slot_stats.handshakes -
+	    slot_stats.resumed, " ", sep, slot_stats.resumed, " ", sep,
+	    tls_stats.cache_hits, " ", sep, tls_stats.cache_misses, " ", sep,
+	    tls_stats.cache_saves, " ", sep, slot_stats.tls_errors, " ", sep,
+	    slot_stats.timeouts, " ", sep, slot_stats.backend_errors, " ", sep,
+	    slot_stats.http_errors, " ", sep, slot_stats.evicted, " ", sep,
+	    refused, " ", sep, slot_stats.bytes_in, " ", sep,
+	    slot_stats.bytes_out);
+	return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
 static void
 log_stats(void)
 {
-	log_msg(LOG_INFO, "stats accepted=%llu closed=%llu live=%u "
-	    "high_water=%u handshakes=%llu resumed=%llu tls_errors=%llu "
-	    "timeouts=%llu backend_errors=%llu evicted=%llu refused=%llu "
-	    "cache_hits=%llu cache_misses=%llu", slot_stats.accepted,
-	    slot_stats.closed,
-	    slot_stats.live, slot_stats.high_water, slot_stats.handshakes,
-	    slot_stats.resumed, slot_stats.tls_errors, slot_stats.timeouts,
-	    slot_stats.backend_errors, slot_stats.evicted, refused,
-	    tls_stats.cache_hits,
-	    tls_stats.cache_misses);
+	char buf[480];
+
+	stats_text(buf, sizeof(buf), "=");
+	log_msg(LOG_INFO, "stats %s", buf);
+}
+
+/* A stats client: one answer, then close.  Never waits for it. */
+static void
+serve_stats(int fd)
+{
+	struct port_addr peer, local;
+	char buf[480];
+	size_t n;
+	int c, emfile;
+
+	c = port_accept(fd, &peer, &local, &emfile);
+	if (c < 0)
+		return;
+	n = stats_text(buf, sizeof(buf) - 1, " ");
+	/* One "name value" a line. */
+	for (size_t i = 0, k = 0; i < n; i++)
+		if (buf[i] == ' ' && ++k % 2 == 0)
+			buf[i] = '\n';
+	buf[n++] = '\n';
+	(void)port_write(c, buf, n);
+	port_close(c, 0);
 }
 
 static uint64_t
-accept_some(const struct config *cfg, int lfd)
+accept_some(const struct service *svc, int lfd)
 {
 	struct port_addr peer, local;
 	int emfile;
@@ -67,8 +111,8 @@ accept_some(const struct config *cfg, int lfd)
 			}
 			break;
 		}
-		if (cfg->max_per_source > 0 &&
-		    slot_count_peer(&peer) >= cfg->max_per_source) {
+		if (svc->max_per_source > 0 &&
+		    slot_count_peer(&peer) >= svc->max_per_source) {
 			char a[64];
 
 			port_addr_str(&peer, a, sizeof(a));
@@ -82,7 +126,7 @@ accept_some(const struct config *cfg, int lfd)
 			slot_stats.evicted++;
 			slot_abort(victim, "evicted");
 		}
-		if (slot_open(fd, &peer, &local) == NULL) {
+		if (slot_open(fd, &peer, &local, svc) == NULL) {
 			log_msg(LOG_ERROR, "accept: cannot reset a TLS context");
 			port_close(fd, 1);
 			break;
@@ -92,19 +136,20 @@ accept_some(const struct config *cfg, int lfd)
 }
 
 int
-loop_run(const struct config *cfg, int lfd)
+loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
+    int stats_fd, loop_reload_fn reload)
 {
 	uint64_t accept_after = 0, drain_end = 0;
 	int draining = 0;
 
 	slot_now = port_now_ms();
-	log_msg(LOG_INFO, "ready slots=%u session_cache=%u", cfg->slots,
-	    cfg->cache);
+	log_msg(LOG_INFO, "ready slots=%u services=%u listeners=%u",
+	    cfg->slots, cfg->nsvc, nl);
 	for (;;) {
 		uint64_t next = UINT64_MAX, oldest_hs = UINT64_MAX;
 		unsigned sig, nt = 0;
-		size_t n = 0;
-		int timeout, lpolled = 0;
+		size_t n = 0, l0;
+		int timeout, lpolled = 0, spolled = -1;
 
 		for (unsigned i = 0; i < slot_live_count(); i++) {
 			struct slot *s = slot_live(i);
@@ -132,22 +177,31 @@ loop_run(const struct config *cfg, int lfd)
 			nt++;
 		}
 		/*
-		 * The listener goes last in pfd[]: polled only while a slot
+		 * The listeners go last in pfd[]: polled only while a slot
 		 * is free or can be taken from a slow handshake.
 		 */
+		l0 = n;
 		if (!draining && slot_now >= accept_after &&
 		    (slot_free_count() > 0 || (oldest_hs != UINT64_MAX &&
 		    slot_now >= oldest_hs + TLSGATE_EVICT_MS))) {
-			lpolled = (int)n + 1;
-			pfd[n].fd = lfd;
-			pfd[n].events = PORT_IN;
-			pfd[n++].revents = 0;
+			lpolled = 1;
+			for (unsigned i = 0; i < nl; i++) {
+				pfd[n].fd = lst[i].fd;
+				pfd[n].events = PORT_IN;
+				pfd[n++].revents = 0;
+			}
 		} else if (!draining && accept_after > slot_now) {
 			if (accept_after < next)
 				next = accept_after;
 		} else if (!draining && oldest_hs != UINT64_MAX &&
 		    oldest_hs + TLSGATE_EVICT_MS < next)
 			next = oldest_hs + TLSGATE_EVICT_MS;
+		if (stats_fd >= 0) {
+			spolled = (int)n;
+			pfd[n].fd = stats_fd;
+			pfd[n].events = PORT_IN;
+			pfd[n++].revents = 0;
+		}
 		if (draining && drain_end < next)
 			next = drain_end;
 		timeout = next == UINT64_MAX ? -1 : next <= slot_now ? 0 :
@@ -166,16 +220,31 @@ loop_run(const struct config *cfg, int lfd)
 			if (s->state != SLOT_FREE && slot_now >= s->deadline)
 				slot_expire(s);
 		}
-		if (lpolled && (pfd[lpolled - 1].revents & PORT_IN))
-			accept_after = accept_some(cfg, lfd);
+		for (unsigned i = 0; lpolled && i < nl; i++)
+			if (pfd[l0 + i].revents & PORT_IN) {
+				uint64_t t = accept_some(&cfg->svc[lst[i].svc],
+				    lst[i].fd);
+
+				if (t > accept_after)
+					accept_after = t;
+			}
+		if (spolled >= 0 && (pfd[spolled].revents & PORT_IN))
+			serve_stats(stats_fd);
 
 		sig = port_signals();
 		if (sig & PORT_SIG_USR1)
 			log_stats();
+		if ((sig & PORT_SIG_HUP) && !draining) {
+			const struct config *c = reload();
+
+			if (c != NULL)
+				cfg = c;
+		}
 		if ((sig & PORT_SIG_TERM) && !draining) {
 			draining = slot_draining = 1;
 			drain_end = slot_now + cfg->drain_ms;
-			port_close(lfd, 0);
+			for (unsigned i = 0; i < nl; i++)
+				port_close(lst[i].fd, 0);
 			log_msg(LOG_INFO, "draining live=%u drain_ms=%u",
 			    slot_live_count(), cfg->drain_ms);
 			/* Backwards: a slot that closes moves the last one down. */

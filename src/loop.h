@@ -2,17 +2,33 @@
  * loop.h - the one poll() loop.
  *
  * Owns the pollfd array (rebuilt each turn from the slots' states),
- * accepting, deadlines and signals.  The listener is polled only while
- * a slot is free, so excess clients wait in the kernel's backlog.
- * Never allocates; never blocks anywhere but in poll().
+ * accepting, deadlines, signals and the stats socket.  The listeners are
+ * polled only while a slot is free (or one can be taken from a slow
+ * handshake), so excess clients wait in the kernel's backlog.  Never
+ * allocates; never blocks anywhere but in poll().
  */
 #ifndef TLSGATE_LOOP_H
 #define TLSGATE_LOOP_H
 
 #include "config.h"
 
-/* Run until SIGTERM/SIGINT and the drain are over.  Returns exit code. */
-int	loop_run(const struct config *, int lfd);
+struct listener {
+	int		fd;
+	unsigned	svc;		/* index into config.svc[] */
+};
+
+/*
+ * Re-read the configuration (SIGHUP): returns the new one, now in
+ * force, or NULL (the old one stays; the reason was logged).
+ */
+typedef const struct config *(*loop_reload_fn)(void);
+
+/*
+ * Run until SIGTERM/SIGINT and the drain are over.  stats_fd is a
+ * listening socket for the stats text, or -1.  Returns the exit code.
+ */
+int	loop_run(const struct config *, const struct listener *, unsigned n,
+	    int stats_fd, loop_reload_fn);
 size_t	loop_static_bytes(void);
 
 #endif

@@ -1,9 +1,17 @@
 /*
- * main.c - start-up: arguments, config, keys, listener, then the loop.
+ * main.c - start-up: arguments, config, keys, listeners, then the loop;
+ * and the reload that SIGHUP asks the loop for.
  *
  * Exit codes (skarnet style): 0 done, 2 bad usage, config, certificate
  * or key (nothing was started), 111 a system resource was refused
- * (cannot listen, descriptor limit).
+ * (cannot listen, descriptor limit, privileges).
+ *
+ * Two configurations exist, like the two TLS areas: the one in force,
+ * and the one a reload fills.  A reload that fails leaves everything as
+ * it was; one that succeeds changes what new connections get, while
+ * established ones finish on the old.  What a reload cannot change
+ * (slots, services, listen addresses: sockets are bound before
+ * privileges are dropped) needs a restart, and such a reload is refused.
  */
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +24,10 @@
 #include "slot.h"
 #include "tls.h"
 
+static struct config cfgs[2];
+static unsigned cur;
+static const char *cfg_path;
+
 static void
 put_line(const char *s)
 {
@@ -25,25 +37,28 @@ put_line(const char *s)
 static void
 print_footprint(const struct config *c)
 {
-	size_t slot = slot_table_bytes(1), cache = (size_t)c->cache * 100;
-	size_t other = tls_static_bytes() - (size_t)TLSGATE_MAX_CACHE * 100 +
-	    loop_static_bytes();
-	size_t total = slot * c->slots + cache + other;
-	size_t max = slot * TLSGATE_MAX_SLOTS + (size_t)TLSGATE_MAX_CACHE * 100 +
-	    other;
+	size_t slot = slot_table_bytes(1), cache = 0, other, total, max;
 
+	for (unsigned i = 0; i < c->nsvc; i++)
+		cache += (size_t)c->svc[i].cache * 100;
+	other = tls_static_bytes() + loop_static_bytes();
+	total = slot * c->slots + other;
+	max = slot * TLSGATE_MAX_SLOTS + other;
 	printf("# footprint (bytes)\n");
 	printf("slot = %zu (TLS context %zu + input buffer %zu + output "
-	    "buffer %zu + state %zu)\n", slot, sizeof(br_ssl_server_context),
-	    (size_t)BR_SSL_BUFSIZE_INPUT, (size_t)TLSGATE_OBUF_SIZE,
-	    slot - sizeof(br_ssl_server_context) - BR_SSL_BUFSIZE_INPUT -
-	    TLSGATE_OBUF_SIZE);
+	    "buffer %zu + head buffer %zu + client auth %zu + state %zu)\n",
+	    slot, sizeof(br_ssl_server_context), (size_t)BR_SSL_BUFSIZE_INPUT,
+	    (size_t)TLSGATE_OBUF_SIZE, sizeof(((struct slot *)0)->hbuf),
+	    sizeof(br_x509_minimal_context), slot -
+	    sizeof(br_ssl_server_context) - BR_SSL_BUFSIZE_INPUT -
+	    TLSGATE_OBUF_SIZE - sizeof(((struct slot *)0)->hbuf) -
+	    sizeof(br_x509_minimal_context));
 	printf("slots = %u x %zu = %zu\n", c->slots, slot, slot * c->slots);
-	printf("session_cache = %u x 100 = %zu\n", c->cache, cache);
-	printf("other static = %zu\n", other);
+	printf("session_cache = %zu (in the TLS areas below)\n", cache);
+	printf("tls areas, buffers, poll table = %zu\n", other);
 	printf("total = %zu (worst case for this config)\n", total);
-	printf("compile-time maximum = %zu (%d slots, %d sessions)\n", max,
-	    TLSGATE_MAX_SLOTS, TLSGATE_MAX_CACHE);
+	printf("compile-time maximum = %zu (%d slots)\n", max,
+	    TLSGATE_MAX_SLOTS);
 }
 
 static void
@@ -55,52 +70,134 @@ usage(void)
 	    "footprint, exit\n");
 }
 
+/* What a reload may not change; NULL if nothing of that changed. */
+static const char *
+needs_restart(const struct config *a, const struct config *b)
+{
+	if (a->slots != b->slots)
+		return "slots";
+	if (a->nsvc != b->nsvc)
+		return "the services";
+	for (unsigned i = 0; i < a->nsvc; i++) {
+		if (strcmp(a->svc[i].name, b->svc[i].name) != 0)
+			return "the services";
+		if (a->svc[i].nlisten != b->svc[i].nlisten ||
+		    memcmp(a->svc[i].listen, b->svc[i].listen,
+		    sizeof(a->svc[i].listen)) != 0)
+			return "listen addresses";
+	}
+	return NULL;
+}
+
+static const struct config *
+reload(void)
+{
+	struct config *next = &cfgs[cur ^ 1];
+	const char *what;
+	char err[512];
+	unsigned refs;
+
+	if (cfg_path == NULL) {
+		log_msg(LOG_WARN, "reload: no config file (-c) to read");
+		return NULL;
+	}
+	if ((refs = tls_inactive_refs()) > 0) {
+		log_msg(LOG_WARN, "reload: refused: %u connections still use "
+		    "the configuration before the current one", refs);
+		return NULL;
+	}
+	config_defaults(next);
+	if (config_load(next, cfg_path, err, sizeof(err)) < 0) {
+		log_msg(LOG_ERROR, "reload: refused: %s", err);
+		return NULL;
+	}
+	if ((what = needs_restart(&cfgs[cur], next)) != NULL) {
+		log_msg(LOG_ERROR, "reload: refused: %s changed: that needs a "
+		    "restart", what);
+		return NULL;
+	}
+	if (tls_load(next, err, sizeof(err)) < 0) {
+		log_msg(LOG_ERROR, "reload: refused: %s", err);
+		return NULL;
+	}
+	tls_commit();
+	cur ^= 1;
+	log_level = (int)next->log_level;
+	log_rate = next->log_rate;
+	log_msg(LOG_INFO, "reload: done services=%u", next->nsvc);
+	return next;
+}
+
+static const int facility_code[] = { 1, 3, 4, 10, 16, 17, 18, 19, 20, 21,
+	22, 23 };
+
 int
 main(int argc, char **argv)
 {
-	static struct config cfg;
-	const char *path = NULL, *why;
-	char err[512], addr[64];
-	int check = 0, lfd;
+	static struct listener lst[TLSGATE_MAX_SERVICES * TLSGATE_MAX_LISTEN];
+	struct config *cfg = &cfgs[0];
+	const char *why;
+	char err[512], addr[128];
+	int check = 0, stats_fd = -1, rc;
+	unsigned nl = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-t") == 0)
 			check = 1;
 		else if (strcmp(argv[i], "-c") == 0 && i + 1 < argc)
-			path = argv[++i];
+			cfg_path = argv[++i];
 		else {
 			usage();
 			return 2;
 		}
 	}
-	config_defaults(&cfg);
-	if (path != NULL && config_load(&cfg, path, err, sizeof(err)) < 0)
+	config_defaults(cfg);
+	if (cfg_path != NULL && config_load(cfg, cfg_path, err,
+	    sizeof(err)) < 0)
 		log_fatal(2, "%s", err);
-	log_level = (int)cfg.log_level;
-	log_rate = cfg.log_rate;
-	if (tls_setup(&cfg, err, sizeof(err)) < 0)
+	log_level = (int)cfg->log_level;
+	log_rate = cfg->log_rate;
+	if (tls_load(cfg, err, sizeof(err)) < 0)
 		log_fatal(2, "%s", err);
+	tls_commit();
 	if (check) {
-		config_print(&cfg, put_line);
-		print_footprint(&cfg);
+		config_print(cfg, put_line);
+		print_footprint(cfg);
 		tls_wipe();
 		return 0;
 	}
-	if (port_fd_limit(2 * cfg.slots + 16, &why) < 0)
+	if (cfg->log_to == LOG_TO_SYSLOG && port_syslog_open(cfg->syslog_socket,
+	    facility_code[cfg->syslog_facility], &why) < 0)
+		log_fatal(111, "syslog %s: %s", cfg->syslog_socket, why);
+	if (port_fd_limit(2 * cfg->slots + 32, &why) < 0)
 		log_fatal(111, "%s", why);
-	port_addr_str(&cfg.listen, addr, sizeof(addr));
-	lfd = port_listen(&cfg.listen, TLSGATE_BACKLOG, &why);
-	if (lfd < 0)
-		log_fatal(111, "listen %s: %s", addr, why);
+	for (unsigned i = 0; i < cfg->nsvc; i++)
+		for (unsigned j = 0; j < cfg->svc[i].nlisten; j++) {
+			port_addr_str(&cfg->svc[i].listen[j], addr, sizeof(addr));
+			lst[nl].fd = port_listen(&cfg->svc[i].listen[j],
+			    TLSGATE_BACKLOG, &why);
+			if (lst[nl].fd < 0)
+				log_fatal(111, "[%s] listen %s: %s",
+				    cfg->svc[i].name, addr, why);
+			lst[nl++].svc = i;
+			log_msg(LOG_INFO, "listening svc=%s on %s",
+			    cfg->svc[i].name, addr);
+		}
+	if (cfg->stats_on) {
+		port_addr_str(&cfg->stats, addr, sizeof(addr));
+		stats_fd = port_listen(&cfg->stats, 16, &why);
+		if (stats_fd < 0)
+			log_fatal(111, "stats %s: %s", addr, why);
+	}
 	port_signals_init();
-	slot_table_init(&cfg);
-	if (port_drop_privileges(cfg.user, cfg.group, cfg.chroot, &why) < 0)
+	slot_table_init(cfg);
+	if (port_drop_privileges(cfg->user, cfg->group, cfg->chroot, &why) < 0)
 		log_fatal(111, "dropping privileges (user \"%s\", group \"%s\", "
-		    "chroot \"%s\"): %s", cfg.user, cfg.group, cfg.chroot, why);
-	if (cfg.seccomp && port_sandbox(&why) < 0)
+		    "chroot \"%s\"): %s", cfg->user, cfg->group, cfg->chroot,
+		    why);
+	if (cfg->seccomp && port_sandbox(&why) < 0)
 		log_fatal(111, "seccomp: %s", why);
-	log_msg(LOG_INFO, "listening on %s", addr);
-	lfd = loop_run(&cfg, lfd);
+	rc = loop_run(cfg, lst, nl, stats_fd, reload);
 	tls_wipe();
-	return lfd;
+	return rc;
 }

@@ -28,7 +28,7 @@ static struct slot *free_list[TLSGATE_MAX_SLOTS];
 static struct slot *live_list[TLSGATE_MAX_SLOTS];
 static unsigned live_pos[TLSGATE_MAX_SLOTS];
 static unsigned nfree, nlive;
-static const struct config *cfg;
+
 
 struct slot_stats slot_stats;
 uint64_t slot_now;
@@ -37,8 +37,6 @@ int slot_draining;
 void
 slot_table_init(const struct config *c)
 {
-	cfg = c;
-	fwd_init(c);
 	nfree = 0;
 	for (unsigned i = c->slots; i-- > 0;) {
 		struct slot *s = &slots[i];
@@ -52,7 +50,8 @@ slot_table_init(const struct config *c)
 		 * BearSSL seeds a context from the OS once, at its first
 		 * reset; do it now, before any chroot or syscall filter.
 		 */
-		(void)tls_conn_reset(&s->tls);
+		(void)tls_conn_reset(&s->tls, 0);
+		tls_conn_release(&s->tls);
 		free_list[nfree++] = s;
 	}
 }
@@ -119,14 +118,17 @@ slot_count_peer(const struct port_addr *peer)
 }
 
 struct slot *
-slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local)
+slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
+    const struct service *svc)
 {
 	struct slot *s;
 
 	if (nfree == 0)
 		return NULL;
 	s = free_list[--nfree];
-	if (tls_conn_reset(&s->tls) < 0) {
+	s->svc = svc;
+	if (tls_conn_reset(&s->tls, svc->index) < 0) {
+		tls_conn_release(&s->tls);
 		free_list[nfree++] = s;
 		return NULL;
 	}
@@ -135,7 +137,7 @@ slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local)
 	s->bfd = -1;
 	s->flags = 0;
 	s->t_accept = slot_now;
-	s->deadline = slot_now + cfg->handshake_ms;
+	s->deadline = slot_now + s->svc->handshake_ms;
 	s->c2b = s->b2c = 0;
 	s->ra_off = s->ra_len = 0;
 	s->outcome = NULL;
@@ -162,14 +164,22 @@ slot_close(struct slot *s, int abort)
 	int hs = (s->flags & SLOT_F_HSDONE) != 0;
 
 	port_addr_str(&s->peer, peer, sizeof(peer));
-	log_msg(LOG_INFO, "conn id=%u peer=%s ms=%llu in=%llu out=%llu "
-	    "requests=%u resumed=%s version=%s suite=%s status=%d outcome=%s",
-	    s->id, peer, (unsigned long long)(slot_now - s->t_accept), s->c2b,
+	log_msg(LOG_INFO, "conn id=%u svc=%s peer=%s ms=%llu in=%llu out=%llu "
+	    "requests=%u resumed=%s version=%s suite=%s sni=%s status=%d "
+	    "outcome=%s", s->id, s->svc->name, peer,
+	    (unsigned long long)(slot_now - s->t_accept), s->c2b,
 	    s->b2c, s->nreq,
 	    hs && tls_resumed(&s->tls) ? "yes" : "no",
 	    hs ? tls_version_name(br_ssl_engine_get_version(eng)) : "none",
 	    hs ? tls_suite_name(eng->session.cipher_suite) : "none",
+	    br_ssl_engine_get_server_name(eng)[0] != '\0' ?
+	    br_ssl_engine_get_server_name(eng) : "-",
 	    s->status, s->outcome != NULL ? s->outcome : "ok");
+	slot_stats.bytes_in += s->c2b;
+	slot_stats.bytes_out += s->b2c;
+	if (s->status != 0)
+		slot_stats.http_errors++;
+	tls_conn_release(&s->tls);
 	port_close(s->cfd, abort);
 	if (s->bfd >= 0)
 		port_close(s->bfd, abort);
@@ -331,8 +341,8 @@ handshake_done(struct slot *s)
 		slot_stats.resumed++;
 	fwd_begin(s);
 	s->state = SLOT_RELAY;
-	s->deadline = slot_now + cfg->idle_ms;
-	if (cfg->mode == MODE_TCP)
+	s->deadline = slot_now + s->svc->idle_ms;
+	if (s->svc->mode == MODE_TCP)
 		slot_backend_connect(s);
 }
 
@@ -340,7 +350,7 @@ static void
 backend_failed(struct slot *s, int status, const char *why)
 {
 	slot_stats.backend_errors++;
-	if (cfg->mode == MODE_HTTP)
+	if (s->svc->mode == MODE_HTTP)
 		slot_http_error(s, status, why);
 	else
 		start_closing(s, why);
@@ -352,7 +362,7 @@ slot_backend_connect(struct slot *s)
 	const char *why;
 	int fd;
 
-	fd = port_connect(&cfg->backend, &why);
+	fd = port_connect(&s->svc->backend, &why);
 	if (fd < 0) {
 		log_msg(LOG_WARN, "backend id=%u connect: %s", s->id, why);
 		backend_failed(s, 502, "backend-refused");
@@ -361,7 +371,7 @@ slot_backend_connect(struct slot *s)
 	s->bfd = fd;
 	s->flags &= ~(SLOT_F_BRD | SLOT_F_BWB | SLOT_F_BEOF | SLOT_F_BSHUT);
 	s->state = SLOT_CONNECT;
-	s->deadline = slot_now + cfg->connect_ms;
+	s->deadline = slot_now + s->svc->connect_ms;
 }
 
 static void
@@ -375,7 +385,7 @@ backend_connected(struct slot *s)
 		return;
 	}
 	s->state = SLOT_RELAY;
-	s->deadline = slot_now + cfg->idle_ms;
+	s->deadline = slot_now + s->svc->idle_ms;
 	fwd_connected(s);
 }
 
@@ -512,10 +522,10 @@ slot_events(const struct slot *s, short *cev, short *bev)
 static void
 set_deadline(struct slot *s)
 {
-	uint64_t d = slot_now + cfg->idle_ms;
+	uint64_t d = slot_now + s->svc->idle_ms;
 
-	if (s->phase == FWD_HEAD && s->hlen > 0 && s->t_head + cfg->head_ms < d)
-		d = s->t_head + cfg->head_ms;
+	if (s->phase == FWD_HEAD && s->hlen > 0 && s->t_head + s->svc->head_ms < d)
+		d = s->t_head + s->svc->head_ms;
 	s->deadline = d;
 }
 
@@ -557,7 +567,7 @@ slot_expire(struct slot *s)
 	case SLOT_RELAY:
 		slot_stats.timeouts++;
 		if (s->phase == FWD_HEAD && s->hlen > 0 &&
-		    slot_now >= s->t_head + cfg->head_ms)
+		    slot_now >= s->t_head + s->svc->head_ms)
 			slot_http_error(s, 408, "head-timeout");
 		else
 			start_closing(s, "idle-timeout");

@@ -63,6 +63,7 @@ struct slot {
 	const char		*outcome;
 	int			 status;	/* our own HTTP answer, if any */
 	struct port_addr	 peer, local;
+	const struct service	*svc;
 
 	/* Forwarding (forward.c). */
 	enum fwd_phase		 phase;
@@ -85,6 +86,7 @@ struct slot {
 struct slot_stats {
 	unsigned long long	accepted, closed, handshakes, resumed;
 	unsigned long long	tls_errors, timeouts, backend_errors, evicted;
+	unsigned long long	bytes_in, bytes_out, http_errors;
 	unsigned		live, high_water;
 };
 extern struct slot_stats slot_stats;
@@ -93,11 +95,14 @@ extern uint64_t slot_now;
 /* Set at SIGTERM: new requests get 503. */
 extern int slot_draining;
 
-/* Configure the first cfg->slots slots (TLS contexts included). */
+/*
+ * Configure the first cfg->slots slots (TLS contexts included).  The
+ * services a slot serves come with each slot_open().
+ */
 void	slot_table_init(const struct config *);
 /* Take a free slot for a new client; NULL when the table is full. */
 struct slot *slot_open(int cfd, const struct port_addr *peer,
-	    const struct port_addr *local);
+	    const struct port_addr *local, const struct service *);
 unsigned slot_free_count(void);
 /*
  * Since when the slot has been waiting for its client to finish a

@@ -7,57 +7,95 @@
  * context is configured once at start-up and only reset per connection,
  * so BearSSL's per-context HMAC-DRBG keeps running and no file or
  * syscall is needed per connection to seed it.
+ *
+ * SNI: the engine asks our policy to choose; it picks the service's
+ * credential whose names match the client's server name (the first one
+ * otherwise), installs BearSSL's own single-certificate policy for it
+ * on this connection's context, and hands the choice on to that.
+ * BearSSL reads the context's policy again for the signature, so the
+ * rest of the handshake runs on the chosen credential.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "tls.h"
+#include "certname.h"
 #include "defaults.h"
+#include "tls.h"
 
 struct tls_stats tls_stats;
 
-/* The certificate chain, as DER, and the private key, all static. */
-static unsigned char chain_der[TLSGATE_MAX_CHAIN];
-static br_x509_certificate chain[TLSGATE_MAX_CERTS];
-static size_t nchain;
-static int key_type;			/* BR_KEYTYPE_EC or _RSA */
-static int issuer_type;
-static br_ec_private_key ec_sk;
-static br_rsa_private_key rsa_sk;
-static unsigned char key_der[8192];	/* DER of the key, then its parts */
-static unsigned char key_mat[5 * 512];	/* copied key components */
-static unsigned char pem[TLSGATE_MAX_FILE];
+#define CACHE_ENTRY	100	/* bytes a session takes in BearSSL's LRU */
+#define ANCHOR_MEM	1024	/* DN and public key of one CA */
 
-static unsigned tls_min;
-static int alpn_http;
+struct tls_cred {
+	unsigned char		der[TLSGATE_MAX_CHAIN];
+	br_x509_certificate	chain[TLSGATE_MAX_CERTS];
+	size_t			nchain;
+	int			key_type;	/* BR_KEYTYPE_EC or _RSA */
+	int			issuer_type;
+	br_ec_private_key	ec;
+	br_rsa_private_key	rsa;
+	unsigned char		mat[5 * 512];	/* the key's components */
+	char			names[CERTNAME_MAX][CERTNAME_LEN];
+	unsigned		nnames;
+};
+
+/* A session cache: the vtable pointer first, so that ctx finds it. */
+struct tls_cache {
+	const br_ssl_session_cache_class *vtable;
+	br_ssl_session_cache_lru lru;
+};
+
+struct tls_svc {
+	unsigned		cred0, ncred;
+	unsigned		anchor0, nanchor;
+	uint16_t		suites[10];
+	unsigned		nsuites, tls_min, alpn, cache_on;
+	struct tls_cache	cache;
+};
+
+struct tls_area {
+	struct tls_cred		creds[TLSGATE_MAX_CREDS];
+	unsigned		ncreds;
+	br_x509_trust_anchor	anchors[TLSGATE_MAX_ANCHORS];
+	unsigned char		anchor_mem[TLSGATE_MAX_ANCHORS][ANCHOR_MEM];
+	unsigned		nanchors;
+	struct tls_svc		svc[TLSGATE_MAX_SERVICES];
+	unsigned		nsvc;
+	unsigned char		cache_store[TLSGATE_MAX_CACHE * CACHE_ENTRY];
+	unsigned		refs;
+};
+
+static struct tls_area areas[2];
+static unsigned active, loaded;
+static int have_active;
+static unsigned char pem[TLSGATE_MAX_FILE];
+static unsigned char key_der[8192];
+static br_hmac_drbg_context seed_drbg;
+static int seeded;
+
 /* http mode speaks HTTP/1.1; a client offering only h2 still gets it. */
 static const char *alpn_names[] = { "http/1.1" };
-static br_hmac_drbg_context seed_drbg;
-
-/* Session cache: BearSSL's LRU (100 bytes a session) behind a counter. */
-#define CACHE_ENTRY	100
-static unsigned char cache_store[TLSGATE_MAX_CACHE * CACHE_ENTRY];
-static br_ssl_session_cache_lru lru;
-static int cache_on;
 
 static void
 cache_save(const br_ssl_session_cache_class **ctx, br_ssl_server_context *sc,
     const br_ssl_session_parameters *params)
 {
-	(void)ctx;
+	struct tls_cache *c = (struct tls_cache *)(void *)ctx;
+
 	tls_stats.cache_saves++;
 	((struct tls_conn *)(void *)sc)->cache_saved = 1;
-	lru.vtable->save(&lru.vtable, sc, params);
+	c->lru.vtable->save(&c->lru.vtable, sc, params);
 }
 
 static int
 cache_load(const br_ssl_session_cache_class **ctx, br_ssl_server_context *sc,
     br_ssl_session_parameters *params)
 {
+	struct tls_cache *c = (struct tls_cache *)(void *)ctx;
 	int hit;
 
-	(void)ctx;
-	hit = lru.vtable->load(&lru.vtable, sc, params);
+	hit = c->lru.vtable->load(&c->lru.vtable, sc, params);
 	if (hit)
 		tls_stats.cache_hits++;
 	else
@@ -67,9 +105,8 @@ cache_load(const br_ssl_session_cache_class **ctx, br_ssl_server_context *sc,
 }
 
 static const br_ssl_session_cache_class cache_class = {
-	sizeof(const br_ssl_session_cache_class *), cache_save, cache_load
+	sizeof(struct tls_cache), cache_save, cache_load
 };
-static const br_ssl_session_cache_class *cache_vtable = &cache_class;
 
 /* PEM: decode every object of a file, handing each one's DER to got(). */
 struct pem_sink {
@@ -158,7 +195,7 @@ pem_decode(const unsigned char *src, size_t len, const char *want,
 }
 
 static int
-load_chain(const char *path, char *err, size_t cap)
+load_chain(struct tls_cred *c, const char *path, char *err, size_t cap)
 {
 	size_t off[TLSGATE_MAX_CERTS], len[TLSGATE_MAX_CERTS];
 	const char *why;
@@ -168,26 +205,28 @@ load_chain(const char *path, char *err, size_t cap)
 	flen = port_read_file(path, pem, sizeof(pem), &why);
 	if (flen < 0)
 		goto fail;
-	n = pem_decode(pem, (size_t)flen, "CERTIFICATE", chain_der,
-	    sizeof(chain_der), off, len, TLSGATE_MAX_CERTS, &why);
+	n = pem_decode(pem, (size_t)flen, "CERTIFICATE", c->der,
+	    sizeof(c->der), off, len, TLSGATE_MAX_CERTS, &why);
 	if (n <= 0)
 		goto fail;
 	for (int i = 0; i < n; i++) {
-		chain[i].data = chain_der + off[i];
-		chain[i].data_len = len[i];
+		c->chain[i].data = c->der + off[i];
+		c->chain[i].data_len = len[i];
 	}
-	nchain = (size_t)n;
+	c->nchain = (size_t)n;
+	c->nnames = certname_get(c->chain[0].data, c->chain[0].data_len,
+	    c->names);
 	return 0;
 fail:
 	snprintf(err, cap, "cert %s: %s", path, why);
 	return -1;
 }
 
-/* Copy a key component into key_mat so the decoder can be wiped. */
+/* Copy a key component into the credential so the decoder can be wiped. */
 static unsigned char *
-keep(size_t *used, const unsigned char *p, size_t len)
+keep(struct tls_cred *c, size_t *used, const unsigned char *p, size_t len)
 {
-	unsigned char *d = key_mat + *used;
+	unsigned char *d = c->mat + *used;
 
 	memcpy(d, p, len);
 	*used += len;
@@ -195,7 +234,7 @@ keep(size_t *used, const unsigned char *p, size_t len)
 }
 
 static int
-load_key(const char *path, char *err, size_t cap)
+load_key(struct tls_cred *c, const char *path, char *err, size_t cap)
 {
 	static br_skey_decoder_context dc;
 	size_t off[1], len[1], used = 0;
@@ -214,8 +253,8 @@ load_key(const char *path, char *err, size_t cap)
 		why = "not a valid RSA or EC private key";
 		goto fail;
 	}
-	key_type = br_skey_decoder_key_type(&dc);
-	if (key_type == BR_KEYTYPE_EC) {
+	c->key_type = br_skey_decoder_key_type(&dc);
+	if (c->key_type == BR_KEYTYPE_EC) {
 		const br_ec_private_key *k = br_skey_decoder_get_ec(&dc);
 
 		if (k->curve != BR_EC_secp256r1 && k->curve != BR_EC_secp384r1 &&
@@ -224,9 +263,9 @@ load_key(const char *path, char *err, size_t cap)
 			    "P-521 only)";
 			goto fail;
 		}
-		ec_sk.curve = k->curve;
-		ec_sk.xlen = k->xlen;
-		ec_sk.x = keep(&used, k->x, k->xlen);
+		c->ec.curve = k->curve;
+		c->ec.xlen = k->xlen;
+		c->ec.x = keep(c, &used, k->x, k->xlen);
 	} else {
 		const br_rsa_private_key *k = br_skey_decoder_get_rsa(&dc);
 
@@ -234,20 +273,20 @@ load_key(const char *path, char *err, size_t cap)
 			why = "RSA key size must be 2048 to 4096 bits";
 			goto fail;
 		}
-		rsa_sk = *k;
-		rsa_sk.p = keep(&used, k->p, k->plen);
-		rsa_sk.q = keep(&used, k->q, k->qlen);
-		rsa_sk.dp = keep(&used, k->dp, k->dplen);
-		rsa_sk.dq = keep(&used, k->dq, k->dqlen);
-		rsa_sk.iq = keep(&used, k->iq, k->iqlen);
+		c->rsa = *k;
+		c->rsa.p = keep(c, &used, k->p, k->plen);
+		c->rsa.q = keep(c, &used, k->q, k->qlen);
+		c->rsa.dp = keep(c, &used, k->dp, k->dplen);
+		c->rsa.dq = keep(c, &used, k->dq, k->dqlen);
+		c->rsa.iq = keep(c, &used, k->iq, k->iqlen);
 	}
+	why = NULL;
+fail:
 	br_skey_decoder_init(&dc);
 	memset(key_der, 0, sizeof(key_der));
 	memset(pem, 0, sizeof(pem));
-	return 0;
-fail:
-	memset(key_der, 0, sizeof(key_der));
-	memset(pem, 0, sizeof(pem));
+	if (why == NULL)
+		return 0;
 	snprintf(err, cap, "key %s: %s", path, why);
 	return -1;
 }
@@ -264,7 +303,7 @@ strip0(const unsigned char **p, size_t len)
 
 /* Does the key match the first certificate's public key? */
 static const char *
-check_match(void)
+check_match(struct tls_cred *c)
 {
 	static br_x509_decoder_context xd;
 	static unsigned char buf[BR_EC_KBUF_PUB_MAX_SIZE > 512 ?
@@ -272,18 +311,18 @@ check_match(void)
 	const br_x509_pkey *pk;
 
 	br_x509_decoder_init(&xd, NULL, NULL);
-	br_x509_decoder_push(&xd, chain[0].data, chain[0].data_len);
+	br_x509_decoder_push(&xd, c->chain[0].data, c->chain[0].data_len);
 	pk = br_x509_decoder_get_pkey(&xd);
 	if (pk == NULL || br_x509_decoder_last_error(&xd) != 0)
 		return "cannot decode the first certificate";
-	issuer_type = br_x509_decoder_get_signer_key_type(&xd);
-	if (pk->key_type != key_type)
+	c->issuer_type = br_x509_decoder_get_signer_key_type(&xd);
+	if (pk->key_type != c->key_type)
 		return "key type differs from the certificate's";
-	if (key_type == BR_KEYTYPE_EC) {
+	if (c->key_type == BR_KEYTYPE_EC) {
 		br_ec_public_key pub;
 
 		if (br_ec_compute_pub(br_ec_get_default(), &pub, buf,
-		    &ec_sk) == 0)
+		    &c->ec) == 0)
 			return "cannot compute the EC public key";
 		if (pub.curve != pk->key.ec.curve || pub.qlen !=
 		    pk->key.ec.qlen || memcmp(pub.q, pk->key.ec.q, pub.qlen) != 0)
@@ -293,10 +332,10 @@ check_match(void)
 		size_t al, bl;
 		uint32_t e;
 
-		al = br_rsa_compute_modulus_get_default()(buf, &rsa_sk);
+		al = br_rsa_compute_modulus_get_default()(buf, &c->rsa);
 		al = strip0(&a, al);
 		bl = strip0(&b, pk->key.rsa.nlen);
-		e = br_rsa_compute_pubexp_get_default()(&rsa_sk);
+		e = br_rsa_compute_pubexp_get_default()(&c->rsa);
 		if (al == 0 || al != bl || memcmp(a, b, al) != 0 ||
 		    pk->key.rsa.elen > 4)
 			return "does not match the certificate";
@@ -309,48 +348,269 @@ check_match(void)
 	return NULL;
 }
 
-int
-tls_setup(const struct config *c, char *err, size_t cap)
-{
-	unsigned char seed[48];
-	const char *why;
+/* A CA's DN, streamed out of the decoder into the anchor's memory. */
+struct dn_sink {
+	unsigned char	*buf;
+	size_t		 cap, len;
+};
 
-	if (load_chain(c->cert, err, cap) < 0 || load_key(c->key, err, cap) < 0)
-		return -1;
-	if ((why = check_match()) != NULL) {
-		snprintf(err, cap, "key %s: %s %s", c->key, why, c->cert);
-		return -1;
+static void
+dn_append(void *ctx, const void *data, size_t len)
+{
+	struct dn_sink *d = ctx;
+
+	if (len > d->cap - d->len) {
+		d->cap = 0;	/* too long: the anchor is refused */
+		return;
 	}
-	if (port_entropy(seed, sizeof(seed)) < 0) {
-		snprintf(err, cap, "no entropy from the operating system");
-		return -1;
+	memcpy(d->buf + d->len, data, len);
+	d->len += len;
+}
+
+/* Client-auth CAs of a file, as trust anchors in the area. */
+static int
+load_anchors(struct tls_area *a, const char *path, char *err, size_t cap)
+{
+	static unsigned char der[TLSGATE_MAX_FILE];
+	size_t off[TLSGATE_MAX_ANCHORS], len[TLSGATE_MAX_ANCHORS];
+	static br_x509_decoder_context xd;
+	const char *why;
+	long flen;
+	int n;
+
+	flen = port_read_file(path, pem, sizeof(pem), &why);
+	if (flen < 0)
+		goto fail;
+	n = pem_decode(pem, (size_t)flen, "CERTIFICATE", der, sizeof(der),
+	    off, len, (int)(TLSGATE_MAX_ANCHORS - a->nanchors), &why);
+	if (n <= 0)
+		goto fail;
+	for (int i = 0; i < n; i++) {
+		br_x509_trust_anchor *ta = &a->anchors[a->nanchors];
+		unsigned char *mem = a->anchor_mem[a->nanchors];
+		struct dn_sink dn = { mem, ANCHOR_MEM / 2, 0 };
+		const br_x509_pkey *pk;
+		unsigned char *k = mem + ANCHOR_MEM / 2;
+		size_t room = ANCHOR_MEM / 2;
+
+		br_x509_decoder_init(&xd, dn_append, &dn);
+		br_x509_decoder_push(&xd, der + off[i], len[i]);
+		pk = br_x509_decoder_get_pkey(&xd);
+		why = "a certificate cannot be decoded or is too large";
+		if (pk == NULL || dn.cap == 0)
+			goto fail;
+		ta->dn.data = mem;
+		ta->dn.len = dn.len;
+		ta->flags = BR_X509_TA_CA;
+		ta->pkey = *pk;
+		if (pk->key_type == BR_KEYTYPE_RSA) {
+			if (pk->key.rsa.nlen + pk->key.rsa.elen > room)
+				goto fail;
+			memcpy(k, pk->key.rsa.n, pk->key.rsa.nlen);
+			memcpy(k + pk->key.rsa.nlen, pk->key.rsa.e,
+			    pk->key.rsa.elen);
+			ta->pkey.key.rsa.n = k;
+			ta->pkey.key.rsa.e = k + pk->key.rsa.nlen;
+		} else {
+			if (pk->key.ec.qlen > room)
+				goto fail;
+			memcpy(k, pk->key.ec.q, pk->key.ec.qlen);
+			ta->pkey.key.ec.q = k;
+		}
+		a->nanchors++;
 	}
-	br_hmac_drbg_init(&seed_drbg, &br_sha256_vtable, seed, sizeof(seed));
-	memset(seed, 0, sizeof(seed));
-	tls_min = c->tls_min;
-	alpn_http = c->mode == MODE_HTTP;
-	cache_on = c->cache > 0;
-	if (cache_on)
-		br_ssl_session_cache_lru_init(&lru, cache_store,
-		    (size_t)c->cache * CACHE_ENTRY);
 	return 0;
+fail:
+	snprintf(err, cap, "client_ca %s: %s", path, why);
+	return -1;
 }
 
 static const uint16_t suites_ec[] = {
 	BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
 	BR_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
 	BR_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
-	BR_TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA,	/* only below TLS 1.2 */
-	BR_TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA,
 };
 static const uint16_t suites_rsa[] = {
 	BR_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
 	BR_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
 	BR_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+};
+/* Only below TLS 1.2, where there is no AEAD. */
+static const uint16_t suites_cbc[] = {
+	BR_TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA,
+	BR_TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA,
 	BR_TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA,
 	BR_TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA,
 };
-#define NAEAD	3
+
+static void
+add_suites(struct tls_svc *sv, const uint16_t *s, size_t n)
+{
+	memcpy(sv->suites + sv->nsuites, s, n * sizeof(*s));
+	sv->nsuites += (unsigned)n;
+}
+
+static void
+wipe_area(struct tls_area *a)
+{
+	memset(a->creds, 0, sizeof(a->creds));
+	a->ncreds = a->nanchors = a->nsvc = 0;
+}
+
+int
+tls_load(const struct config *c, char *err, size_t cap)
+{
+	unsigned idx = have_active ? active ^ 1 : 0;
+	struct tls_area *a = &areas[idx];
+	unsigned char seed[48];
+	size_t store = 0;
+	const char *why;
+
+	wipe_area(a);
+	for (unsigned i = 0; i < c->nsvc; i++) {
+		const struct service *s = &c->svc[i];
+		struct tls_svc *sv = &a->svc[i];
+		int ec = 0, rsa = 0;
+
+		sv->cred0 = a->ncreds;
+		sv->ncred = s->ncerts;
+		for (unsigned j = 0; j < s->ncerts; j++) {
+			struct tls_cred *cr = &a->creds[a->ncreds++];
+
+			if (load_chain(cr, s->certs[j].cert, err, cap) < 0 ||
+			    load_key(cr, s->certs[j].key, err, cap) < 0)
+				goto fail;
+			if ((why = check_match(cr)) != NULL) {
+				snprintf(err, cap, "key %s: %s %s", s->certs[j].key,
+				    why, s->certs[j].cert);
+				goto fail;
+			}
+			ec |= cr->key_type == BR_KEYTYPE_EC;
+			rsa |= cr->key_type == BR_KEYTYPE_RSA;
+		}
+		sv->anchor0 = a->nanchors;
+		if (s->client_ca[0] != '\0' &&
+		    load_anchors(a, s->client_ca, err, cap) < 0)
+			goto fail;
+		sv->nanchor = a->nanchors - sv->anchor0;
+		sv->nsuites = 0;
+		if (ec)
+			add_suites(sv, suites_ec, 3);
+		if (rsa)
+			add_suites(sv, suites_rsa, 3);
+		if (s->tls_min < BR_TLS12)
+			add_suites(sv, suites_cbc, 4);
+		sv->tls_min = s->tls_min;
+		sv->alpn = s->mode == MODE_HTTP;
+		/* A resumed session skips client auth: no cache with it. */
+		sv->cache_on = s->cache > 0 && sv->nanchor == 0;
+		if (sv->cache_on) {
+			sv->cache.vtable = &cache_class;
+			br_ssl_session_cache_lru_init(&sv->cache.lru,
+			    a->cache_store + store, (size_t)s->cache * CACHE_ENTRY);
+			store += (size_t)s->cache * CACHE_ENTRY;
+		}
+	}
+	a->nsvc = c->nsvc;
+	if (!seeded) {
+		if (port_entropy(seed, sizeof(seed)) < 0) {
+			snprintf(err, cap, "no entropy from the operating system");
+			goto fail;
+		}
+		br_hmac_drbg_init(&seed_drbg, &br_sha256_vtable, seed,
+		    sizeof(seed));
+		memset(seed, 0, sizeof(seed));
+		seeded = 1;
+	}
+	loaded = idx;
+	return 0;
+fail:
+	wipe_area(a);
+	return -1;
+}
+
+void
+tls_commit(void)
+{
+	active = loaded;
+	have_active = 1;
+	/* The old keys go as soon as no connection is left on them. */
+	if (areas[active ^ 1].refs == 0)
+		wipe_area(&areas[active ^ 1]);
+}
+
+unsigned
+tls_inactive_refs(void)
+{
+	return areas[active ^ 1].refs;
+}
+
+static struct tls_conn *
+conn_of_policy(const br_ssl_server_policy_class **pctx)
+{
+	return (struct tls_conn *)(void *)((char *)(void *)pctx -
+	    offsetof(struct tls_conn, policy));
+}
+
+static int
+sni_choose(const br_ssl_server_policy_class **pctx,
+    const br_ssl_server_context *cc, br_ssl_server_choices *choices)
+{
+	struct tls_conn *t = conn_of_policy(pctx);
+	const struct tls_area *a = &areas[t->area];
+	const struct tls_svc *sv = &a->svc[t->svc];
+	const char *name = br_ssl_engine_get_server_name(&cc->eng);
+	const struct tls_cred *c;
+	br_ssl_server_context *sc = &t->sc;
+
+	t->cred = sv->cred0;
+	for (unsigned i = sv->cred0; name[0] != '\0' &&
+	    i < sv->cred0 + sv->ncred; i++)
+		for (unsigned j = 0; j < a->creds[i].nnames; j++)
+			if (certname_match(a->creds[i].names[j], name)) {
+				t->cred = i;
+				goto found;
+			}
+found:
+	c = &a->creds[t->cred];
+	if (c->key_type == BR_KEYTYPE_EC)
+		br_ssl_server_set_single_ec(sc, c->chain, c->nchain, &c->ec,
+		    BR_KEYTYPE_SIGN, (unsigned)c->issuer_type,
+		    br_ec_get_default(), br_ecdsa_sign_asn1_get_default());
+	else
+		br_ssl_server_set_single_rsa(sc, c->chain, c->nchain, &c->rsa,
+		    BR_KEYTYPE_SIGN, br_rsa_private_get_default(),
+		    br_rsa_pkcs1_sign_get_default());
+	return (*sc->policy_vtable)->choose(sc->policy_vtable, cc, choices);
+}
+
+/* Never reached: sni_choose() hands the context to the chosen policy. */
+static uint32_t
+sni_keyx(const br_ssl_server_policy_class **pctx, unsigned char *data,
+    size_t *len)
+{
+	(void)pctx;
+	(void)data;
+	(void)len;
+	return 0;
+}
+
+static size_t
+sni_sign(const br_ssl_server_policy_class **pctx, unsigned algo_id,
+    unsigned char *data, size_t hv_len, size_t len)
+{
+	(void)pctx;
+	(void)algo_id;
+	(void)data;
+	(void)hv_len;
+	(void)len;
+	return 0;
+}
+
+static const br_ssl_server_policy_class sni_policy = {
+	sizeof(const br_ssl_server_policy_class *), sni_choose, sni_keyx,
+	sni_sign
+};
 
 void
 tls_conn_init(struct tls_conn *t, void *ibuf, size_t ilen, void *obuf,
@@ -359,60 +619,144 @@ tls_conn_init(struct tls_conn *t, void *ibuf, size_t ilen, void *obuf,
 	br_ssl_server_context *sc = &t->sc;
 	br_ssl_engine_context *eng = &sc->eng;
 	unsigned char seed[32];
-	int legacy = tls_min < 0x0303;
 
 	br_ssl_server_zero(sc);
-	br_ssl_engine_set_versions(eng, tls_min, BR_TLS12);
-	br_ssl_engine_set_suites(eng, key_type == BR_KEYTYPE_EC ? suites_ec :
-	    suites_rsa, legacy ? 5 : NAEAD);
 	br_ssl_engine_set_ec(eng, br_ec_get_default());
+	br_ssl_engine_set_hash(eng, br_md5_ID, &br_md5_vtable);
+	/* Clients may still ask for SHA-1 signatures on the key exchange. */
+	br_ssl_engine_set_hash(eng, br_sha1_ID, &br_sha1_vtable);
+	br_ssl_engine_set_hash(eng, br_sha224_ID, &br_sha224_vtable);
 	br_ssl_engine_set_hash(eng, br_sha256_ID, &br_sha256_vtable);
 	br_ssl_engine_set_hash(eng, br_sha384_ID, &br_sha384_vtable);
 	br_ssl_engine_set_hash(eng, br_sha512_ID, &br_sha512_vtable);
-	br_ssl_engine_set_hash(eng, br_sha224_ID, &br_sha224_vtable);
-	/* Clients may still ask for SHA-1 signatures on the key exchange. */
-	br_ssl_engine_set_hash(eng, br_sha1_ID, &br_sha1_vtable);
+	br_ssl_engine_set_prf10(eng, &br_tls10_prf);
 	br_ssl_engine_set_prf_sha256(eng, &br_tls12_sha256_prf);
 	br_ssl_engine_set_prf_sha384(eng, &br_tls12_sha384_prf);
 	br_ssl_engine_set_default_aes_gcm(eng);
 	br_ssl_engine_set_default_chapol(eng);
-	if (legacy) {
-		br_ssl_engine_set_hash(eng, br_md5_ID, &br_md5_vtable);
-		br_ssl_engine_set_prf10(eng, &br_tls10_prf);
-		br_ssl_engine_set_default_aes_cbc(eng);
-	}
-	if (key_type == BR_KEYTYPE_EC)
-		br_ssl_server_set_single_ec(sc, chain, nchain, &ec_sk,
-		    BR_KEYTYPE_SIGN, (unsigned)issuer_type, br_ec_get_default(),
-		    br_ecdsa_sign_asn1_get_default());
-	else
-		br_ssl_server_set_single_rsa(sc, chain, nchain, &rsa_sk,
-		    BR_KEYTYPE_SIGN, br_rsa_private_get_default(),
-		    br_rsa_pkcs1_sign_get_default());
+	br_ssl_engine_set_default_aes_cbc(eng);
+	/* For client certificates: their CertificateVerify signatures. */
+	br_ssl_engine_set_default_rsavrfy(eng);
+	br_ssl_engine_set_default_ecdsa(eng);
 	br_ssl_engine_set_all_flags(eng, BR_OPT_ENFORCE_SERVER_PREFERENCES |
 	    BR_OPT_NO_RENEGOTIATION);
-	if (cache_on)
-		br_ssl_server_set_cache(sc, &cache_vtable);
-	if (alpn_http)
-		br_ssl_engine_set_protocol_names(eng, alpn_names, 1);
 	br_ssl_engine_set_buffers_bidi(eng, ibuf, ilen, obuf, olen);
+	t->policy = &sni_policy;
 	/* A seed of its own for each context's DRBG, from the OS-seeded one. */
 	br_hmac_drbg_generate(&seed_drbg, seed, sizeof(seed));
 	br_ssl_engine_inject_entropy(eng, seed, sizeof(seed));
 	memset(seed, 0, sizeof(seed));
+	t->area = TLSGATE_MAX_SERVICES;	/* none */
+}
+
+/* Client auth against the service's CAs, keeping subject elements. */
+static void
+client_auth(struct tls_conn *t, const struct tls_area *a,
+    const struct tls_svc *sv)
+{
+	static const unsigned char oids[TLS_SUBJ_ELTS][4] = {
+		{ 3, 0x55, 0x04, 0x03 },	/* CN */
+		{ 3, 0x55, 0x04, 0x0a },	/* O */
+		{ 3, 0x55, 0x04, 0x0b },	/* OU */
+		{ 3, 0x55, 0x04, 0x06 },	/* C */
+	};
+	br_x509_minimal_context *x = &t->x509;
+
+	br_x509_minimal_init(x, &br_sha256_vtable, &a->anchors[sv->anchor0],
+	    sv->nanchor);
+	br_x509_minimal_set_rsa(x, br_rsa_pkcs1_vrfy_get_default());
+	br_x509_minimal_set_ecdsa(x, br_ec_get_default(),
+	    br_ecdsa_vrfy_asn1_get_default());
+	br_x509_minimal_set_hash(x, br_sha1_ID, &br_sha1_vtable);
+	br_x509_minimal_set_hash(x, br_sha224_ID, &br_sha224_vtable);
+	br_x509_minimal_set_hash(x, br_sha256_ID, &br_sha256_vtable);
+	br_x509_minimal_set_hash(x, br_sha384_ID, &br_sha384_vtable);
+	br_x509_minimal_set_hash(x, br_sha512_ID, &br_sha512_vtable);
+	for (unsigned i = 0; i < TLS_SUBJ_ELTS; i++) {
+		t->subj[i].oid = oids[i];
+		t->subj[i].buf = t->subj_buf[i];
+		t->subj[i].len = TLS_SUBJ_LEN;
+	}
+	br_x509_minimal_set_name_elements(x, t->subj, TLS_SUBJ_ELTS);
+	br_ssl_engine_set_x509(&t->sc.eng, &x->vtable);
+	br_ssl_server_set_trust_anchor_names_alt(&t->sc,
+	    &a->anchors[sv->anchor0], sv->nanchor);
 }
 
 int
-tls_conn_reset(struct tls_conn *t)
+tls_conn_reset(struct tls_conn *t, unsigned svc)
 {
+	struct tls_area *a = &areas[active];
+	struct tls_svc *sv = &a->svc[svc];
+	br_ssl_server_context *sc = &t->sc;
+	br_ssl_engine_context *eng = &sc->eng;
+
+	tls_conn_release(t);
+	t->area = active;
+	t->svc = svc;
+	a->refs++;
 	t->cache_hit = t->cache_saved = 0;
-	return br_ssl_server_reset(&t->sc) ? 0 : -1;
+	t->client_auth = sv->nanchor > 0;
+	br_ssl_engine_set_versions(eng, sv->tls_min, BR_TLS12);
+	br_ssl_engine_set_suites(eng, sv->suites, sv->nsuites);
+	br_ssl_server_set_policy(sc, &t->policy);
+	br_ssl_server_set_cache(sc, sv->cache_on ? &sv->cache.vtable : NULL);
+	br_ssl_engine_set_protocol_names(eng, alpn_names, sv->alpn ? 1 : 0);
+	if (t->client_auth)
+		client_auth(t, a, sv);
+	else
+		br_ssl_server_set_trust_anchor_names_alt(sc, NULL, 0);
+	return br_ssl_server_reset(sc) ? 0 : -1;
+}
+
+void
+tls_conn_release(struct tls_conn *t)
+{
+	struct tls_area *a;
+
+	if (t->area >= 2)
+		return;
+	a = &areas[t->area];
+	t->area = TLSGATE_MAX_SERVICES;
+	if (--a->refs == 0 && a != &areas[active])
+		wipe_area(a);
 }
 
 int
 tls_resumed(const struct tls_conn *t)
 {
 	return t->cache_hit && !t->cache_saved;
+}
+
+size_t
+tls_client_subject(const struct tls_conn *t, char *buf, size_t cap)
+{
+	static const char *const tags[TLS_SUBJ_ELTS] = { "CN", "O", "OU", "C" };
+	size_t n = 0;
+
+	if (!t->client_auth || cap == 0)
+		return 0;
+	for (unsigned i = 0; i < TLS_SUBJ_ELTS; i++) {
+		const char *v = t->subj_buf[i];
+		size_t need = strlen(tags[i]) + 2;
+
+		if (t->subj[i].status <= 0)
+			continue;
+		if (n + need + strlen(v) >= cap)
+			break;
+		n += (size_t)snprintf(buf + n, cap - n, "%s%s=", n ? "," : "",
+		    tags[i]);
+		/* Header-safe: printable ASCII; ',' and '\\' escaped. */
+		for (; *v != '\0' && n + 2 < cap; v++) {
+			unsigned char c = (unsigned char)*v;
+
+			if (c == ',' || c == '\\')
+				buf[n++] = '\\';
+			buf[n++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+		}
+	}
+	buf[n] = '\0';
+	return n;
 }
 
 const char *
@@ -512,15 +856,13 @@ tls_error_name(int err)
 size_t
 tls_static_bytes(void)
 {
-	return sizeof(chain_der) + sizeof(chain) + sizeof(key_der) +
-	    sizeof(key_mat) + sizeof(pem) + sizeof(cache_store) + sizeof(lru);
+	return sizeof(areas) + sizeof(pem) + sizeof(key_der);
 }
 
 void
 tls_wipe(void)
 {
-	memset(key_mat, 0, sizeof(key_mat));
-	memset(&ec_sk, 0, sizeof(ec_sk));
-	memset(&rsa_sk, 0, sizeof(rsa_sk));
+	wipe_area(&areas[0]);
+	wipe_area(&areas[1]);
 	memset(&seed_drbg, 0, sizeof(seed_drbg));
 }

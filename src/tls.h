@@ -1,11 +1,16 @@
 /*
  * tls.h - everything tlsgate asks of BearSSL on the server side.
  *
- * Owns the certificate chain and private key (decoded from PEM into
- * static storage, checked to match), the TLS policy (versions, suites,
- * flags), the process-wide session cache with its counters, and the
- * entropy each connection context is seeded with.  Never allocates.
- * The private key is wiped by tls_wipe().
+ * Owns the credentials (certificate chains and private keys, decoded
+ * from PEM into static storage and checked to match), the client-auth
+ * trust anchors, the TLS policy of each service (versions, suites,
+ * ALPN, SNI choice of a certificate), the per-service session caches
+ * with their counters, and the entropy every connection is seeded with.
+ *
+ * All of that lives in one of two static areas: a reload loads the new
+ * configuration into the area no connection uses, and only then makes
+ * it the active one, so established connections keep theirs.  Never
+ * allocates.  Private keys are wiped when an area is reused and at exit.
  */
 #ifndef TLSGATE_TLS_H
 #define TLSGATE_TLS_H
@@ -21,28 +26,51 @@ struct tls_stats {
 };
 extern struct tls_stats tls_stats;
 
-/*
- * Load cert chain and key, seed the entropy pool, set up the session
- * cache.  Returns 0, or -1 with a message naming the file in err.
- */
-int	tls_setup(const struct config *, char *err, size_t cap);
+/* Client-certificate subject elements kept for X-Client-Cert-Subject. */
+#define TLS_SUBJ_ELTS	4
+#define TLS_SUBJ_LEN	64
+
 /*
  * One connection's TLS state.  The server context comes first so that
  * the session cache callbacks, which get the server context, can find
  * the flags that say whether this handshake resumed a session.
  */
 struct tls_conn {
-	br_ssl_server_context	sc;
-	unsigned char		cache_hit, cache_saved;
+	br_ssl_server_context	 sc;
+	unsigned char		 cache_hit, cache_saved, client_auth;
+	const br_ssl_server_policy_class *policy;	/* picks by SNI */
+	unsigned		 area, svc, cred;
+	br_x509_minimal_context	 x509;		/* client certificates */
+	br_name_element		 subj[TLS_SUBJ_ELTS];
+	char			 subj_buf[TLS_SUBJ_ELTS][TLS_SUBJ_LEN];
 };
+
+/*
+ * Load every service's certificates, keys and client CAs into the area
+ * not in use, and set up its session caches.  The first call also seeds
+ * the entropy pool.  Returns 0, or -1 with a message naming the file in
+ * err (the active area is untouched either way).
+ */
+int	tls_load(const struct config *, char *err, size_t cap);
+/* Make the area tls_load() filled the one new connections use. */
+void	tls_commit(void);
+/* Connections still on the area a tls_load() would overwrite. */
+unsigned tls_inactive_refs(void);
 
 /* Prepare one slot's context once, on its own buffers. */
 void	tls_conn_init(struct tls_conn *, void *ibuf, size_t ilen,
 	    void *obuf, size_t olen);
-/* Make the context ready for a new connection.  Returns 0 or -1. */
-int	tls_conn_reset(struct tls_conn *);
+/* Ready the context for a new connection to service svc.  0 or -1. */
+int	tls_conn_reset(struct tls_conn *, unsigned svc);
+/* The connection is over: its area may be reused. */
+void	tls_conn_release(struct tls_conn *);
 /* Was the handshake a resumption?  Valid once it is done. */
 int	tls_resumed(const struct tls_conn *);
+/*
+ * The verified client certificate's subject as "CN=..,O=..,OU=..,C=..",
+ * printable ASCII only, into buf; returns its length (0: none).
+ */
+size_t	tls_client_subject(const struct tls_conn *, char *buf, size_t cap);
 
 const char *tls_suite_name(unsigned suite);
 const char *tls_version_name(unsigned version);

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/resource.h>
+#include <sys/un.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
@@ -35,7 +36,7 @@ _Static_assert(offsetof(struct port_pfd, revents) ==
 _Static_assert(PORT_IN == POLLIN && PORT_OUT == POLLOUT, "poll bits");
 _Static_assert(PORT_ERRS == (POLLERR | POLLHUP | POLLNVAL), "poll bits");
 _Static_assert(sizeof(((struct port_addr *)0)->raw) >=
-    sizeof(struct sockaddr_in6), "addr size");
+    sizeof(struct sockaddr_un), "addr size");
 
 int
 port_addr_parse(struct port_addr *a, const char *s, size_t len,
@@ -50,6 +51,20 @@ port_addr_parse(struct port_addr *a, const char *s, size_t len,
 	char pbuf[8];
 
 	memset(a, 0, sizeof(*a));
+	if (len > 5 && memcmp(s, "unix:", 5) == 0) {
+		struct sockaddr_un *un = (struct sockaddr_un *)(void *)a->raw;
+
+		if (s[5] != '/' || len - 5 >= sizeof(un->sun_path) ||
+		    memchr(s, '\0', len) != NULL) {
+			*why = "expected unix:/absolute/path (shorter than 108)";
+			return -1;
+		}
+		un->sun_family = AF_UNIX;
+		memcpy(un->sun_path, s + 5, len - 5);
+		a->len = (uint32_t)(offsetof(struct sockaddr_un, sun_path) +
+		    len - 5 + 1);
+		return 0;
+	}
 	colon = NULL;
 	for (size_t i = len; i > 0; i--)
 		if (s[i - 1] == ':') {
@@ -98,6 +113,13 @@ port_addr_parse(struct port_addr *a, const char *s, size_t len,
 	}
 	*why = "not a numeric IPv4 or IPv6 address";
 	return -1;
+}
+
+static int
+is_unix(const struct port_addr *a)
+{
+	return ((const struct sockaddr *)(const void *)a->raw)->sa_family ==
+	    AF_UNIX;
 }
 
 int
@@ -152,7 +174,7 @@ port_addr_ip(const struct port_addr *a, char *buf, size_t cap)
 	const struct sockaddr_in *v4 = (const void *)a->raw;
 	const struct sockaddr_in6 *v6 = (const void *)a->raw;
 
-	if (a->len == 0 || (port_addr_is_v6(a) ?
+	if (a->len == 0 || is_unix(a) || (port_addr_is_v6(a) ?
 	    inet_ntop(AF_INET6, &v6->sin6_addr, buf, (socklen_t)cap) :
 	    inet_ntop(AF_INET, &v4->sin_addr, buf, (socklen_t)cap)) == NULL)
 		snprintf(buf, cap, "unknown");
@@ -163,6 +185,11 @@ port_addr_str(const struct port_addr *a, char *buf, size_t cap)
 {
 	char ip[INET6_ADDRSTRLEN];
 
+	if (is_unix(a)) {
+		snprintf(buf, cap, "unix:%s", ((const struct sockaddr_un *)
+		    (const void *)a->raw)->sun_path);
+		return;
+	}
 	port_addr_ip(a, ip, sizeof(ip));
 	snprintf(buf, cap, port_addr_is_v6(a) ? "[%s]:%u" : "%s:%u", ip,
 	    port_addr_port(a));
@@ -191,7 +218,17 @@ port_listen(const struct port_addr *a, int backlog, const char **why)
 		*why = strerror(errno);
 		return -1;
 	}
-	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (is_unix(a)) {
+		struct stat st;
+		const char *path = ((const struct sockaddr_un *)(const void *)
+		    a->raw)->sun_path;
+
+		/* A socket left by an earlier run; never any other file. */
+		if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+			(void)unlink(path);
+	} else
+		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+		    sizeof(one));
 	if (port_addr_is_v6(a))
 		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
 		    sizeof(one));
@@ -223,6 +260,8 @@ port_accept(int lfd, struct port_addr *peer, struct port_addr *local,
 		return PORT_ERR;
 	}
 	peer->len = sl;
+	if (is_unix(peer))
+		return fd;	/* the stats socket: no address to keep */
 	sl = sizeof(local->raw);
 	if (getsockname(fd, (struct sockaddr *)(void *)local->raw, &sl) == 0)
 		local->len = sl;
@@ -243,7 +282,8 @@ port_connect(const struct port_addr *a, const char **why)
 		*why = strerror(errno);
 		return PORT_ERR;
 	}
-	set_nodelay(fd);
+	if (!is_unix(a))
+		set_nodelay(fd);
 	if (connect(fd, (const struct sockaddr *)(const void *)a->raw,
 	    (socklen_t)a->len) < 0 && errno != EINPROGRESS) {
 		*why = strerror(errno);
@@ -435,17 +475,57 @@ port_signals(void)
 	return f;
 }
 
+static int syslog_fd = -1, syslog_facility;
+static long syslog_pid;
+
+int
+port_syslog_open(const char *path, int facility, const char **why)
+{
+	struct sockaddr_un un;
+
+	memset(&un, 0, sizeof(un));
+	un.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(un.sun_path)) {
+		*why = "path too long";
+		return -1;
+	}
+	memcpy(un.sun_path, path, strlen(path));
+	syslog_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (syslog_fd < 0 || connect(syslog_fd, (struct sockaddr *)&un,
+	    sizeof(un)) < 0) {
+		*why = strerror(errno);
+		if (syslog_fd >= 0)
+			close(syslog_fd);
+		syslog_fd = -1;
+		return -1;
+	}
+	syslog_facility = facility;
+	syslog_pid = (long)getpid();
+	return 0;
+}
+
 void
 port_log_write(int level, const char *line, size_t len)
 {
+	static const int severity[] = { 3, 4, 6, 7 };
 	char buf[1024];
+	size_t n;
 
-	(void)level;
-	if (len > sizeof(buf) - 1)
-		len = sizeof(buf) - 1;
-	memcpy(buf, line, len);
-	buf[len++] = '\n';
-	(void)write(STDERR_FILENO, buf, len);
+	if (len > sizeof(buf) - 64)
+		len = sizeof(buf) - 64;
+	if (syslog_fd >= 0) {
+		n = (size_t)snprintf(buf, sizeof(buf), "<%d>tlsgate[%ld]: ",
+		    syslog_facility * 8 + severity[level & 3], syslog_pid);
+		memcpy(buf + n, line, len);
+		/* Never blocks: a full or gone syslog sends it to stderr. */
+		if (send(syslog_fd, buf, n + len, MSG_DONTWAIT |
+		    MSG_NOSIGNAL) == (ssize_t)(n + len))
+			return;
+	}
+	n = (size_t)snprintf(buf, sizeof(buf), "tlsgate: ");
+	memcpy(buf + n, line, len);
+	buf[n + len] = '\n';
+	(void)write(STDERR_FILENO, buf, n + len + 1);
 }
 
 int

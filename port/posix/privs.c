@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <sys/types.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stddef.h>
@@ -75,7 +76,10 @@ port_drop_privileges(const char *user, const char *group, const char *dir,
 #define ARCH	AUDIT_ARCH_ARM
 #endif
 
-/* What the loop calls once it serves.  No open, no mmap, no brk. */
+/*
+ * What the loop calls once it serves.  No mmap, no brk; open only to
+ * read (a reload reads the config and certificates again).
+ */
 static const int allowed[] = {
 	SYS_read, SYS_write, SYS_sendto, SYS_recvfrom, SYS_accept4,
 	SYS_socket, SYS_connect, SYS_getsockopt, SYS_setsockopt,
@@ -100,7 +104,7 @@ static const int allowed[] = {
 int
 port_sandbox(const char **why)
 {
-	struct sock_filter f[4 + 2 * NALLOWED + 1];
+	struct sock_filter f[4 + 2 * NALLOWED + 5 + 1];
 	struct sock_fprog prog;
 	size_t n = 0;
 
@@ -118,6 +122,17 @@ port_sandbox(const char **why)
 		f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 		    SECCOMP_RET_ALLOW);
 	}
+	/* openat(dirfd, path, flags): read-only, no create, no truncate. */
+	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+	    SYS_openat, 0, 4);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	    offsetof(struct seccomp_data, args[2]));
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K,
+	    O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND);
+	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0,
+	    0, 1);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+	    SECCOMP_RET_ALLOW);
 	/* x32 and every other number fall through to here. */
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 	    SECCOMP_RET_KILL_PROCESS);

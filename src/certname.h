@@ -1,0 +1,31 @@
+/*
+ * certname.h - the host names a certificate is for, and matching a
+ * client's server name (SNI) against them.
+ *
+ * Owns a minimal DER walk of an X.509 certificate: the subjectAltName
+ * dNSName entries, or the subject CN when there are none.  Reads only
+ * the bytes given, never allocates.  The certificates are the
+ * operator's own (from the config), not a peer's.
+ */
+#ifndef TLSGATE_CERTNAME_H
+#define TLSGATE_CERTNAME_H
+
+#include <stddef.h>
+
+#define CERTNAME_MAX	8	/* names kept per certificate */
+#define CERTNAME_LEN	64	/* bytes of one name, NUL included */
+
+/*
+ * Extract up to CERTNAME_MAX names from the DER certificate into
+ * names[], lowercased and NUL-terminated.  Returns the count (0 if none
+ * or if the DER is not a certificate).
+ */
+unsigned certname_get(const unsigned char *der, size_t len,
+	    char names[][CERTNAME_LEN]);
+/*
+ * Does the server name match the certificate name?  Case-insensitive;
+ * "*.example.com" matches exactly one leading label.
+ */
+int	certname_match(const char *pattern, const char *name);
+
+#endif
