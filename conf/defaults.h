@@ -1,7 +1,7 @@
 /*
  * defaults.h - every compiled-in default and compile-time limit of tlsgate.
  *
- * A firmware build replaces this header (make DEFAULTS=path/to/its.h) to
+ * A firmware build replaces this header (make CONF=dir, with dir/defaults.h) to
  * change defaults or to shrink the limits.  The TLSGATE_MAX_* values size
  * the static storage: they are the worst case the process can ever use,
  * and `tlsgate -t` prints what they add up to.  Runtime values from the

@@ -256,7 +256,7 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 				    "%s", k->min, k->max, k->max ==
 				    TLSGATE_MAX_SLOTS || k->max ==
 				    TLSGATE_MAX_CACHE ? " (the compile-time "
-				    "limit in conf/defaults.h)" : "");
+				    "limit in defaults.h)" : "");
 			return msg;
 		}
 		*(unsigned *)(void *)field = (unsigned)n;
@@ -485,10 +485,17 @@ config_parse(struct config *c, const char *name, const char *text,
 	return check_services(&p, name, err, errcap);
 }
 
+static char text[TLSGATE_MAX_FILE];
+
+size_t
+config_static_bytes(void)
+{
+	return sizeof(text) + sizeof(struct parse);
+}
+
 int
 config_load(struct config *c, const char *path, char *err, size_t cap)
 {
-	static char text[TLSGATE_MAX_FILE];
 	const char *why;
 	long n;
 

@@ -74,6 +74,8 @@ int	config_parse(struct config *, const char *name, const char *text,
 	    size_t len, char *err, size_t errcap);
 /* config_parse on a file's contents; a missing file is an error too. */
 int	config_load(struct config *, const char *path, char *err, size_t cap);
+/* Static bytes the parser keeps (its file buffer and state). */
+size_t	config_static_bytes(void);
 /* Print every resolved value as "key = value" lines through put(). */
 void	config_print(const struct config *, void (*put)(const char *));
 

@@ -41,7 +41,8 @@ print_footprint(const struct config *c)
 
 	for (unsigned i = 0; i < c->nsvc; i++)
 		cache += (size_t)c->svc[i].cache * 100;
-	other = tls_static_bytes() + loop_static_bytes();
+	other = tls_static_bytes() + loop_static_bytes() +
+	    config_static_bytes() + sizeof(cfgs);
 	total = slot * c->slots + other;
 	max = slot * TLSGATE_MAX_SLOTS + other;
 	printf("# footprint (bytes)\n");

@@ -328,21 +328,17 @@ check_match(struct tls_cred *c)
 		    pk->key.ec.qlen || memcmp(pub.q, pk->key.ec.q, pub.qlen) != 0)
 			return "does not match the certificate";
 	} else {
+		/*
+		 * The modulus p*q names the key pair.  (BearSSL's pubexp
+		 * recomputation is not used: it fails for some valid keys.)
+		 */
 		const unsigned char *a = buf, *b = pk->key.rsa.n;
 		size_t al, bl;
-		uint32_t e;
 
 		al = br_rsa_compute_modulus_get_default()(buf, &c->rsa);
 		al = strip0(&a, al);
 		bl = strip0(&b, pk->key.rsa.nlen);
-		e = br_rsa_compute_pubexp_get_default()(&c->rsa);
-		if (al == 0 || al != bl || memcmp(a, b, al) != 0 ||
-		    pk->key.rsa.elen > 4)
-			return "does not match the certificate";
-		for (size_t i = 0; i < pk->key.rsa.elen; i++)
-			e ^= (uint32_t)pk->key.rsa.e[i] <<
-			    (8 * (pk->key.rsa.elen - 1 - i));
-		if (e != 0)
+		if (al == 0 || al != bl || memcmp(a, b, al) != 0)
 			return "does not match the certificate";
 	}
 	return NULL;
@@ -856,7 +852,10 @@ tls_error_name(int err)
 size_t
 tls_static_bytes(void)
 {
-	return sizeof(areas) + sizeof(pem) + sizeof(key_der);
+	/* The decoders below are static in their functions. */
+	return sizeof(areas) + sizeof(pem) + sizeof(key_der) +
+	    sizeof(br_pem_decoder_context) + sizeof(br_skey_decoder_context) +
+	    2 * sizeof(br_x509_decoder_context) + TLSGATE_MAX_FILE + 512;
 }
 
 void

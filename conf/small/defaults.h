@@ -20,7 +20,12 @@
 #define TLSGATE_MAX_CACHE	256	/* TLS sessions in the resumption cache */
 /* Storage for one chain and one file only, not per slot: kept as is. */
 #define TLSGATE_MAX_CHAIN	16384	/* bytes of DER in the certificate chain */
-#define TLSGATE_MAX_CERTS	8	/* certificates in the chain */
+#define TLSGATE_MAX_CERTS	8	/* certificates in one chain */
+#define TLSGATE_MAX_SERVICES	2	/* [sections] */
+#define TLSGATE_MAX_LISTEN	2	/* listen addresses of one service */
+#define TLSGATE_MAX_SVC_CERTS	2	/* certificates (SNI) of one service */
+#define TLSGATE_MAX_CREDS	4	/* certificate+key pairs in all */
+#define TLSGATE_MAX_ANCHORS	4	/* client-auth CA certificates in all */
 #define TLSGATE_MAX_FILE	65536	/* bytes of a config or PEM file */
 /*
  * Per slot.  A web UI's request heads (a session cookie, a token) fit in

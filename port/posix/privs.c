@@ -98,6 +98,9 @@ static const int allowed[] = {
 #if defined(SYS_send)
 	SYS_send,
 #endif
+#if defined(SYS_sigreturn)
+	SYS_sigreturn,		/* 32-bit ARM returns from handlers so */
+#endif
 };
 #define NALLOWED	(sizeof(allowed) / sizeof(allowed[0]))
 
