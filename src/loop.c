@@ -35,14 +35,16 @@ stats_text(char *buf, size_t cap, const char *sep)
 {
 	int n;
 
-	n = snprintf(buf, cap, "accepted%s%llu%slive%s%u%shigh_water%s%u%s"
-	    "handshakes_full%s%llu%shandshakes_resumed%s%llu%s"
+	n = snprintf(buf, cap, "accepted%s%llu%sclosed%s%llu%slive%s%u%s"
+	    "high_water%s%u%shandshakes%s%llu%shandshakes_full%s%llu%s"
+	    "resumed%s%llu%s"
 	    "cache_hits%s%llu%scache_misses%s%llu%scache_saves%s%llu%s"
 	    "tls_errors%s%llu%stimeouts%s%llu%sbackend_errors%s%llu%s"
 	    "http_errors%s%llu%sevicted%s%llu%srefused%s%llu%s"
 	    "bytes_in%s%llu%sbytes_out%s%llu",
-	    sep, slot_stats.accepted, " ", sep, slot_stats.live, " ", sep,
-	    slot_stats.high_water, " ", sep, slot_stats.handshakes -
+	    sep, slot_stats.accepted, " ", sep, slot_stats.closed, " ", sep,
+	    slot_stats.live, " ", sep, slot_stats.high_water, " ", sep,
+	    slot_stats.handshakes, " ", sep, slot_stats.handshakes -
 	    slot_stats.resumed, " ", sep, slot_stats.resumed, " ", sep,
 	    tls_stats.cache_hits, " ", sep, tls_stats.cache_misses, " ", sep,
 	    tls_stats.cache_saves, " ", sep, slot_stats.tls_errors, " ", sep,
@@ -56,7 +58,7 @@ stats_text(char *buf, size_t cap, const char *sep)
 static void
 log_stats(void)
 {
-	char buf[480];
+	char buf[560];
 
 	stats_text(buf, sizeof(buf), "=");
 	log_msg(LOG_INFO, "stats %s", buf);
@@ -67,7 +69,7 @@ static void
 serve_stats(int fd)
 {
 	struct port_addr peer, local;
-	char buf[480];
+	char buf[560];
 	size_t n;
 	int c, emfile;
 

@@ -37,14 +37,18 @@ put_line(const char *s)
 static void
 print_footprint(const struct config *c)
 {
-	size_t slot = slot_table_bytes(1), cache = 0, other, total, max;
+	size_t slot = slot_table_bytes(1), cache, other, total, max;
+	unsigned nsess = 0;
 
 	for (unsigned i = 0; i < c->nsvc; i++)
-		cache += (size_t)c->svc[i].cache * 100;
-	other = tls_static_bytes() + loop_static_bytes() +
-	    config_static_bytes() + sizeof(cfgs);
-	total = slot * c->slots + other;
-	max = slot * TLSGATE_MAX_SLOTS + other;
+		nsess += c->svc[i].cache;
+	cache = (size_t)nsess * 100;
+	/* The cache stores are counted by what the config uses of them. */
+	other = tls_static_bytes() - 2 * (size_t)TLSGATE_MAX_CACHE * 100 +
+	    loop_static_bytes() + config_static_bytes() + sizeof(cfgs);
+	total = slot * c->slots + cache + other;
+	max = slot * TLSGATE_MAX_SLOTS + 2 * (size_t)TLSGATE_MAX_CACHE * 100 +
+	    other;
 	printf("# footprint (bytes)\n");
 	printf("slot = %zu (TLS context %zu + input buffer %zu + output "
 	    "buffer %zu + head buffer %zu + client auth %zu + state %zu)\n",
@@ -55,11 +59,13 @@ print_footprint(const struct config *c)
 	    TLSGATE_OBUF_SIZE - sizeof(((struct slot *)0)->hbuf) -
 	    sizeof(br_x509_minimal_context));
 	printf("slots = %u x %zu = %zu\n", c->slots, slot, slot * c->slots);
-	printf("session_cache = %zu (in the TLS areas below)\n", cache);
-	printf("tls areas, buffers, poll table = %zu\n", other);
+	printf("session_cache = %u x 100 = %zu (a reload fills a second one)\n",
+	    nsess, cache);
+	printf("other static = %zu (certificates and keys twice, for reload; "
+	    "buffers; poll table)\n", other);
 	printf("total = %zu (worst case for this config)\n", total);
-	printf("compile-time maximum = %zu (%d slots)\n", max,
-	    TLSGATE_MAX_SLOTS);
+	printf("compile-time maximum = %zu (%d slots, 2 x %d sessions)\n", max,
+	    TLSGATE_MAX_SLOTS, TLSGATE_MAX_CACHE);
 }
 
 static void
