@@ -22,7 +22,7 @@ SAN	= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 SRC	= src/main.c src/config.c src/tls.c src/certname.c src/slot.c \
 	  src/forward.c \
 	  src/http.c src/loop.c src/log.c
-PORT	= port/posix/port.c port/posix/privs.c
+PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)
 
 all: $(B)/tlsgate
@@ -61,8 +61,19 @@ build/unit/asan_test_%: tests/unit/test_%.c src/%.c src/%.h
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(SAN) $(CPPFLAGS) -o $@ $< src/$*.c
 
-unit: $(UNITS:%=build/unit/test_%) $(UNITS:%=build/unit/asan_test_%)
-	for t in $(UNITS:%=build/unit/test_%) $(UNITS:%=build/unit/asan_test_%); do \
+# The workers' shared lock lives in the port layer.
+build/unit/test_workers: tests/unit/test_workers.c port/posix/workers.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g -Iport -o $@ $^
+
+build/unit/asan_test_workers: tests/unit/test_workers.c port/posix/workers.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(SAN) -Iport -o $@ $^
+
+UNIT_BINS = $(UNITS:%=build/unit/test_%) $(UNITS:%=build/unit/asan_test_%) \
+	build/unit/test_workers build/unit/asan_test_workers
+unit: $(UNIT_BINS)
+	for t in $(UNIT_BINS); do \
 		$$t >$$t.log 2>&1; rc=$$?; echo "$$t: $$(tail -1 $$t.log)"; \
 		[ $$rc = 0 ] || { grep -v '^ok' $$t.log; exit 1; }; done
 

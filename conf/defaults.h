@@ -11,7 +11,8 @@
 #define TLSGATE_DEFAULTS_H
 
 /* Compile-time limits: these size the static storage. */
-#define TLSGATE_MAX_SLOTS	1024	/* connection slots */
+#define TLSGATE_MAX_SLOTS	1024	/* connection slots (of each worker) */
+#define TLSGATE_MAX_WORKERS	16	/* worker processes */
 #define TLSGATE_MAX_CACHE	4096	/* TLS sessions in the resumption cache */
 #define TLSGATE_MAX_CHAIN	16384	/* bytes of DER in the certificate chain */
 #define TLSGATE_MAX_CERTS	8	/* certificates in one chain */
@@ -36,6 +37,7 @@
 #define TLSGATE_CERT		"tlsgate.crt"
 #define TLSGATE_KEY		"tlsgate.key"
 #define TLSGATE_SLOTS		256
+#define TLSGATE_WORKERS		1
 #define TLSGATE_CACHE		1024
 #define TLSGATE_TLS_MIN		0x0303	/* TLS 1.2 */
 #define TLSGATE_MODE		0	/* 0 tcp relay, 1 http */

@@ -43,9 +43,12 @@ size_t	port_addr_raw(const struct port_addr *, uint8_t out[16]);
 int	port_addr_same_ip(const struct port_addr *, const struct port_addr *);
 
 /*
- * Listen on addr.  Returns the fd, or -1 with *why set (errno text).
+ * Listen on addr; with shared, as one of several sockets on the same
+ * address (SO_REUSEPORT: the kernel spreads connections over them).
+ * Returns the fd, or -1 with *why set (errno text).
  */
-int	port_listen(const struct port_addr *, int backlog, const char **why);
+int	port_listen(const struct port_addr *, int backlog, int shared,
+	    const char **why);
 /*
  * Accept one client.  Returns the fd, PORT_AGAIN when none is waiting,
  * or PORT_ERR (*emfile set to 1 when out of descriptors, so the caller
@@ -131,5 +134,31 @@ int	port_drop_privileges(const char *user, const char *group,
  * *why set (also where the platform has no such filter).
  */
 int	port_sandbox(const char **why);
+
+/*
+ * Memory shared by the processes forked after this call (workers), or
+ * NULL with *why set.  Start-up only.
+ */
+void	*port_shared(size_t len, const char **why);
+/*
+ * A lock usable across those processes, in caller memory of
+ * port_lock_size() bytes (e.g. from port_shared()).  port_lock()
+ * returns 1 when the previous holder died holding it: what it guarded
+ * may be half-updated and must be rebuilt; else 0.
+ */
+size_t	port_lock_size(void);
+int	port_lock_init(void *);
+int	port_lock(void *);
+void	port_unlock(void *);
+
+/*
+ * Run n workers: fork each as run(k), k = 0..n-1, and keep them
+ * running: a worker that dies is forked again (at most once a second);
+ * SIGHUP and SIGUSR1 are passed on; SIGTERM/SIGINT are passed on and
+ * waited for.  Returns when every worker is gone after a SIGTERM: 0,
+ * or 111 if workers cannot be forked.  The caller must not have
+ * installed signal handlers yet; the workers get them from run().
+ */
+int	port_run_workers(unsigned n, int (*run)(unsigned k));
 
 #endif

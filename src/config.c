@@ -44,6 +44,7 @@ static const char *const facilities[] = { "user", "daemon", "auth",
 #define H	3600000
 static const struct key keys[] = {
 	{ "slots",		K_UINT,	G(slots), 1, TLSGATE_MAX_SLOTS, NULL },
+	{ "workers",		K_UINT,	G(workers), 1, TLSGATE_MAX_WORKERS, NULL },
 	{ "drain_timeout",	K_MS,	G(drain_ms), 0, H, NULL },
 	{ "log_level",		K_ENUM,	G(log_level), 0, 0, levels },
 	{ "log_rate",		K_UINT,	G(log_rate), 0, 1000000, NULL },
@@ -116,6 +117,7 @@ config_defaults(struct config *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->slots = TLSGATE_SLOTS;
+	c->workers = TLSGATE_WORKERS;
 	c->drain_ms = TLSGATE_DRAIN_MS;
 	c->log_level = TLSGATE_LOG_LEVEL;
 	c->log_rate = TLSGATE_LOG_RATE;
@@ -255,7 +257,8 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 				snprintf(msg, msgcap, "must be between %u and %u"
 				    "%s", k->min, k->max, k->max ==
 				    TLSGATE_MAX_SLOTS || k->max ==
-				    TLSGATE_MAX_CACHE ? " (the compile-time "
+				    TLSGATE_MAX_CACHE || k->max ==
+				    TLSGATE_MAX_WORKERS ? " (the compile-time "
 				    "limit in defaults.h)" : "");
 			return msg;
 		}

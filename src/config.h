@@ -48,6 +48,7 @@ struct service {
 
 struct config {
 	unsigned	slots;
+	unsigned	workers;
 	unsigned	drain_ms;
 	unsigned	log_level;	/* enum log_level */
 	unsigned	log_rate;	/* lines per second, 0: no limit */

@@ -27,6 +27,11 @@
 static struct config cfgs[2];
 static unsigned cur;
 static const char *cfg_path;
+/* Listeners: worker k polls lst[k * nl .. k * nl + nl). */
+static struct listener lst[TLSGATE_MAX_WORKERS * TLSGATE_MAX_SERVICES *
+    TLSGATE_MAX_LISTEN];
+static int stats_fd = -1;
+static unsigned nl;
 
 static void
 put_line(const char *s)
@@ -83,11 +88,15 @@ needs_restart(const struct config *a, const struct config *b)
 {
 	if (a->slots != b->slots)
 		return "slots";
+	if (a->workers != b->workers)
+		return "workers";
 	if (a->nsvc != b->nsvc)
 		return "the services";
 	for (unsigned i = 0; i < a->nsvc; i++) {
 		if (strcmp(a->svc[i].name, b->svc[i].name) != 0)
 			return "the services";
+		if (a->svc[i].cache != b->svc[i].cache)
+			return "session_cache";
 		if (a->svc[i].nlisten != b->svc[i].nlisten ||
 		    memcmp(a->svc[i].listen, b->svc[i].listen,
 		    sizeof(a->svc[i].listen)) != 0)
@@ -138,15 +147,38 @@ reload(void)
 static const int facility_code[] = { 1, 3, 4, 10, 16, 17, 18, 19, 20, 21,
 	22, 23 };
 
+/* One worker: its slots, its sockets, its privileges, its loop. */
+static int
+run_worker(unsigned k)
+{
+	const struct config *cfg = &cfgs[cur];
+	const char *why;
+	int rc;
+
+	if (tls_reseed() < 0)
+		log_fatal(111, "no entropy from the operating system");
+	slot_worker = k;
+	port_signals_init();
+	slot_table_init(cfg);
+	if (port_drop_privileges(cfg->user, cfg->group, cfg->chroot, &why) < 0)
+		log_fatal(111, "dropping privileges (user \"%s\", group \"%s\", "
+		    "chroot \"%s\"): %s", cfg->user, cfg->group, cfg->chroot,
+		    why);
+	if (cfg->seccomp && port_sandbox(&why) < 0)
+		log_fatal(111, "seccomp: %s", why);
+	/* Counters are per worker: the first one answers the stats socket. */
+	rc = loop_run(cfg, lst + k * nl, nl, k == 0 ? stats_fd : -1, reload);
+	tls_wipe();
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
-	static struct listener lst[TLSGATE_MAX_SERVICES * TLSGATE_MAX_LISTEN];
 	struct config *cfg = &cfgs[0];
 	const char *why;
 	char err[512], addr[128];
-	int check = 0, stats_fd = -1, rc;
-	unsigned nl = 0;
+	int check = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-t") == 0)
@@ -164,6 +196,8 @@ main(int argc, char **argv)
 		log_fatal(2, "%s", err);
 	log_level = (int)cfg->log_level;
 	log_rate = cfg->log_rate;
+	if (cfg->workers > 1 && !check && tls_share_caches(&why) < 0)
+		log_fatal(111, "shared session cache: %s", why);
 	if (tls_load(cfg, err, sizeof(err)) < 0)
 		log_fatal(2, "%s", err);
 	tls_commit();
@@ -176,35 +210,36 @@ main(int argc, char **argv)
 	if (cfg->log_to == LOG_TO_SYSLOG && port_syslog_open(cfg->syslog_socket,
 	    facility_code[cfg->syslog_facility], &why) < 0)
 		log_fatal(111, "syslog %s: %s", cfg->syslog_socket, why);
-	if (port_fd_limit(2 * cfg->slots + 32, &why) < 0)
+	if (port_fd_limit(cfg->workers * (2 * cfg->slots + 32), &why) < 0)
 		log_fatal(111, "%s", why);
 	for (unsigned i = 0; i < cfg->nsvc; i++)
-		for (unsigned j = 0; j < cfg->svc[i].nlisten; j++) {
-			port_addr_str(&cfg->svc[i].listen[j], addr, sizeof(addr));
-			lst[nl].fd = port_listen(&cfg->svc[i].listen[j],
-			    TLSGATE_BACKLOG, &why);
-			if (lst[nl].fd < 0)
-				log_fatal(111, "[%s] listen %s: %s",
-				    cfg->svc[i].name, addr, why);
-			lst[nl++].svc = i;
-			log_msg(LOG_INFO, "listening svc=%s on %s",
-			    cfg->svc[i].name, addr);
-		}
+		nl += cfg->svc[i].nlisten;
+	/* Each worker its own sockets: a restarted one finds its queue. */
+	for (unsigned w = 0; w < cfg->workers; w++) {
+		struct listener *l = lst + w * nl;
+
+		for (unsigned i = 0; i < cfg->nsvc; i++)
+			for (unsigned j = 0; j < cfg->svc[i].nlisten; j++, l++) {
+				port_addr_str(&cfg->svc[i].listen[j], addr,
+				    sizeof(addr));
+				l->fd = port_listen(&cfg->svc[i].listen[j],
+				    TLSGATE_BACKLOG, cfg->workers > 1, &why);
+				if (l->fd < 0)
+					log_fatal(111, "[%s] listen %s: %s",
+					    cfg->svc[i].name, addr, why);
+				l->svc = i;
+				if (w == 0)
+					log_msg(LOG_INFO, "listening svc=%s on %s",
+					    cfg->svc[i].name, addr);
+			}
+	}
 	if (cfg->stats_on) {
 		port_addr_str(&cfg->stats, addr, sizeof(addr));
-		stats_fd = port_listen(&cfg->stats, 16, &why);
+		stats_fd = port_listen(&cfg->stats, 16, 0, &why);
 		if (stats_fd < 0)
 			log_fatal(111, "stats %s: %s", addr, why);
 	}
-	port_signals_init();
-	slot_table_init(cfg);
-	if (port_drop_privileges(cfg->user, cfg->group, cfg->chroot, &why) < 0)
-		log_fatal(111, "dropping privileges (user \"%s\", group \"%s\", "
-		    "chroot \"%s\"): %s", cfg->user, cfg->group, cfg->chroot,
-		    why);
-	if (cfg->seccomp && port_sandbox(&why) < 0)
-		log_fatal(111, "seccomp: %s", why);
-	rc = loop_run(cfg, lst, nl, stats_fd, reload);
-	tls_wipe();
-	return rc;
+	if (cfg->workers == 1)
+		return run_worker(0);
+	return port_run_workers(cfg->workers, run_worker);
 }

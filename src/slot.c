@@ -32,6 +32,7 @@ static unsigned nfree, nlive;
 
 struct slot_stats slot_stats;
 uint64_t slot_now;
+unsigned slot_worker;
 int slot_draining;
 
 void
@@ -164,9 +165,9 @@ slot_close(struct slot *s, int abort)
 	int hs = (s->flags & SLOT_F_HSDONE) != 0;
 
 	port_addr_str(&s->peer, peer, sizeof(peer));
-	log_msg(LOG_INFO, "conn id=%u svc=%s peer=%s ms=%llu in=%llu out=%llu "
-	    "requests=%u resumed=%s version=%s suite=%s sni=%s status=%d "
-	    "outcome=%s", s->id, s->svc->name, peer,
+	log_msg(LOG_INFO, "conn id=%u worker=%u svc=%s peer=%s ms=%llu in=%llu "
+	    "out=%llu requests=%u resumed=%s version=%s suite=%s sni=%s "
+	    "status=%d outcome=%s", s->id, slot_worker, s->svc->name, peer,
 	    (unsigned long long)(slot_now - s->t_accept), s->c2b,
 	    s->b2c, s->nreq,
 	    hs && tls_resumed(&s->tls) ? "yes" : "no",

@@ -92,6 +92,8 @@ struct slot_stats {
 extern struct slot_stats slot_stats;
 /* The loop's clock: set once per turn, read by every slot. */
 extern uint64_t slot_now;
+/* This process's worker number (0 without workers), for the logs. */
+extern unsigned slot_worker;
 /* Set at SIGTERM: new requests get 503. */
 extern int slot_draining;
 

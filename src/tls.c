@@ -44,6 +44,19 @@ struct tls_cred {
 struct tls_cache {
 	const br_ssl_session_cache_class *vtable;
 	br_ssl_session_cache_lru lru;
+	unsigned char	*store;
+	size_t		 len;
+};
+
+/*
+ * The session caches, one a service, behind one lock: in static memory,
+ * or in memory shared by all workers (tls_share_caches()), so that a
+ * client resumes whichever worker it reaches.  They outlive reloads.
+ */
+struct tls_caches {
+	unsigned char	lock[64];
+	struct tls_cache c[TLSGATE_MAX_SERVICES];
+	unsigned char	store[TLSGATE_MAX_CACHE * 100];
 };
 
 struct tls_svc {
@@ -51,7 +64,6 @@ struct tls_svc {
 	unsigned		anchor0, nanchor;
 	uint16_t		suites[10];
 	unsigned		nsuites, tls_min, alpn, cache_on;
-	struct tls_cache	cache;
 };
 
 struct tls_area {
@@ -62,11 +74,12 @@ struct tls_area {
 	unsigned		nanchors;
 	struct tls_svc		svc[TLSGATE_MAX_SERVICES];
 	unsigned		nsvc;
-	unsigned char		cache_store[TLSGATE_MAX_CACHE * CACHE_ENTRY];
 	unsigned		refs;
 };
 
 static struct tls_area areas[2];
+static struct tls_caches own_caches, *caches = &own_caches;
+static int caches_ready;
 static unsigned active, loaded;
 static int have_active;
 static unsigned char pem[TLSGATE_MAX_FILE];
@@ -77,6 +90,17 @@ static int seeded;
 /* http mode speaks HTTP/1.1; a client offering only h2 still gets it. */
 static const char *alpn_names[] = { "http/1.1" };
 
+/* Take the caches' lock; a worker that died holding it cost us them. */
+static void
+cache_lock(void)
+{
+	if (port_lock(caches->lock) == 1)
+		for (unsigned i = 0; i < TLSGATE_MAX_SERVICES; i++)
+			if (caches->c[i].len > 0)
+				br_ssl_session_cache_lru_init(&caches->c[i].lru,
+				    caches->c[i].store, caches->c[i].len);
+}
+
 static void
 cache_save(const br_ssl_session_cache_class **ctx, br_ssl_server_context *sc,
     const br_ssl_session_parameters *params)
@@ -85,7 +109,9 @@ cache_save(const br_ssl_session_cache_class **ctx, br_ssl_server_context *sc,
 
 	tls_stats.cache_saves++;
 	((struct tls_conn *)(void *)sc)->cache_saved = 1;
+	cache_lock();
 	c->lru.vtable->save(&c->lru.vtable, sc, params);
+	port_unlock(caches->lock);
 }
 
 static int
@@ -95,7 +121,9 @@ cache_load(const br_ssl_session_cache_class **ctx, br_ssl_server_context *sc,
 	struct tls_cache *c = (struct tls_cache *)(void *)ctx;
 	int hit;
 
+	cache_lock();
 	hit = c->lru.vtable->load(&c->lru.vtable, sc, params);
+	port_unlock(caches->lock);
 	if (hit)
 		tls_stats.cache_hits++;
 	else
@@ -500,13 +528,21 @@ tls_load(const struct config *c, char *err, size_t cap)
 		sv->alpn = s->mode == MODE_HTTP;
 		/* A resumed session skips client auth: no cache with it. */
 		sv->cache_on = s->cache > 0 && sv->nanchor == 0;
-		if (sv->cache_on) {
-			sv->cache.vtable = &cache_class;
-			br_ssl_session_cache_lru_init(&sv->cache.lru,
-			    a->cache_store + store, (size_t)s->cache * CACHE_ENTRY);
-			store += (size_t)s->cache * CACHE_ENTRY;
+		if (!caches_ready && sv->cache_on) {
+			struct tls_cache *tc = &caches->c[i];
+
+			tc->vtable = &cache_class;
+			tc->store = caches->store + store;
+			tc->len = (size_t)s->cache * CACHE_ENTRY;
+			br_ssl_session_cache_lru_init(&tc->lru, tc->store, tc->len);
+			store += tc->len;
 		}
 	}
+	if (!caches_ready && port_lock_init(caches->lock) < 0) {
+		snprintf(err, cap, "cannot set up the session cache lock");
+		goto fail;
+	}
+	caches_ready = 1;
 	a->nsvc = c->nsvc;
 	if (!seeded) {
 		if (port_entropy(seed, sizeof(seed)) < 0) {
@@ -696,7 +732,8 @@ tls_conn_reset(struct tls_conn *t, unsigned svc)
 	br_ssl_engine_set_versions(eng, sv->tls_min, BR_TLS12);
 	br_ssl_engine_set_suites(eng, sv->suites, sv->nsuites);
 	br_ssl_server_set_policy(sc, &t->policy);
-	br_ssl_server_set_cache(sc, sv->cache_on ? &sv->cache.vtable : NULL);
+	br_ssl_server_set_cache(sc, sv->cache_on ? &caches->c[svc].vtable :
+	    NULL);
 	br_ssl_engine_set_protocol_names(eng, alpn_names, sv->alpn ? 1 : 0);
 	if (t->client_auth)
 		client_auth(t, a, sv);
@@ -849,11 +886,40 @@ tls_error_name(int err)
 	return buf;
 }
 
+int
+tls_reseed(void)
+{
+	unsigned char seed[32];
+
+	if (port_entropy(seed, sizeof(seed)) < 0)
+		return -1;
+	br_hmac_drbg_update(&seed_drbg, seed, sizeof(seed));
+	memset(seed, 0, sizeof(seed));
+	return 0;
+}
+
+int
+tls_share_caches(const char **why)
+{
+	_Static_assert(sizeof(caches->lock) >= 40, "lock room");
+	if (port_lock_size() > sizeof(caches->lock)) {
+		*why = "lock too large";
+		return -1;
+	}
+	caches = port_shared(sizeof(*caches), why);
+	if (caches == NULL) {
+		caches = &own_caches;
+		return -1;
+	}
+	return 0;
+}
+
 size_t
 tls_static_bytes(void)
 {
 	/* The decoders below are static in their functions. */
-	return sizeof(areas) + sizeof(pem) + sizeof(key_der) +
+	return sizeof(areas) + sizeof(own_caches) + sizeof(pem) +
+	    sizeof(key_der) +
 	    sizeof(br_pem_decoder_context) + sizeof(br_skey_decoder_context) +
 	    2 * sizeof(br_x509_decoder_context) + TLSGATE_MAX_FILE + 512;
 }

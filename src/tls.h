@@ -7,9 +7,10 @@
  * ALPN, SNI choice of a certificate), the per-service session caches
  * with their counters, and the entropy every connection is seeded with.
  *
- * All of that lives in one of two static areas: a reload loads the new
- * configuration into the area no connection uses, and only then makes
- * it the active one, so established connections keep theirs.  Never
+ * All of that but the caches lives in one of two static areas: a reload
+ * loads the new configuration into the area no connection uses, and
+ * only then makes it the active one, so established connections keep
+ * theirs.  The session caches are set up once and outlive reloads.  Never
  * allocates.  Private keys are wiped when an area is reused and at exit.
  */
 #ifndef TLSGATE_TLS_H
@@ -52,6 +53,13 @@ struct tls_conn {
  * err (the active area is untouched either way).
  */
 int	tls_load(const struct config *, char *err, size_t cap);
+/*
+ * Put the session caches in memory shared with processes forked later
+ * (workers).  Before the first tls_load().  0, or -1 with *why set.
+ */
+int	tls_share_caches(const char **why);
+/* After fork: fresh entropy for this process's connections. */
+int	tls_reseed(void);
 /* Make the area tls_load() filled the one new connections use. */
 void	tls_commit(void);
 /* Connections still on the area a tls_load() would overwrite. */

@@ -16,6 +16,7 @@
 /* Compile-time limits: these size the static storage. */
 /* One admin's browser opens about 6 connections: room for a few admins. */
 #define TLSGATE_MAX_SLOTS	32	/* connection slots */
+#define TLSGATE_MAX_WORKERS	4	/* worker processes */
 /* Few distinct clients; 256 x ~100 bytes keeps all of them resumable. */
 #define TLSGATE_MAX_CACHE	256	/* TLS sessions in the resumption cache */
 /* Storage for one chain and one file only, not per slot: kept as is. */
@@ -46,6 +47,7 @@
 #define TLSGATE_CERT		"tlsgate.crt"
 #define TLSGATE_KEY		"tlsgate.key"
 #define TLSGATE_SLOTS		32
+#define TLSGATE_WORKERS		1
 #define TLSGATE_CACHE		256
 #define TLSGATE_TLS_MIN		0x0303	/* TLS 1.2 */
 #define TLSGATE_MODE		0	/* 0 tcp relay, 1 http */

@@ -208,7 +208,8 @@ set_nodelay(int fd)
 }
 
 int
-port_listen(const struct port_addr *a, int backlog, const char **why)
+port_listen(const struct port_addr *a, int backlog, int shared,
+    const char **why)
 {
 	int fd, one = 1;
 
@@ -229,6 +230,16 @@ port_listen(const struct port_addr *a, int backlog, const char **why)
 	} else
 		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
 		    sizeof(one));
+#if defined(SO_REUSEPORT)
+	if (shared && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one,
+	    sizeof(one)) < 0) {
+		*why = strerror(errno);
+		close(fd);
+		return -1;
+	}
+#else
+	(void)shared;	/* one socket; every worker accepts from it */
+#endif
 	if (port_addr_is_v6(a))
 		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
 		    sizeof(one));

@@ -98,6 +98,7 @@ static const int allowed[] = {
 #if defined(SYS_send)
 	SYS_send,
 #endif
+	SYS_futex,		/* the shared session cache's lock */
 #if defined(SYS_sigreturn)
 	SYS_sigreturn,		/* 32-bit ARM returns from handlers so */
 #endif
