@@ -1,8 +1,9 @@
 /*
  * fuzz_config.c - libFuzzer target for the config parser: any bytes as
  * a config file.  Invariants: it never crashes or reads out of bounds;
- * on success every value is within its compile-time range; on failure
- * the message names the file and a line number.
+ * on success every value is within its compile-time range and every
+ * service is complete; on failure the message names the file (and the
+ * line, for all but the checks made after the last line).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -23,12 +24,28 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	config_defaults(&c);
 	if (config_parse(&c, "f", (const char *)data, size, err,
 	    sizeof(err)) == 0) {
+		unsigned cache = 0;
+
 		if (c.slots < 1 || c.slots > TLSGATE_MAX_SLOTS ||
-		    c.cache > TLSGATE_MAX_CACHE || c.tls_min < 0x0301 ||
-		    c.tls_min > 0x0303 || c.log_level > 3 || c.mode > 1 ||
-		    c.proxy > 2 || memchr(c.cert, 0, sizeof(c.cert)) == NULL)
+		    c.workers < 1 || c.workers > TLSGATE_MAX_WORKERS ||
+		    c.log_level > 3 || c.nsvc < 1 ||
+		    c.nsvc > TLSGATE_MAX_SERVICES)
 			abort();
-	} else if (strncmp(err, "f:", 2) != 0 || err[2] < '1' || err[2] > '9')
+		for (unsigned i = 0; i < c.nsvc; i++) {
+			const struct service *s = &c.svc[i];
+
+			cache += s->cache;
+			if (s->nlisten < 1 || s->nlisten > TLSGATE_MAX_LISTEN ||
+			    s->ncerts < 1 || s->ncerts > TLSGATE_MAX_SVC_CERTS ||
+			    s->tls_min < 0x0301 || s->tls_min > 0x0303 ||
+			    s->mode > 1 || s->proxy > 2 ||
+			    memchr(s->certs[0].key, 0, CONFIG_PATH_MAX) == NULL ||
+			    s->certs[0].key[0] == '\0')
+				abort();
+		}
+		if (cache > TLSGATE_MAX_CACHE)
+			abort();
+	} else if (strncmp(err, "f:", 2) != 0 && strncmp(err, "f: ", 3) != 0)
 		abort();
 	return 0;
 }

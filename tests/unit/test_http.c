@@ -766,7 +766,8 @@ flags_upgrade_only_with_connection_and_upgrade(void)
 /* ---- rewriting ---- */
 
 static const struct http_fwd fwd_all = {
-	HTTP_FWD_FOR | HTTP_FWD_PROTO | HTTP_FWD_PORT, "192.0.2.7", 9, 8443
+	HTTP_FWD_FOR | HTTP_FWD_PROTO | HTTP_FWD_PORT, "192.0.2.7", 9, 8443,
+	NULL, 0
 };
 
 /* Parse then rewrite s (followed by tail) in a buffer of cap bytes. */
@@ -799,7 +800,7 @@ rewrite_drops_spoofed_headers_any_case(void)
 	    "X-Client-Cert-Subject: CN=root\r\nX-Forwarded-Forx: keep\r\n\r\n";
 	const char *want = "GET / HTTP/1.1\r\nHost: a\r\n"
 	    "X-Forwarded-Forx: keep\r\n\r\n";
-	struct http_fwd none = { 0, NULL, 0, 0 };
+	struct http_fwd none = { 0, NULL, 0, 0, NULL, 0 };
 	uint8_t *out = NULL;
 	size_t n;
 
@@ -835,7 +836,7 @@ rewrite_keeps_header_order(void)
 	    "Host: h\r\nX-Real-IP: y\r\nM: 3\r\nContent-Length: 0\r\n\r\n";
 	const char *want = "POST /p HTTP/1.1\r\nZ: 1\r\nA: 2\r\nHost: h\r\n"
 	    "M: 3\r\nContent-Length: 0\r\nX-Forwarded-Proto: https\r\n\r\n";
-	struct http_fwd proto = { HTTP_FWD_PROTO, NULL, 0, 0 };
+	struct http_fwd proto = { HTTP_FWD_PROTO, NULL, 0, 0, NULL, 0 };
 	uint8_t *out = NULL;
 	size_t n;
 
@@ -850,7 +851,7 @@ static int
 rewrite_flags_select_added_headers(void)
 {
 	const char *in = "GET / HTTP/1.1\r\nHost: a\r\n\r\n";
-	struct http_fwd f = { HTTP_FWD_FOR, "2001:db8::1", 11, 0 };
+	struct http_fwd f = { HTTP_FWD_FOR, "2001:db8::1", 11, 0, NULL, 0 };
 	uint8_t *out = NULL;
 	size_t n;
 
@@ -894,7 +895,7 @@ rewrite_moves_following_bytes(void)
 	free(out);
 	/* Dropping more than is added moves the tail down. */
 	n = rewrite("GET / HTTP/1.1\r\nHost: a\r\nX-Real-IP: 1234567890\r\n"
-	    "\r\n", tail, 1024, &(struct http_fwd){ 0, NULL, 0, 0 }, &out);
+	    "\r\n", tail, 1024, &(struct http_fwd){ 0, NULL, 0, 0, NULL, 0 }, &out);
 	CHECK(n == 27);
 	CHECK(memcmp(out + n, tail, strlen(tail)) == 0);
 	free(out);
@@ -975,7 +976,7 @@ static int
 rewrite_rejects_implausible_peer(void)
 {
 	const char *in = "GET / HTTP/1.1\r\nHost: a\r\n\r\n";
-	struct http_fwd f = { HTTP_FWD_FOR, "1.2.3.4\r\nX: y", 14, 0 };
+	struct http_fwd f = { HTTP_FWD_FOR, "1.2.3.4\r\nX: y", 14, 0, NULL, 0 };
 	uint8_t *out = NULL;
 
 	CHECK(rewrite(in, "", 1024, &f, &out) == 0);
