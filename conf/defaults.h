@@ -1,8 +1,9 @@
 /*
  * defaults.h - every compiled-in default and compile-time limit of tlsgate.
  *
- * A firmware build replaces this header (make CONF=dir, with dir/defaults.h) to
- * change defaults or to shrink the limits.  The TLSGATE_MAX_* values size
+ * A firmware build replaces this header (make CONF=dir, with its own
+ * dir/defaults.h) to change defaults or to shrink the limits.  The
+ * TLSGATE_MAX_* values size
  * the static storage: they are the worst case the process can ever use,
  * and `tlsgate -t` prints what they add up to.  Runtime values from the
  * config file may only go up to them.
@@ -40,7 +41,7 @@
 #define TLSGATE_WORKERS		1
 #define TLSGATE_CACHE		1024
 #define TLSGATE_TLS_MIN		0x0303	/* TLS 1.2 */
-#define TLSGATE_MODE		0	/* 0 tcp relay, 1 http */
+#define TLSGATE_MODE		1	/* 0 tcp relay, 1 http */
 #define TLSGATE_PROXY_PROTOCOL	0	/* tcp mode: 0 off, 1 v1, 2 v2 */
 #define TLSGATE_HANDSHAKE_MS	10000	/* absolute, from accept */
 #define TLSGATE_HEAD_MS		10000	/* absolute, from a head's first byte */

@@ -50,7 +50,7 @@
 #define TLSGATE_WORKERS		1
 #define TLSGATE_CACHE		256
 #define TLSGATE_TLS_MIN		0x0303	/* TLS 1.2 */
-#define TLSGATE_MODE		0	/* 0 tcp relay, 1 http */
+#define TLSGATE_MODE		1	/* 0 tcp relay, 1 http */
 #define TLSGATE_PROXY_PROTOCOL	0	/* tcp mode: 0 off, 1 v1, 2 v2 */
 #define TLSGATE_HANDSHAKE_MS	10000	/* absolute, from accept */
 #define TLSGATE_HEAD_MS		10000	/* absolute, from a head's first byte */

@@ -359,12 +359,28 @@ port_close(int fd, int abort)
 	(void)close(fd);
 }
 
+/* The mask while waiting: the signals port_signals_init() blocks. */
+static sigset_t wait_mask;
+static int signals_blocked;
+
 int
 port_poll(struct port_pfd *p, size_t n, int timeout_ms)
 {
+	struct timespec ts, *tp = NULL;
 	int r;
 
-	r = poll((struct pollfd *)(void *)p, (nfds_t)n, timeout_ms);
+	if (timeout_ms >= 0) {
+		ts.tv_sec = timeout_ms / 1000;
+		ts.tv_nsec = (long)(timeout_ms % 1000) * 1000000;
+		tp = &ts;
+	}
+	/*
+	 * Signals are blocked everywhere but in here, so one that arrives
+	 * between the loop's look at the flags and this wait is not lost:
+	 * it ends this wait instead.
+	 */
+	r = ppoll((struct pollfd *)(void *)p, (nfds_t)n, tp,
+	    signals_blocked ? &wait_mask : NULL);
 	return r < 0 && errno == EINTR ? 0 : r;
 }
 
@@ -464,19 +480,27 @@ on_signal(int sig)
 void
 port_signals_init(void)
 {
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
 	struct sigaction sa;
+	sigset_t block;
 
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
+	sigemptyset(&block);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
 	sa.sa_handler = on_signal;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGUSR1, &sa, NULL);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		sigaction(sigs[i], &sa, NULL);
+		sigaddset(&block, sigs[i]);
+	}
+	sigprocmask(SIG_BLOCK, &block, &wait_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigdelset(&wait_mask, sigs[i]);
+	signals_blocked = 1;
 }
 
+/* Safe without atomics: the handlers only run inside ppoll(). */
 unsigned
 port_signals(void)
 {
