@@ -87,7 +87,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC	?= clang
 FUZZ_FLAGS = -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined \
 	$(CPPFLAGS)
-FUZZERS	= config http
+FUZZERS	= config http slot
 
 build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/config.c port/posix/port.c
 	@mkdir -p $(@D)
@@ -97,12 +97,20 @@ build/fuzz/fuzz_http: tests/fuzz/fuzz_http.c src/http.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 
+build/fuzz/fuzz_slot: tests/fuzz/fuzz_slot.c tests/fuzz/fakeport.c \
+	    src/slot.c src/forward.c src/http.c src/tls.c src/config.c \
+	    src/log.c src/certname.c src/*.h port/port.h $(CONF)/defaults.h \
+	    $(BEARSSL_DEP)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ \
+	    $(filter %.c,$^) $(BEARSSL_LIBS)
+
 fuzz: $(FUZZERS:%=build/fuzz/fuzz_%)
 	for f in $(FUZZERS); do \
 		rm -rf build/fuzz/corpus-$$f && mkdir -p build/fuzz/corpus-$$f && \
 		cp tests/fuzz/$$f/* build/fuzz/corpus-$$f/ && \
 		build/fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) \
-		    -print_final_stats=1 build/fuzz/corpus-$$f \
+		    -print_final_stats=1 -timeout=10 build/fuzz/corpus-$$f \
 		    >build/fuzz/$$f.log 2>&1; rc=$$?; \
 		echo "fuzz_$$f: exit $$rc, $$(grep -o \
 		    'number_of_executed_units: [0-9]*' build/fuzz/$$f.log)"; \

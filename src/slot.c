@@ -143,6 +143,7 @@ slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
 	s->ra_off = s->ra_len = 0;
 	s->outcome = NULL;
 	s->status = 0;
+	s->nreq = 0;
 	s->phase = FWD_RAW;
 	s->hlen = s->hout_len = 0;
 	s->peer = *peer;
@@ -210,8 +211,14 @@ set_outcome(struct slot *s, const char *why)
 static void
 start_closing(struct slot *s, const char *why)
 {
+	unsigned char *buf;
+	size_t len;
+
 	if (why != NULL)
 		set_outcome(s, why);
+	/* After br_ssl_engine_close() unread plaintext would block input. */
+	while ((buf = br_ssl_engine_recvapp_buf(&s->tls.sc.eng, &len)) != NULL)
+		br_ssl_engine_recvapp_ack(&s->tls.sc.eng, len);
 	if (s->bfd >= 0) {
 		port_close(s->bfd, 0);
 		s->bfd = -1;
@@ -231,6 +238,8 @@ feed_records(struct slot *s)
 	long n;
 
 	buf = br_ssl_engine_recvrec_buf(eng, &len);
+	if (buf == NULL)
+		return 0;
 	if (s->ra_len == 0) {
 		room = (size_t)(s->ibuf + sizeof(s->ibuf) - buf);
 		n = port_read(s->cfd, buf, room);
@@ -296,16 +305,15 @@ pump(struct slot *s)
 				s->flags |= SLOT_F_CSHUT | SLOT_F_CEOF;
 			}
 		}
-		if ((st & BR_SSL_RECVAPP) && s->state == SLOT_CLOSING) {
-			/* Plaintext after close_notify has nowhere to go. */
-			(void)br_ssl_engine_recvapp_buf(eng, &len);
-			br_ssl_engine_recvapp_ack(eng, len);
-			moved = 1;
-		} else if (s->state == SLOT_RELAY || s->state == SLOT_CONNECT)
+		/* Each step may change what the engine wants: ask again. */
+		st = br_ssl_engine_current_state(eng);
+		if (s->state == SLOT_RELAY || s->state == SLOT_CONNECT)
 			moved |= fwd_client(s, st);
+		st = br_ssl_engine_current_state(eng);
 		if ((st & BR_SSL_RECVREC) && !(s->flags & SLOT_F_CEOF) &&
 		    (s->ra_len > 0 || (s->flags & SLOT_F_CRD)))
 			moved |= feed_records(s);
+		st = br_ssl_engine_current_state(eng);
 		if ((st & BR_SSL_SENDAPP) && s->state == SLOT_RELAY &&
 		    (s->flags & SLOT_F_BRD) && !(s->flags & SLOT_F_BEOF)) {
 			buf = br_ssl_engine_sendapp_buf(eng, &len);
@@ -507,8 +515,6 @@ slot_events(const struct slot *s, short *cev, short *bev)
 		*cev |= PORT_OUT;
 	if ((st & BR_SSL_RECVREC) && s->ra_len == 0 && !(s->flags & SLOT_F_CEOF))
 		*cev |= PORT_IN;
-	if (s->state == SLOT_CLOSING && !(s->flags & SLOT_F_CEOF))
-		*cev |= PORT_IN;	/* the peer's close_notify or EOF */
 	if (s->state == SLOT_CONNECT)
 		*bev = PORT_OUT;
 	else if (s->state == SLOT_RELAY && s->bfd >= 0) {
