@@ -1,7 +1,7 @@
 /*
  * allocshim.c - LD_PRELOAD shim that proves tlsgate allocates nothing
  * once it serves.  Every allocator entry point is counted; counting
- * starts at the first poll() call, which is the loop's first turn, so
+ * starts at the first poll() or ppoll() call, the loop's first turn, so
  * start-up (config, keys, libc's own set-up) is not counted.  At exit
  * the counts go to the file named by $ALLOCSHIM_OUT.
  *
@@ -12,6 +12,8 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +84,21 @@ poll(struct pollfd *fds, nfds_t n, int timeout)
 	serving = 1;
 	polls++;
 	return real(fds, n, timeout);
+}
+
+int
+ppoll(struct pollfd *fds, nfds_t n, const struct timespec *t,
+    const sigset_t *mask)
+{
+	static int (*real)(struct pollfd *, nfds_t, const struct timespec *,
+	    const sigset_t *);
+
+	if (real == NULL)
+		real = (int (*)(struct pollfd *, nfds_t, const struct timespec *,
+		    const sigset_t *))dlsym(RTLD_NEXT, "ppoll");
+	serving = 1;
+	polls++;
+	return real(fds, n, t, mask);
 }
 
 __attribute__((destructor)) static void
