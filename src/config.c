@@ -192,7 +192,9 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 		if (port_addr_parse(&s->listen[s->nlisten], v, len, &why) < 0)
 			return why;
 		s->nlisten++;
-		p->listen_line = line;
+		/* The check after the last line names a listen outside. */
+		if (s == &p->tmpl && p->listen_line == 0)
+			p->listen_line = line;
 		return NULL;
 	case K_CERT:
 		if (!p->cert_here)

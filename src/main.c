@@ -90,6 +90,16 @@ needs_restart(const struct config *a, const struct config *b)
 		return "slots";
 	if (a->workers != b->workers)
 		return "workers";
+	if (a->stats_on != b->stats_on || (a->stats_on &&
+	    memcmp(&a->stats, &b->stats, sizeof(a->stats)) != 0))
+		return "stats";
+	/* Set up once, before privileges go: */
+	if (a->log_to != b->log_to || a->syslog_facility !=
+	    b->syslog_facility || strcmp(a->syslog_socket, b->syslog_socket))
+		return "log";
+	if (strcmp(a->user, b->user) || strcmp(a->group, b->group) ||
+	    strcmp(a->chroot, b->chroot) || a->seccomp != b->seccomp)
+		return "privileges (user, group, chroot, seccomp)";
 	if (a->nsvc != b->nsvc)
 		return "the services";
 	for (unsigned i = 0; i < a->nsvc; i++) {

@@ -157,15 +157,35 @@ slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
 	return s;
 }
 
+/*
+ * The client chose the server name: only host name characters reach
+ * the log, so that it cannot add fields or lines.
+ */
+static void
+sni_for_log(const char *name, char *buf, size_t cap)
+{
+	size_t i;
+
+	for (i = 0; name[i] != '\0' && i + 1 < cap; i++)
+		buf[i] = (name[i] >= 'a' && name[i] <= 'z') ||
+		    (name[i] >= 'A' && name[i] <= 'Z') ||
+		    (name[i] >= '0' && name[i] <= '9') || name[i] == '.' ||
+		    name[i] == '-' || name[i] == '_' ? name[i] : '?';
+	if (i == 0)
+		buf[i++] = '-';
+	buf[i] = '\0';
+}
+
 static void
 slot_close(struct slot *s, int abort)
 {
 	br_ssl_engine_context *eng = &s->tls.sc.eng;
-	char peer[64];
+	char peer[64], sni[256];
 	unsigned pos;
 	int hs = (s->flags & SLOT_F_HSDONE) != 0;
 
 	port_addr_str(&s->peer, peer, sizeof(peer));
+	sni_for_log(br_ssl_engine_get_server_name(eng), sni, sizeof(sni));
 	log_msg(LOG_INFO, "conn id=%u worker=%u svc=%s peer=%s ms=%llu in=%llu "
 	    "out=%llu requests=%u resumed=%s version=%s suite=%s sni=%s "
 	    "status=%d outcome=%s", s->id, slot_worker, s->svc->name, peer,
@@ -174,9 +194,7 @@ slot_close(struct slot *s, int abort)
 	    hs && tls_resumed(&s->tls) ? "yes" : "no",
 	    hs ? tls_version_name(br_ssl_engine_get_version(eng)) : "none",
 	    hs ? tls_suite_name(eng->session.cipher_suite) : "none",
-	    br_ssl_engine_get_server_name(eng)[0] != '\0' ?
-	    br_ssl_engine_get_server_name(eng) : "-",
-	    s->status, s->outcome != NULL ? s->outcome : "ok");
+	    sni, s->status, s->outcome != NULL ? s->outcome : "ok");
 	slot_stats.bytes_in += s->c2b;
 	slot_stats.bytes_out += s->b2c;
 	if (s->status != 0)
