@@ -1,7 +1,9 @@
 # tlsgate - see README.md.
 #   make          build build/tlsgate
 #   make demo     set up and run the demo (terminator + local backend)
-#   make check    the whole test suite (also under ASan + UBSan)
+#   make check    the whole test suite (also under ASan + UBSan), as CI runs it
+#   make bench    tlsgate side by side with stunnel, hitch and haproxy
+#   make soak     30 minutes of new connections at a fixed rate
 CC	?= cc
 # A firmware build points CONF at a directory with its own defaults.h.
 CONF	?= conf
@@ -77,9 +79,34 @@ unit: $(UNIT_BINS)
 		$$t >$$t.log 2>&1; rc=$$?; echo "$$t: $$(tail -1 $$t.log)"; \
 		[ $$rc = 0 ] || { grep -v '^ok' $$t.log; exit 1; }; done
 
-check: all asan unit build/allocshim.so build/alloc-selftest
+# The whole suite, as CI runs it: static analysis, unit tests, the
+# integration suite on the default build and under ASan + UBSan, a smoke
+# run on the system BearSSL, each fuzz target for FUZZ_SECONDS, a 2-minute
+# soak, the suite's core under valgrind, and the arm64 build under qemu.
+check: all asan unit build/allocshim.so build/alloc-selftest $(B)/tlsload
+	$(MAKE) lint
 	$(PY) tests/run.py --bin $(B)/tlsgate
 	TLSGATE_ASAN=1 $(PY) tests/run.py --bin build/asan/tlsgate
+	$(MAKE) check-system
+	$(MAKE) fuzz
+	$(PY) tests/bench/soak.py --duration 120
+	sh tests/memcheck.sh
+	$(MAKE) check-cross
+
+# The long soak (30 minutes) and the side-by-side bench (not in CI).
+soak: all $(B)/tlsload
+	$(PY) tests/bench/soak.py --duration 1800
+
+bench: all $(B)/tlsload $(B)/cryptobench
+	$(PY) tests/bench/bench.py
+
+# The other BearSSL (system when the default is source): a smoke subset.
+OTHER_BEARSSL = $(if $(filter source,$(BEARSSL)),system,source)
+check-system:
+	$(MAKE) BEARSSL=$(OTHER_BEARSSL) B=build/$(OTHER_BEARSSL) \
+	    build/$(OTHER_BEARSSL)/tlsgate
+	$(PY) tests/run.py --bin build/$(OTHER_BEARSSL)/tlsgate -k test_clients \
+	    -k test_resumption -k test_refusals -k test_bulk
 
 # Fuzz targets (clang's libFuzzer); each runs FUZZ_SECONDS on a copy of
 # its seed corpus from tests/fuzz/<name>/.
@@ -150,7 +177,7 @@ demo:
 clean:
 	rm -rf build
 
-.PHONY: all asan bench-crypto check demo fuzz lint unit clean
+.PHONY: all asan bench bench-crypto check check-system demo fuzz lint soak unit clean
 
 # Cross builds, the static binary, the small profile, make size,
 # make check-cross (tests/cross.md).
