@@ -654,13 +654,15 @@ tls_conn_init(struct tls_conn *t, void *ibuf, size_t ilen, void *obuf,
 
 	br_ssl_server_zero(sc);
 	br_ssl_engine_set_ec(eng, br_ec_get_default());
-	br_ssl_engine_set_hash(eng, br_md5_ID, &br_md5_vtable);
-	/* Clients may still ask for SHA-1 signatures on the key exchange. */
+	/*
+	 * The engine runs every hash it has over the whole handshake, so it
+	 * gets only those TLS 1.2 needs (SHA-256, and SHA-384 for its
+	 * suites and P-384), SHA-1 for old clients' signatures, and MD5 only
+	 * for a service that allows TLS 1.0/1.1 (tls_conn_reset()).
+	 */
 	br_ssl_engine_set_hash(eng, br_sha1_ID, &br_sha1_vtable);
-	br_ssl_engine_set_hash(eng, br_sha224_ID, &br_sha224_vtable);
 	br_ssl_engine_set_hash(eng, br_sha256_ID, &br_sha256_vtable);
 	br_ssl_engine_set_hash(eng, br_sha384_ID, &br_sha384_vtable);
-	br_ssl_engine_set_hash(eng, br_sha512_ID, &br_sha512_vtable);
 	br_ssl_engine_set_prf10(eng, &br_tls10_prf);
 	br_ssl_engine_set_prf_sha256(eng, &br_tls12_sha256_prf);
 	br_ssl_engine_set_prf_sha384(eng, &br_tls12_sha384_prf);
@@ -730,6 +732,8 @@ tls_conn_reset(struct tls_conn *t, unsigned svc)
 	t->cache_hit = t->cache_saved = 0;
 	t->client_auth = sv->nanchor > 0;
 	br_ssl_engine_set_versions(eng, sv->tls_min, BR_TLS12);
+	br_ssl_engine_set_hash(eng, br_md5_ID, sv->tls_min < BR_TLS12 ?
+	    &br_md5_vtable : NULL);
 	br_ssl_engine_set_suites(eng, sv->suites, sv->nsuites);
 	br_ssl_server_set_policy(sc, &t->policy);
 	br_ssl_server_set_cache(sc, sv->cache_on ? &caches->c[svc].vtable :
