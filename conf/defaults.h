@@ -55,6 +55,12 @@
  * defence that does not thrash a burst of real handshakes).
  */
 #define TLSGATE_EVICT_MS	1000
+/*
+ * Handshakes one loop turn may advance (each costs ~1 ms of CPU with
+ * ECDSA P-256): bounds how long a burst of new clients can delay the
+ * requests on established connections.
+ */
+#define TLSGATE_HANDSHAKES_PER_TURN	4
 #define TLSGATE_LOG_LEVEL	2	/* 0 error, 1 warn, 2 info, 3 debug */
 #define TLSGATE_LOG_RATE	1000	/* lines per second; 0 = no limit */
 #define TLSGATE_MAX_PER_SOURCE	0	/* slots one client IP may hold; 0 = any */

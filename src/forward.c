@@ -79,8 +79,15 @@ request_done(struct slot *s)
 		s->phase = FWD_PAUSED;
 	else if (s->keep_alive)
 		s->phase = FWD_HEAD;
-	else
+	else {
+		/* The last request: a backend that would keep the
+		 * connection open sees the end and answers, then closes. */
 		s->phase = FWD_DONE;
+		if (s->bfd >= 0 && !(s->flags & SLOT_F_BSHUT)) {
+			port_shutdown_wr(s->bfd);
+			s->flags |= SLOT_F_BSHUT;
+		}
+	}
 }
 
 static void

@@ -132,13 +132,22 @@ eq_ci(const uint8_t *p, size_t len, const char *s)
 	return 1;
 }
 
+/*
+ * CGI-style backends map '-' and '_' in field names to the same
+ * variable (RFC 3875 4.1.18): X_Forwarded_For is a spoof too.
+ */
 static int
 is_spoofable(const uint8_t *p, size_t len)
 {
+	uint8_t name[32];
 	size_t i;
 
+	if (len > sizeof(name))
+		return 0;
+	for (i = 0; i < len; i++)
+		name[i] = p[i] == '_' ? '-' : p[i];
 	for (i = 0; i < NSPOOFABLE; i++)
-		if (eq_ci(p, len, http_spoofable[i]))
+		if (eq_ci(name, len, http_spoofable[i]))
 			return 1;
 	return 0;
 }

@@ -142,6 +142,7 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
     int stats_fd, loop_reload_fn reload)
 {
 	uint64_t accept_after = 0, drain_end = 0;
+	unsigned rotate = 0, budget;
 	int draining = 0;
 
 	slot_now = port_now_ms();
@@ -211,17 +212,35 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 		(void)port_poll(pfd, n, timeout);
 		slot_now = port_now_ms();
 
-		for (unsigned i = 0; i < nt; i++) {
-			struct slot *s = turn[i].s;
-			int cr = turn[i].ci >= 0 ? pfd[turn[i].ci].revents : 0;
-			int br = turn[i].bi >= 0 ? pfd[turn[i].bi].revents : 0;
+		/*
+		 * Established connections first, then at most
+		 * TLSGATE_HANDSHAKES_PER_TURN handshakes, each ~1 ms of
+		 * public-key work: a burst of new clients delays the
+		 * requests of the others by a few ms, not by the burst.  The
+		 * handshakes left over are still readable at the next poll;
+		 * the start rotates so that none waits for ever.
+		 */
+		budget = TLSGATE_HANDSHAKES_PER_TURN;
+		for (unsigned pass = 0; pass < 2; pass++)
+			for (unsigned j = 0; j < nt; j++) {
+				unsigned i = (j + rotate) % nt;
+				struct slot *s = turn[i].s;
+				int cr = turn[i].ci >= 0 ?
+				    pfd[turn[i].ci].revents : 0;
+				int br = turn[i].bi >= 0 ?
+				    pfd[turn[i].bi].revents : 0;
 
-			/* A slot closed earlier in this turn stays FREE. */
-			if (s->state != SLOT_FREE && (cr != 0 || br != 0))
-				slot_io(s, cr, br);
-			if (s->state != SLOT_FREE && slot_now >= s->deadline)
-				slot_expire(s);
-		}
+				/* A slot closed this turn stays FREE. */
+				if (s->state == SLOT_FREE ||
+				    (s->state == SLOT_HANDSHAKE) != pass)
+					continue;
+				if ((cr != 0 || br != 0) && (!pass || budget-- > 0))
+					slot_io(s, cr, br);
+				if (s->state != SLOT_FREE &&
+				    slot_now >= s->deadline)
+					slot_expire(s);
+			}
+		rotate++;
 		for (unsigned i = 0; lpolled && i < nl; i++)
 			if (pfd[l0 + i].revents & PORT_IN) {
 				uint64_t t = accept_some(&cfg->svc[lst[i].svc],

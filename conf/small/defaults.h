@@ -66,6 +66,7 @@
  * defence that does not thrash a burst of real handshakes).
  */
 #define TLSGATE_EVICT_MS	1000
+#define TLSGATE_HANDSHAKES_PER_TURN	2	/* a slower CPU: shorter turns */
 #define TLSGATE_LOG_LEVEL	2	/* 0 error, 1 warn, 2 info, 3 debug */
 /* A small flash log or a serial console: fewer lines a second. */
 #define TLSGATE_LOG_RATE	100	/* lines per second; 0 = no limit */
