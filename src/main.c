@@ -49,10 +49,10 @@ print_footprint(const struct config *c)
 		nsess += c->svc[i].cache;
 	cache = (size_t)nsess * 100;
 	/* The cache stores are counted by what the config uses of them. */
-	other = tls_static_bytes() - 2 * (size_t)TLSGATE_MAX_CACHE * 100 +
+	other = tls_static_bytes() - (size_t)TLSGATE_MAX_CACHE * 100 +
 	    loop_static_bytes() + config_static_bytes() + sizeof(cfgs);
 	total = slot * c->slots + cache + other;
-	max = slot * TLSGATE_MAX_SLOTS + 2 * (size_t)TLSGATE_MAX_CACHE * 100 +
+	max = slot * TLSGATE_MAX_SLOTS + (size_t)TLSGATE_MAX_CACHE * 100 +
 	    other;
 	printf("# footprint (bytes)\n");
 	printf("slot = %zu (TLS context %zu + input buffer %zu + output "
@@ -64,12 +64,11 @@ print_footprint(const struct config *c)
 	    TLSGATE_OBUF_SIZE - sizeof(((struct slot *)0)->hbuf) -
 	    sizeof(br_x509_minimal_context));
 	printf("slots = %u x %zu = %zu\n", c->slots, slot, slot * c->slots);
-	printf("session_cache = %u x 100 = %zu (a reload fills a second one)\n",
-	    nsess, cache);
+	printf("session_cache = %u x 100 = %zu\n", nsess, cache);
 	printf("other static = %zu (certificates and keys twice, for reload; "
 	    "buffers; poll table)\n", other);
 	printf("total = %zu (worst case for this config)\n", total);
-	printf("compile-time maximum = %zu (%d slots, 2 x %d sessions)\n", max,
+	printf("compile-time maximum = %zu (%d slots, %d sessions)\n", max,
 	    TLSGATE_MAX_SLOTS, TLSGATE_MAX_CACHE);
 }
 
