@@ -364,12 +364,12 @@ check_services(struct parse *p, const char *name, char *err, size_t cap)
 	}
 	if (cache > TLSGATE_MAX_CACHE) {
 		snprintf(err, cap, "%s: session_cache: %u in all, more than the "
-		    "compile-time limit %u", name, cache, TLSGATE_MAX_CACHE);
+		    "compile-time limit %u", name, cache, (unsigned)TLSGATE_MAX_CACHE);
 		return -1;
 	}
 	if (creds > TLSGATE_MAX_CREDS) {
 		snprintf(err, cap, "%s: cert: %u in all, more than the "
-		    "compile-time limit %u", name, creds, TLSGATE_MAX_CREDS);
+		    "compile-time limit %u", name, creds, (unsigned)TLSGATE_MAX_CREDS);
 		return -1;
 	}
 	return 0;

@@ -94,10 +94,11 @@ needs_restart(const struct config *a, const struct config *b)
 		return "stats";
 	/* Set up once, before privileges go: */
 	if (a->log_to != b->log_to || a->syslog_facility !=
-	    b->syslog_facility || strcmp(a->syslog_socket, b->syslog_socket))
+	    b->syslog_facility ||
+	    strcmp(a->syslog_socket, b->syslog_socket) != 0)
 		return "log";
-	if (strcmp(a->user, b->user) || strcmp(a->group, b->group) ||
-	    strcmp(a->chroot, b->chroot) || a->seccomp != b->seccomp)
+	if (strcmp(a->user, b->user) != 0 || strcmp(a->group, b->group) != 0 ||
+	    strcmp(a->chroot, b->chroot) != 0 || a->seccomp != b->seccomp)
 		return "privileges (user, group, chroot, seccomp)";
 	if (a->nsvc != b->nsvc)
 		return "the services";
@@ -176,7 +177,8 @@ run_worker(unsigned k)
 	if (cfg->seccomp && port_sandbox(&why) < 0)
 		log_fatal(111, "seccomp: %s", why);
 	/* Counters are per worker: the first one answers the stats socket. */
-	rc = loop_run(cfg, lst + k * nl, nl, k == 0 ? stats_fd : -1, reload);
+	rc = loop_run(cfg, lst + (size_t)k * nl, nl, k == 0 ? stats_fd : -1,
+	    reload);
 	tls_wipe();
 	return rc;
 }
@@ -225,7 +227,7 @@ main(int argc, char **argv)
 		nl += cfg->svc[i].nlisten;
 	/* Each worker its own sockets: a restarted one finds its queue. */
 	for (unsigned w = 0; w < cfg->workers; w++) {
-		struct listener *l = lst + w * nl;
+		struct listener *l = lst + (size_t)w * nl;
 
 		for (unsigned i = 0; i < cfg->nsvc; i++)
 			for (unsigned j = 0; j < cfg->svc[i].nlisten; j++, l++) {

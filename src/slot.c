@@ -167,10 +167,10 @@ sni_for_log(const char *name, char *buf, size_t cap)
 	size_t i;
 
 	for (i = 0; name[i] != '\0' && i + 1 < cap; i++)
-		buf[i] = (name[i] >= 'a' && name[i] <= 'z') ||
+		buf[i] = (char)((name[i] >= 'a' && name[i] <= 'z') ||
 		    (name[i] >= 'A' && name[i] <= 'Z') ||
 		    (name[i] >= '0' && name[i] <= '9') || name[i] == '.' ||
-		    name[i] == '-' || name[i] == '_' ? name[i] : '?';
+		    name[i] == '-' || name[i] == '_' ? name[i] : '?');
 	if (i == 0)
 		buf[i++] = '-';
 	buf[i] = '\0';
@@ -229,13 +229,12 @@ set_outcome(struct slot *s, const char *why)
 static void
 start_closing(struct slot *s, const char *why)
 {
-	unsigned char *buf;
 	size_t len;
 
 	if (why != NULL)
 		set_outcome(s, why);
 	/* After br_ssl_engine_close() unread plaintext would block input. */
-	while ((buf = br_ssl_engine_recvapp_buf(&s->tls.sc.eng, &len)) != NULL)
+	while (br_ssl_engine_recvapp_buf(&s->tls.sc.eng, &len) != NULL)
 		br_ssl_engine_recvapp_ack(&s->tls.sc.eng, len);
 	if (s->bfd >= 0) {
 		port_close(s->bfd, 0);

@@ -789,7 +789,7 @@ tls_client_subject(const struct tls_conn *t, char *buf, size_t cap)
 
 			if (c == ',' || c == '\\')
 				buf[n++] = '\\';
-			buf[n++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+			buf[n++] = (char)(c >= 0x20 && c < 0x7f ? c : '?');
 		}
 	}
 	buf[n] = '\0';
@@ -843,6 +843,7 @@ tls_error_name(int err)
 {
 	static const struct { int code; const char *name; } names[] = {
 		{ BR_ERR_OK, "ok" },
+		{ BR_ERR_BAD_PARAM, "bad-param" },
 		{ BR_ERR_UNSUPPORTED_VERSION, "unsupported-version" },
 		{ BR_ERR_BAD_VERSION, "bad-version" },
 		{ BR_ERR_BAD_LENGTH, "bad-length" },
