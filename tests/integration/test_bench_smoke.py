@@ -1,0 +1,123 @@
+"""The bench tools work against tlsgate: tlsload's counts agree with
+tlsgate's own log, and soak.py passes a short run and fails on what it
+is there to catch."""
+import os
+import subprocess
+import sys
+import unittest
+
+from harness import (BIN, ROOT, SLOW, WRAP, GateTest, run)
+
+TLSLOAD = os.path.join(ROOT, "build", "tlsload")
+SOAK = os.path.join(ROOT, "tests", "bench", "soak.py")
+sys.path.insert(0, os.path.dirname(SOAK))
+import soak  # noqa: E402
+
+
+def report(out):
+    return {k: v for k, v in (line.split("=", 1) for line in
+            out.decode().splitlines() if "=" in line and " " not in line)}
+
+
+@unittest.skipUnless(os.access(TLSLOAD, os.X_OK), "build/tlsload not built")
+class Tlsload(GateTest):
+
+    def test_counts_agree_with_tlsgate_log(self):
+        # log_rate: one line for each of ~1,000 connections in a second.
+        g = self.gate(self.backend("http"), mode="http", log_rate=0)
+        csv = os.path.join(self.tmp, "load.csv")
+        rc, out, err = run([TLSLOAD, "--url", "https://127.0.0.1:%d/" %
+                            g.port, "--conns", "4", "--duration", "1",
+                            "--requests-per-conn", "2", "--tls-reuse", "50",
+                            "--csv", csv], 30)
+        self.assertEqual(rc, 0, err)
+        kv = report(out)
+        conns, resumed = int(kv["conns"]), int(kv["resumed"])
+        self.assertGreater(conns, 10, kv)
+        self.assertEqual(kv["errors"], "0", kv)
+        # A connection still in flight at the end may stop short of its
+        # second request: at most one per --conns.
+        self.assertLessEqual(int(kv["requests"]), 2 * conns, kv)
+        self.assertGreaterEqual(int(kv["requests"]), 2 * conns - 8, kv)
+        # Half offer a session; only those after the first full one can
+        # be resumed.
+        self.assertGreaterEqual(resumed, conns // 2 - 4, kv)
+        self.assertLessEqual(resumed, conns // 2 + 1, kv)
+        logged = g.wait_conns(conns)
+        self.assertEqual(len(logged), conns)
+        self.assertEqual(sum(c["resumed"] == "yes" for c in logged), resumed)
+        with open(csv) as f:
+            rows = [line.split(",") for line in f.readlines()[1:]]
+        self.assertEqual(sum(int(r[1]) for r in rows), conns)
+
+    def test_full_handshakes_only_when_reuse_is_zero(self):
+        g = self.gate(self.backend("http"), mode="http", log_rate=0)
+        rc, out, err = run([TLSLOAD, "--url", "https://127.0.0.1:%d/" %
+                            g.port, "--conns", "2", "--duration", "0.5",
+                            "--requests-per-conn", "0", "--tls-reuse", "0"],
+                           30)
+        self.assertEqual(rc, 0, err)
+        kv = report(out)
+        self.assertGreater(int(kv["conns"]), 0, kv)
+        self.assertEqual(kv["resumed"], "0", kv)
+        logged = g.wait_conns(int(kv["conns"]))
+        self.assertFalse([c for c in logged if c["resumed"] != "no"])
+
+
+def sample(second, rss, fds, other, hw=5, hs=100, res=50):
+    return (second, rss, fds, other, {"high_water": hw, "handshakes": hs,
+                                      "resumed": res})
+
+
+class SoakVerdict(unittest.TestCase):
+    """soak.py's assertions, on made-up figures."""
+
+    GOOD = {"errors": "0", "conns": "1000"}
+
+    def judge(self, kv=None, first=2.0, last=2.0, at=None, end=None):
+        at = at or sample(10, 10000, 4, 4)
+        end = end or sample(60, 10000, 4, 4)
+        return soak.verdict(kv or self.GOOD, first, last, at, end, True,
+                            45000)
+
+    def test_clean_run_passes(self):
+        self.assertEqual(self.judge(), [])
+
+    def test_errors_fail(self):
+        self.assertTrue(self.judge({"errors": "3", "conns": "1000"}))
+
+    def test_p99_growth_above_the_floor_fails(self):
+        self.assertTrue(self.judge(first=20.0, last=26.0))
+        self.assertEqual(self.judge(first=20.0, last=24.0), [])
+
+    def test_p99_growth_below_the_floor_is_noise(self):
+        self.assertEqual(self.judge(first=1.0, last=soak.FLOOR_MS - 1), [])
+
+    def test_leaked_descriptor_fails(self):
+        self.assertTrue(self.judge(end=sample(60, 10000, 5, 5)))
+        self.assertTrue(self.judge(end=sample(60, 10000, 6, 4)))
+
+    def test_rss_growth_fails_unless_new_slots_explain_it(self):
+        self.assertTrue(self.judge(end=sample(60, 10100, 4, 4)))
+        self.assertEqual(self.judge(end=sample(60, 10100, 4, 4, hw=8)), [])
+
+
+@unittest.skipUnless(os.access(TLSLOAD, os.X_OK), "build/tlsload not built")
+@unittest.skipIf(WRAP, "soak.py runs tlsgate unwrapped")
+class SoakRun(unittest.TestCase):
+
+    def test_short_soak_passes_and_prints_its_figures(self):
+        # 3 s windows of 50 conns/s say nothing about latency drift (the
+        # verdict tests above cover that rule): a floor of 1 s turns it off.
+        out = os.path.join(ROOT, "build", "soak-smoke")
+        p = subprocess.run([sys.executable, SOAK, "--bin", BIN, "--duration",
+                            "6", "--window", "3", "--rate", "50",
+                            "--floor-ms", "1000", "--out", out], capture_output=True, timeout=60 * SLOW)
+        text = p.stdout.decode()
+        self.assertEqual(p.returncode, 0, text + p.stderr.decode())
+        self.assertRegex(text, r"soak: p99 first 3 s [\d.]+ ms, last 3 s")
+        self.assertRegex(text, r"soak: rss at 3 s \d+ kB, at end \d+ kB")
+        self.assertRegex(text, r"soak: fds at 3 s \d+ ")
+        self.assertIn("300 conns, 0 errors", text)
+        for f in ("tlsload.csv", "tlsload.svg", "samples.csv"):
+            self.assertTrue(os.path.getsize(os.path.join(out, f)) > 0, f)
