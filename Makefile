@@ -99,6 +99,7 @@ soak: all $(B)/tlsload
 
 bench: all $(B)/tlsload $(B)/cryptobench
 	$(PY) tests/bench/bench.py
+	$(PY) tests/bench/workers.py
 
 # The other BearSSL (system when the default is source): a smoke subset.
 OTHER_BEARSSL = $(if $(filter source,$(BEARSSL)),system,source)
