@@ -13,6 +13,9 @@ import socket
 import struct
 import subprocess
 import threading
+import unittest
+
+import harness
 import time
 
 from harness import (BIN, LOOPBACK, ROOT, SLOW, GateTest, certs, client_ctx,
@@ -339,6 +342,8 @@ def set_subreaper(on):
         return False
 
 
+@unittest.skipIf(harness.WRAP, "the init script runs the binary itself, "
+                 "without the wrapper (qemu, valgrind)")
 class InitScripts(GateTest):
 
     def init(self, env, action):

@@ -3,6 +3,7 @@ import os
 import signal
 import ssl
 import time
+import unittest
 
 import harness
 from harness import GateTest, tls_connect, close_tls, client_ctx
@@ -30,6 +31,9 @@ def get(port, ctx, session=None):
     return got, reused, sess
 
 
+@unittest.skipIf("qemu" in " ".join(harness.WRAP),
+                 "qemu-user emulates the workers' fork and robust futexes "
+                 "too slowly or not at all")
 class Workers(GateTest):
     def start(self):
         return self.gate(self.backend("http"), mode="http", workers="2")
