@@ -17,6 +17,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 
 #include "port.h"
 
@@ -96,6 +99,12 @@ spawn(unsigned k, int (*run)(unsigned))
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = SIG_DFL;
 		sigaction(SIGCHLD, &sa, NULL);
+#if defined(__linux__)
+		/* A parent killed outright: drain and go, unsupervised. */
+		(void)prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() == 1)
+			_exit(0);
+#endif
 		sigprocmask(SIG_SETMASK, &unblocked, NULL);
 		_exit(run(k));
 	}

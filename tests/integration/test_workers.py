@@ -84,3 +84,15 @@ class Workers(GateTest):
         for k in kids:
             self.assertFalse(os.path.exists("/proc/%d" % k),
                              "worker %d left behind" % k)
+
+    def test_workers_end_when_the_parent_is_killed(self):
+        g = self.start()
+        get(g.port, client_ctx())
+        kids = children(g.pid)
+        self.assertEqual(len(kids), 2)
+        g.kill()
+        end = harness.deadline(10)
+        while [k for k in kids if os.path.exists("/proc/%d/stat" % k) and
+               open("/proc/%d/stat" % k).read().split()[2] != "Z"]:
+            self.assertLess(time.monotonic(), end, "orphaned workers run on")
+            time.sleep(0.05)
