@@ -157,20 +157,26 @@ pem_append(void *ctx, const void *data, size_t len)
 }
 
 /*
- * Decode all PEM objects named like `want` (prefix match on the name's
- * end: "CERTIFICATE", "PRIVATE KEY") into dst, recording each one's
- * offset and length.  Returns the object count, or -1 with *why set.
+ * Read the file at path into pem[] and decode all PEM objects named
+ * like `want` (prefix match on the name's end: "CERTIFICATE", "PRIVATE
+ * KEY") into dst, recording each one's offset and length.  Returns the
+ * object count, or -1 with *why set.
  */
 static int
-pem_decode(const unsigned char *src, size_t len, const char *want,
-    unsigned char *dst, size_t cap, size_t *off, size_t *olen, int max,
-    const char **why)
+pem_decode(const char *path, const char *want, unsigned char *dst,
+    size_t cap, size_t *off, size_t *olen, int max, const char **why)
 {
 	static br_pem_decoder_context pc;
 	struct pem_sink sink = { dst, cap, 0, 0 };
 	int n = 0, inobj = 0, take = 0;
-	size_t start = 0;
+	size_t start = 0, len;
+	const unsigned char *src = pem;
+	long flen;
 
+	flen = port_read_file(path, pem, sizeof(pem), why);
+	if (flen < 0)
+		return -1;
+	len = (size_t)flen;
 	br_pem_decoder_init(&pc);
 	while (len > 0 || inobj) {
 		size_t k;
@@ -227,13 +233,9 @@ load_chain(struct tls_cred *c, const char *path, char *err, size_t cap)
 {
 	size_t off[TLSGATE_MAX_CERTS], len[TLSGATE_MAX_CERTS];
 	const char *why;
-	long flen;
 	int n;
 
-	flen = port_read_file(path, pem, sizeof(pem), &why);
-	if (flen < 0)
-		goto fail;
-	n = pem_decode(pem, (size_t)flen, "CERTIFICATE", c->der,
+	n = pem_decode(path, "CERTIFICATE", c->der,
 	    sizeof(c->der), off, len, TLSGATE_MAX_CERTS, &why);
 	if (n <= 0)
 		goto fail;
@@ -267,12 +269,8 @@ load_key(struct tls_cred *c, const char *path, char *err, size_t cap)
 	static br_skey_decoder_context dc;
 	size_t off[1], len[1], used = 0;
 	const char *why;
-	long flen;
 
-	flen = port_read_file(path, pem, sizeof(pem), &why);
-	if (flen < 0)
-		goto fail;
-	if (pem_decode(pem, (size_t)flen, "PRIVATE KEY", key_der,
+	if (pem_decode(path, "PRIVATE KEY", key_der,
 	    sizeof(key_der), off, len, 1, &why) <= 0)
 		goto fail;
 	br_skey_decoder_init(&dc);
@@ -399,13 +397,9 @@ load_anchors(struct tls_area *a, const char *path, char *err, size_t cap)
 	size_t off[TLSGATE_MAX_ANCHORS], len[TLSGATE_MAX_ANCHORS];
 	static br_x509_decoder_context xd;
 	const char *why;
-	long flen;
 	int n;
 
-	flen = port_read_file(path, pem, sizeof(pem), &why);
-	if (flen < 0)
-		goto fail;
-	n = pem_decode(pem, (size_t)flen, "CERTIFICATE", der, sizeof(der),
+	n = pem_decode(path, "CERTIFICATE", der, sizeof(der),
 	    off, len, (int)(TLSGATE_MAX_ANCHORS - a->nanchors), &why);
 	if (n <= 0)
 		goto fail;
