@@ -21,7 +21,12 @@
 #include "log.h"
 #include "slot.h"
 
-#define LINGER_MS	2000	/* after close_notify: wait this for the peer */
+/*
+ * After close_notify or a fatal alert: how long the peer has to close.
+ * Meanwhile what it sends is read and dropped, so that the kernel does
+ * not answer it with a reset while our last bytes are on their way.
+ */
+#define LINGER_MS	2000
 
 static struct slot slots[TLSGATE_MAX_SLOTS];
 static struct slot *free_list[TLSGATE_MAX_SLOTS];
@@ -47,12 +52,6 @@ slot_table_init(const struct config *c)
 		s->cfd = s->bfd = -1;
 		tls_conn_init(&s->tls, s->ibuf, sizeof(s->ibuf), s->obuf,
 		    sizeof(s->obuf));
-		/*
-		 * BearSSL seeds a context from the OS once, at its first
-		 * reset; do it now, before any chroot or syscall filter.
-		 */
-		(void)tls_conn_reset(&s->tls, 0);
-		tls_conn_release(&s->tls);
 		free_list[nfree++] = s;
 	}
 }
@@ -85,6 +84,9 @@ slot_live(unsigned i)
 uint64_t
 slot_wait_since(const struct slot *s)
 {
+	/* A lingering slot has nothing left to serve: the first to go. */
+	if (s->state == SLOT_LINGER)
+		return 0;
 	if (s->state == SLOT_HANDSHAKE)
 		return s->t_accept;
 	if (s->state == SLOT_RELAY && s->phase == FWD_HEAD && s->hlen > 0)
@@ -142,6 +144,8 @@ slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
 	s->c2b = s->b2c = 0;
 	s->ra_off = s->ra_len = 0;
 	s->outcome = NULL;
+	s->err = 0;
+	s->alert = 0;
 	s->status = 0;
 	s->nreq = 0;
 	s->phase = FWD_RAW;
@@ -188,13 +192,14 @@ slot_close(struct slot *s, int abort)
 	sni_for_log(br_ssl_engine_get_server_name(eng), sni, sizeof(sni));
 	log_msg(LOG_INFO, "conn id=%u worker=%u svc=%s peer=%s ms=%llu in=%llu "
 	    "out=%llu requests=%u resumed=%s version=%s suite=%s sni=%s "
-	    "status=%d outcome=%s", s->id, slot_worker, s->svc->name, peer,
-	    (unsigned long long)(slot_now - s->t_accept), s->c2b,
+	    "status=%d alert=%u outcome=%s", s->id, slot_worker, s->svc->name,
+	    peer, (unsigned long long)(slot_now - s->t_accept), s->c2b,
 	    s->b2c, s->nreq,
 	    hs && tls_resumed(&s->tls) ? "yes" : "no",
 	    hs ? tls_version_name(br_ssl_engine_get_version(eng)) : "none",
 	    hs ? tls_suite_name(eng->session.cipher_suite) : "none",
-	    sni, s->status, s->outcome != NULL ? s->outcome : "ok");
+	    sni, s->status, s->alert, s->outcome != NULL ? s->outcome :
+	    tls_error_name(s->err));
 	slot_stats.bytes_in += s->c2b;
 	slot_stats.bytes_out += s->b2c;
 	if (s->status != 0)
@@ -243,6 +248,61 @@ start_closing(struct slot *s, const char *why)
 	br_ssl_engine_close(&s->tls.sc.eng);
 	s->state = SLOT_CLOSING;
 	s->deadline = slot_now + LINGER_MS;
+}
+
+/*
+ * Our last bytes are written: send FIN, and read and drop what the
+ * client still sends until it closes or LINGER_MS pass.
+ */
+static void
+linger(struct slot *s)
+{
+	if (s->bfd >= 0) {
+		port_close(s->bfd, 0);
+		s->bfd = -1;
+	}
+	if (!(s->flags & SLOT_F_CSHUT)) {
+		port_shutdown_wr(s->cfd);
+		s->flags |= SLOT_F_CSHUT;
+	}
+	s->state = SLOT_LINGER;
+	s->deadline = slot_now + LINGER_MS;
+}
+
+/*
+ * The engine failed: the client gets the fatal alert that says why
+ * (unless BearSSL sent it, or the client sent one), then an orderly
+ * close.  Ours is written only if no record of the engine's is half
+ * sent, since it would land in the middle of that one.
+ */
+static void
+tls_failed(struct slot *s, int err)
+{
+	const unsigned char *rec;
+	size_t len;
+
+	slot_stats.tls_errors++;
+	if (s->outcome == NULL)
+		s->err = err;
+	rec = tls_fail_record(&s->tls, err, &len);
+	/* Without a record of ours, BearSSL's alert (if any) is out. */
+	if (rec == NULL || (!(s->flags & (SLOT_F_CWB | SLOT_F_CSHUT)) &&
+	    port_write(s->cfd, rec, len) == (long)len))
+		s->alert = tls_error_alert(err);
+	linger(s);
+}
+
+/* Lingering: drop what the client sends; close at its EOF. */
+static void
+linger_read(struct slot *s)
+{
+	long n;
+
+	do
+		n = port_read(s->cfd, s->ibuf, sizeof(s->ibuf));
+	while (n > 0);
+	if (n != PORT_AGAIN)
+		slot_close(s, 0);
 }
 
 /* Feed the engine record bytes, from the read-ahead or the socket. */
@@ -462,11 +522,13 @@ step(struct slot *s)
 		if (st == BR_SSL_CLOSED) {
 			int err = br_ssl_engine_last_error(eng);
 
-			if (err != BR_ERR_OK) {
-				slot_stats.tls_errors++;
-				set_outcome(s, tls_error_name(err));
+			if (err == BR_ERR_OK) {
+				slot_close(s, 0);
+				return;
 			}
-			slot_close(s, err != BR_ERR_OK);
+			tls_failed(s, err);
+			/* The client may have closed already. */
+			linger_read(s);
 			return;
 		}
 		switch (s->state) {
@@ -528,6 +590,10 @@ slot_events(const struct slot *s, short *cev, short *bev)
 	unsigned st = br_ssl_engine_current_state(&s->tls.sc.eng);
 
 	*cev = *bev = 0;
+	if (s->state == SLOT_LINGER) {
+		*cev = PORT_IN;
+		return;
+	}
 	if ((st & BR_SSL_SENDREC) && !(s->flags & SLOT_F_CSHUT))
 		*cev |= PORT_OUT;
 	if ((st & BR_SSL_RECVREC) && s->ra_len == 0 && !(s->flags & SLOT_F_CEOF))
@@ -570,6 +636,10 @@ slot_io(struct slot *s, int crev, int brev)
 		slot_close(s, 0);
 		return;
 	}
+	if (s->state == SLOT_LINGER) {
+		linger_read(s);
+		return;
+	}
 	step(s);
 	if (s->state == SLOT_RELAY)
 		set_deadline(s);
@@ -598,6 +668,9 @@ slot_expire(struct slot *s)
 		break;
 	case SLOT_CLOSING:
 		slot_close(s, 1);
+		return;
+	case SLOT_LINGER:
+		slot_close(s, 0);
 		return;
 	case SLOT_FREE:
 		return;

@@ -4,6 +4,7 @@
  *
  *   HANDSHAKE --done--> CONNECT --connected--> RELAY --backend EOF-->
  *   CLOSING --close_notify sent and client gone--> FREE
+ *   any TLS failure --alert, FIN--> LINGER --client EOF or 2 s--> FREE
  *
  * Owns every byte of a connection: the TLS engine and its buffers, the
  * client and backend sockets, deadlines and counters.  Never allocates;
@@ -27,6 +28,7 @@ enum slot_state {
 	SLOT_CONNECT,		/* handshake done, backend connect pending */
 	SLOT_RELAY,		/* plaintext both ways */
 	SLOT_CLOSING,		/* close_notify queued; waiting to send it */
+	SLOT_LINGER,		/* TLS failed: alert and FIN sent; dropping input */
 };
 
 /* flags */
@@ -61,6 +63,8 @@ struct slot {
 	/* Record bytes read ahead of what the engine asked for, in ibuf. */
 	size_t			 ra_off, ra_len;
 	const char		*outcome;
+	int			 err;		/* the engine's, if no outcome */
+	unsigned		 alert;		/* the fatal alert sent, or 0 */
 	int			 status;	/* our own HTTP answer, if any */
 	struct port_addr	 peer, local;
 	const struct service	*svc;
@@ -108,7 +112,8 @@ struct slot *slot_open(int cfd, const struct port_addr *peer,
 unsigned slot_free_count(void);
 /*
  * Since when the slot has been waiting for its client to finish a
- * handshake or a request head (UINT64_MAX: not waiting, not evictable).
+ * handshake or a request head (0 for a lingering slot; UINT64_MAX: not
+ * waiting, not evictable).
  */
 uint64_t slot_wait_since(const struct slot *);
 /* The slot waiting longest, if it has waited since before the bound. */

@@ -638,11 +638,20 @@ static const br_ssl_server_policy_class sni_policy = {
 	sni_sign
 };
 
-void
-tls_conn_init(struct tls_conn *t, void *ibuf, size_t ilen, void *obuf,
-    size_t olen)
+/*
+ * What every connection starts from: the settings that do not depend on
+ * the service, made once.  A handshake changes fields of the context
+ * that BearSSL's reset does not restore (in 0.6 the negotiated maximum
+ * fragment length, for one), so each connection gets a fresh copy of
+ * this rather than a reset of what the last one left.
+ */
+static br_ssl_server_context pristine;
+static int pristine_ready;
+
+static void
+pristine_init(void *ibuf, size_t ilen, void *obuf, size_t olen)
 {
-	br_ssl_server_context *sc = &t->sc;
+	br_ssl_server_context *sc = &pristine;
 	br_ssl_engine_context *eng = &sc->eng;
 	unsigned char seed[32];
 
@@ -668,12 +677,38 @@ tls_conn_init(struct tls_conn *t, void *ibuf, size_t ilen, void *obuf,
 	br_ssl_engine_set_default_ecdsa(eng);
 	br_ssl_engine_set_all_flags(eng, BR_OPT_ENFORCE_SERVER_PREFERENCES |
 	    BR_OPT_NO_RENEGOTIATION);
+	/*
+	 * BearSSL seeds a context from the OS at its first reset, and never
+	 * again: do it here, once, before any chroot or syscall filter, so
+	 * that every copy counts as seeded.  The buffers are only lent for
+	 * that reset; each copy gets its own.
+	 */
 	br_ssl_engine_set_buffers_bidi(eng, ibuf, ilen, obuf, olen);
-	t->policy = &sni_policy;
-	/* A seed of its own for each context's DRBG, from the OS-seeded one. */
 	br_hmac_drbg_generate(&seed_drbg, seed, sizeof(seed));
 	br_ssl_engine_inject_entropy(eng, seed, sizeof(seed));
 	memset(seed, 0, sizeof(seed));
+	(void)br_ssl_server_reset(sc);
+	pristine_ready = 1;
+}
+
+void
+tls_conn_init(struct tls_conn *t, void *ibuf, size_t ilen, void *obuf,
+    size_t olen)
+{
+	unsigned char seed[32];
+
+	if (!pristine_ready)
+		pristine_init(ibuf, ilen, obuf, olen);
+	t->ibuf = ibuf;
+	t->obuf = obuf;
+	t->ilen = ilen;
+	t->olen = olen;
+	t->sc = pristine;
+	/* A seed of its own for each context's DRBG, from the OS-seeded one. */
+	br_hmac_drbg_generate(&seed_drbg, seed, sizeof(seed));
+	br_ssl_engine_inject_entropy(&t->sc.eng, seed, sizeof(seed));
+	memset(seed, 0, sizeof(seed));
+	t->policy = &sni_policy;
 	t->area = TLSGATE_MAX_SERVICES;	/* none */
 }
 
@@ -718,7 +753,13 @@ tls_conn_reset(struct tls_conn *t, unsigned svc)
 	struct tls_svc *sv = &a->svc[svc];
 	br_ssl_server_context *sc = &t->sc;
 	br_ssl_engine_context *eng = &sc->eng;
+	br_hmac_drbg_context rng = eng->rng;	/* BEARSSL-INTERNAL: rng */
 
+	/* Fresh from the template; only the DRBG carries on. */
+	*sc = pristine;
+	eng->rng = rng;
+	memset(&rng, 0, sizeof(rng));
+	br_ssl_engine_set_buffers_bidi(eng, t->ibuf, t->ilen, t->obuf, t->olen);
 	tls_conn_release(t);
 	t->area = active;
 	t->svc = svc;
@@ -726,8 +767,8 @@ tls_conn_reset(struct tls_conn *t, unsigned svc)
 	t->cache_hit = t->cache_saved = 0;
 	t->client_auth = sv->nanchor > 0;
 	br_ssl_engine_set_versions(eng, sv->tls_min, BR_TLS12);
-	br_ssl_engine_set_hash(eng, br_md5_ID, sv->tls_min < BR_TLS12 ?
-	    &br_md5_vtable : NULL);
+	if (sv->tls_min < BR_TLS12)
+		br_ssl_engine_set_hash(eng, br_md5_ID, &br_md5_vtable);
 	br_ssl_engine_set_suites(eng, sv->suites, sv->nsuites);
 	br_ssl_server_set_policy(sc, &t->policy);
 	br_ssl_server_set_cache(sc, sv->cache_on ? &caches->c[svc].vtable :
@@ -735,8 +776,6 @@ tls_conn_reset(struct tls_conn *t, unsigned svc)
 	br_ssl_engine_set_protocol_names(eng, alpn_names, sv->alpn ? 1 : 0);
 	if (t->client_auth)
 		client_auth(t, a, sv);
-	else
-		br_ssl_server_set_trust_anchor_names_alt(sc, NULL, 0);
 	return br_ssl_server_reset(sc) ? 0 : -1;
 }
 
@@ -832,40 +871,91 @@ tls_version_name(unsigned v)
 	return "none";
 }
 
+/*
+ * Each engine error with its name for the log and the fatal alert that
+ * reports it (RFC 5246 7.2.2).  BearSSL 0.6 sends an alert itself only
+ * for the errors it reports as BR_ERR_SEND_FATAL_ALERT + alert.
+ */
+static const struct {
+	const char	*name;
+	int		 code;
+	unsigned char	 alert;
+} errors[] = {
+	{ "ok", BR_ERR_OK, 0 },
+	{ "bad-param", BR_ERR_BAD_PARAM, 50 },	/* length fields disagree */
+	{ "bad-state", BR_ERR_BAD_STATE, 80 },
+	{ "unsupported-version", BR_ERR_UNSUPPORTED_VERSION, 70 },
+	{ "bad-version", BR_ERR_BAD_VERSION, 70 },
+	{ "bad-length", BR_ERR_BAD_LENGTH, 22 },
+	{ "record-too-large", BR_ERR_TOO_LARGE, 22 },
+	{ "bad-mac", BR_ERR_BAD_MAC, 20 },
+	{ "no-random", BR_ERR_NO_RANDOM, 80 },
+	{ "unknown-record-type", BR_ERR_UNKNOWN_TYPE, 10 },
+	{ "unexpected-message", BR_ERR_UNEXPECTED, 10 },
+	{ "bad-ccs", BR_ERR_BAD_CCS, 10 },
+	{ "bad-alert", BR_ERR_BAD_ALERT, 50 },
+	{ "bad-handshake", BR_ERR_BAD_HANDSHAKE, 50 },
+	{ "oversized-session-id", BR_ERR_OVERSIZED_ID, 47 },
+	{ "no-shared-cipher", BR_ERR_BAD_CIPHER_SUITE, 40 },
+	{ "bad-compression", BR_ERR_BAD_COMPRESSION, 40 },
+	{ "bad-fragment-length", BR_ERR_BAD_FRAGLEN, 47 },
+	{ "bad-secure-renegotiation", BR_ERR_BAD_SECRENEG, 40 },
+	{ "extra-extension", BR_ERR_EXTRA_EXTENSION, 110 },
+	{ "bad-sni", BR_ERR_BAD_SNI, 50 },
+	{ "bad-hello-done", BR_ERR_BAD_HELLO_DONE, 10 },
+	{ "limit-exceeded", BR_ERR_LIMIT_EXCEEDED, 80 },
+	{ "bad-finished", BR_ERR_BAD_FINISHED, 51 },
+	{ "resume-mismatch", BR_ERR_RESUME_MISMATCH, 47 },
+	{ "invalid-algorithm", BR_ERR_INVALID_ALGORITHM, 47 },
+	{ "bad-signature", BR_ERR_BAD_SIGNATURE, 51 },
+	{ "wrong-key-usage", BR_ERR_WRONG_KEY_USAGE, 43 },
+	{ "no-client-auth", BR_ERR_NO_CLIENT_AUTH, 40 },
+	{ "io", BR_ERR_IO, 0 },
+	{ "client-cert-expired", BR_ERR_X509_EXPIRED, 45 },
+	{ "client-cert-untrusted", BR_ERR_X509_NOT_TRUSTED, 48 },
+};
+
+unsigned
+tls_error_alert(int err)
+{
+	if (err >= BR_ERR_SEND_FATAL_ALERT)
+		return (unsigned)(err - BR_ERR_SEND_FATAL_ALERT);
+	for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++)
+		if (errors[i].code == err)
+			return errors[i].alert;
+	/* Other certificate errors; the rest are the peer's alerts or ours. */
+	return err >= BR_ERR_X509_OK && err < BR_ERR_RECV_FATAL_ALERT ? 42 : 0;
+}
+
+const unsigned char *
+tls_fail_record(struct tls_conn *t, int err, size_t *len)
+{
+	br_ssl_engine_context *eng = &t->sc.eng;
+	/* BEARSSL-INTERNAL: out, the write direction's record protection. */
+	const br_sslrec_out_class **out = &eng->out.vtable;
+	unsigned char *buf = t->obuf;
+	unsigned version = br_ssl_engine_get_version(eng);
+	size_t start = 5, end = t->olen;
+	unsigned alert = tls_error_alert(err);
+
+	*len = 0;
+	if (alert == 0 || err >= BR_ERR_SEND_FATAL_ALERT ||
+	    br_ssl_engine_current_state(eng) != BR_SSL_CLOSED)
+		return NULL;
+	(*out)->max_plaintext(out, &start, &end);
+	if (end < start + 2)
+		return NULL;
+	buf[start] = 2;		/* fatal */
+	buf[start + 1] = (unsigned char)alert;
+	*len = 2;
+	/* Before a version is agreed, the one every TLS peer reads. */
+	return (*out)->encrypt(out, 21 /* alert */, version != 0 ? version :
+	    BR_TLS10, buf + start, len);
+}
+
 const char *
 tls_error_name(int err)
 {
-	static const struct { int code; const char *name; } names[] = {
-		{ BR_ERR_OK, "ok" },
-		{ BR_ERR_BAD_PARAM, "bad-param" },
-		{ BR_ERR_UNSUPPORTED_VERSION, "unsupported-version" },
-		{ BR_ERR_BAD_VERSION, "bad-version" },
-		{ BR_ERR_BAD_LENGTH, "bad-length" },
-		{ BR_ERR_TOO_LARGE, "record-too-large" },
-		{ BR_ERR_BAD_MAC, "bad-mac" },
-		{ BR_ERR_NO_RANDOM, "no-random" },
-		{ BR_ERR_UNKNOWN_TYPE, "unknown-record-type" },
-		{ BR_ERR_UNEXPECTED, "unexpected-message" },
-		{ BR_ERR_BAD_CCS, "bad-ccs" },
-		{ BR_ERR_BAD_ALERT, "bad-alert" },
-		{ BR_ERR_BAD_HANDSHAKE, "bad-handshake" },
-		{ BR_ERR_OVERSIZED_ID, "oversized-session-id" },
-		{ BR_ERR_BAD_CIPHER_SUITE, "no-shared-cipher" },
-		{ BR_ERR_BAD_COMPRESSION, "bad-compression" },
-		{ BR_ERR_BAD_FRAGLEN, "bad-fragment-length" },
-		{ BR_ERR_BAD_SECRENEG, "bad-secure-renegotiation" },
-		{ BR_ERR_EXTRA_EXTENSION, "extra-extension" },
-		{ BR_ERR_BAD_SNI, "bad-sni" },
-		{ BR_ERR_BAD_HELLO_DONE, "bad-hello-done" },
-		{ BR_ERR_LIMIT_EXCEEDED, "limit-exceeded" },
-		{ BR_ERR_BAD_FINISHED, "bad-finished" },
-		{ BR_ERR_RESUME_MISMATCH, "resume-mismatch" },
-		{ BR_ERR_INVALID_ALGORITHM, "invalid-algorithm" },
-		{ BR_ERR_BAD_SIGNATURE, "bad-signature" },
-		{ BR_ERR_WRONG_KEY_USAGE, "wrong-key-usage" },
-		{ BR_ERR_NO_CLIENT_AUTH, "no-client-auth" },
-		{ BR_ERR_IO, "io" },
-	};
 	static char buf[32];
 
 	if (err >= BR_ERR_RECV_FATAL_ALERT && err < BR_ERR_SEND_FATAL_ALERT) {
@@ -878,9 +968,9 @@ tls_error_name(int err)
 		    err - BR_ERR_SEND_FATAL_ALERT);
 		return buf;
 	}
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].code == err)
-			return names[i].name;
+	for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++)
+		if (errors[i].code == err)
+			return errors[i].name;
 	snprintf(buf, sizeof(buf), "error-%d", err);
 	return buf;
 }
@@ -918,7 +1008,7 @@ tls_static_bytes(void)
 {
 	/* The decoders below are static in their functions. */
 	return sizeof(areas) + sizeof(own_caches) + sizeof(pem) +
-	    sizeof(key_der) +
+	    sizeof(key_der) + sizeof(pristine) +
 	    sizeof(br_pem_decoder_context) + sizeof(br_skey_decoder_context) +
 	    2 * sizeof(br_x509_decoder_context) + TLSGATE_MAX_FILE + 512;
 }

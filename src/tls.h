@@ -44,6 +44,8 @@ struct tls_conn {
 	br_x509_minimal_context	 x509;		/* client certificates */
 	br_name_element		 subj[TLS_SUBJ_ELTS];
 	char			 subj_buf[TLS_SUBJ_ELTS][TLS_SUBJ_LEN];
+	unsigned char		*ibuf, *obuf;	/* the engine's, for each reset */
+	size_t			 ilen, olen;
 };
 
 /*
@@ -68,7 +70,11 @@ unsigned tls_inactive_refs(void);
 /* Prepare one slot's context once, on its own buffers. */
 void	tls_conn_init(struct tls_conn *, void *ibuf, size_t ilen,
 	    void *obuf, size_t olen);
-/* Ready the context for a new connection to service svc.  0 or -1. */
+/*
+ * Ready the context for a new connection to service svc: a fresh copy of
+ * the configured context, whatever the last connection did to it; only
+ * its DRBG carries on.  0 or -1.
+ */
 int	tls_conn_reset(struct tls_conn *, unsigned svc);
 /* The connection is over: its area may be reused. */
 void	tls_conn_release(struct tls_conn *);
@@ -82,8 +88,22 @@ size_t	tls_client_subject(const struct tls_conn *, char *buf, size_t cap);
 
 const char *tls_suite_name(unsigned suite);
 const char *tls_version_name(unsigned version);
-/* Short name for an engine error (BR_ERR_* or an alert), for logs. */
+/*
+ * Short name for an engine error (BR_ERR_* or an alert), for logs.  The
+ * name may be in a static buffer the next call overwrites.
+ */
 const char *tls_error_name(int err);
+/* The fatal alert that reports engine error err (0: none is owed). */
+unsigned tls_error_alert(int err);
+/*
+ * The engine failed with err, and BearSSL sent no alert: the record of
+ * the fatal alert that tells the client why, protected as the engine's
+ * write direction is (plaintext before the server's ChangeCipherSpec),
+ * built in the engine's output buffer.  NULL when none is owed: the
+ * engine is not closed, the peer sent the alert, BearSSL already did.
+ */
+const unsigned char *tls_fail_record(struct tls_conn *, int err,
+	    size_t *len);
 size_t	tls_static_bytes(void);
 void	tls_wipe(void);
 
