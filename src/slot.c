@@ -703,5 +703,6 @@ void
 slot_abort(struct slot *s, const char *outcome)
 {
 	set_outcome(s, outcome);
-	slot_close(s, 1);
+	/* A lingering slot has said all it had to: no reset over it. */
+	slot_close(s, s->state != SLOT_LINGER);
 }

@@ -131,7 +131,7 @@ void	slot_io(struct slot *, int crev, int brev);
 void	slot_expire(struct slot *);
 /* Draining: end the slot now if it is between requests (http mode). */
 void	slot_drain(struct slot *);
-/* Close with an outcome, for shutdown. */
+/* Close at once with an outcome (eviction, shutdown): reset unless lingering. */
 void	slot_abort(struct slot *, const char *outcome);
 
 size_t	slot_table_bytes(unsigned nslots);
