@@ -288,7 +288,7 @@ tls_failed(struct slot *s, int err)
 	/* Without a record of ours, BearSSL's alert (if any) is out. */
 	if (rec == NULL || (!(s->flags & (SLOT_F_CWB | SLOT_F_CSHUT)) &&
 	    port_write(s->cfd, rec, len) == (long)len))
-		s->alert = tls_error_alert(err);
+		s->alert = tls_fail_alert(&s->tls, err);
 	linger(s);
 }
 

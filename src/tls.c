@@ -916,10 +916,17 @@ static const struct {
 };
 
 unsigned
-tls_error_alert(int err)
+tls_fail_alert(const struct tls_conn *t, int err)
 {
 	if (err >= BR_ERR_SEND_FATAL_ALERT)
 		return (unsigned)(err - BR_ERR_SEND_FATAL_ALERT);
+	/*
+	 * A record too short for its nonce and tag cannot be authenticated:
+	 * bad_record_mac; only one too long is a record_overflow.
+	 * BEARSSL-INTERNAL: the record's header stays at the start of ibuf.
+	 */
+	if (err == BR_ERR_BAD_LENGTH && (t->ibuf[3] << 8 | t->ibuf[4]) <= 16384)
+		return 20;
 	for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++)
 		if (errors[i].code == err)
 			return errors[i].alert;
@@ -936,7 +943,7 @@ tls_fail_record(struct tls_conn *t, int err, size_t *len)
 	unsigned char *buf = t->obuf;
 	unsigned version = br_ssl_engine_get_version(eng);
 	size_t start = 5, end = t->olen;
-	unsigned alert = tls_error_alert(err);
+	unsigned alert = tls_fail_alert(t, err);
 
 	*len = 0;
 	if (alert == 0 || err >= BR_ERR_SEND_FATAL_ALERT ||

@@ -93,8 +93,8 @@ const char *tls_version_name(unsigned version);
  * name may be in a static buffer the next call overwrites.
  */
 const char *tls_error_name(int err);
-/* The fatal alert that reports engine error err (0: none is owed). */
-unsigned tls_error_alert(int err);
+/* The fatal alert that reports the engine's failure err (0: none). */
+unsigned tls_fail_alert(const struct tls_conn *, int err);
 /*
  * The engine failed with err, and BearSSL sent no alert: the record of
  * the fatal alert that tells the client why, protected as the engine's

@@ -1,0 +1,268 @@
+"""Every TLS failure ends with the alert the RFCs name, then a FIN.
+
+Crafted records and hellos on a raw socket (tlswire.py), and real
+records with a corrupted tag: each case checks the exact fatal alert
+(RFC 5246 7.2.2), in plaintext before tlsgate's write side is encrypted
+and encrypted after, that the connection then ends with a FIN and not a
+reset (also while the client keeps sending), and that a plain client is
+served normally right after.  Where BearSSL itself picks the alert, the
+comment says so."""
+import os
+import socket
+import ssl
+import struct
+import time
+
+from harness import GateTest, client_ctx, deadline, tls_connect
+from tlswire import (ALERT, APPDATA, BAD_RECORD_MAC, CCS, DECODE_ERROR,
+                     HANDSHAKE, HANDSHAKE_FAILURE, PROTOCOL_VERSION,
+                     RECORD_OVERFLOW, UNEXPECTED_MESSAGE, Conn, client_hello,
+                     handshake, hello_extensions, plain_alert, record, u16,
+                     vec16, vec8)
+
+GCM = "ECDHE-ECDSA-AES128-GCM-SHA256"
+CHACHA = "ECDHE-ECDSA-CHACHA20-POLY1305"
+GET = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+
+
+class Alerts(GateTest):
+
+    def setUp(self):
+        super().setUp()
+        self.b = self.backend("http")
+        self.g = self.gate(self.b, mode="http", slots="2")
+
+    def tearDown(self):
+        # Whatever a case sent, the next plain client is served.
+        s = tls_connect(self.g.port)
+        s.sendall(GET)
+        self.assertTrue(s.recv(4096).startswith(b"HTTP/1.1 200"))
+        s.close()
+        super().tearDown()
+
+    def expect_alert(self, data, alert, then=b""):
+        """Send data (and then, while the alert may be on its way); the
+        server must answer with exactly one plaintext fatal alert and a
+        FIN."""
+        c = Conn(self.g.port)
+        c.send(data)
+        if then:
+            try:
+                c.send(then)
+            except OSError:
+                pass
+        recs, end = c.ending()
+        c.close()
+        got = [plain_alert(r) for r in recs if r[0] == ALERT]
+        self.assertEqual(got, [(2, alert)], "records: %r" % (
+            [(r[0], r[2][:8]) for r in recs],))
+        self.assertEqual(end, "fin")
+
+    def hello(self, **kw):
+        return record(HANDSHAKE, client_hello(**kw))
+
+    # --- malformed and truncated hellos -----------------------------
+
+    def test_extensions_longer_than_the_hello_get_decode_error(self):
+        m = bytearray(client_hello())
+        # The extensions block length is the hello's last length field.
+        n = len(hello_extensions())
+        m[-n - 2:-n] = u16(n + 40)
+        self.expect_alert(record(HANDSHAKE, bytes(m)), DECODE_ERROR)
+
+    def test_truncated_hello_gets_decode_error(self):
+        m = client_hello()
+        for cut in (4 + 1, 4 + 2 + 31, 4 + 2 + 32 + 1, 4 + 40, len(m) - 3):
+            body = m[4:cut]
+            self.expect_alert(record(HANDSHAKE, handshake(1, body)),
+                              DECODE_ERROR)
+
+    def test_hello_then_ccs_inside_it_gets_unexpected_message(self):
+        m = client_hello()
+        self.expect_alert(record(HANDSHAKE, m[:30]) +
+                          record(CCS, b"\x01") + record(HANDSHAKE, m[30:]),
+                          UNEXPECTED_MESSAGE)
+
+    def test_ccs_before_the_hello_gets_unexpected_message(self):
+        self.expect_alert(record(CCS, b"\x01") + self.hello(),
+                          UNEXPECTED_MESSAGE)
+
+    def test_two_byte_ccs_gets_unexpected_message(self):
+        self.expect_alert(record(CCS, b"\x01\x01") + self.hello(),
+                          UNEXPECTED_MESSAGE)
+
+    def test_application_data_before_the_handshake(self):
+        self.expect_alert(record(APPDATA, b"GET / HTTP/1.1\r\n\r\n"),
+                          UNEXPECTED_MESSAGE)
+
+    def test_hello_request_from_the_client_is_skipped(self):
+        # RFC 5246 would have unexpected_message; BearSSL's handshake
+        # layer drops every HelloRequest it reads, on both sides
+        # (ssl_hs_common.t0, read-handshake-header), so the hello that
+        # follows is answered.  What must hold: nothing breaks.
+        c = Conn(self.g.port)
+        c.send(record(HANDSHAKE, handshake(0, b"")) + self.hello())
+        msgs = c.first_flight()
+        c.close()
+        self.assertEqual([t for t, _ in msgs], [2, 11, 12, 14])
+
+    def test_unknown_record_type_like_a_heartbeat(self):
+        self.expect_alert(self.hello() + record(24, b"\x01\x40\x00"),
+                          UNEXPECTED_MESSAGE)
+
+    def test_sslv2_hello_gets_protocol_version(self):
+        # An SSL 2.0 CLIENT-HELLO: no TLS record header at all.
+        body = (b"\x01\x03\x01" + struct.pack(">HHH", 3, 0, 16) +
+                b"\xc0\x2b\x00" + os.urandom(16))
+        self.expect_alert(bytes([0x80, len(body)]) + body, PROTOCOL_VERSION)
+
+    def test_compression_without_null_gets_handshake_failure(self):
+        # BearSSL sends this one itself (ssl_hs_server.t0: ok-compression).
+        self.expect_alert(self.hello(compression=b"\x01"), HANDSHAKE_FAILURE)
+
+    def test_compression_list_with_null_is_served(self):
+        c = Conn(self.g.port)
+        c.send(self.hello(compression=b"\x01\x40\x00"))
+        msgs = c.first_flight()
+        c.close()
+        self.assertEqual([t for t, _ in msgs], [2, 11, 12, 14])
+
+    # --- versions ----------------------------------------------------
+
+    def test_hello_versions_below_tls12_get_protocol_version(self):
+        for v in [(0, 0), (0, 255), (1, 0), (2, 0), (2, 255), (3, 0),
+                  (3, 1), (3, 2)]:
+            self.expect_alert(self.hello(version=bytes(v)),
+                              PROTOCOL_VERSION)
+
+    def test_hello_versions_above_tls12_negotiate_tls12(self):
+        for v in [(3, 3)] + [(3, m) for m in range(4, 256, 7)] + \
+                [(3, 255), (4, 0), (255, 255)]:
+            c = Conn(self.g.port)
+            c.send(self.hello(version=bytes(v)))
+            msgs = c.first_flight()
+            c.close()
+            self.assertEqual(msgs[0][0], 2, "version %r" % (v,))
+            self.assertEqual(msgs[0][1][:2], b"\x03\x03", "version %r" % (v,))
+
+    def test_record_versions_that_are_not_tls_get_protocol_version(self):
+        for v in [(0, 0), (2, 0), (4, 3), (255, 255)]:
+            self.expect_alert(record(HANDSHAKE, client_hello(), bytes(v)),
+                              PROTOCOL_VERSION)
+
+    # --- record sizes -------------------------------------------------
+
+    def test_plaintext_record_over_2_14_gets_record_overflow(self):
+        self.expect_alert(record(HANDSHAKE, b"\x01" * (16384 + 1)),
+                          RECORD_OVERFLOW)
+
+    def test_zero_length_records_before_the_hello_are_ignored(self):
+        # RFC 5246 6.2.1 forbids sending them but names no alert; BearSSL
+        # skips empty plaintext records, and the hello that follows is
+        # answered.
+        for t in (HANDSHAKE, ALERT, CCS, APPDATA):
+            c = Conn(self.g.port)
+            c.send(record(t, b"") + self.hello())
+            msgs = c.first_flight()
+            c.close()
+            self.assertEqual([m for m, _ in msgs], [2, 11, 12, 14],
+                             "after an empty record of type %d" % t)
+
+
+class EncryptedAlerts(GateTest):
+    """After the handshake the alert is encrypted: a real client on a
+    raw socket sends a record we spoiled, and must read the alert."""
+
+    def setUp(self):
+        super().setUp()
+        self.b = self.backend("http")
+        self.g = self.gate(self.b, mode="http", slots="2")
+
+    def client(self, suite=GCM):
+        ctx = client_ctx(ciphers=suite, max_version=ssl.TLSVersion.TLSv1_2)
+        sock = socket.create_connection(("127.0.0.1", self.g.port),
+                                        timeout=10)
+        inc, out = ssl.MemoryBIO(), ssl.MemoryBIO()
+        obj = ctx.wrap_bio(inc, out, server_hostname="localhost")
+        end = deadline(10)
+        while True:
+            try:
+                obj.do_handshake()
+                break
+            except ssl.SSLWantReadError:
+                sock.sendall(out.read())
+                b = sock.recv(1 << 16)
+                self.assertTrue(b, "EOF in handshake")
+                inc.write(b)
+            if time.monotonic() > end:
+                self.fail("handshake not done")
+        sock.sendall(out.read())
+        return sock, inc, out, obj
+
+    def answer(self, sock, inc, obj, then=b""):
+        """Feed the server's answer to the client: the alert it reports
+        (as OpenSSL names it) and how the connection ended."""
+        if then:
+            try:
+                sock.sendall(then)
+            except OSError:
+                pass
+        how = "fin"
+        while True:
+            try:
+                b = sock.recv(1 << 16)
+            except ConnectionResetError:
+                how = "rst"
+                break
+            if not b:
+                break
+            inc.write(b)
+        sock.close()
+        try:
+            obj.read(1 << 16)
+        except ssl.SSLError as e:
+            return str(e), how
+        return "no alert", how
+
+    def spoiled(self, obj, out, data=GET):
+        obj.write(data)
+        rec = bytearray(out.read())
+        rec[-1] ^= 0x01         # the tag's last byte
+        return bytes(rec)
+
+    def test_corrupted_gcm_tag_gets_encrypted_bad_record_mac(self):
+        sock, inc, out, obj = self.client(GCM)
+        sock.sendall(self.spoiled(obj, out))
+        why, how = self.answer(sock, inc, obj)
+        self.assertIn("BAD_RECORD_MAC", why.upper().replace(" ", "_"))
+        self.assertEqual(how, "fin")
+        self.g.wait_log(r"alert=20 outcome=bad-mac")
+
+    def test_corrupted_chacha20_tag_gets_encrypted_bad_record_mac(self):
+        sock, inc, out, obj = self.client(CHACHA)
+        sock.sendall(self.spoiled(obj, out))
+        why, how = self.answer(sock, inc, obj)
+        self.assertIn("BAD_RECORD_MAC", why.upper().replace(" ", "_"))
+        self.assertEqual(how, "fin")
+
+    def test_client_still_sending_after_its_bad_record_gets_fin_not_reset(self):
+        sock, inc, out, obj = self.client(GCM)
+        sock.sendall(self.spoiled(obj, out))
+        why, how = self.answer(sock, inc, obj, then=os.urandom(200000))
+        self.assertIn("BAD_RECORD_MAC", why.upper().replace(" ", "_"))
+        self.assertEqual(how, "fin")
+
+    def test_encrypted_record_over_2_14_plus_2048_gets_record_overflow(self):
+        sock, inc, out, obj = self.client(GCM)
+        sock.sendall(bytes([APPDATA, 3, 3]) + struct.pack(">H", 16384 +
+                     2049) + os.urandom(16384 + 2049))
+        why, how = self.answer(sock, inc, obj)
+        self.assertIn("RECORD_OVERFLOW", why.upper().replace(" ", "_"))
+        self.assertEqual(how, "fin")
+
+    def test_encrypted_record_too_short_for_its_tag_gets_bad_record_mac(self):
+        sock, inc, out, obj = self.client(GCM)
+        sock.sendall(bytes([APPDATA, 3, 3, 0, 10]) + os.urandom(10))
+        why, how = self.answer(sock, inc, obj)
+        self.assertIn("BAD_RECORD_MAC", why.upper().replace(" ", "_"))
+        self.assertEqual(how, "fin")
