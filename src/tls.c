@@ -895,7 +895,7 @@ static const struct {
 	{ "bad-ccs", BR_ERR_BAD_CCS, 10 },
 	{ "bad-alert", BR_ERR_BAD_ALERT, 50 },
 	{ "bad-handshake", BR_ERR_BAD_HANDSHAKE, 50 },
-	{ "oversized-session-id", BR_ERR_OVERSIZED_ID, 47 },
+	{ "oversized-session-id", BR_ERR_OVERSIZED_ID, 50 },
 	{ "no-shared-cipher", BR_ERR_BAD_CIPHER_SUITE, 40 },
 	{ "bad-compression", BR_ERR_BAD_COMPRESSION, 40 },
 	{ "bad-fragment-length", BR_ERR_BAD_FRAGLEN, 47 },

@@ -77,6 +77,10 @@ class Alerts(GateTest):
             self.expect_alert(record(HANDSHAKE, handshake(1, body)),
                               DECODE_ERROR)
 
+    def test_session_id_over_32_bytes_gets_decode_error(self):
+        self.expect_alert(self.hello(session_id=os.urandom(33)),
+                          DECODE_ERROR)
+
     def test_hello_then_ccs_inside_it_gets_unexpected_message(self):
         m = client_hello()
         self.expect_alert(record(HANDSHAKE, m[:30]) +
