@@ -63,7 +63,7 @@ struct tls_svc {
 	unsigned		cred0, ncred;
 	unsigned		anchor0, nanchor;
 	uint16_t		suites[10];
-	unsigned		nsuites, tls_min, alpn, cache_on;
+	unsigned		nsuites, tls_min, cache_on;
 };
 
 struct tls_area {
@@ -86,9 +86,6 @@ static unsigned char pem[TLSGATE_MAX_FILE];
 static unsigned char key_der[8192];
 static br_hmac_drbg_context seed_drbg;
 static int seeded;
-
-/* http mode speaks HTTP/1.1; a client offering only h2 still gets it. */
-static const char *alpn_names[] = { "http/1.1" };
 
 /* Take the caches' lock; a worker that died holding it cost us them. */
 static void
@@ -519,7 +516,6 @@ tls_load(const struct config *c, char *err, size_t cap)
 		if (s->tls_min < BR_TLS12)
 			add_suites(sv, suites_cbc, 4);
 		sv->tls_min = s->tls_min;
-		sv->alpn = s->mode == MODE_HTTP;
 		/* A resumed session skips client auth: no cache with it. */
 		sv->cache_on = s->cache > 0 && sv->nanchor == 0;
 		if (!caches_ready && sv->cache_on) {
@@ -678,6 +674,13 @@ pristine_init(void *ibuf, size_t ilen, void *obuf, size_t olen)
 	br_ssl_engine_set_all_flags(eng, BR_OPT_ENFORCE_SERVER_PREFERENCES |
 	    BR_OPT_NO_RENEGOTIATION);
 	/*
+	 * No ALPN names.  With some, BearSSL 0.6 reads out of bounds when a
+	 * client resumes a session offering none of them: the resumed path
+	 * skips the ALPN check and copies names[0xfffe] into the
+	 * ServerHello.  An HTTP/1.1 server needs no ALPN: a client without
+	 * an answer uses HTTP/1.1 (RFC 7301 3.2).
+	 */
+	/*
 	 * BearSSL seeds a context from the OS at its first reset, and never
 	 * again: do it here, once, before any chroot or syscall filter, so
 	 * that every copy counts as seeded.  The buffers are only lent for
@@ -773,7 +776,6 @@ tls_conn_reset(struct tls_conn *t, unsigned svc)
 	br_ssl_server_set_policy(sc, &t->policy);
 	br_ssl_server_set_cache(sc, sv->cache_on ? &caches->c[svc].vtable :
 	    NULL);
-	br_ssl_engine_set_protocol_names(eng, alpn_names, sv->alpn ? 1 : 0);
 	if (t->client_auth)
 		client_auth(t, a, sv);
 	return br_ssl_server_reset(sc) ? 0 : -1;

@@ -4,7 +4,8 @@
  * Owns the credentials (certificate chains and private keys, decoded
  * from PEM into static storage and checked to match), the client-auth
  * trust anchors, the TLS policy of each service (versions, suites,
- * ALPN, SNI choice of a certificate), the per-service session caches
+ * SNI choice of a certificate; no ALPN, see tls.c), the per-service
+ * session caches
  * with their counters, and the entropy every connection is seeded with.
  *
  * All of that but the caches lives in one of two static areas: a reload
