@@ -1,6 +1,7 @@
 # tlsgate - see README.md.
 #   make          build build/tlsgate
 #   make demo     set up and run the demo (terminator + local backend)
+#   make test     build, unit tests, the integration suite (a few minutes)
 #   make check    the whole test suite (also under ASan + UBSan), as CI runs it
 #   make bench    tlsgate side by side with stunnel, hitch and haproxy
 #   make soak     30 minutes of new connections at a fixed rate
@@ -78,6 +79,11 @@ unit: $(UNIT_BINS)
 	for t in $(UNIT_BINS); do \
 		$$t >$$t.log 2>&1; rc=$$?; echo "$$t: $$(tail -1 $$t.log)"; \
 		[ $$rc = 0 ] || { grep -v '^ok' $$t.log; exit 1; }; done
+
+# The daily loop (a few minutes): build, unit tests, the integration
+# suite on the default build.
+test: all unit build/allocshim.so build/alloc-selftest
+	$(PY) tests/run.py --bin $(B)/tlsgate
 
 # The whole suite, as CI runs it: static analysis, unit tests, the
 # integration suite on the default build and under ASan + UBSan, a smoke
@@ -182,7 +188,7 @@ demo:
 clean:
 	rm -rf build
 
-.PHONY: all asan bench bench-crypto check check-system demo fuzz lint soak unit clean
+.PHONY: all asan bench bench-crypto check check-system demo fuzz lint soak test unit clean
 
 # Cross builds, the static binary, the small profile, make size,
 # make check-cross (tests/cross.md).
