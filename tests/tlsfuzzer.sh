@@ -1,0 +1,88 @@
+#!/bin/sh
+# Run tlsfuzzer's TLS 1.2 scripts against a tlsgate build, by hand.
+#
+#   sh tests/tlsfuzzer.sh TLSFUZZER_DIR TLSLITE_DIR [BIN [ec|rsa [SCRIPT...]]]
+#
+# tlsfuzzer and tlslite-ng are not Debian packages: bring your own
+# checkouts; nothing in `make check` depends on this.  Runs Debian's
+# python3 (with python3-ecdsa).  tlsgate runs in http mode in front of
+# tests/backend.py on loopback; TLSMIN=1.0 in the environment adds the
+# ECDHE-CBC suites many scripts hard-code, MODE=tcp uses an echo backend
+# (test-lengths wants one).  Prints one line per script: passed/total and
+# the failed probes; the full outputs stay in the printed directory.
+set -u
+[ $# -ge 2 ] || { sed -n '2,12p' "$0"; exit 100; }
+tf=$1 tl=$2 bin=${3:-build/tlsgate} cert=${4:-ec}
+shift $(($# < 4 ? $# : 4))
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=$(mktemp -d "${TMPDIR:-/tmp}/tlsgate-tlsfuzzer-XXXXXX")
+py=/usr/bin/python3
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+if [ "$cert" = ec ]; then
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+	    -keyout "$out/key.pem" -out "$out/cert.pem" -subj /CN=localhost \
+	    -days 2 2>/dev/null
+	suite=TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256
+else
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$out/key.pem" \
+	    -out "$out/cert.pem" -subj /CN=localhost -days 2 2>/dev/null
+	suite=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256
+fi
+mode=${MODE:-http}
+bmode=http
+[ "$mode" = tcp ] && bmode=echo
+bp=$(port) gp=$(port)
+python3 "$root/tests/backend.py" --port "$bp" --mode "$bmode" >/dev/null 2>&1 &
+bpid=$!
+{
+	echo "listen = 127.0.0.1:$gp"
+	echo "backend = 127.0.0.1:$bp"
+	echo "mode = $mode"
+	echo "cert = $out/cert.pem"
+	echo "key = $out/key.pem"
+	echo "slots = 16"
+	echo "log_rate = 0"
+	[ -n "${TLSMIN:-}" ] && echo "tls_min = $TLSMIN"
+} >"$out/gate.conf"
+"$bin" -c "$out/gate.conf" 2>"$out/gate.log" &
+gpid=$!
+trap 'kill $gpid $bpid 2>/dev/null' EXIT
+sleep 1
+
+# The TLS 1.2 ECDHE/AEAD scripts, and those that probe hello parsing.
+[ $# -gt 0 ] || set -- conversation aes-gcm-nonces chacha20 \
+    fuzzed-ciphertext invalid-content-type record-layer-fragmentation \
+    large-hello extensions empty-extensions ecdhe-rsa-key-exchange \
+    ecdhe-padded-shared-secret ecdhe-rsa-key-exchange-with-bad-messages \
+    ecdsa-sig-flexibility alpn-negotiation serverhello-random \
+    invalid-version invalid-client-hello \
+    invalid-client-hello-w-record-overflow message-skipping ccs \
+    early-application-data openssl-3712 client-hello-max-size \
+    renegotiation-disabled sig-algs signature-algorithms \
+    downgrade-protection fallback-scsv heartbeat no-heartbeat \
+    hello-request-by-client zero-length-data sessionID-resumption \
+    resumption-with-wrong-ciphers truncating-of-finished \
+    truncating-of-client-hello unsupported-curve-fallback x25519 \
+    invalid-session-id invalid-compression-methods invalid-cipher-suites \
+    version-numbers lengths large-number-of-extensions connection-abort \
+    ssl-death-alert message-duplication interleaved-CKE-with-CCS \
+    invalid-server-name-extension point-extension \
+    extended-master-secret-extension encrypt-then-mac sslv2hello-protocol \
+    client-compatibility atypical-padding
+for s in "$@"; do
+	f="$out/$s.out"
+	# The widest options a script takes: ECDHE and our suite, else less.
+	for args in "-d -C $suite" "-C $suite" "-d" ""; do
+		# shellcheck disable=SC2086
+		PYTHONPATH="$tf:$tl" timeout 600 $py "$tf/scripts/test-$s.py" \
+		    -h 127.0.0.1 -p "$gp" $args >"$f" 2>&1
+		grep -q '^TOTAL:' "$f" && break
+	done
+	printf '%-45s %-4s %9s  [%s] %s\n' "$s" "$cert" \
+	    "$(awk '/^PASS:/ {p=$2} /^TOTAL:/ {t=$2} END {print p "/" t}' "$f")" \
+	    "$args" "$(sed -n '/^FAILED:/,$p' "$f" | sed 1d | tr -d '\t' |
+	    tr '\n' ';' | cut -c1-200)"
+done
+kill -0 $gpid 2>/dev/null || echo "tlsgate DIED: see $out/gate.log"
+echo "outputs: $out"
