@@ -318,6 +318,7 @@ feed_records(struct slot *s)
 	if (buf == NULL)
 		return 0;
 	if (s->ra_len == 0) {
+		/* BEARSSL-INTERNAL: read-ahead past what recvrec_buf grants. */
 		room = (size_t)(s->ibuf + sizeof(s->ibuf) - buf);
 		n = port_read(s->cfd, buf, room);
 		if (n == PORT_AGAIN || n == 0) {

@@ -24,6 +24,7 @@
 
 struct tls_stats tls_stats;
 
+/* BEARSSL-INTERNAL: LRU entry size, LRU_ENTRY_LEN in ssl_lru.c. */
 #define CACHE_ENTRY	100	/* bytes a session takes in BearSSL's LRU */
 #define ANCHOR_MEM	1024	/* DN and public key of one CA */
 
@@ -105,6 +106,7 @@ cache_save(const br_ssl_session_cache_class **ctx, br_ssl_server_context *sc,
 	struct tls_cache *c = (struct tls_cache *)(void *)ctx;
 
 	tls_stats.cache_saves++;
+	/* BEARSSL-INTERNAL: sc is the context we gave, our tls_conn. */
 	((struct tls_conn *)(void *)sc)->cache_saved = 1;
 	cache_lock();
 	c->lru.vtable->save(&c->lru.vtable, sc, params);
@@ -603,6 +605,7 @@ found:
 		br_ssl_server_set_single_rsa(sc, c->chain, c->nchain, &c->rsa,
 		    BR_KEYTYPE_SIGN, br_rsa_private_get_default(),
 		    br_rsa_pkcs1_sign_get_default());
+	/* BEARSSL-INTERNAL: policy swap; the engine signs with the new one. */
 	return (*sc->policy_vtable)->choose(sc->policy_vtable, cc, choices);
 }
 
