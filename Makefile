@@ -22,7 +22,7 @@ PY	?= python3
 SAN	= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	  -fno-sanitize-recover=undefined
 
-SRC	= src/main.c src/config.c src/tls.c src/certname.c src/slot.c \
+SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c src/slot.c \
 	  src/forward.c \
 	  src/http.c src/loop.c src/log.c
 PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c
@@ -136,7 +136,7 @@ build/fuzz/fuzz_http: tests/fuzz/fuzz_http.c src/http.c
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 
 build/fuzz/fuzz_slot: tests/fuzz/fuzz_slot.c tests/fuzz/fakeport.c \
-	    src/slot.c src/forward.c src/http.c src/tls.c src/config.c \
+	    src/slot.c src/forward.c src/http.c src/tls.c src/cred.c src/config.c \
 	    src/log.c src/certname.c src/*.h port/port.h $(CONF)/defaults.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "certname.h"
+#include "cred.h"
 #include "defaults.h"
 #include "tls.h"
 
@@ -26,20 +27,6 @@ struct tls_stats tls_stats;
 
 /* BEARSSL-INTERNAL: LRU entry size, LRU_ENTRY_LEN in ssl_lru.c. */
 #define CACHE_ENTRY	100	/* bytes a session takes in BearSSL's LRU */
-#define ANCHOR_MEM	1024	/* DN and public key of one CA */
-
-struct tls_cred {
-	unsigned char		der[TLSGATE_MAX_CHAIN];
-	br_x509_certificate	chain[TLSGATE_MAX_CERTS];
-	size_t			nchain;
-	int			key_type;	/* BR_KEYTYPE_EC or _RSA */
-	int			issuer_type;
-	br_ec_private_key	ec;
-	br_rsa_private_key	rsa;
-	unsigned char		mat[5 * 512];	/* the key's components */
-	char			names[CERTNAME_MAX][CERTNAME_LEN];
-	unsigned		nnames;
-};
 
 /* A session cache: the vtable pointer first, so that ctx finds it. */
 struct tls_cache {
@@ -68,11 +55,9 @@ struct tls_svc {
 };
 
 struct tls_area {
-	struct tls_cred		creds[TLSGATE_MAX_CREDS];
+	struct cred		creds[TLSGATE_MAX_CREDS];
 	unsigned		ncreds;
-	br_x509_trust_anchor	anchors[TLSGATE_MAX_ANCHORS];
-	unsigned char		anchor_mem[TLSGATE_MAX_ANCHORS][ANCHOR_MEM];
-	unsigned		nanchors;
+	struct cred_anchors	anchors;
 	struct tls_svc		svc[TLSGATE_MAX_SERVICES];
 	unsigned		nsvc;
 	unsigned		refs;
@@ -83,8 +68,6 @@ static struct tls_caches own_caches, *caches = &own_caches;
 static int caches_ready;
 static unsigned active, loaded;
 static int have_active;
-static unsigned char pem[TLSGATE_MAX_FILE];
-static unsigned char key_der[8192];
 static br_hmac_drbg_context seed_drbg;
 static int seeded;
 
@@ -135,313 +118,6 @@ static const br_ssl_session_cache_class cache_class = {
 	sizeof(struct tls_cache), cache_save, cache_load
 };
 
-/* PEM: decode every object of a file, handing each one's DER to got(). */
-struct pem_sink {
-	unsigned char	*buf;
-	size_t		 cap, len;
-	int		 overflow;
-};
-
-static void
-pem_append(void *ctx, const void *data, size_t len)
-{
-	struct pem_sink *s = ctx;
-
-	if (len > s->cap - s->len) {
-		s->overflow = 1;
-		return;
-	}
-	memcpy(s->buf + s->len, data, len);
-	s->len += len;
-}
-
-/*
- * Read the file at path into pem[] and decode all PEM objects named
- * like `want` (prefix match on the name's end: "CERTIFICATE", "PRIVATE
- * KEY") into dst, recording each one's offset and length.  Returns the
- * object count, or -1 with *why set.
- */
-static int
-pem_decode(const char *path, const char *want, unsigned char *dst,
-    size_t cap, size_t *off, size_t *olen, int max, const char **why)
-{
-	static br_pem_decoder_context pc;
-	struct pem_sink sink = { dst, cap, 0, 0 };
-	int n = 0, inobj = 0, take = 0;
-	size_t start = 0, len;
-	const unsigned char *src = pem;
-	long flen;
-
-	flen = port_read_file(path, pem, sizeof(pem), why);
-	if (flen < 0)
-		return -1;
-	len = (size_t)flen;
-	br_pem_decoder_init(&pc);
-	while (len > 0 || inobj) {
-		size_t k;
-
-		if (len == 0) {
-			/* Flush a last line without its newline. */
-			src = (const unsigned char *)"\n";
-			len = 1;
-			inobj = 0;
-		}
-		k = br_pem_decoder_push(&pc, src, len);
-		src += k;
-		len -= k;
-		switch (br_pem_decoder_event(&pc)) {
-		case BR_PEM_BEGIN_OBJ: {
-			const char *name = br_pem_decoder_name(&pc);
-			size_t nl = strlen(name), wl = strlen(want);
-
-			inobj = 1;
-			take = nl >= wl && strcmp(name + nl - wl, want) == 0;
-			if (take && n == max) {
-				*why = "too many objects";
-				return -1;
-			}
-			start = sink.len;
-			br_pem_decoder_setdest(&pc, take ? pem_append : NULL,
-			    &sink);
-			break;
-		}
-		case BR_PEM_END_OBJ:
-			inobj = 0;
-			if (take) {
-				off[n] = start;
-				olen[n] = sink.len - start;
-				n++;
-			}
-			break;
-		case BR_PEM_ERROR:
-			*why = "invalid PEM";
-			return -1;
-		}
-	}
-	if (sink.overflow) {
-		*why = "larger than the compile-time limit";
-		return -1;
-	}
-	if (n == 0)
-		*why = "no PEM object of the expected type";
-	return n;
-}
-
-static int
-load_chain(struct tls_cred *c, const char *path, char *err, size_t cap)
-{
-	size_t off[TLSGATE_MAX_CERTS], len[TLSGATE_MAX_CERTS];
-	const char *why;
-	int n;
-
-	n = pem_decode(path, "CERTIFICATE", c->der,
-	    sizeof(c->der), off, len, TLSGATE_MAX_CERTS, &why);
-	if (n <= 0)
-		goto fail;
-	for (int i = 0; i < n; i++) {
-		c->chain[i].data = c->der + off[i];
-		c->chain[i].data_len = len[i];
-	}
-	c->nchain = (size_t)n;
-	c->nnames = certname_get(c->chain[0].data, c->chain[0].data_len,
-	    c->names);
-	return 0;
-fail:
-	snprintf(err, cap, "cert %s: %s", path, why);
-	return -1;
-}
-
-/* Copy a key component into the credential so the decoder can be wiped. */
-static unsigned char *
-keep(struct tls_cred *c, size_t *used, const unsigned char *p, size_t len)
-{
-	unsigned char *d = c->mat + *used;
-
-	memcpy(d, p, len);
-	*used += len;
-	return d;
-}
-
-static int
-load_key(struct tls_cred *c, const char *path, char *err, size_t cap)
-{
-	static br_skey_decoder_context dc;
-	size_t off[1], len[1], used = 0;
-	const char *why;
-
-	if (pem_decode(path, "PRIVATE KEY", key_der,
-	    sizeof(key_der), off, len, 1, &why) <= 0)
-		goto fail;
-	br_skey_decoder_init(&dc);
-	br_skey_decoder_push(&dc, key_der + off[0], len[0]);
-	if (br_skey_decoder_last_error(&dc) != 0) {
-		why = "not a valid RSA or EC private key";
-		goto fail;
-	}
-	c->key_type = br_skey_decoder_key_type(&dc);
-	if (c->key_type == BR_KEYTYPE_EC) {
-		const br_ec_private_key *k = br_skey_decoder_get_ec(&dc);
-
-		if (k->curve != BR_EC_secp256r1 && k->curve != BR_EC_secp384r1 &&
-		    k->curve != BR_EC_secp521r1) {
-			why = "EC key on an unsupported curve (P-256, P-384, "
-			    "P-521 only)";
-			goto fail;
-		}
-		c->ec.curve = k->curve;
-		c->ec.xlen = k->xlen;
-		c->ec.x = keep(c, &used, k->x, k->xlen);
-	} else {
-		const br_rsa_private_key *k = br_skey_decoder_get_rsa(&dc);
-
-		if (k->n_bitlen < 2048 || k->n_bitlen > 4096) {
-			why = "RSA key size must be 2048 to 4096 bits";
-			goto fail;
-		}
-		c->rsa = *k;
-		c->rsa.p = keep(c, &used, k->p, k->plen);
-		c->rsa.q = keep(c, &used, k->q, k->qlen);
-		c->rsa.dp = keep(c, &used, k->dp, k->dplen);
-		c->rsa.dq = keep(c, &used, k->dq, k->dqlen);
-		c->rsa.iq = keep(c, &used, k->iq, k->iqlen);
-	}
-	why = NULL;
-fail:
-	br_skey_decoder_init(&dc);
-	memset(key_der, 0, sizeof(key_der));
-	memset(pem, 0, sizeof(pem));
-	if (why == NULL)
-		return 0;
-	snprintf(err, cap, "key %s: %s", path, why);
-	return -1;
-}
-
-static size_t
-strip0(const unsigned char **p, size_t len)
-{
-	while (len > 0 && **p == 0) {
-		(*p)++;
-		len--;
-	}
-	return len;
-}
-
-/* Does the key match the first certificate's public key? */
-static const char *
-check_match(struct tls_cred *c)
-{
-	static br_x509_decoder_context xd;
-	static unsigned char buf[BR_EC_KBUF_PUB_MAX_SIZE > 512 ?
-	    BR_EC_KBUF_PUB_MAX_SIZE : 512];
-	const br_x509_pkey *pk;
-
-	br_x509_decoder_init(&xd, NULL, NULL);
-	br_x509_decoder_push(&xd, c->chain[0].data, c->chain[0].data_len);
-	pk = br_x509_decoder_get_pkey(&xd);
-	if (pk == NULL || br_x509_decoder_last_error(&xd) != 0)
-		return "cannot decode the first certificate";
-	c->issuer_type = br_x509_decoder_get_signer_key_type(&xd);
-	if (pk->key_type != c->key_type)
-		return "key type differs from the certificate's";
-	if (c->key_type == BR_KEYTYPE_EC) {
-		br_ec_public_key pub;
-
-		if (br_ec_compute_pub(br_ec_get_default(), &pub, buf,
-		    &c->ec) == 0)
-			return "cannot compute the EC public key";
-		if (pub.curve != pk->key.ec.curve || pub.qlen !=
-		    pk->key.ec.qlen || memcmp(pub.q, pk->key.ec.q, pub.qlen) != 0)
-			return "does not match the certificate";
-	} else {
-		/*
-		 * The modulus p*q names the key pair.  (BearSSL's pubexp
-		 * recomputation is not used: it fails for some valid keys.)
-		 */
-		const unsigned char *a = buf, *b = pk->key.rsa.n;
-		size_t al, bl;
-
-		al = br_rsa_compute_modulus_get_default()(buf, &c->rsa);
-		al = strip0(&a, al);
-		bl = strip0(&b, pk->key.rsa.nlen);
-		if (al == 0 || al != bl || memcmp(a, b, al) != 0)
-			return "does not match the certificate";
-	}
-	return NULL;
-}
-
-/* A CA's DN, streamed out of the decoder into the anchor's memory. */
-struct dn_sink {
-	unsigned char	*buf;
-	size_t		 cap, len;
-};
-
-static void
-dn_append(void *ctx, const void *data, size_t len)
-{
-	struct dn_sink *d = ctx;
-
-	if (len > d->cap - d->len) {
-		d->cap = 0;	/* too long: the anchor is refused */
-		return;
-	}
-	memcpy(d->buf + d->len, data, len);
-	d->len += len;
-}
-
-/* Client-auth CAs of a file, as trust anchors in the area. */
-static int
-load_anchors(struct tls_area *a, const char *path, char *err, size_t cap)
-{
-	static unsigned char der[TLSGATE_MAX_FILE];
-	size_t off[TLSGATE_MAX_ANCHORS], len[TLSGATE_MAX_ANCHORS];
-	static br_x509_decoder_context xd;
-	const char *why;
-	int n;
-
-	n = pem_decode(path, "CERTIFICATE", der, sizeof(der),
-	    off, len, (int)(TLSGATE_MAX_ANCHORS - a->nanchors), &why);
-	if (n <= 0)
-		goto fail;
-	for (int i = 0; i < n; i++) {
-		br_x509_trust_anchor *ta = &a->anchors[a->nanchors];
-		unsigned char *mem = a->anchor_mem[a->nanchors];
-		struct dn_sink dn = { mem, ANCHOR_MEM / 2, 0 };
-		const br_x509_pkey *pk;
-		unsigned char *k = mem + ANCHOR_MEM / 2;
-		size_t room = ANCHOR_MEM / 2;
-
-		br_x509_decoder_init(&xd, dn_append, &dn);
-		br_x509_decoder_push(&xd, der + off[i], len[i]);
-		pk = br_x509_decoder_get_pkey(&xd);
-		why = "a certificate cannot be decoded or is too large";
-		if (pk == NULL || dn.cap == 0)
-			goto fail;
-		ta->dn.data = mem;
-		ta->dn.len = dn.len;
-		ta->flags = BR_X509_TA_CA;
-		ta->pkey = *pk;
-		if (pk->key_type == BR_KEYTYPE_RSA) {
-			if (pk->key.rsa.nlen + pk->key.rsa.elen > room)
-				goto fail;
-			memcpy(k, pk->key.rsa.n, pk->key.rsa.nlen);
-			memcpy(k + pk->key.rsa.nlen, pk->key.rsa.e,
-			    pk->key.rsa.elen);
-			ta->pkey.key.rsa.n = k;
-			ta->pkey.key.rsa.e = k + pk->key.rsa.nlen;
-		} else {
-			if (pk->key.ec.qlen > room)
-				goto fail;
-			memcpy(k, pk->key.ec.q, pk->key.ec.qlen);
-			ta->pkey.key.ec.q = k;
-		}
-		a->nanchors++;
-	}
-	return 0;
-fail:
-	snprintf(err, cap, "client_ca %s: %s", path, why);
-	return -1;
-}
-
 static const uint16_t suites_ec[] = {
 	BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
 	BR_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
@@ -471,7 +147,7 @@ static void
 wipe_area(struct tls_area *a)
 {
 	memset(a->creds, 0, sizeof(a->creds));
-	a->ncreds = a->nanchors = a->nsvc = 0;
+	a->ncreds = a->anchors.n = a->nsvc = 0;
 }
 
 int
@@ -481,7 +157,6 @@ tls_load(const struct config *c, char *err, size_t cap)
 	struct tls_area *a = &areas[idx];
 	unsigned char seed[48];
 	size_t store = 0;
-	const char *why;
 
 	wipe_area(a);
 	for (unsigned i = 0; i < c->nsvc; i++) {
@@ -492,24 +167,19 @@ tls_load(const struct config *c, char *err, size_t cap)
 		sv->cred0 = a->ncreds;
 		sv->ncred = s->ncerts;
 		for (unsigned j = 0; j < s->ncerts; j++) {
-			struct tls_cred *cr = &a->creds[a->ncreds++];
+			struct cred *cr = &a->creds[a->ncreds++];
 
-			if (load_chain(cr, s->certs[j].cert, err, cap) < 0 ||
-			    load_key(cr, s->certs[j].key, err, cap) < 0)
+			if (cred_load(cr, s->certs[j].cert, s->certs[j].key,
+			    err, cap) < 0)
 				goto fail;
-			if ((why = check_match(cr)) != NULL) {
-				snprintf(err, cap, "key %s: %s %s", s->certs[j].key,
-				    why, s->certs[j].cert);
-				goto fail;
-			}
 			ec |= cr->key_type == BR_KEYTYPE_EC;
 			rsa |= cr->key_type == BR_KEYTYPE_RSA;
 		}
-		sv->anchor0 = a->nanchors;
+		sv->anchor0 = a->anchors.n;
 		if (s->client_ca[0] != '\0' &&
-		    load_anchors(a, s->client_ca, err, cap) < 0)
+		    cred_load_anchors(&a->anchors, s->client_ca, err, cap) < 0)
 			goto fail;
-		sv->nanchor = a->nanchors - sv->anchor0;
+		sv->nanchor = a->anchors.n - sv->anchor0;
 		sv->nsuites = 0;
 		if (ec)
 			add_suites(sv, suites_ec, 3);
@@ -584,7 +254,7 @@ sni_choose(const br_ssl_server_policy_class **pctx,
 	const struct tls_area *a = &areas[t->area];
 	const struct tls_svc *sv = &a->svc[t->svc];
 	const char *name = br_ssl_engine_get_server_name(&cc->eng);
-	const struct tls_cred *c;
+	const struct cred *c;
 	br_ssl_server_context *sc = &t->sc;
 
 	t->cred = sv->cred0;
@@ -731,7 +401,7 @@ client_auth(struct tls_conn *t, const struct tls_area *a,
 	};
 	br_x509_minimal_context *x = &t->x509;
 
-	br_x509_minimal_init(x, &br_sha256_vtable, &a->anchors[sv->anchor0],
+	br_x509_minimal_init(x, &br_sha256_vtable, &a->anchors.ta[sv->anchor0],
 	    sv->nanchor);
 	br_x509_minimal_set_rsa(x, br_rsa_pkcs1_vrfy_get_default());
 	br_x509_minimal_set_ecdsa(x, br_ec_get_default(),
@@ -749,7 +419,7 @@ client_auth(struct tls_conn *t, const struct tls_area *a,
 	br_x509_minimal_set_name_elements(x, t->subj, TLS_SUBJ_ELTS);
 	br_ssl_engine_set_x509(&t->sc.eng, &x->vtable);
 	br_ssl_server_set_trust_anchor_names_alt(&t->sc,
-	    &a->anchors[sv->anchor0], sv->nanchor);
+	    &a->anchors.ta[sv->anchor0], sv->nanchor);
 }
 
 int
@@ -1018,11 +688,8 @@ tls_share_caches(const char **why)
 size_t
 tls_static_bytes(void)
 {
-	/* The decoders below are static in their functions. */
-	return sizeof(areas) + sizeof(own_caches) + sizeof(pem) +
-	    sizeof(key_der) + sizeof(pristine) +
-	    sizeof(br_pem_decoder_context) + sizeof(br_skey_decoder_context) +
-	    2 * sizeof(br_x509_decoder_context) + TLSGATE_MAX_FILE + 512;
+	return sizeof(areas) + sizeof(own_caches) + sizeof(pristine) +
+	    cred_static_bytes();
 }
 
 void

@@ -1,12 +1,12 @@
 /*
  * tls.h - everything tlsgate asks of BearSSL on the server side.
  *
- * Owns the credentials (certificate chains and private keys, decoded
- * from PEM into static storage and checked to match), the client-auth
- * trust anchors, the TLS policy of each service (versions, suites,
- * SNI choice of a certificate; no ALPN, see tls.c), the per-service
- * session caches
- * with their counters, and the entropy every connection is seeded with.
+ * Owns the storage of the credentials (decoded and checked by cred.c,
+ * which never sees a connection), the TLS policy of each service
+ * (versions, suites, SNI choice of a certificate; no ALPN, see tls.c),
+ * each connection's context, the alert a failed one owes its client, the
+ * per-service session caches with their counters, and the entropy every
+ * connection is seeded with.
  *
  * All of that but the caches lives in one of two static areas: a reload
  * loads the new configuration into the area no connection uses, and

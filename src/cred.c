@@ -1,0 +1,346 @@
+/*
+ * cred.c - see cred.h.
+ *
+ * PEM files are read whole into one static buffer and decoded into the
+ * caller's storage; the private key's DER and the decoders are wiped as
+ * soon as its components are copied out.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cred.h"
+#include "port.h"
+
+static unsigned char pem[TLSGATE_MAX_FILE];
+static unsigned char key_der[8192];
+
+/* PEM: decode every object of a file, handing each one's DER to got(). */
+struct pem_sink {
+	unsigned char	*buf;
+	size_t		 cap, len;
+	int		 overflow;
+};
+
+static void
+pem_append(void *ctx, const void *data, size_t len)
+{
+	struct pem_sink *s = ctx;
+
+	if (len > s->cap - s->len) {
+		s->overflow = 1;
+		return;
+	}
+	memcpy(s->buf + s->len, data, len);
+	s->len += len;
+}
+
+/*
+ * Read the file at path into pem[] and decode all PEM objects named
+ * like `want` (prefix match on the name's end: "CERTIFICATE", "PRIVATE
+ * KEY") into dst, recording each one's offset and length.  Returns the
+ * object count, or -1 with *why set.
+ */
+static int
+pem_decode(const char *path, const char *want, unsigned char *dst,
+    size_t cap, size_t *off, size_t *olen, int max, const char **why)
+{
+	static br_pem_decoder_context pc;
+	struct pem_sink sink = { dst, cap, 0, 0 };
+	int n = 0, inobj = 0, take = 0;
+	size_t start = 0, len;
+	const unsigned char *src = pem;
+	long flen;
+
+	flen = port_read_file(path, pem, sizeof(pem), why);
+	if (flen < 0)
+		return -1;
+	len = (size_t)flen;
+	br_pem_decoder_init(&pc);
+	while (len > 0 || inobj) {
+		size_t k;
+
+		if (len == 0) {
+			/* Flush a last line without its newline. */
+			src = (const unsigned char *)"\n";
+			len = 1;
+			inobj = 0;
+		}
+		k = br_pem_decoder_push(&pc, src, len);
+		src += k;
+		len -= k;
+		switch (br_pem_decoder_event(&pc)) {
+		case BR_PEM_BEGIN_OBJ: {
+			const char *name = br_pem_decoder_name(&pc);
+			size_t nl = strlen(name), wl = strlen(want);
+
+			inobj = 1;
+			take = nl >= wl && strcmp(name + nl - wl, want) == 0;
+			if (take && n == max) {
+				*why = "too many objects";
+				return -1;
+			}
+			start = sink.len;
+			br_pem_decoder_setdest(&pc, take ? pem_append : NULL,
+			    &sink);
+			break;
+		}
+		case BR_PEM_END_OBJ:
+			inobj = 0;
+			if (take) {
+				off[n] = start;
+				olen[n] = sink.len - start;
+				n++;
+			}
+			break;
+		case BR_PEM_ERROR:
+			*why = "invalid PEM";
+			return -1;
+		}
+	}
+	if (sink.overflow) {
+		*why = "larger than the compile-time limit";
+		return -1;
+	}
+	if (n == 0)
+		*why = "no PEM object of the expected type";
+	return n;
+}
+
+static int
+load_chain(struct cred *c, const char *path, char *err, size_t cap)
+{
+	size_t off[TLSGATE_MAX_CERTS], len[TLSGATE_MAX_CERTS];
+	const char *why;
+	int n;
+
+	n = pem_decode(path, "CERTIFICATE", c->der,
+	    sizeof(c->der), off, len, TLSGATE_MAX_CERTS, &why);
+	if (n <= 0)
+		goto fail;
+	for (int i = 0; i < n; i++) {
+		c->chain[i].data = c->der + off[i];
+		c->chain[i].data_len = len[i];
+	}
+	c->nchain = (size_t)n;
+	c->nnames = certname_get(c->chain[0].data, c->chain[0].data_len,
+	    c->names);
+	return 0;
+fail:
+	snprintf(err, cap, "cert %s: %s", path, why);
+	return -1;
+}
+
+/* Copy a key component into the credential so the decoder can be wiped. */
+static unsigned char *
+keep(struct cred *c, size_t *used, const unsigned char *p, size_t len)
+{
+	unsigned char *d = c->mat + *used;
+
+	memcpy(d, p, len);
+	*used += len;
+	return d;
+}
+
+static int
+load_key(struct cred *c, const char *path, char *err, size_t cap)
+{
+	static br_skey_decoder_context dc;
+	size_t off[1], len[1], used = 0;
+	const char *why;
+
+	if (pem_decode(path, "PRIVATE KEY", key_der,
+	    sizeof(key_der), off, len, 1, &why) <= 0)
+		goto fail;
+	br_skey_decoder_init(&dc);
+	br_skey_decoder_push(&dc, key_der + off[0], len[0]);
+	if (br_skey_decoder_last_error(&dc) != 0) {
+		why = "not a valid RSA or EC private key";
+		goto fail;
+	}
+	c->key_type = br_skey_decoder_key_type(&dc);
+	if (c->key_type == BR_KEYTYPE_EC) {
+		const br_ec_private_key *k = br_skey_decoder_get_ec(&dc);
+
+		if (k->curve != BR_EC_secp256r1 && k->curve != BR_EC_secp384r1 &&
+		    k->curve != BR_EC_secp521r1) {
+			why = "EC key on an unsupported curve (P-256, P-384, "
+			    "P-521 only)";
+			goto fail;
+		}
+		c->ec.curve = k->curve;
+		c->ec.xlen = k->xlen;
+		c->ec.x = keep(c, &used, k->x, k->xlen);
+	} else {
+		const br_rsa_private_key *k = br_skey_decoder_get_rsa(&dc);
+
+		if (k->n_bitlen < 2048 || k->n_bitlen > 4096) {
+			why = "RSA key size must be 2048 to 4096 bits";
+			goto fail;
+		}
+		c->rsa = *k;
+		c->rsa.p = keep(c, &used, k->p, k->plen);
+		c->rsa.q = keep(c, &used, k->q, k->qlen);
+		c->rsa.dp = keep(c, &used, k->dp, k->dplen);
+		c->rsa.dq = keep(c, &used, k->dq, k->dqlen);
+		c->rsa.iq = keep(c, &used, k->iq, k->iqlen);
+	}
+	why = NULL;
+fail:
+	br_skey_decoder_init(&dc);
+	memset(key_der, 0, sizeof(key_der));
+	memset(pem, 0, sizeof(pem));
+	if (why == NULL)
+		return 0;
+	snprintf(err, cap, "key %s: %s", path, why);
+	return -1;
+}
+
+static size_t
+strip0(const unsigned char **p, size_t len)
+{
+	while (len > 0 && **p == 0) {
+		(*p)++;
+		len--;
+	}
+	return len;
+}
+
+/* Does the key match the first certificate's public key? */
+static const char *
+check_match(struct cred *c)
+{
+	static br_x509_decoder_context xd;
+	static unsigned char buf[BR_EC_KBUF_PUB_MAX_SIZE > 512 ?
+	    BR_EC_KBUF_PUB_MAX_SIZE : 512];
+	const br_x509_pkey *pk;
+
+	br_x509_decoder_init(&xd, NULL, NULL);
+	br_x509_decoder_push(&xd, c->chain[0].data, c->chain[0].data_len);
+	pk = br_x509_decoder_get_pkey(&xd);
+	if (pk == NULL || br_x509_decoder_last_error(&xd) != 0)
+		return "cannot decode the first certificate";
+	c->issuer_type = br_x509_decoder_get_signer_key_type(&xd);
+	if (pk->key_type != c->key_type)
+		return "key type differs from the certificate's";
+	if (c->key_type == BR_KEYTYPE_EC) {
+		br_ec_public_key pub;
+
+		if (br_ec_compute_pub(br_ec_get_default(), &pub, buf,
+		    &c->ec) == 0)
+			return "cannot compute the EC public key";
+		if (pub.curve != pk->key.ec.curve || pub.qlen !=
+		    pk->key.ec.qlen || memcmp(pub.q, pk->key.ec.q, pub.qlen) != 0)
+			return "does not match the certificate";
+	} else {
+		/*
+		 * The modulus p*q names the key pair.  (BearSSL's pubexp
+		 * recomputation is not used: it fails for some valid keys.)
+		 */
+		const unsigned char *a = buf, *b = pk->key.rsa.n;
+		size_t al, bl;
+
+		al = br_rsa_compute_modulus_get_default()(buf, &c->rsa);
+		al = strip0(&a, al);
+		bl = strip0(&b, pk->key.rsa.nlen);
+		if (al == 0 || al != bl || memcmp(a, b, al) != 0)
+			return "does not match the certificate";
+	}
+	return NULL;
+}
+
+/* A CA's DN, streamed out of the decoder into the anchor's memory. */
+struct dn_sink {
+	unsigned char	*buf;
+	size_t		 cap, len;
+};
+
+static void
+dn_append(void *ctx, const void *data, size_t len)
+{
+	struct dn_sink *d = ctx;
+
+	if (len > d->cap - d->len) {
+		d->cap = 0;	/* too long: the anchor is refused */
+		return;
+	}
+	memcpy(d->buf + d->len, data, len);
+	d->len += len;
+}
+
+int
+cred_load_anchors(struct cred_anchors *a, const char *path, char *err, size_t cap)
+{
+	static unsigned char der[TLSGATE_MAX_FILE];
+	size_t off[TLSGATE_MAX_ANCHORS], len[TLSGATE_MAX_ANCHORS];
+	static br_x509_decoder_context xd;
+	const char *why;
+	int n;
+
+	n = pem_decode(path, "CERTIFICATE", der, sizeof(der),
+	    off, len, (int)(TLSGATE_MAX_ANCHORS - a->n), &why);
+	if (n <= 0)
+		goto fail;
+	for (int i = 0; i < n; i++) {
+		br_x509_trust_anchor *ta = &a->ta[a->n];
+		unsigned char *mem = a->mem[a->n];
+		struct dn_sink dn = { mem, CRED_ANCHOR_MEM / 2, 0 };
+		const br_x509_pkey *pk;
+		unsigned char *k = mem + CRED_ANCHOR_MEM / 2;
+		size_t room = CRED_ANCHOR_MEM / 2;
+
+		br_x509_decoder_init(&xd, dn_append, &dn);
+		br_x509_decoder_push(&xd, der + off[i], len[i]);
+		pk = br_x509_decoder_get_pkey(&xd);
+		why = "a certificate cannot be decoded or is too large";
+		if (pk == NULL || dn.cap == 0)
+			goto fail;
+		ta->dn.data = mem;
+		ta->dn.len = dn.len;
+		ta->flags = BR_X509_TA_CA;
+		ta->pkey = *pk;
+		if (pk->key_type == BR_KEYTYPE_RSA) {
+			if (pk->key.rsa.nlen + pk->key.rsa.elen > room)
+				goto fail;
+			memcpy(k, pk->key.rsa.n, pk->key.rsa.nlen);
+			memcpy(k + pk->key.rsa.nlen, pk->key.rsa.e,
+			    pk->key.rsa.elen);
+			ta->pkey.key.rsa.n = k;
+			ta->pkey.key.rsa.e = k + pk->key.rsa.nlen;
+		} else {
+			if (pk->key.ec.qlen > room)
+				goto fail;
+			memcpy(k, pk->key.ec.q, pk->key.ec.qlen);
+			ta->pkey.key.ec.q = k;
+		}
+		a->n++;
+	}
+	return 0;
+fail:
+	snprintf(err, cap, "client_ca %s: %s", path, why);
+	return -1;
+}
+
+int
+cred_load(struct cred *c, const char *cert, const char *key, char *err,
+    size_t cap)
+{
+	const char *why;
+
+	if (load_chain(c, cert, err, cap) < 0 ||
+	    load_key(c, key, err, cap) < 0)
+		return -1;
+	if ((why = check_match(c)) != NULL) {
+		snprintf(err, cap, "key %s: %s %s", key, why, cert);
+		return -1;
+	}
+	return 0;
+}
+
+size_t
+cred_static_bytes(void)
+{
+	/* With the decoders and buffers static in the functions above. */
+	return sizeof(pem) + sizeof(key_der) + sizeof(br_pem_decoder_context) +
+	    sizeof(br_skey_decoder_context) +
+	    2 * sizeof(br_x509_decoder_context) + TLSGATE_MAX_FILE + 512;
+}
