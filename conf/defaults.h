@@ -50,9 +50,10 @@
 #define TLSGATE_DRAIN_MS	10000	/* SIGTERM: let live connections end */
 #define TLSGATE_BACKLOG		1024
 /*
- * Slot table full: a new client may evict the slot that has spent the
- * longest in its handshake, if that is at least this long (slowloris
- * defence that does not thrash a burst of real handshakes).
+ * Slot table full: a new client may evict the slot that has waited the
+ * longest for its client's handshake or request head, if that is at least
+ * this long (slowloris defence that does not thrash a burst of real
+ * handshakes).
  */
 #define TLSGATE_EVICT_MS	1000
 /*

@@ -84,7 +84,7 @@ struct parse {
 	struct service	*cur;		/* &tmpl, or the current section */
 	unsigned	 gseen[NKEYS], sseen[NKEYS];
 	unsigned	 section_line[TLSGATE_MAX_SERVICES];
-	unsigned	 listen_line, cert_line[TLSGATE_MAX_SVC_CERTS];
+	unsigned	 listen_line;
 	int		 cert_here;	/* a cert line in this scope */
 	char		 pending_key[CONFIG_PATH_MAX];
 	unsigned	 pending_line;
@@ -207,7 +207,7 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 			return why;
 		memcpy(ce->key, p->pending_key, sizeof(ce->key));
 		p->pending_key[0] = '\0';
-		p->cert_line[s->ncerts++] = line;
+		s->ncerts++;
 		return NULL;
 	case K_KEY:
 		ce = &s->certs[s->ncerts > 0 ? s->ncerts - 1 : 0];

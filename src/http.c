@@ -34,7 +34,6 @@ struct fields {
 static const char *const http_names[HTTP_E_COUNT] = {
 	[HTTP_OK] = "ok",
 	[HTTP_MORE] = "more",
-	[HTTP_E_HEAD_BIG] = "head-too-big",
 	[HTTP_E_INCOMPLETE] = "head-incomplete",
 	[HTTP_E_CTL] = "control-char",
 	[HTTP_E_BARE_CR] = "bare-cr",
@@ -739,7 +738,7 @@ http_error_page(int status, size_t *len)
 int
 http_err_status(int rc)
 {
-	if (rc == HTTP_E_HEAD_BIG || rc == HTTP_E_TOO_MANY_FIELDS)
+	if (rc == HTTP_E_TOO_MANY_FIELDS)
 		return 431;
 	return 400;
 }

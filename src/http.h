@@ -61,7 +61,6 @@
 enum {
 	HTTP_OK = 0,		/* done: complete and valid */
 	HTTP_MORE,		/* valid so far, need more bytes */
-	HTTP_E_HEAD_BIG,	/* (the caller's) head buffer full: 431 */
 	HTTP_E_INCOMPLETE,	/* no CRLF CRLF where the head should end */
 	HTTP_E_CTL,		/* NUL or other control byte */
 	HTTP_E_BARE_CR,		/* CR not followed by LF */

@@ -149,7 +149,7 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 	log_msg(LOG_INFO, "ready slots=%u services=%u listeners=%u",
 	    cfg->slots, cfg->nsvc, nl);
 	for (;;) {
-		uint64_t next = UINT64_MAX, oldest_hs = UINT64_MAX;
+		uint64_t next = UINT64_MAX, oldest_wait = UINT64_MAX;
 		unsigned sig, nt = 0;
 		size_t n = 0, l0;
 		int timeout, lpolled = 0, spolled = -1;
@@ -175,18 +175,18 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 			}
 			if (s->deadline < next)
 				next = s->deadline;
-			if (slot_wait_since(s) < oldest_hs)
-				oldest_hs = slot_wait_since(s);
+			if (slot_wait_since(s) < oldest_wait)
+				oldest_wait = slot_wait_since(s);
 			nt++;
 		}
 		/*
 		 * The listeners go last in pfd[]: polled only while a slot
-		 * is free or can be taken from a slow handshake.
+		 * is free or can be taken from a slow handshake or head.
 		 */
 		l0 = n;
 		if (!draining && slot_now >= accept_after &&
-		    (slot_free_count() > 0 || (oldest_hs != UINT64_MAX &&
-		    slot_now >= oldest_hs + TLSGATE_EVICT_MS))) {
+		    (slot_free_count() > 0 || (oldest_wait != UINT64_MAX &&
+		    slot_now >= oldest_wait + TLSGATE_EVICT_MS))) {
 			lpolled = 1;
 			for (unsigned i = 0; i < nl; i++) {
 				pfd[n].fd = lst[i].fd;
@@ -196,9 +196,9 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 		} else if (!draining && accept_after > slot_now) {
 			if (accept_after < next)
 				next = accept_after;
-		} else if (!draining && oldest_hs != UINT64_MAX &&
-		    oldest_hs + TLSGATE_EVICT_MS < next)
-			next = oldest_hs + TLSGATE_EVICT_MS;
+		} else if (!draining && oldest_wait != UINT64_MAX &&
+		    oldest_wait + TLSGATE_EVICT_MS < next)
+			next = oldest_wait + TLSGATE_EVICT_MS;
 		if (stats_fd >= 0) {
 			spolled = (int)n;
 			pfd[n].fd = stats_fd;

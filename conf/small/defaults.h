@@ -61,9 +61,10 @@
 /* Clients beyond the slots wait here; more than a few turns is a flood. */
 #define TLSGATE_BACKLOG		128
 /*
- * Slot table full: a new client may evict the slot that has spent the
- * longest in its handshake, if that is at least this long (slowloris
- * defence that does not thrash a burst of real handshakes).
+ * Slot table full: a new client may evict the slot that has waited the
+ * longest for its client's handshake or request head, if that is at least
+ * this long (slowloris defence that does not thrash a burst of real
+ * handshakes).
  */
 #define TLSGATE_EVICT_MS	1000
 #define TLSGATE_HANDSHAKES_PER_TURN	2	/* a slower CPU: shorter turns */
