@@ -34,6 +34,14 @@ def counts(path):
 @unittest.skipIf(harness.WRAP or os.environ.get("TLSGATE_ASAN"),
                  "sanitizers and valgrind bring their own allocator")
 class NoAllocation(GateTest):
+    def setUp(self):
+        super().setUp()
+        # The shim is a test helper `make` alone does not build.
+        if not (os.path.exists(SHIM) and os.path.exists(SELFTEST)):
+            subprocess.run(["make", "-s", "-C", harness.ROOT,
+                            "build/allocshim.so", "build/alloc-selftest"],
+                           check=True, timeout=120)
+
     def test_shim_counts_allocations_after_the_first_poll(self):
         out = os.path.join(self.tmp, "self.txt")
         env = dict(os.environ, LD_PRELOAD=SHIM, ALLOCSHIM_OUT=out)
