@@ -3,6 +3,9 @@
 #   BEARSSL=system  Debian's libbearssl-dev (the package builds it -Os)
 #   BEARSSL=source  the same Debian source package, fetched with apt-get
 #                   source and compiled here by $(CC) $(BEARSSL_OPT)
+#   BEARSSL=/path   a BearSSL tree, as a firmware SDK has it: its
+#                   build/libbearssl.a if it has one, else its src/
+#                   compiled here; nothing is fetched
 #
 # Exports BEARSSL_CFLAGS, BEARSSL_LIBS and BEARSSL_DEP (a prerequisite of
 # whatever links). Writes only under build/ and never patches the source;
@@ -22,6 +25,17 @@ ifeq ($(BEARSSL),source)
 BEARSSL_CFLAGS = -I$(BEARSSL_SRC)/inc
 BEARSSL_LIBS = $(BEARSSL_TOP)/libbearssl.a
 BEARSSL_DEP = $(BEARSSL_TOP)/choice $(BEARSSL_LIBS)
+BEARSSL_UNPACKED = $(BEARSSL_SRC)/.unpacked
+else ifneq ($(filter /%,$(BEARSSL)),)
+BEARSSL_SRC = $(BEARSSL)
+BEARSSL_CFLAGS = -I$(BEARSSL)/inc
+ifneq ($(wildcard $(BEARSSL)/build/libbearssl.a),)
+BEARSSL_LIBS = $(BEARSSL)/build/libbearssl.a
+BEARSSL_DEP = $(BEARSSL_TOP)/choice
+else
+BEARSSL_LIBS = $(BEARSSL_TOP)/libbearssl.a
+BEARSSL_DEP = $(BEARSSL_TOP)/choice $(BEARSSL_LIBS)
+endif
 else
 BEARSSL_CFLAGS =
 BEARSSL_LIBS = -lbearssl
@@ -33,10 +47,10 @@ endif
 BEARSSL_OBJ = $(patsubst $(BEARSSL_SRC)/%.c,$(BEARSSL_TOP)/obj/%.o, \
 	$(wildcard $(BEARSSL_SRC)/src/*.c $(BEARSSL_SRC)/src/*/*.c))
 
-$(BEARSSL_TOP)/libbearssl.a: $(BEARSSL_SRC)/.unpacked $(BEARSSL_TOP)/flags
+$(BEARSSL_TOP)/libbearssl.a: $(BEARSSL_UNPACKED) $(BEARSSL_TOP)/flags
 	@cat $(BEARSSL_TOP)/flags
 	@$(MAKE) -s -f $(BEARSSL_MK) CC='$(CC)' BEARSSL_OPT='$(BEARSSL_OPT)' \
-		BEARSSL_TOP='$(BEARSSL_TOP)' bearssl-obj
+		BEARSSL='$(BEARSSL)' BEARSSL_TOP='$(BEARSSL_TOP)' bearssl-obj
 	rm -f $@
 	$(AR) rcs $@ $(BEARSSL_TOP)/obj/src/*.o $(BEARSSL_TOP)/obj/src/*/*.o
 
