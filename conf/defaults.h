@@ -3,10 +3,9 @@
  *
  * A firmware build replaces this header (make CONF=dir, with its own
  * dir/defaults.h) to change defaults or to shrink the limits.  The
- * TLSGATE_MAX_* values size
- * the static storage: they are the worst case the process can ever use,
- * and `tlsgate -t` prints what they add up to.  Runtime values from the
- * config file may only go up to them.
+ * TLSGATE_MAX_* values size the static storage: they are the worst case
+ * the process can ever use, and `tlsgate -t` prints what they add up to.
+ * Runtime values from the config file may only go up to them.
  */
 #ifndef TLSGATE_DEFAULTS_H
 #define TLSGATE_DEFAULTS_H
@@ -32,23 +31,7 @@
  */
 #define TLSGATE_OBUF_SIZE	(16384 + 85)
 
-/* Defaults for the runtime values (all overridable by the config file). */
-#define TLSGATE_LISTEN		"0.0.0.0:8443"
-#define TLSGATE_BACKEND		"127.0.0.1:8080"
-#define TLSGATE_CERT		"tlsgate.crt"
-#define TLSGATE_KEY		"tlsgate.key"
-#define TLSGATE_SLOTS		256
-#define TLSGATE_WORKERS		1
-#define TLSGATE_CACHE		1024
-#define TLSGATE_TLS_MIN		0x0303	/* TLS 1.2 */
-#define TLSGATE_MODE		1	/* 0 tcp relay, 1 http */
-#define TLSGATE_PROXY_PROTOCOL	0	/* tcp mode: 0 off, 1 v1, 2 v2 */
-#define TLSGATE_HANDSHAKE_MS	10000	/* absolute, from accept */
-#define TLSGATE_HEAD_MS		10000	/* absolute, from a head's first byte */
-#define TLSGATE_CONNECT_MS	5000	/* backend connect */
-#define TLSGATE_IDLE_MS		300000	/* no byte either way */
-#define TLSGATE_DRAIN_MS	10000	/* SIGTERM: let live connections end */
-#define TLSGATE_BACKLOG		1024
+#define TLSGATE_BACKLOG		1024	/* kernel queue of clients not yet taken */
 /*
  * Slot table full: a new client may evict the slot that has waited the
  * longest for its client's handshake or request head, if that is at least
@@ -62,13 +45,38 @@
  * requests on established connections.
  */
 #define TLSGATE_HANDSHAKES_PER_TURN	4
-#define TLSGATE_LOG_LEVEL	2	/* 0 error, 1 warn, 2 info, 3 debug */
-#define TLSGATE_LOG_RATE	1000	/* lines per second; 0 = no limit */
-#define TLSGATE_MAX_PER_SOURCE	0	/* slots one client IP may hold; 0 = any */
-/* After start-up: chroot here and run as this user/group ("" = stay). */
-#define TLSGATE_CHROOT		""
-#define TLSGATE_USER		""
-#define TLSGATE_GROUP		""
-#define TLSGATE_SECCOMP		0	/* Linux: allow only the loop's syscalls */
+
+/*
+ * The runtime defaults, as a config file spells them.  They go through
+ * the file's parser and range checks before any file is read, so a bad
+ * value here stops start-up with the message a bad file line gets.  A
+ * file overrides any of them; chroot, user, group and stats are unset.
+ */
+#define TLSGATE_CONFIG \
+	"slots = 256\n" \
+	"workers = 1\n" \
+	"drain_timeout = 10s\n"		/* SIGTERM: live ones may end */ \
+	"log_level = info\n" \
+	"log_rate = 1000\n"		/* lines a second; 0: no limit */ \
+	"log = stderr\n" \
+	"syslog_facility = daemon\n" \
+	"syslog_socket = /dev/log\n" \
+	"seccomp = off\n" \
+	"listen = 0.0.0.0:8443\n" \
+	"backend = 127.0.0.1:8080\n" \
+	"cert = tlsgate.crt\n" \
+	"key = tlsgate.key\n" \
+	"session_cache = 1024\n" \
+	"tls_min = 1.2\n" \
+	"mode = http\n" \
+	"proxy_protocol = off\n" \
+	"handshake_timeout = 10s\n"	/* absolute, from accept */ \
+	"head_timeout = 10s\n"		/* absolute, from its first byte */ \
+	"connect_timeout = 5s\n" \
+	"idle_timeout = 5m\n"		/* no byte either way */ \
+	"x_forwarded_for = on\n" \
+	"x_forwarded_proto = on\n" \
+	"x_forwarded_port = on\n" \
+	"max_per_source = 0\n"		/* slots one client IP may hold */
 
 #endif

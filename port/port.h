@@ -93,6 +93,8 @@ int	port_entropy(void *buf, size_t len);
  * (including "larger than N bytes").
  */
 long	port_read_file(const char *path, void *buf, size_t cap, const char **why);
+/* Static bytes the port layer keeps (a message buffer), for tlsgate -t. */
+size_t	port_static_bytes(void);
 
 /* Signals: handlers only set flags; port_signals() returns and clears them. */
 #define PORT_SIG_TERM	1

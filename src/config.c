@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "log.h"
 
 enum kind { K_ADDR, K_PATH, K_NAME, K_UINT, K_MS, K_TLS, K_ENUM, K_LISTEN,
 	K_CERT, K_KEY };
@@ -27,17 +28,25 @@ struct key {
 	enum scope	 scope;
 	size_t		 off;
 	unsigned	 min, max;
-	const char *const *names;	/* K_ENUM: value i is names[i] */
+	const struct config_name *names;	/* K_ENUM */
 };
 
-static const char *const levels[] = { "error", "warn", "info", "debug", 0 };
-static const char *const onoff[] = { "off", "on", 0 };
-static const char *const modes[] = { "tcp", "http", 0 };
-static const char *const proxies[] = { "off", "v1", "v2", 0 };
-static const char *const logto[] = { "stderr", "syslog", 0 };
-static const char *const facilities[] = { "user", "daemon", "auth",
-	"authpriv", "local0", "local1", "local2", "local3", "local4", "local5",
-	"local6", "local7", 0 };
+const struct config_name config_levels[] = { { "error", LOG_ERROR },
+	{ "warn", LOG_WARN }, { "info", LOG_INFO }, { "debug", LOG_DEBUG },
+	{ NULL, 0 } };
+static const struct config_name onoff[] = { { "off", 0 }, { "on", 1 },
+	{ NULL, 0 } };
+static const struct config_name modes[] = { { "tcp", MODE_TCP },
+	{ "http", MODE_HTTP }, { NULL, 0 } };
+static const struct config_name proxies[] = { { "off", PROXY_OFF },
+	{ "v1", PROXY_V1 }, { "v2", PROXY_V2 }, { NULL, 0 } };
+static const struct config_name logto[] = { { "stderr", LOG_TO_STDERR },
+	{ "syslog", LOG_TO_SYSLOG }, { NULL, 0 } };
+/* syslog(3) facility codes: the same on every system that has them. */
+static const struct config_name facilities[] = { { "user", 1 },
+	{ "daemon", 3 }, { "auth", 4 }, { "authpriv", 10 }, { "local0", 16 },
+	{ "local1", 17 }, { "local2", 18 }, { "local3", 19 }, { "local4", 20 },
+	{ "local5", 21 }, { "local6", 22 }, { "local7", 23 }, { NULL, 0 } };
 
 #define G(f)	GLOBAL, offsetof(struct config, f)
 #define S(f)	SERVICE, offsetof(struct service, f)
@@ -46,7 +55,7 @@ static const struct key keys[] = {
 	{ "slots",		K_UINT,	G(slots), 1, TLSGATE_MAX_SLOTS, NULL },
 	{ "workers",		K_UINT,	G(workers), 1, TLSGATE_MAX_WORKERS, NULL },
 	{ "drain_timeout",	K_MS,	G(drain_ms), 0, H, NULL },
-	{ "log_level",		K_ENUM,	G(log_level), 0, 0, levels },
+	{ "log_level",		K_ENUM,	G(log_level), 0, 0, config_levels },
 	{ "log_rate",		K_UINT,	G(log_rate), 0, 1000000, NULL },
 	{ "log",		K_ENUM,	G(log_to), 0, 0, logto },
 	{ "syslog_facility",	K_ENUM,	G(syslog_facility), 0, 0, facilities },
@@ -89,51 +98,6 @@ struct parse {
 	char		 pending_key[CONFIG_PATH_MAX];
 	unsigned	 pending_line;
 };
-
-static void
-service_defaults(struct service *s)
-{
-	memset(s, 0, sizeof(*s));
-	snprintf(s->certs[0].cert, sizeof(s->certs[0].cert), "%s",
-	    TLSGATE_CERT);
-	snprintf(s->certs[0].key, sizeof(s->certs[0].key), "%s", TLSGATE_KEY);
-	s->ncerts = 1;
-	(void)port_addr_parse(&s->backend, TLSGATE_BACKEND,
-	    sizeof(TLSGATE_BACKEND) - 1, &(const char *){ NULL });
-	s->cache = TLSGATE_CACHE;
-	s->tls_min = TLSGATE_TLS_MIN;
-	s->mode = TLSGATE_MODE;
-	s->proxy = TLSGATE_PROXY_PROTOCOL;
-	s->handshake_ms = TLSGATE_HANDSHAKE_MS;
-	s->head_ms = TLSGATE_HEAD_MS;
-	s->connect_ms = TLSGATE_CONNECT_MS;
-	s->idle_ms = TLSGATE_IDLE_MS;
-	s->xff = s->xfproto = s->xfport = 1;
-	s->max_per_source = TLSGATE_MAX_PER_SOURCE;
-}
-
-void
-config_defaults(struct config *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->slots = TLSGATE_SLOTS;
-	c->workers = TLSGATE_WORKERS;
-	c->drain_ms = TLSGATE_DRAIN_MS;
-	c->log_level = TLSGATE_LOG_LEVEL;
-	c->log_rate = TLSGATE_LOG_RATE;
-	c->syslog_facility = 1;			/* daemon */
-	snprintf(c->syslog_socket, sizeof(c->syslog_socket), "/dev/log");
-	snprintf(c->chroot, sizeof(c->chroot), "%s", TLSGATE_CHROOT);
-	snprintf(c->user, sizeof(c->user), "%s", TLSGATE_USER);
-	snprintf(c->group, sizeof(c->group), "%s", TLSGATE_GROUP);
-	c->seccomp = TLSGATE_SECCOMP;
-	service_defaults(&c->svc[0]);
-	snprintf(c->svc[0].name, sizeof(c->svc[0].name), "default");
-	(void)port_addr_parse(&c->svc[0].listen[0], TLSGATE_LISTEN,
-	    sizeof(TLSGATE_LISTEN) - 1, &(const char *){ NULL });
-	c->svc[0].nlisten = 1;
-	c->nsvc = 1;
-}
 
 static int
 is_space(char c)
@@ -222,17 +186,17 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 	case K_NAME:
 		return copy_str(field, sizeof(p->c->user), v, len);
 	case K_ENUM:
-		for (unsigned i = 0; k->names[i] != NULL; i++)
-			if (strlen(k->names[i]) == len &&
-			    memcmp(k->names[i], v, len) == 0) {
-				*(unsigned *)(void *)field = i;
+		for (const struct config_name *e = k->names; e->name; e++)
+			if (strlen(e->name) == len &&
+			    memcmp(e->name, v, len) == 0) {
+				*(unsigned *)(void *)field = e->code;
 				return NULL;
 			}
 		n = (unsigned long long)snprintf(msg, msgcap, "expected");
-		for (unsigned i = 0; k->names[i] != NULL && n < msgcap; i++)
+		for (unsigned i = 0; k->names[i].name != NULL && n < msgcap; i++)
 			n += (unsigned long long)snprintf(msg + n, msgcap - n,
-			    "%s %s", i == 0 ? "" : k->names[i + 1] == NULL ?
-			    " or" : ",", k->names[i]);
+			    "%s %s", i == 0 ? "" : k->names[i + 1].name == NULL ?
+			    " or" : ",", k->names[i].name);
 		return msg;
 	case K_UINT:
 	case K_MS:
@@ -492,6 +456,14 @@ config_parse(struct config *c, const char *name, const char *text,
 
 static char text[TLSGATE_MAX_FILE];
 
+int
+config_defaults(struct config *c, char *err, size_t cap)
+{
+	memset(c, 0, sizeof(*c));
+	return config_parse(c, "defaults.h", TLSGATE_CONFIG,
+	    sizeof(TLSGATE_CONFIG) - 1, err, cap);
+}
+
 size_t
 config_static_bytes(void)
 {
@@ -558,7 +530,10 @@ print_key(const struct key *k, const void *base, void (*put)(const char *))
 		snprintf(line, sizeof(line), "%s = 1.%u", k->name, u - 0x0301);
 		break;
 	case K_ENUM:
-		snprintf(line, sizeof(line), "%s = %s", k->name, k->names[u]);
+		for (const struct config_name *e = k->names; e->name; e++)
+			if (e->code == u)
+				snprintf(line, sizeof(line), "%s = %s", k->name,
+				    e->name);
 		break;
 	}
 	put(line);

@@ -53,7 +53,7 @@ struct config {
 	unsigned	log_level;	/* enum log_level */
 	unsigned	log_rate;	/* lines per second, 0: no limit */
 	unsigned	log_to;		/* LOG_TO_* */
-	unsigned	syslog_facility;
+	unsigned	syslog_facility;	/* syslog(3) code */
 	char		syslog_socket[CONFIG_PATH_MAX];
 	struct port_addr stats;		/* stats socket, if stats_on */
 	unsigned	stats_on;
@@ -65,7 +65,18 @@ struct config {
 	unsigned	nsvc;
 };
 
-void	config_defaults(struct config *);
+/* One table per enumeration: each name the file may give, its code. */
+struct config_name {
+	const char	*name;
+	unsigned	 code;
+};
+extern const struct config_name config_levels[];
+
+/*
+ * The compiled-in defaults (TLSGATE_CONFIG in defaults.h), through the
+ * parser and its checks.  0, or -1 with a message in err.
+ */
+int	config_defaults(struct config *, char *err, size_t cap);
 /*
  * Parse text (len bytes, from a file named name) over the defaults
  * already in cfg.  Returns 0, or -1 with a message "name:line: key:

@@ -13,6 +13,15 @@
 
 static unsigned char pem[TLSGATE_MAX_FILE];
 static unsigned char key_der[8192];
+/* Decoders and buffers, each used by one call at a time. */
+static struct {
+	br_pem_decoder_context	pc;
+	br_skey_decoder_context	dc;
+	br_x509_decoder_context	xd;
+	unsigned char		pub[BR_EC_KBUF_PUB_MAX_SIZE > 512 ?
+				    BR_EC_KBUF_PUB_MAX_SIZE : 512];
+	unsigned char		der[TLSGATE_MAX_FILE];
+} w;
 
 /* PEM: decode every object of a file, handing each one's DER to got(). */
 struct pem_sink {
@@ -44,7 +53,6 @@ static int
 pem_decode(const char *path, const char *want, unsigned char *dst,
     size_t cap, size_t *off, size_t *olen, int max, const char **why)
 {
-	static br_pem_decoder_context pc;
 	struct pem_sink sink = { dst, cap, 0, 0 };
 	int n = 0, inobj = 0, take = 0;
 	size_t start = 0, len;
@@ -55,7 +63,7 @@ pem_decode(const char *path, const char *want, unsigned char *dst,
 	if (flen < 0)
 		return -1;
 	len = (size_t)flen;
-	br_pem_decoder_init(&pc);
+	br_pem_decoder_init(&w.pc);
 	while (len > 0 || inobj) {
 		size_t k;
 
@@ -65,12 +73,12 @@ pem_decode(const char *path, const char *want, unsigned char *dst,
 			len = 1;
 			inobj = 0;
 		}
-		k = br_pem_decoder_push(&pc, src, len);
+		k = br_pem_decoder_push(&w.pc, src, len);
 		src += k;
 		len -= k;
-		switch (br_pem_decoder_event(&pc)) {
+		switch (br_pem_decoder_event(&w.pc)) {
 		case BR_PEM_BEGIN_OBJ: {
-			const char *name = br_pem_decoder_name(&pc);
+			const char *name = br_pem_decoder_name(&w.pc);
 			size_t nl = strlen(name), wl = strlen(want);
 
 			inobj = 1;
@@ -80,7 +88,7 @@ pem_decode(const char *path, const char *want, unsigned char *dst,
 				return -1;
 			}
 			start = sink.len;
-			br_pem_decoder_setdest(&pc, take ? pem_append : NULL,
+			br_pem_decoder_setdest(&w.pc, take ? pem_append : NULL,
 			    &sink);
 			break;
 		}
@@ -144,22 +152,21 @@ keep(struct cred *c, size_t *used, const unsigned char *p, size_t len)
 static int
 load_key(struct cred *c, const char *path, char *err, size_t cap)
 {
-	static br_skey_decoder_context dc;
 	size_t off[1], len[1], used = 0;
 	const char *why;
 
 	if (pem_decode(path, "PRIVATE KEY", key_der,
 	    sizeof(key_der), off, len, 1, &why) <= 0)
 		goto fail;
-	br_skey_decoder_init(&dc);
-	br_skey_decoder_push(&dc, key_der + off[0], len[0]);
-	if (br_skey_decoder_last_error(&dc) != 0) {
+	br_skey_decoder_init(&w.dc);
+	br_skey_decoder_push(&w.dc, key_der + off[0], len[0]);
+	if (br_skey_decoder_last_error(&w.dc) != 0) {
 		why = "not a valid RSA or EC private key";
 		goto fail;
 	}
-	c->key_type = br_skey_decoder_key_type(&dc);
+	c->key_type = br_skey_decoder_key_type(&w.dc);
 	if (c->key_type == BR_KEYTYPE_EC) {
-		const br_ec_private_key *k = br_skey_decoder_get_ec(&dc);
+		const br_ec_private_key *k = br_skey_decoder_get_ec(&w.dc);
 
 		if (k->curve != BR_EC_secp256r1 && k->curve != BR_EC_secp384r1 &&
 		    k->curve != BR_EC_secp521r1) {
@@ -171,7 +178,7 @@ load_key(struct cred *c, const char *path, char *err, size_t cap)
 		c->ec.xlen = k->xlen;
 		c->ec.x = keep(c, &used, k->x, k->xlen);
 	} else {
-		const br_rsa_private_key *k = br_skey_decoder_get_rsa(&dc);
+		const br_rsa_private_key *k = br_skey_decoder_get_rsa(&w.dc);
 
 		if (k->n_bitlen < 2048 || k->n_bitlen > 4096) {
 			why = "RSA key size must be 2048 to 4096 bits";
@@ -186,7 +193,7 @@ load_key(struct cred *c, const char *path, char *err, size_t cap)
 	}
 	why = NULL;
 fail:
-	br_skey_decoder_init(&dc);
+	br_skey_decoder_init(&w.dc);
 	memset(key_der, 0, sizeof(key_der));
 	memset(pem, 0, sizeof(pem));
 	if (why == NULL)
@@ -209,23 +216,20 @@ strip0(const unsigned char **p, size_t len)
 static const char *
 check_match(struct cred *c)
 {
-	static br_x509_decoder_context xd;
-	static unsigned char buf[BR_EC_KBUF_PUB_MAX_SIZE > 512 ?
-	    BR_EC_KBUF_PUB_MAX_SIZE : 512];
 	const br_x509_pkey *pk;
 
-	br_x509_decoder_init(&xd, NULL, NULL);
-	br_x509_decoder_push(&xd, c->chain[0].data, c->chain[0].data_len);
-	pk = br_x509_decoder_get_pkey(&xd);
-	if (pk == NULL || br_x509_decoder_last_error(&xd) != 0)
+	br_x509_decoder_init(&w.xd, NULL, NULL);
+	br_x509_decoder_push(&w.xd, c->chain[0].data, c->chain[0].data_len);
+	pk = br_x509_decoder_get_pkey(&w.xd);
+	if (pk == NULL || br_x509_decoder_last_error(&w.xd) != 0)
 		return "cannot decode the first certificate";
-	c->issuer_type = br_x509_decoder_get_signer_key_type(&xd);
+	c->issuer_type = br_x509_decoder_get_signer_key_type(&w.xd);
 	if (pk->key_type != c->key_type)
 		return "key type differs from the certificate's";
 	if (c->key_type == BR_KEYTYPE_EC) {
 		br_ec_public_key pub;
 
-		if (br_ec_compute_pub(br_ec_get_default(), &pub, buf,
+		if (br_ec_compute_pub(br_ec_get_default(), &pub, w.pub,
 		    &c->ec) == 0)
 			return "cannot compute the EC public key";
 		if (pub.curve != pk->key.ec.curve || pub.qlen !=
@@ -236,10 +240,10 @@ check_match(struct cred *c)
 		 * The modulus p*q names the key pair.  (BearSSL's pubexp
 		 * recomputation is not used: it fails for some valid keys.)
 		 */
-		const unsigned char *a = buf, *b = pk->key.rsa.n;
+		const unsigned char *a = w.pub, *b = pk->key.rsa.n;
 		size_t al, bl;
 
-		al = br_rsa_compute_modulus_get_default()(buf, &c->rsa);
+		al = br_rsa_compute_modulus_get_default()(w.pub, &c->rsa);
 		al = strip0(&a, al);
 		bl = strip0(&b, pk->key.rsa.nlen);
 		if (al == 0 || al != bl || memcmp(a, b, al) != 0)
@@ -270,13 +274,11 @@ dn_append(void *ctx, const void *data, size_t len)
 int
 cred_load_anchors(struct cred_anchors *a, const char *path, char *err, size_t cap)
 {
-	static unsigned char der[TLSGATE_MAX_FILE];
 	size_t off[TLSGATE_MAX_ANCHORS], len[TLSGATE_MAX_ANCHORS];
-	static br_x509_decoder_context xd;
 	const char *why;
 	int n;
 
-	n = pem_decode(path, "CERTIFICATE", der, sizeof(der),
+	n = pem_decode(path, "CERTIFICATE", w.der, sizeof(w.der),
 	    off, len, (int)(TLSGATE_MAX_ANCHORS - a->n), &why);
 	if (n <= 0)
 		goto fail;
@@ -288,9 +290,9 @@ cred_load_anchors(struct cred_anchors *a, const char *path, char *err, size_t ca
 		unsigned char *k = mem + CRED_ANCHOR_MEM / 2;
 		size_t room = CRED_ANCHOR_MEM / 2;
 
-		br_x509_decoder_init(&xd, dn_append, &dn);
-		br_x509_decoder_push(&xd, der + off[i], len[i]);
-		pk = br_x509_decoder_get_pkey(&xd);
+		br_x509_decoder_init(&w.xd, dn_append, &dn);
+		br_x509_decoder_push(&w.xd, w.der + off[i], len[i]);
+		pk = br_x509_decoder_get_pkey(&w.xd);
 		why = "a certificate cannot be decoded or is too large";
 		if (pk == NULL || dn.cap == 0)
 			goto fail;
@@ -339,8 +341,5 @@ cred_load(struct cred *c, const char *cert, const char *key, char *err,
 size_t
 cred_static_bytes(void)
 {
-	/* With the decoders and buffers static in the functions above. */
-	return sizeof(pem) + sizeof(key_der) + sizeof(br_pem_decoder_context) +
-	    sizeof(br_skey_decoder_context) +
-	    2 * sizeof(br_x509_decoder_context) + TLSGATE_MAX_FILE + 512;
+	return sizeof(pem) + sizeof(key_der) + sizeof(w);
 }

@@ -16,16 +16,18 @@
 #include <string.h>
 
 #include "forward.h"
-#include "log.h"
+#include "slot.h"
 
 void
 fwd_begin(struct slot *s)
 {
-	s->phase = s->svc->mode == MODE_HTTP ? FWD_HEAD : FWD_RAW;
-	s->hlen = s->hscan = s->hout_off = s->hout_len = 0;
-	s->nreq = 0;
-	s->awaiting = s->pending_status = 0;
-	s->stash_len = 0;
+	struct fwd *f = &s->fwd;
+
+	f->phase = s->svc->mode == MODE_HTTP ? FWD_HEAD : FWD_RAW;
+	f->hlen = f->hscan = f->hout_off = f->hout_len = 0;
+	f->nreq = 0;
+	f->awaiting = 0;
+	f->stash_len = 0;
 }
 
 /* PROXY protocol v1 (text) or v2 (binary), before the first byte. */
@@ -66,257 +68,233 @@ void
 fwd_connected(struct slot *s)
 {
 	if (s->svc->mode == MODE_TCP && s->svc->proxy != PROXY_OFF) {
-		s->hout_off = 0;
-		s->hout_len = proxy_header(s, s->hbuf, sizeof(s->hbuf));
+		s->fwd.hout_off = 0;
+		s->fwd.hout_len = proxy_header(s, s->fwd.hbuf,
+		    sizeof(s->fwd.hbuf));
 	}
+}
+
+static enum fwd_verdict
+refuse(struct fwd *f, int status, const char *why)
+{
+	f->status = status;
+	f->why = why;
+	return FWD_REFUSE;
 }
 
 /* The request (head and body) is through: what comes next. */
-static void
-request_done(struct slot *s)
+static enum fwd_verdict
+request_done(struct fwd *f)
 {
-	if (s->upgrade)
-		s->phase = FWD_PAUSED;
-	else if (s->keep_alive)
-		s->phase = FWD_HEAD;
-	else {
-		/* The last request: a backend that would keep the
-		 * connection open sees the end and answers, then closes. */
-		s->phase = FWD_DONE;
-		if (s->bfd >= 0 && !(s->flags & SLOT_F_BSHUT)) {
-			port_shutdown_wr(s->bfd);
-			s->flags |= SLOT_F_BSHUT;
-		}
-	}
+	f->phase = f->upgrade ? FWD_PAUSED : f->keep_alive ? FWD_HEAD :
+	    FWD_DONE;
+	/* The last request: a backend that would keep the connection open
+	 * sees the end and answers, then closes. */
+	return f->phase == FWD_DONE ? FWD_LAST : FWD_MOVED;
 }
 
-static void
-head_out_done(struct slot *s)
-{
-	if (s->body_chunked) {
-		http_chunk_init(&s->chunk);
-		s->body_left = 0;
-		s->body_end = 0;
-		s->phase = FWD_BODY;
-	} else if (s->body_left > 0) {
-		s->body_end = 1;
-		s->phase = FWD_BODY;
-	} else
-		request_done(s);
-}
-
-/* A complete head is in hbuf[0..hlen): check it, rewrite it, send it. */
-static void
-head_complete(struct slot *s)
+/* A complete head is in hbuf[0..hlen): check it, rewrite it, stage it. */
+static enum fwd_verdict
+head_complete(struct slot *s, struct fwd *f)
 {
 	const struct service *svc = s->svc;
 	struct http_req req;
-	struct http_fwd f;
+	struct http_fwd hf;
 	char ip[48], subject[HTTP_SUBJECT_MAX + 1];
 	size_t n;
 	int rc;
 
-	rc = http_parse_head(s->hbuf, s->hlen, &req);
-	if (rc != HTTP_OK) {
-		slot_http_error(s, http_err_status(rc), http_strerror(rc));
-		return;
-	}
-	if (slot_draining) {
-		slot_http_error(s, 503, "draining");
-		return;
-	}
-	if (req.upgrade && s->nreq > 0) {
-		/* Without parsing responses, a 101 is only placed safely first. */
-		slot_http_error(s, 400, "upgrade-not-first");
-		return;
-	}
+	rc = http_parse_head(f->hbuf, f->hlen, &req);
+	if (rc != HTTP_OK)
+		return refuse(f, http_err_status(rc), http_strerror(rc));
+	if (slot_draining)
+		return refuse(f, 503, "draining");
+	/* Without parsing responses, a 101 is only placed safely first. */
+	if (req.upgrade && f->nreq > 0)
+		return refuse(f, 400, "upgrade-not-first");
 	port_addr_ip(&s->peer, ip, sizeof(ip));
-	f.flags = (svc->xff ? HTTP_FWD_FOR : 0) | (svc->xfproto ?
+	hf.flags = (svc->xff ? HTTP_FWD_FOR : 0) | (svc->xfproto ?
 	    HTTP_FWD_PROTO : 0) | (svc->xfport ? HTTP_FWD_PORT : 0);
-	f.peer = ip;
-	f.peer_len = strlen(ip);
-	f.port = port_addr_port(&s->local);
-	f.subject = subject;
-	f.subject_len = tls_client_subject(&s->tls, subject, sizeof(subject));
-	if (f.subject_len > 0)
-		f.flags |= HTTP_FWD_SUBJECT;
-	n = http_rewrite_head(s->hbuf, s->hlen, sizeof(s->hbuf), &req, &f);
-	if (n == 0) {
-		slot_http_error(s, 431, "head-too-big");
-		return;
-	}
-	s->hout_off = 0;
-	s->hout_len = n;
-	s->hlen = s->hscan = 0;
-	s->body_chunked = req.body == HTTP_BODY_CHUNKED;
-	s->body_left = req.body == HTTP_BODY_LENGTH ? req.body_len : 0;
-	s->keep_alive = req.keep_alive;
-	s->upgrade = req.upgrade;
-	s->nreq++;
-	s->awaiting = 1;
-	s->stash_len = 0;
-	s->phase = FWD_HEAD_OUT;
-	if (s->bfd < 0)
-		slot_backend_connect(s);
+	hf.peer = ip;
+	hf.peer_len = strlen(ip);
+	hf.port = port_addr_port(&s->local);
+	hf.subject = subject;
+	hf.subject_len = tls_client_subject(&s->tls, subject, sizeof(subject));
+	if (hf.subject_len > 0)
+		hf.flags |= HTTP_FWD_SUBJECT;
+	n = http_rewrite_head(f->hbuf, f->hlen, sizeof(f->hbuf), &req, &hf);
+	if (n == 0)
+		return refuse(f, 431, "head-too-big");
+	f->hout_off = 0;
+	f->hout_len = n;
+	f->hlen = f->hscan = 0;
+	f->body_chunked = req.body == HTTP_BODY_CHUNKED;
+	f->body_left = req.body == HTTP_BODY_LENGTH ? req.body_len : 0;
+	f->keep_alive = req.keep_alive;
+	f->upgrade = req.upgrade;
+	f->nreq++;
+	f->awaiting = 1;
+	f->stash_len = 0;
+	f->phase = FWD_HEAD_OUT;
+	return FWD_READY;
 }
 
-/* Stage plaintext into hbuf until the head's end; returns 1 if moved. */
-static int
-stage_head(struct slot *s, const unsigned char *buf, size_t len)
+/* Stage plaintext into hbuf until the head's end. */
+static enum fwd_verdict
+stage_head(struct slot *s, struct fwd *f, const unsigned char *buf,
+    size_t len)
 {
 	br_ssl_engine_context *eng = &s->tls.sc.eng;
-	size_t room = TLSGATE_HEAD_MAX - s->hlen, n = len < room ? len : room;
-	size_t before = s->hlen;
+	size_t room = TLSGATE_HEAD_MAX - f->hlen, n = len < room ? len : room;
+	size_t before = f->hlen;
 	int rc;
 
-	memcpy(s->hbuf + s->hlen, buf, n);
-	if (s->hlen == 0)
-		s->t_head = slot_now;
-	rc = http_head_end(s->hbuf, s->hlen + n, &s->hscan);
-	if (rc == HTTP_MORE) {
-		br_ssl_engine_recvapp_ack(eng, n);
-		s->hlen += n;
-		if (s->hlen == TLSGATE_HEAD_MAX)
-			slot_http_error(s, 431, "head-too-big");
-		return 1;
-	}
+	memcpy(f->hbuf + f->hlen, buf, n);
+	if (f->hlen == 0)
+		f->t_head = slot_now;
+	rc = http_head_end(f->hbuf, f->hlen + n, &f->hscan);
 	if (rc != HTTP_OK) {
 		br_ssl_engine_recvapp_ack(eng, n);
-		slot_http_error(s, http_err_status(rc), http_strerror(rc));
-		return 1;
+		f->hlen += n;
+		if (rc != HTTP_MORE)
+			return refuse(f, http_err_status(rc), http_strerror(rc));
+		return f->hlen == TLSGATE_HEAD_MAX ? refuse(f, 431,
+		    "head-too-big") : FWD_MOVED;
 	}
 	/* Only the head's own bytes leave the engine. */
-	br_ssl_engine_recvapp_ack(eng, s->hscan - before);
-	s->hlen = s->hscan;
-	head_complete(s);
-	return 1;
+	br_ssl_engine_recvapp_ack(eng, f->hscan - before);
+	f->hlen = f->hscan;
+	return head_complete(s, f);
 }
 
-/* How many of buf's bytes belong to the current body; 0 if none. */
-static size_t
-body_allow(struct slot *s, const unsigned char *buf, size_t len)
+enum fwd_verdict
+fwd_client(struct slot *s, unsigned st, const unsigned char **buf,
+    size_t *len)
 {
+	br_ssl_engine_context *eng = &s->tls.sc.eng;
+	struct fwd *f = &s->fwd;
+	unsigned char *in;
 	size_t used;
 	int rc;
 
-	if (s->body_left == 0 && s->body_chunked && !s->body_end) {
-		rc = http_chunk_feed(&s->chunk, buf, len, &used);
-		if (rc != HTTP_OK && rc != HTTP_MORE) {
-			slot_http_error(s, 400, http_strerror(rc));
-			return 0;
-		}
-		s->body_left = used;
-		s->body_end = rc == HTTP_OK;
-	}
-	return s->body_left < len ? (size_t)s->body_left : len;
-}
-
-static long
-to_backend(struct slot *s, const unsigned char *buf, size_t len)
-{
-	long n = port_write(s->bfd, buf, len);
-
-	if (n == PORT_AGAIN || (n > 0 && (size_t)n < len))
-		s->flags |= SLOT_F_BWB;
-	if (n < 0 && n != PORT_AGAIN) {
-		slot_stats.backend_errors++;
-		s->flags |= SLOT_F_BEOF;
-		if (s->outcome == NULL)
-			s->outcome = "backend-reset";
-	}
-	return n;
-}
-
-int
-fwd_client(struct slot *s, unsigned st)
-{
-	br_ssl_engine_context *eng = &s->tls.sc.eng;
-	int writable = s->state == SLOT_RELAY && s->bfd >= 0 &&
-	    !(s->flags & (SLOT_F_BWB | SLOT_F_BEOF));
-	unsigned char *buf;
-	size_t len;
-	long n;
-
-	if (s->hout_len > 0) {
-		if (!writable)
-			return 0;
-		n = to_backend(s, s->hbuf + s->hout_off, s->hout_len);
-		if (n <= 0)
-			return 0;
-		s->hout_off += (size_t)n;
-		s->hout_len -= (size_t)n;
-		s->c2b += (unsigned long long)n;
-		if (s->hout_len == 0 && s->phase == FWD_HEAD_OUT)
-			head_out_done(s);
-		return 1;
+	if (f->hout_len > 0) {
+		*buf = f->hbuf + f->hout_off;
+		*len = f->hout_len;
+		return FWD_WRITE;
 	}
 	if (!(st & BR_SSL_RECVAPP))
-		return 0;
-	buf = br_ssl_engine_recvapp_buf(eng, &len);
-	switch (s->phase) {
+		return FWD_IDLE;
+	in = br_ssl_engine_recvapp_buf(eng, len);
+	*buf = in;
+	switch (f->phase) {
 	case FWD_HEAD:
-		return stage_head(s, buf, len);
+		return stage_head(s, f, in, *len);
 	case FWD_DONE:
-		br_ssl_engine_recvapp_ack(eng, len);
-		return 1;
-	case FWD_BODY:
-		if (!writable)
-			return 0;
-		len = body_allow(s, buf, len);
-		if (len == 0) {
-			/* A chunked body that ended, or a bad one (closing). */
-			if (s->phase == FWD_BODY && s->body_end)
-				request_done(s);
-			return 1;
-		}
-		break;
+		br_ssl_engine_recvapp_ack(eng, *len);
+		return FWD_MOVED;
 	case FWD_RAW:
-		if (!writable)
-			return 0;
+		return FWD_WRITE;
+	case FWD_BODY:
 		break;
 	default:
-		return 0;
+		return FWD_IDLE;
 	}
-	n = to_backend(s, buf, len);
-	if (n <= 0)
-		return 0;
-	br_ssl_engine_recvapp_ack(eng, (size_t)n);
-	s->c2b += (unsigned long long)n;
-	if (s->phase == FWD_BODY) {
-		s->body_left -= (uint64_t)n;
-		if (s->body_left == 0 && s->body_end)
-			request_done(s);
+	/* How many of the bytes belong to the current body. */
+	if (f->body_left == 0 && f->body_chunked && !f->body_end) {
+		rc = http_chunk_feed(&f->chunk, in, *len, &used);
+		if (rc != HTTP_OK && rc != HTTP_MORE)
+			return refuse(f, 400, http_strerror(rc));
+		f->body_left = used;
+		f->body_end = rc == HTTP_OK;
 	}
-	return 1;
+	if (f->body_left == 0)		/* a chunked body that ended */
+		return f->body_end ? request_done(f) : FWD_IDLE;
+	if (f->body_left < *len)
+		*len = (size_t)f->body_left;
+	return FWD_WRITE;
+}
+
+enum fwd_verdict
+fwd_wrote(struct slot *s, size_t n)
+{
+	struct fwd *f = &s->fwd;
+
+	if (f->hout_len > 0) {
+		f->hout_off += n;
+		f->hout_len -= n;
+		if (f->hout_len > 0 || f->phase != FWD_HEAD_OUT)
+			return FWD_MOVED;
+		/* The head is out: its body, if it has one. */
+		if (f->body_chunked) {
+			http_chunk_init(&f->chunk);
+			f->body_left = 0;
+			f->body_end = 0;
+		} else if (f->body_left > 0)
+			f->body_end = 1;
+		else
+			return request_done(f);
+		f->phase = FWD_BODY;
+		return FWD_MOVED;
+	}
+	br_ssl_engine_recvapp_ack(&s->tls.sc.eng, n);
+	if (f->phase == FWD_BODY) {
+		f->body_left -= n;
+		if (f->body_left == 0 && f->body_end)
+			return request_done(f);
+	}
+	return FWD_MOVED;
 }
 
 void
-fwd_backend_bytes(struct slot *s, const unsigned char *buf, size_t len)
+fwd_backend_bytes(struct fwd *f, const unsigned char *buf, size_t len)
 {
 	size_t n;
 	int rc, status;
 
-	s->awaiting = 0;
-	if (s->phase != FWD_PAUSED)
+	f->awaiting = 0;
+	if (f->phase != FWD_PAUSED)
 		return;
-	n = sizeof(s->stash) - s->stash_len;
+	n = sizeof(f->stash) - f->stash_len;
 	if (n > len)
 		n = len;
-	memcpy(s->stash + s->stash_len, buf, n);
-	s->stash_len += n;
-	rc = http_resp_status(s->stash, s->stash_len, &status);
-	if (rc == HTTP_MORE && s->stash_len < sizeof(s->stash))
+	memcpy(f->stash + f->stash_len, buf, n);
+	f->stash_len += n;
+	rc = http_resp_status(f->stash, f->stash_len, &status);
+	if (rc == HTTP_MORE && f->stash_len < sizeof(f->stash))
 		return;
 	if (rc == HTTP_OK && status == 101)
-		s->phase = FWD_RAW;
+		f->phase = FWD_RAW;
 	else
-		s->phase = s->keep_alive ? FWD_HEAD : FWD_DONE;
+		f->phase = f->keep_alive ? FWD_HEAD : FWD_DONE;
+}
+
+void
+fwd_stop(struct fwd *f)
+{
+	f->phase = FWD_DONE;
+	f->hout_len = 0;
+}
+
+uint64_t
+fwd_head_since(const struct fwd *f)
+{
+	return f->phase == FWD_HEAD && f->hlen > 0 ? f->t_head : UINT64_MAX;
 }
 
 int
-fwd_backend_gone(const struct slot *s)
+fwd_between(const struct fwd *f)
 {
-	if (s->pending_status)
-		return s->pending_status;
-	return s->svc->mode == MODE_HTTP && s->awaiting ? 502 : 0;
+	return f->phase == FWD_HEAD && f->hlen == 0;
+}
+
+int
+fwd_awaiting(const struct fwd *f)
+{
+	return f->awaiting;
+}
+
+int
+fwd_staged(const struct fwd *f)
+{
+	return f->hout_len > 0;
 }

@@ -2,10 +2,12 @@
  * log.c - see log.h.
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "config.h"
 #include "log.h"
 #include "port.h"
 
@@ -16,7 +18,35 @@ static uint64_t window;		/* the second being counted */
 static unsigned in_window;
 static unsigned long long dropped;
 
-static const char *const level_name[] = { "error", "warn", "info", "debug" };
+struct stats stats;
+
+#define F(f)	{ #f, offsetof(struct stats, f) }
+static const struct {
+	const char	*name;
+	size_t		 off;
+} fields[] = {
+	F(accepted), F(closed), F(live), F(high_water), F(handshakes),
+	F(handshakes_full), F(resumed), F(cache_hits), F(cache_misses),
+	F(cache_saves), F(tls_errors), F(timeouts), F(backend_errors),
+	F(http_errors), F(evicted), F(refused), F(bytes_in), F(bytes_out),
+};
+
+size_t
+stats_text(char *buf, size_t cap, const char *eq, const char *sep)
+{
+	size_t n = 0;
+	int k;
+
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		k = snprintf(buf + n, cap - n, "%s%s%llu%s", fields[i].name, eq,
+		    *(const unsigned long long *)(const void *)((const char *)
+		    &stats + fields[i].off), sep);
+		if (k < 0 || (size_t)k >= cap - n)
+			return n;
+		n += (size_t)k;
+	}
+	return n;
+}
 
 static void
 vlog(enum log_level lv, const char *tag, const char *fmt, va_list ap)
@@ -59,7 +89,7 @@ log_msg(enum log_level lv, const char *fmt, ...)
 		}
 	}
 	va_start(ap, fmt);
-	vlog(lv, level_name[lv], fmt, ap);
+	vlog(lv, config_levels[lv].name, fmt, ap);
 	va_end(ap);
 }
 

@@ -1,5 +1,6 @@
 /*
- * log.h - levelled log lines, one per event, key=value after a tag.
+ * log.h - levelled log lines, one per event, key=value after a tag; and
+ * the counters the stats socket and SIGUSR1 report.
  *
  * Owns the formatting of every line tlsgate prints.  Never allocates
  * (formats into a stack buffer; long lines are cut) and never blocks
@@ -9,6 +10,8 @@
  */
 #ifndef TLSGATE_LOG_H
 #define TLSGATE_LOG_H
+
+#include <stddef.h>
 
 enum log_level { LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG };
 
@@ -26,5 +29,18 @@ void	log_msg(enum log_level, const char *fmt, ...);
 __attribute__((format(printf, 2, 3), noreturn))
 #endif
 void	log_fatal(int code, const char *fmt, ...);
+
+/* Every counter of this process, each named once in log.c. */
+struct stats {
+	unsigned long long	accepted, closed, live, high_water;
+	unsigned long long	handshakes, handshakes_full, resumed;
+	unsigned long long	cache_hits, cache_misses, cache_saves;
+	unsigned long long	tls_errors, timeouts, backend_errors;
+	unsigned long long	http_errors, evicted, refused;
+	unsigned long long	bytes_in, bytes_out;
+};
+extern struct stats stats;
+/* "name<eq>value<sep>" for each counter into buf; returns the length. */
+size_t	stats_text(char *buf, size_t cap, const char *eq, const char *sep);
 
 #endif

@@ -21,7 +21,6 @@ struct turn {
 
 static struct port_pfd pfd[MAX_LISTENERS + 1 + 2 * TLSGATE_MAX_SLOTS];
 static struct turn turn[TLSGATE_MAX_SLOTS];
-static unsigned long long refused;
 
 size_t
 loop_static_bytes(void)
@@ -29,60 +28,27 @@ loop_static_bytes(void)
 	return sizeof(pfd) + sizeof(turn);
 }
 
-/* The counters, as "name value" lines (stats socket) or one log line. */
-static size_t
-stats_text(char *buf, size_t cap, const char *sep)
-{
-	int n;
-
-	n = snprintf(buf, cap, "accepted%s%llu%sclosed%s%llu%slive%s%u%s"
-	    "high_water%s%u%shandshakes%s%llu%shandshakes_full%s%llu%s"
-	    "resumed%s%llu%s"
-	    "cache_hits%s%llu%scache_misses%s%llu%scache_saves%s%llu%s"
-	    "tls_errors%s%llu%stimeouts%s%llu%sbackend_errors%s%llu%s"
-	    "http_errors%s%llu%sevicted%s%llu%srefused%s%llu%s"
-	    "bytes_in%s%llu%sbytes_out%s%llu",
-	    sep, slot_stats.accepted, " ", sep, slot_stats.closed, " ", sep,
-	    slot_stats.live, " ", sep, slot_stats.high_water, " ", sep,
-	    slot_stats.handshakes, " ", sep, slot_stats.handshakes -
-	    slot_stats.resumed, " ", sep, slot_stats.resumed, " ", sep,
-	    tls_stats.cache_hits, " ", sep, tls_stats.cache_misses, " ", sep,
-	    tls_stats.cache_saves, " ", sep, slot_stats.tls_errors, " ", sep,
-	    slot_stats.timeouts, " ", sep, slot_stats.backend_errors, " ", sep,
-	    slot_stats.http_errors, " ", sep, slot_stats.evicted, " ", sep,
-	    refused, " ", sep, slot_stats.bytes_in, " ", sep,
-	    slot_stats.bytes_out);
-	return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
-}
-
 static void
 log_stats(void)
 {
-	char buf[560];
+	char buf[640];
+	size_t n = stats_text(buf, sizeof(buf), "=", " ");
 
-	stats_text(buf, sizeof(buf), "=");
-	log_msg(LOG_INFO, "stats %s", buf);
+	log_msg(LOG_INFO, "stats %.*s", (int)(n > 0 ? n - 1 : 0), buf);
 }
 
-/* A stats client: one answer, then close.  Never waits for it. */
+/* A stats client: one answer, "name value" a line, then close. */
 static void
 serve_stats(int fd)
 {
 	struct port_addr peer, local;
-	char buf[560];
-	size_t n;
+	char buf[640];
 	int c, emfile;
 
 	c = port_accept(fd, &peer, &local, &emfile);
 	if (c < 0)
 		return;
-	n = stats_text(buf, sizeof(buf) - 1, " ");
-	/* One "name value" a line. */
-	for (size_t i = 0, k = 0; i < n; i++)
-		if (buf[i] == ' ' && ++k % 2 == 0)
-			buf[i] = '\n';
-	buf[n++] = '\n';
-	(void)port_write(c, buf, n);
+	(void)port_write(c, buf, stats_text(buf, sizeof(buf), " ", "\n"));
 	port_close(c, 0);
 }
 
@@ -120,12 +86,12 @@ accept_some(const struct service *svc, int lfd)
 			port_addr_str(&peer, a, sizeof(a));
 			log_msg(LOG_INFO, "conn peer=%s outcome=per-source-limit",
 			    a);
-			refused++;
+			stats.refused++;
 			port_close(fd, 1);
 			continue;
 		}
 		if (victim != NULL) {
-			slot_stats.evicted++;
+			stats.evicted++;
 			slot_abort(victim, "evicted");
 		}
 		if (slot_open(fd, &peer, &local, svc) == NULL) {

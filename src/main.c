@@ -2,9 +2,10 @@
  * main.c - start-up: arguments, config, keys, listeners, then the loop;
  * and the reload that SIGHUP asks the loop for.
  *
- * Exit codes (skarnet style): 0 done, 2 bad usage, config, certificate
- * or key (nothing was started), 111 a system resource was refused
- * (cannot listen, descriptor limit, privileges).
+ * Exit codes: 0 after a drain (SIGTERM) or -t; 2 bad usage, config,
+ * certificate or key: nothing was started; 111 the system refused what
+ * start-up needs (entropy, shared memory, listening, the descriptor
+ * limit, privileges, seccomp, syslog, workers).
  *
  * Two configurations exist, like the two TLS areas: the one in force,
  * and the one a reload fills.  A reload that fails leaves everything as
@@ -39,37 +40,38 @@ put_line(const char *s)
 	printf("%s\n", s);
 }
 
+/* Sizes of the static objects, as the compiler lays them out. */
 static void
 print_footprint(const struct config *c)
 {
+#define SLOT(f)	sizeof(((struct slot *)0)->f)
 	size_t slot = slot_table_bytes(1), cache, other, total, max;
 	unsigned nsess = 0;
 
 	for (unsigned i = 0; i < c->nsvc; i++)
 		nsess += c->svc[i].cache;
-	cache = (size_t)nsess * 100;
-	/* The cache stores are counted by what the config uses of them. */
-	other = tls_static_bytes() - (size_t)TLSGATE_MAX_CACHE * 100 +
-	    loop_static_bytes() + config_static_bytes() + sizeof(cfgs);
+	cache = (size_t)nsess * TLS_CACHE_ENTRY;
+	other = tls_static_bytes() + loop_static_bytes() +
+	    config_static_bytes() + sizeof(cfgs) + sizeof(lst) +
+	    port_static_bytes();
 	total = slot * c->slots + cache + other;
-	max = slot * TLSGATE_MAX_SLOTS + (size_t)TLSGATE_MAX_CACHE * 100 +
-	    other;
+	max = slot * TLSGATE_MAX_SLOTS + (size_t)TLSGATE_MAX_CACHE *
+	    TLS_CACHE_ENTRY + other;
 	printf("# footprint (bytes)\n");
 	printf("slot = %zu (TLS context %zu + input buffer %zu + output "
 	    "buffer %zu + head buffer %zu + client auth %zu + state %zu)\n",
-	    slot, sizeof(br_ssl_server_context), (size_t)BR_SSL_BUFSIZE_INPUT,
-	    (size_t)TLSGATE_OBUF_SIZE, sizeof(((struct slot *)0)->hbuf),
-	    sizeof(br_x509_minimal_context), slot -
-	    sizeof(br_ssl_server_context) - BR_SSL_BUFSIZE_INPUT -
-	    TLSGATE_OBUF_SIZE - sizeof(((struct slot *)0)->hbuf) -
-	    sizeof(br_x509_minimal_context));
+	    slot, SLOT(tls.sc), SLOT(ibuf), SLOT(obuf), SLOT(fwd.hbuf),
+	    SLOT(tls.x509), slot - SLOT(tls.sc) - SLOT(ibuf) - SLOT(obuf) -
+	    SLOT(fwd.hbuf) - SLOT(tls.x509));
 	printf("slots = %u x %zu = %zu\n", c->slots, slot, slot * c->slots);
-	printf("session_cache = %u x 100 = %zu\n", nsess, cache);
+	printf("session_cache = %u x %d = %zu\n", nsess, TLS_CACHE_ENTRY,
+	    cache);
 	printf("other static = %zu (certificates and keys twice, for reload; "
 	    "buffers; poll table)\n", other);
 	printf("total = %zu (worst case for this config)\n", total);
 	printf("compile-time maximum = %zu (%d slots, %d sessions)\n", max,
 	    TLSGATE_MAX_SLOTS, TLSGATE_MAX_CACHE);
+#undef SLOT
 }
 
 static void
@@ -132,8 +134,8 @@ reload(void)
 		    "the configuration before the current one", refs);
 		return NULL;
 	}
-	config_defaults(next);
-	if (config_load(next, cfg_path, err, sizeof(err)) < 0) {
+	if (config_defaults(next, err, sizeof(err)) < 0 ||
+	    config_load(next, cfg_path, err, sizeof(err)) < 0) {
 		log_msg(LOG_ERROR, "reload: refused: %s", err);
 		return NULL;
 	}
@@ -153,9 +155,6 @@ reload(void)
 	log_msg(LOG_INFO, "reload: done services=%u", next->nsvc);
 	return next;
 }
-
-static const int facility_code[] = { 1, 3, 4, 10, 16, 17, 18, 19, 20, 21,
-	22, 23 };
 
 /* One worker: its slots, its sockets, its privileges, its loop. */
 static int
@@ -201,14 +200,13 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	config_defaults(cfg);
-	if (cfg_path != NULL && config_load(cfg, cfg_path, err,
-	    sizeof(err)) < 0)
+	if (config_defaults(cfg, err, sizeof(err)) < 0 || (cfg_path != NULL &&
+	    config_load(cfg, cfg_path, err, sizeof(err)) < 0))
 		log_fatal(2, "%s", err);
 	log_level = (int)cfg->log_level;
 	log_rate = cfg->log_rate;
-	if (cfg->workers > 1 && !check && tls_share_caches(&why) < 0)
-		log_fatal(111, "shared session cache: %s", why);
+	if (tls_init(cfg->workers > 1 && !check, &why) < 0)
+		log_fatal(111, "%s", why);
 	if (tls_load(cfg, err, sizeof(err)) < 0)
 		log_fatal(2, "%s", err);
 	tls_commit();
@@ -219,7 +217,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (cfg->log_to == LOG_TO_SYSLOG && port_syslog_open(cfg->syslog_socket,
-	    facility_code[cfg->syslog_facility], &why) < 0)
+	    (int)cfg->syslog_facility, &why) < 0)
 		log_fatal(111, "syslog %s: %s", cfg->syslog_socket, why);
 	if (port_fd_limit(cfg->workers * (2 * cfg->slots + 32), &why) < 0)
 		log_fatal(111, "%s", why);

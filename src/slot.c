@@ -35,7 +35,6 @@ static unsigned live_pos[TLSGATE_MAX_SLOTS];
 static unsigned nfree, nlive;
 
 
-struct slot_stats slot_stats;
 uint64_t slot_now;
 unsigned slot_worker;
 int slot_draining;
@@ -89,9 +88,7 @@ slot_wait_since(const struct slot *s)
 		return 0;
 	if (s->state == SLOT_HANDSHAKE)
 		return s->t_accept;
-	if (s->state == SLOT_RELAY && s->phase == FWD_HEAD && s->hlen > 0)
-		return s->t_head;
-	return UINT64_MAX;
+	return s->state == SLOT_RELAY ? fwd_head_since(&s->fwd) : UINT64_MAX;
 }
 
 struct slot *
@@ -146,18 +143,16 @@ slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
 	s->outcome = NULL;
 	s->err = 0;
 	s->alert = 0;
-	s->status = 0;
-	s->nreq = 0;
-	s->phase = FWD_RAW;
-	s->hlen = s->hout_len = 0;
+	s->status = s->pending_status = 0;
+	fwd_begin(s);
 	s->peer = *peer;
 	s->local = *local;
 	live_pos[s->id] = nlive;
 	live_list[nlive++] = s;
-	slot_stats.accepted++;
-	slot_stats.live = nlive;
-	if (nlive > slot_stats.high_water)
-		slot_stats.high_water = nlive;
+	stats.accepted++;
+	stats.live = nlive;
+	if (nlive > stats.high_water)
+		stats.high_water = nlive;
 	return s;
 }
 
@@ -194,16 +189,16 @@ slot_close(struct slot *s, int abort)
 	    "out=%llu requests=%u resumed=%s version=%s suite=%s sni=%s "
 	    "status=%d alert=%u outcome=%s", s->id, slot_worker, s->svc->name,
 	    peer, (unsigned long long)(slot_now - s->t_accept), s->c2b,
-	    s->b2c, s->nreq,
+	    s->b2c, s->fwd.nreq,
 	    hs && tls_resumed(&s->tls) ? "yes" : "no",
 	    hs ? tls_version_name(br_ssl_engine_get_version(eng)) : "none",
 	    hs ? tls_suite_name(eng->session.cipher_suite) : "none",
 	    sni, s->status, s->alert, s->outcome != NULL ? s->outcome :
 	    tls_error_name(s->err));
-	slot_stats.bytes_in += s->c2b;
-	slot_stats.bytes_out += s->b2c;
+	stats.bytes_in += s->c2b;
+	stats.bytes_out += s->b2c;
 	if (s->status != 0)
-		slot_stats.http_errors++;
+		stats.http_errors++;
 	tls_conn_release(&s->tls);
 	port_close(s->cfd, abort);
 	if (s->bfd >= 0)
@@ -214,8 +209,8 @@ slot_close(struct slot *s, int abort)
 	live_list[pos] = live_list[--nlive];
 	live_pos[live_list[pos]->id] = pos;
 	free_list[nfree++] = s;
-	slot_stats.closed++;
-	slot_stats.live = nlive;
+	stats.closed++;
+	stats.live = nlive;
 }
 
 /* Record why a connection ends; the first reason given wins. */
@@ -281,7 +276,7 @@ tls_failed(struct slot *s, int err)
 	const unsigned char *rec;
 	size_t len;
 
-	slot_stats.tls_errors++;
+	stats.tls_errors++;
 	if (s->outcome == NULL)
 		s->err = err;
 	rec = tls_fail_record(&s->tls, err, &len);
@@ -305,18 +300,70 @@ linger_read(struct slot *s)
 		slot_close(s, 0);
 }
 
-/* Feed the engine record bytes, from the read-ahead or the socket. */
+/*
+ * The relay's four moves.  Each moves what it can without waiting and
+ * returns 1 if anything moved.
+ */
+
+/* A reset from the backend. */
+static void
+backend_lost(struct slot *s)
+{
+	stats.backend_errors++;
+	set_outcome(s, "backend-reset");
+	s->flags |= SLOT_F_BEOF;
+}
+
+/* No more requests for the backend: shut its write side, once. */
+static void
+backend_shut(struct slot *s)
+{
+	if (s->bfd >= 0 && !(s->flags & SLOT_F_BSHUT)) {
+		port_shutdown_wr(s->bfd);
+		s->flags |= SLOT_F_BSHUT;
+	}
+}
+
+/* The engine's records to the client. */
 static int
-feed_records(struct slot *s)
+to_client(struct slot *s)
+{
+	br_ssl_engine_context *eng = &s->tls.sc.eng;
+	unsigned char *buf;
+	size_t len;
+	long n;
+
+	if (!(br_ssl_engine_current_state(eng) & BR_SSL_SENDREC) ||
+	    (s->flags & (SLOT_F_CWB | SLOT_F_CSHUT)))
+		return 0;
+	buf = br_ssl_engine_sendrec_buf(eng, &len);
+	n = port_write(s->cfd, buf, len);
+	if (n == PORT_AGAIN || (n > 0 && (size_t)n < len))
+		s->flags |= SLOT_F_CWB;
+	else if (n < 0) {
+		set_outcome(s, "client-reset");
+		s->flags |= SLOT_F_CSHUT | SLOT_F_CEOF;
+	}
+	if (n <= 0)
+		return 0;
+	br_ssl_engine_sendrec_ack(eng, (size_t)n);
+	return 1;
+}
+
+/* Record bytes from the client, through the read-ahead, to the engine. */
+static int
+from_client(struct slot *s)
 {
 	br_ssl_engine_context *eng = &s->tls.sc.eng;
 	unsigned char *buf;
 	size_t len, room, k;
 	long n;
 
-	buf = br_ssl_engine_recvrec_buf(eng, &len);
-	if (buf == NULL)
+	if (!(br_ssl_engine_current_state(eng) & BR_SSL_RECVREC) ||
+	    (s->flags & SLOT_F_CEOF) ||
+	    (s->ra_len == 0 && !(s->flags & SLOT_F_CRD)))
 		return 0;
+	buf = br_ssl_engine_recvrec_buf(eng, &len);
 	if (s->ra_len == 0) {
 		/* BEARSSL-INTERNAL: read-ahead past what recvrec_buf grants. */
 		room = (size_t)(s->ibuf + sizeof(s->ibuf) - buf);
@@ -346,6 +393,85 @@ feed_records(struct slot *s)
 	return 1;
 }
 
+/* The backend's bytes to the engine, for the client. */
+static int
+from_backend(struct slot *s)
+{
+	br_ssl_engine_context *eng = &s->tls.sc.eng;
+	unsigned char *buf;
+	size_t len;
+	long n;
+
+	if (!(br_ssl_engine_current_state(eng) & BR_SSL_SENDAPP) ||
+	    s->state != SLOT_RELAY || !(s->flags & SLOT_F_BRD) ||
+	    (s->flags & SLOT_F_BEOF))
+		return 0;
+	buf = br_ssl_engine_sendapp_buf(eng, &len);
+	n = port_read(s->bfd, buf, len);
+	if (n == PORT_AGAIN || (n > 0 && (size_t)n < len))
+		s->flags &= ~SLOT_F_BRD;
+	else if (n <= 0) {
+		if (n < 0)
+			backend_lost(s);
+		s->flags = (s->flags & ~SLOT_F_BRD) | SLOT_F_BEOF;
+	}
+	if (n <= 0)
+		return 0;
+	fwd_backend_bytes(&s->fwd, buf, (size_t)n);
+	br_ssl_engine_sendapp_ack(eng, (size_t)n);
+	br_ssl_engine_flush(eng, 0);
+	s->b2c += (unsigned long long)n;
+	return 1;
+}
+
+static void backend_connect(struct slot *);
+static void http_error(struct slot *, int status, const char *why);
+
+/* The client's plaintext to the backend, as forward.c frames it. */
+static int
+to_backend(struct slot *s)
+{
+	const unsigned char *buf;
+	size_t len;
+	long n;
+
+	if (s->state != SLOT_RELAY && s->state != SLOT_CONNECT)
+		return 0;
+	switch (fwd_client(s, br_ssl_engine_current_state(&s->tls.sc.eng),
+	    &buf, &len)) {
+	case FWD_IDLE:
+		return 0;
+	case FWD_READY:
+		if (s->bfd < 0)
+			backend_connect(s);
+		return 1;
+	case FWD_REFUSE:
+		http_error(s, s->fwd.status, s->fwd.why);
+		return 1;
+	case FWD_LAST:
+		backend_shut(s);
+		return 1;
+	case FWD_MOVED:
+		return 1;
+	case FWD_WRITE:
+		break;
+	}
+	if (s->state != SLOT_RELAY || s->bfd < 0 ||
+	    (s->flags & (SLOT_F_BWB | SLOT_F_BEOF)))
+		return 0;
+	n = port_write(s->bfd, buf, len);
+	if (n == PORT_AGAIN || (n > 0 && (size_t)n < len))
+		s->flags |= SLOT_F_BWB;
+	else if (n < 0)
+		backend_lost(s);
+	if (n <= 0)
+		return 0;
+	s->c2b += (unsigned long long)n;
+	if (fwd_wrote(s, (size_t)n) == FWD_LAST)
+		backend_shut(s);
+	return 1;
+}
+
 /*
  * Move bytes until nothing more can move without waiting.  Returns the
  * engine state at the end.
@@ -355,13 +481,9 @@ pump(struct slot *s)
 {
 	br_ssl_engine_context *eng = &s->tls.sc.eng;
 	unsigned st;
+	int moved;
 
-	for (;;) {
-		unsigned char *buf;
-		size_t len;
-		long n;
-		int moved = 0;
-
+	do {
 		st = br_ssl_engine_current_state(eng);
 		if (st == BR_SSL_CLOSED)
 			return st;
@@ -369,53 +491,13 @@ pump(struct slot *s)
 		if (s->state == SLOT_HANDSHAKE &&
 		    (st & (BR_SSL_SENDAPP | BR_SSL_RECVAPP)))
 			return st;
-		if ((st & BR_SSL_SENDREC) && !(s->flags & (SLOT_F_CWB | SLOT_F_CSHUT))) {
-			buf = br_ssl_engine_sendrec_buf(eng, &len);
-			n = port_write(s->cfd, buf, len);
-			if (n > 0) {
-				br_ssl_engine_sendrec_ack(eng, (size_t)n);
-				moved = 1;
-			}
-			if (n == PORT_AGAIN || (n > 0 && (size_t)n < len))
-				s->flags |= SLOT_F_CWB;
-			else if (n < 0) {
-				set_outcome(s, "client-reset");
-				s->flags |= SLOT_F_CSHUT | SLOT_F_CEOF;
-			}
-		}
-		/* Each step may change what the engine wants: ask again. */
-		st = br_ssl_engine_current_state(eng);
-		if (s->state == SLOT_RELAY || s->state == SLOT_CONNECT)
-			moved |= fwd_client(s, st);
-		st = br_ssl_engine_current_state(eng);
-		if ((st & BR_SSL_RECVREC) && !(s->flags & SLOT_F_CEOF) &&
-		    (s->ra_len > 0 || (s->flags & SLOT_F_CRD)))
-			moved |= feed_records(s);
-		st = br_ssl_engine_current_state(eng);
-		if ((st & BR_SSL_SENDAPP) && s->state == SLOT_RELAY &&
-		    (s->flags & SLOT_F_BRD) && !(s->flags & SLOT_F_BEOF)) {
-			buf = br_ssl_engine_sendapp_buf(eng, &len);
-			n = port_read(s->bfd, buf, len);
-			if (n > 0) {
-				fwd_backend_bytes(s, buf, (size_t)n);
-				br_ssl_engine_sendapp_ack(eng, (size_t)n);
-				br_ssl_engine_flush(eng, 0);
-				s->b2c += (unsigned long long)n;
-				moved = 1;
-			}
-			if (n == PORT_AGAIN || (n > 0 && (size_t)n < len))
-				s->flags &= ~SLOT_F_BRD;
-			else if (n <= 0) {
-				if (n < 0) {
-					slot_stats.backend_errors++;
-					set_outcome(s, "backend-reset");
-				}
-				s->flags = (s->flags & ~SLOT_F_BRD) | SLOT_F_BEOF;
-			}
-		}
-		if (!moved)
-			return st;
-	}
+		/* Each move may change what the engine wants next. */
+		moved = to_client(s);
+		moved |= to_backend(s);
+		moved |= from_client(s);
+		moved |= from_backend(s);
+	} while (moved);
+	return br_ssl_engine_current_state(eng);
 }
 
 /* The handshake is done: tcp mode connects now, http at its first head. */
@@ -423,28 +505,29 @@ static void
 handshake_done(struct slot *s)
 {
 	s->flags |= SLOT_F_HSDONE;
-	slot_stats.handshakes++;
+	stats.handshakes++;
 	if (tls_resumed(&s->tls))
-		slot_stats.resumed++;
-	fwd_begin(s);
+		stats.resumed++;
+	else
+		stats.handshakes_full++;
 	s->state = SLOT_RELAY;
 	s->deadline = slot_now + s->svc->idle_ms;
 	if (s->svc->mode == MODE_TCP)
-		slot_backend_connect(s);
+		backend_connect(s);
 }
 
 static void
 backend_failed(struct slot *s, int status, const char *why)
 {
-	slot_stats.backend_errors++;
+	stats.backend_errors++;
 	if (s->svc->mode == MODE_HTTP)
-		slot_http_error(s, status, why);
+		http_error(s, status, why);
 	else
 		start_closing(s, why);
 }
 
-void
-slot_backend_connect(struct slot *s)
+static void
+backend_connect(struct slot *s)
 {
 	const char *why;
 	int fd;
@@ -476,8 +559,13 @@ backend_connected(struct slot *s)
 	fwd_connected(s);
 }
 
-void
-slot_http_error(struct slot *s, int status, const char *why)
+/*
+ * Answer the client with our own error page and close; why is the log's
+ * outcome.  Answers to requests already with the backend go first: ours
+ * waits for the backend's EOF.
+ */
+static void
+http_error(struct slot *s, int status, const char *why)
 {
 	br_ssl_engine_context *eng = &s->tls.sc.eng;
 	const char *page;
@@ -487,16 +575,11 @@ slot_http_error(struct slot *s, int status, const char *why)
 	if (s->status == 0)
 		s->status = status;
 	set_outcome(s, why);
-	s->phase = FWD_DONE;
-	s->hout_len = 0;
-	if (s->nreq > 0 && s->state == SLOT_RELAY && s->bfd >= 0 &&
+	fwd_stop(&s->fwd);
+	if (s->fwd.nreq > 0 && s->state == SLOT_RELAY && s->bfd >= 0 &&
 	    !(s->flags & SLOT_F_BEOF)) {
-		/* Answers to earlier requests first; ours at backend EOF. */
 		s->pending_status = status;
-		if (!(s->flags & SLOT_F_BSHUT)) {
-			port_shutdown_wr(s->bfd);
-			s->flags |= SLOT_F_BSHUT;
-		}
+		backend_shut(s);
 		return;
 	}
 	page = http_error_page(status, &plen);
@@ -544,10 +627,11 @@ step(struct slot *s)
 			break;
 		case SLOT_RELAY:
 			if (s->flags & SLOT_F_BEOF) {
-				int status = fwd_backend_gone(s);
+				int status = s->pending_status ? s->pending_status :
+				    fwd_awaiting(&s->fwd) ? 502 : 0;
 
 				if (status != 0)
-					slot_http_error(s, status, "backend-closed");
+					http_error(s, status, "backend-closed");
 				else
 					start_closing(s, NULL);
 			} else if (s->flags & SLOT_F_CEOF) {
@@ -556,11 +640,8 @@ step(struct slot *s)
 					return;
 				}
 				/* Half-close: the backend may still answer. */
-				if (!(st & BR_SSL_RECVAPP) && s->hout_len == 0 &&
-				    !(s->flags & SLOT_F_BSHUT)) {
-					port_shutdown_wr(s->bfd);
-					s->flags |= SLOT_F_BSHUT;
-				}
+				if (!(st & BR_SSL_RECVAPP) && !fwd_staged(&s->fwd))
+					backend_shut(s);
 				if (s->flags & SLOT_F_CSHUT)
 					start_closing(s, NULL);
 			}
@@ -613,11 +694,10 @@ slot_events(const struct slot *s, short *cev, short *bev)
 static void
 set_deadline(struct slot *s)
 {
-	uint64_t d = slot_now + s->svc->idle_ms;
+	uint64_t d = slot_now + s->svc->idle_ms, t = fwd_head_since(&s->fwd);
 
-	if (s->phase == FWD_HEAD && s->hlen > 0 && s->t_head + s->svc->head_ms < d)
-		d = s->t_head + s->svc->head_ms;
-	s->deadline = d;
+	s->deadline = t != UINT64_MAX && t + s->svc->head_ms < d ?
+	    t + s->svc->head_ms : d;
 }
 
 void
@@ -651,7 +731,7 @@ slot_expire(struct slot *s)
 {
 	switch (s->state) {
 	case SLOT_HANDSHAKE:
-		slot_stats.timeouts++;
+		stats.timeouts++;
 		set_outcome(s, "handshake-timeout");
 		slot_close(s, 1);
 		return;
@@ -660,10 +740,10 @@ slot_expire(struct slot *s)
 		backend_failed(s, 504, "backend-timeout");
 		break;
 	case SLOT_RELAY:
-		slot_stats.timeouts++;
-		if (s->phase == FWD_HEAD && s->hlen > 0 &&
-		    slot_now >= s->t_head + s->svc->head_ms)
-			slot_http_error(s, 408, "head-timeout");
+		stats.timeouts++;
+		if (fwd_head_since(&s->fwd) != UINT64_MAX &&
+		    slot_now >= fwd_head_since(&s->fwd) + s->svc->head_ms)
+			http_error(s, 408, "head-timeout");
 		else
 			start_closing(s, "idle-timeout");
 		break;
@@ -688,16 +768,14 @@ slot_expire(struct slot *s)
 void
 slot_drain(struct slot *s)
 {
-	if (s->state != SLOT_RELAY || s->phase != FWD_HEAD || s->hlen > 0 ||
+	if (s->state != SLOT_RELAY || !fwd_between(&s->fwd) ||
 	    (br_ssl_engine_current_state(&s->tls.sc.eng) & BR_SSL_RECVAPP))
 		return;
 	if (s->bfd < 0) {
 		start_closing(s, "drained");
 		step(s);
-	} else if (!(s->flags & SLOT_F_BSHUT)) {
-		port_shutdown_wr(s->bfd);
-		s->flags |= SLOT_F_BSHUT;
-	}
+	} else
+		backend_shut(s);
 }
 
 void

@@ -2,9 +2,17 @@
  * slot.h - the connection slots: a static table, and one connection's
  * state machine from accept to close.
  *
- *   HANDSHAKE --done--> CONNECT --connected--> RELAY --backend EOF-->
- *   CLOSING --close_notify sent and client gone--> FREE
+ *   tcp:   HANDSHAKE --done--> CONNECT --connected--> RELAY
+ *   http:  HANDSHAKE --done--> RELAY --first head--> CONNECT --connected-->
+ *          RELAY (later requests reuse the backend connection)
+ *
+ *   RELAY --backend EOF, error page, idle timeout, drain--> CLOSING
+ *   CONNECT --refused, timed out (http: after a 502/504)--> CLOSING
+ *   CLOSING --close_notify out, client EOF--> FREE (reset at 2 s)
+ *   HANDSHAKE, RELAY --client EOF, nothing owed--> FREE
+ *   HANDSHAKE --timeout--> FREE (reset)
  *   any TLS failure --alert, FIN--> LINGER --client EOF or 2 s--> FREE
+ *   any --evicted, shut down--> FREE (reset, unless LINGER)
  *
  * Owns every byte of a connection: the TLS engine and its buffers, the
  * client and backend sockets, deadlines and counters.  Never allocates;
@@ -18,7 +26,7 @@
 
 #include "config.h"
 #include "defaults.h"
-#include "http.h"
+#include "forward.h"
 #include "port.h"
 #include "tls.h"
 
@@ -42,16 +50,6 @@ enum slot_state {
 #define SLOT_F_CSHUT	0x080	/* we shut (or lost) the client's write side */
 #define SLOT_F_HSDONE	0x100	/* handshake completed */
 
-/* What the client's plaintext is, on its way to the backend. */
-enum fwd_phase {
-	FWD_RAW,		/* bytes as they come (tcp mode, upgraded) */
-	FWD_HEAD,		/* staging a request head in hbuf */
-	FWD_HEAD_OUT,		/* writing the rewritten head from hbuf */
-	FWD_BODY,		/* body bytes, body_left at a time */
-	FWD_PAUSED,		/* upgrade asked: wait for the backend's status */
-	FWD_DONE,		/* no more requests: discard what comes */
-};
-
 struct slot {
 	struct tls_conn		 tls;
 	enum slot_state		 state;
@@ -69,31 +67,12 @@ struct slot {
 	struct port_addr	 peer, local;
 	const struct service	*svc;
 
-	/* Forwarding (forward.c). */
-	enum fwd_phase		 phase;
-	size_t			 hlen, hscan;	/* head bytes staged, scanned */
-	size_t			 hout_off, hout_len; /* hbuf bytes to write */
-	uint64_t		 body_left;	/* may pass before re-parsing */
-	int			 body_chunked, body_end, keep_alive, upgrade;
-	struct http_chunk	 chunk;
-	unsigned		 nreq;		/* requests forwarded */
-	int			 awaiting;	/* no response byte since */
-	int			 pending_status; /* to send at backend EOF */
-	unsigned char		 stash[16];	/* start of an upgrade answer */
-	size_t			 stash_len;
-	unsigned char		 hbuf[TLSGATE_HEAD_MAX + HTTP_FWD_SLACK];
-
+	int			 pending_status; /* our page, at backend EOF */
+	struct fwd		 fwd;
 	unsigned char		 ibuf[BR_SSL_BUFSIZE_INPUT];
 	unsigned char		 obuf[TLSGATE_OBUF_SIZE];
 };
 
-struct slot_stats {
-	unsigned long long	accepted, closed, handshakes, resumed;
-	unsigned long long	tls_errors, timeouts, backend_errors, evicted;
-	unsigned long long	bytes_in, bytes_out, http_errors;
-	unsigned		live, high_water;
-};
-extern struct slot_stats slot_stats;
 /* The loop's clock: set once per turn, read by every slot. */
 extern uint64_t slot_now;
 /* This process's worker number (0 without workers), for the logs. */
@@ -135,15 +114,5 @@ void	slot_drain(struct slot *);
 void	slot_abort(struct slot *, const char *outcome);
 
 size_t	slot_table_bytes(unsigned nslots);
-
-/* For forward.c: start the backend connection now (http mode). */
-void	slot_backend_connect(struct slot *);
-/*
- * Answer the client with our own error page (400, 408, 431, 502, 503,
- * 504) and close.  why is the log's outcome.  If requests are already
- * with the backend, their answers go first: the page waits for the
- * backend to finish.
- */
-void	slot_http_error(struct slot *, int status, const char *why);
 
 #endif

@@ -21,12 +21,8 @@
 #include "certname.h"
 #include "cred.h"
 #include "defaults.h"
+#include "log.h"
 #include "tls.h"
-
-struct tls_stats tls_stats;
-
-/* BEARSSL-INTERNAL: LRU entry size, LRU_ENTRY_LEN in ssl_lru.c. */
-#define CACHE_ENTRY	100	/* bytes a session takes in BearSSL's LRU */
 
 /* A session cache: the vtable pointer first, so that ctx finds it. */
 struct tls_cache {
@@ -44,7 +40,7 @@ struct tls_cache {
 struct tls_caches {
 	unsigned char	lock[64];
 	struct tls_cache c[TLSGATE_MAX_SERVICES];
-	unsigned char	store[TLSGATE_MAX_CACHE * 100];
+	unsigned char	store[TLSGATE_MAX_CACHE * TLS_CACHE_ENTRY];
 };
 
 struct tls_svc {
@@ -69,7 +65,7 @@ static int caches_ready;
 static unsigned active, loaded;
 static int have_active;
 static br_hmac_drbg_context seed_drbg;
-static int seeded;
+static char err_name[32];		/* what tls_error_name() returns */
 
 /* Take the caches' lock; a worker that died holding it cost us them. */
 static void
@@ -88,7 +84,7 @@ cache_save(const br_ssl_session_cache_class **ctx, br_ssl_server_context *sc,
 {
 	struct tls_cache *c = (struct tls_cache *)(void *)ctx;
 
-	tls_stats.cache_saves++;
+	stats.cache_saves++;
 	/* BEARSSL-INTERNAL: sc is the context we gave, our tls_conn. */
 	((struct tls_conn *)(void *)sc)->cache_saved = 1;
 	cache_lock();
@@ -107,9 +103,9 @@ cache_load(const br_ssl_session_cache_class **ctx, br_ssl_server_context *sc,
 	hit = c->lru.vtable->load(&c->lru.vtable, sc, params);
 	port_unlock(caches->lock);
 	if (hit)
-		tls_stats.cache_hits++;
+		stats.cache_hits++;
 	else
-		tls_stats.cache_misses++;
+		stats.cache_misses++;
 	((struct tls_conn *)(void *)sc)->cache_hit = (unsigned char)hit;
 	return hit;
 }
@@ -155,7 +151,6 @@ tls_load(const struct config *c, char *err, size_t cap)
 {
 	unsigned idx = have_active ? active ^ 1 : 0;
 	struct tls_area *a = &areas[idx];
-	unsigned char seed[48];
 	size_t store = 0;
 
 	wipe_area(a);
@@ -195,27 +190,13 @@ tls_load(const struct config *c, char *err, size_t cap)
 
 			tc->vtable = &cache_class;
 			tc->store = caches->store + store;
-			tc->len = (size_t)s->cache * CACHE_ENTRY;
+			tc->len = (size_t)s->cache * TLS_CACHE_ENTRY;
 			br_ssl_session_cache_lru_init(&tc->lru, tc->store, tc->len);
 			store += tc->len;
 		}
 	}
-	if (!caches_ready && port_lock_init(caches->lock) < 0) {
-		snprintf(err, cap, "cannot set up the session cache lock");
-		goto fail;
-	}
 	caches_ready = 1;
 	a->nsvc = c->nsvc;
-	if (!seeded) {
-		if (port_entropy(seed, sizeof(seed)) < 0) {
-			snprintf(err, cap, "no entropy from the operating system");
-			goto fail;
-		}
-		br_hmac_drbg_init(&seed_drbg, &br_sha256_vtable, seed,
-		    sizeof(seed));
-		memset(seed, 0, sizeof(seed));
-		seeded = 1;
-	}
 	loaded = idx;
 	return 0;
 fail:
@@ -638,23 +619,44 @@ tls_fail_record(struct tls_conn *t, int err, size_t *len)
 const char *
 tls_error_name(int err)
 {
-	static char buf[32];
-
-	if (err >= BR_ERR_RECV_FATAL_ALERT && err < BR_ERR_SEND_FATAL_ALERT) {
-		snprintf(buf, sizeof(buf), "peer-alert-%d",
+	if (err >= BR_ERR_RECV_FATAL_ALERT && err < BR_ERR_SEND_FATAL_ALERT)
+		snprintf(err_name, sizeof(err_name), "peer-alert-%d",
 		    err - BR_ERR_RECV_FATAL_ALERT);
-		return buf;
-	}
-	if (err >= BR_ERR_SEND_FATAL_ALERT) {
-		snprintf(buf, sizeof(buf), "sent-alert-%d",
+	else if (err >= BR_ERR_SEND_FATAL_ALERT)
+		snprintf(err_name, sizeof(err_name), "sent-alert-%d",
 		    err - BR_ERR_SEND_FATAL_ALERT);
-		return buf;
+	else {
+		for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++)
+			if (errors[i].code == err)
+				return errors[i].name;
+		snprintf(err_name, sizeof(err_name), "error-%d", err);
 	}
-	for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++)
-		if (errors[i].code == err)
-			return errors[i].name;
-	snprintf(buf, sizeof(buf), "error-%d", err);
-	return buf;
+	return err_name;
+}
+
+int
+tls_init(int shared, const char **why)
+{
+	unsigned char seed[48];
+
+	_Static_assert(sizeof(caches->lock) >= 40, "lock room");
+	if (shared && port_lock_size() > sizeof(caches->lock)) {
+		*why = "session cache: lock too large";
+		return -1;
+	}
+	if (shared && (caches = port_shared(sizeof(*caches), why)) == NULL)
+		return -1;
+	if (port_lock_init(caches->lock) < 0) {
+		*why = "session cache: cannot set up its lock";
+		return -1;
+	}
+	if (port_entropy(seed, sizeof(seed)) < 0) {
+		*why = "no entropy from the operating system";
+		return -1;
+	}
+	br_hmac_drbg_init(&seed_drbg, &br_sha256_vtable, seed, sizeof(seed));
+	memset(seed, 0, sizeof(seed));
+	return 0;
 }
 
 int
@@ -669,26 +671,12 @@ tls_reseed(void)
 	return 0;
 }
 
-int
-tls_share_caches(const char **why)
-{
-	_Static_assert(sizeof(caches->lock) >= 40, "lock room");
-	if (port_lock_size() > sizeof(caches->lock)) {
-		*why = "lock too large";
-		return -1;
-	}
-	caches = port_shared(sizeof(*caches), why);
-	if (caches == NULL) {
-		caches = &own_caches;
-		return -1;
-	}
-	return 0;
-}
-
 size_t
 tls_static_bytes(void)
 {
-	return sizeof(areas) + sizeof(own_caches) + sizeof(pristine) +
+	/* The cache store is counted by what the config uses of it. */
+	return sizeof(areas) + sizeof(own_caches) - sizeof(own_caches.store) +
+	    sizeof(pristine) + sizeof(seed_drbg) + sizeof(err_name) +
 	    cred_static_bytes();
 }
 

@@ -23,10 +23,11 @@
 
 #include "config.h"
 
-struct tls_stats {
-	unsigned long long	cache_hits, cache_misses, cache_saves;
-};
-extern struct tls_stats tls_stats;
+/*
+ * BEARSSL-INTERNAL: the bytes one session takes in BearSSL's LRU cache
+ * (LRU_ENTRY_LEN in ssl_lru.c): the cache's memory is sessions times this.
+ */
+#define TLS_CACHE_ENTRY	100
 
 /* Client-certificate subject elements kept for X-Client-Cert-Subject. */
 #define TLS_SUBJ_ELTS	4
@@ -50,17 +51,18 @@ struct tls_conn {
 };
 
 /*
+ * Once, before anything else here: seed the entropy pool from the OS and
+ * set up the session caches' lock, with the caches in memory shared with
+ * processes forked later (workers) if shared.  0, or -1 with *why set.
+ */
+int	tls_init(int shared, const char **why);
+/*
  * Load every service's certificates, keys and client CAs into the area
- * not in use, and set up its session caches.  The first call also seeds
- * the entropy pool.  Returns 0, or -1 with a message naming the file in
- * err (the active area is untouched either way).
+ * not in use, and set up its session caches (the first call only).
+ * Returns 0, or -1 with a message naming the file in err (the active
+ * area is untouched either way).
  */
 int	tls_load(const struct config *, char *err, size_t cap);
-/*
- * Put the session caches in memory shared with processes forked later
- * (workers).  Before the first tls_load().  0, or -1 with *why set.
- */
-int	tls_share_caches(const char **why);
 /* After fork: fresh entropy for this process's connections. */
 int	tls_reseed(void);
 /* Make the area tls_load() filled the one new connections use. */
@@ -91,7 +93,7 @@ const char *tls_suite_name(unsigned suite);
 const char *tls_version_name(unsigned version);
 /*
  * Short name for an engine error (BR_ERR_* or an alert), for logs.  The
- * name may be in a static buffer the next call overwrites.
+ * name may be in one static buffer, which the next call overwrites.
  */
 const char *tls_error_name(int err);
 /* The fatal alert that reports the engine's failure err (0: none). */
@@ -105,6 +107,7 @@ unsigned tls_fail_alert(const struct tls_conn *, int err);
  */
 const unsigned char *tls_fail_record(struct tls_conn *, int err,
 	    size_t *len);
+/* Static bytes, the session cache store aside. */
 size_t	tls_static_bytes(void);
 void	tls_wipe(void);
 

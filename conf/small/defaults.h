@@ -3,7 +3,7 @@
  * tlsgate for a 64 MB appliance (make CONF=conf/small).
  *
  * A complete replacement of conf/defaults.h: it defines every macro that
- * one does, and nothing else.  It owns only numbers; it must never add
+ * one does, and nothing else.  It owns only values; it must never add
  * code or a macro the sources do not read.  The TLSGATE_MAX_* values size
  * the static storage, so they are the worst case the process can use;
  * `tlsgate -t` prints what they add up to (about 1.1 MB here, against
@@ -41,23 +41,6 @@
  */
 #define TLSGATE_OBUF_SIZE	(4096 + 85)
 
-/* Defaults for the runtime values (all overridable by the config file). */
-#define TLSGATE_LISTEN		"0.0.0.0:8443"
-#define TLSGATE_BACKEND		"127.0.0.1:8080"
-#define TLSGATE_CERT		"tlsgate.crt"
-#define TLSGATE_KEY		"tlsgate.key"
-#define TLSGATE_SLOTS		32
-#define TLSGATE_WORKERS		1
-#define TLSGATE_CACHE		256
-#define TLSGATE_TLS_MIN		0x0303	/* TLS 1.2 */
-#define TLSGATE_MODE		1	/* 0 tcp relay, 1 http */
-#define TLSGATE_PROXY_PROTOCOL	0	/* tcp mode: 0 off, 1 v1, 2 v2 */
-#define TLSGATE_HANDSHAKE_MS	10000	/* absolute, from accept */
-#define TLSGATE_HEAD_MS		10000	/* absolute, from a head's first byte */
-#define TLSGATE_CONNECT_MS	5000	/* backend connect */
-/* With 32 slots, idle keep-alive connections must not hold them long. */
-#define TLSGATE_IDLE_MS		60000	/* no byte either way */
-#define TLSGATE_DRAIN_MS	10000	/* SIGTERM: let live connections end */
 /* Clients beyond the slots wait here; more than a few turns is a flood. */
 #define TLSGATE_BACKLOG		128
 /*
@@ -68,15 +51,35 @@
  */
 #define TLSGATE_EVICT_MS	1000
 #define TLSGATE_HANDSHAKES_PER_TURN	2	/* a slower CPU: shorter turns */
-#define TLSGATE_LOG_LEVEL	2	/* 0 error, 1 warn, 2 info, 3 debug */
-/* A small flash log or a serial console: fewer lines a second. */
-#define TLSGATE_LOG_RATE	100	/* lines per second; 0 = no limit */
-/* One client must not take every slot of a table this small. */
-#define TLSGATE_MAX_PER_SOURCE	8	/* slots one client IP may hold; 0 = any */
-/* After start-up: chroot here and run as this user/group ("" = stay). */
-#define TLSGATE_CHROOT		""
-#define TLSGATE_USER		""
-#define TLSGATE_GROUP		""
-#define TLSGATE_SECCOMP		0	/* Linux: allow only the loop's syscalls */
+
+/* The runtime defaults, as a config file spells them (see conf/defaults.h). */
+#define TLSGATE_CONFIG \
+	"slots = 32\n" \
+	"workers = 1\n" \
+	"drain_timeout = 10s\n" \
+	"log_level = info\n" \
+	"log_rate = 100\n"		/* a small flash log, a serial console */ \
+	"log = stderr\n" \
+	"syslog_facility = daemon\n" \
+	"syslog_socket = /dev/log\n" \
+	"seccomp = off\n" \
+	"listen = 0.0.0.0:8443\n" \
+	"backend = 127.0.0.1:8080\n" \
+	"cert = tlsgate.crt\n" \
+	"key = tlsgate.key\n" \
+	"session_cache = 256\n" \
+	"tls_min = 1.2\n" \
+	"mode = http\n" \
+	"proxy_protocol = off\n" \
+	"handshake_timeout = 10s\n" \
+	"head_timeout = 10s\n" \
+	"connect_timeout = 5s\n" \
+	/* With 32 slots, idle keep-alive connections must not hold them long. */ \
+	"idle_timeout = 1m\n" \
+	"x_forwarded_for = on\n" \
+	"x_forwarded_proto = on\n" \
+	"x_forwarded_port = on\n" \
+	/* One client must not take every slot of a table this small. */ \
+	"max_per_source = 8\n"
 
 #endif

@@ -427,10 +427,18 @@ port_entropy(void *buf, size_t len)
 	return len == 0 ? 0 : -1;
 }
 
+/* The message of a failure that strerror() cannot say. */
+static char msg[96];
+
+size_t
+port_static_bytes(void)
+{
+	return sizeof(msg);
+}
+
 long
 port_read_file(const char *path, void *buf, size_t cap, const char **why)
 {
-	static char toobig[48];
 	size_t have = 0;
 	ssize_t n;
 	int fd;
@@ -447,9 +455,9 @@ port_read_file(const char *path, void *buf, size_t cap, const char **why)
 			if (read(fd, &c, 1) == 0)
 				break;
 			close(fd);
-			snprintf(toobig, sizeof(toobig), "larger than %zu bytes",
+			snprintf(msg, sizeof(msg), "larger than %zu bytes",
 			    cap);
-			*why = toobig;
+			*why = msg;
 			return -1;
 		}
 		n = read(fd, (char *)buf + have, cap - have);
@@ -566,7 +574,6 @@ port_log_write(int level, const char *line, size_t len)
 int
 port_fd_limit(unsigned nfds, const char **why)
 {
-	static char msg[96];
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0) {

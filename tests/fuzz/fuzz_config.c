@@ -21,7 +21,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct config c;
 	char err[512];
 
-	config_defaults(&c);
+	if (config_defaults(&c, err, sizeof(err)) < 0)
+		abort();
 	if (config_parse(&c, "f", (const char *)data, size, err,
 	    sizeof(err)) == 0) {
 		unsigned cache = 0;

@@ -456,7 +456,7 @@ accept_client(int c, int resume)
 	check((s = slot_open(fd, &peer, &local, sv)) != NULL);
 	/*
 	 * The engine's random generator carries state from earlier runs
-	 * (tls_load() seeded it once); restart it from a known seed.
+	 * (tls_init() seeded it once); restart it from a known seed.
 	 */
 	memset(seed, (int)seq, sizeof(seed));
 	br_hmac_drbg_init(&s->tls.sc.eng.rng, &br_sha256_vtable, seed,
@@ -610,7 +610,8 @@ setup(struct input *in)
 	unsigned a = next(in), b = next(in);
 	char err[256];
 
-	config_defaults(&cfg);
+	if (config_defaults(&cfg, err, sizeof(err)) < 0)
+		abort();
 	snprintf(sv->certs[0].cert, sizeof(sv->certs[0].cert), "cert");
 	snprintf(sv->certs[0].key, sizeof(sv->certs[0].key), "key");
 	sv->mode = a & 1 ? MODE_HTTP : MODE_TCP;
@@ -634,7 +635,9 @@ setup(struct input *in)
 	for (int c = 0; c < NCONN; c++)
 		memset(&conns[c], 0, offsetof(struct conn, iobuf));
 	if (!loaded) {
-		if (tls_load(&cfg, err, sizeof(err)) < 0) {
+		const char *why;
+
+		if (tls_init(0, &why) < 0 || tls_load(&cfg, err, sizeof(err)) < 0) {
 			fprintf(stderr, "tls_load: %s\n", err);
 			abort();
 		}
