@@ -21,7 +21,7 @@ B	?= build
 # tests/bench/cryptobench.md).  BEARSSL=system: link libbearssl-dev.
 BEARSSL ?= source
 BEARSSL_TOP ?= $(B)/bearssl
-include tests/bearssl.mk
+include conf/bearssl.mk
 PY	?= python3
 SAN	= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	  -fno-sanitize-recover=undefined
@@ -196,5 +196,5 @@ clean:
 .PHONY: all asan bench bench-crypto check check-system demo fuzz lint soak test unit clean
 
 # Cross builds, the static binary, the small profile, make size,
-# make check-cross (tests/cross.md).
-include tests/cross.mk
+# make check-cross (conf/cross.md).
+include conf/cross.mk

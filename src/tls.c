@@ -488,43 +488,40 @@ tls_client_subject(const struct tls_conn *t, char *buf, size_t cap)
 const char *
 tls_suite_name(unsigned s)
 {
-	switch (s) {
-	case BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256:
-		return "ECDHE-ECDSA-AES128-GCM-SHA256";
-	case BR_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384:
-		return "ECDHE-ECDSA-AES256-GCM-SHA384";
-	case BR_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256:
-		return "ECDHE-ECDSA-CHACHA20-POLY1305";
-	case BR_TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA:
-		return "ECDHE-ECDSA-AES128-SHA";
-	case BR_TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA:
-		return "ECDHE-ECDSA-AES256-SHA";
-	case BR_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256:
-		return "ECDHE-RSA-AES128-GCM-SHA256";
-	case BR_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384:
-		return "ECDHE-RSA-AES256-GCM-SHA384";
-	case BR_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256:
-		return "ECDHE-RSA-CHACHA20-POLY1305";
-	case BR_TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA:
-		return "ECDHE-RSA-AES128-SHA";
-	case BR_TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA:
-		return "ECDHE-RSA-AES256-SHA";
-	}
+	static const struct {
+		uint16_t	 id;
+		const char	*name;
+	} names[] = {
+		{ BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+		    "ECDHE-ECDSA-AES128-GCM-SHA256" },
+		{ BR_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+		    "ECDHE-ECDSA-AES256-GCM-SHA384" },
+		{ BR_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+		    "ECDHE-ECDSA-CHACHA20-POLY1305" },
+		{ BR_TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, "ECDHE-ECDSA-AES128-SHA" },
+		{ BR_TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA, "ECDHE-ECDSA-AES256-SHA" },
+		{ BR_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+		    "ECDHE-RSA-AES128-GCM-SHA256" },
+		{ BR_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+		    "ECDHE-RSA-AES256-GCM-SHA384" },
+		{ BR_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+		    "ECDHE-RSA-CHACHA20-POLY1305" },
+		{ BR_TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA, "ECDHE-RSA-AES128-SHA" },
+		{ BR_TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA, "ECDHE-RSA-AES256-SHA" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].id == s)
+			return names[i].name;
 	return "none";
 }
 
 const char *
 tls_version_name(unsigned v)
 {
-	switch (v) {
-	case BR_TLS10:
-		return "TLS1.0";
-	case BR_TLS11:
-		return "TLS1.1";
-	case BR_TLS12:
-		return "TLS1.2";
-	}
-	return "none";
+	static const char *const names[] = { "TLS1.0", "TLS1.1", "TLS1.2" };
+
+	return v >= BR_TLS10 && v <= BR_TLS12 ? names[v - BR_TLS10] : "none";
 }
 
 /*

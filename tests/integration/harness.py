@@ -218,9 +218,7 @@ class Gate:
         # users share the machine): retry with a new one.
         for _ in range(3):
             self.port = free_port()
-            # The core tests relay bytes; http mode tests say so.
-            full = {"listen": "%s:%d" % (LOOPBACK, self.port),
-                    "mode": "tcp"}
+            full = {"listen": "%s:%d" % (LOOPBACK, self.port)}
             full.update(conf)
             write_conf(self.conf_path, full)
             self._spawn()
@@ -567,7 +565,12 @@ class BioClient:
 class GateTest(unittest.TestCase):
     """Each test gets a scratch directory; every backend and tlsgate it
     starts is stopped at its end.  A tlsgate still running then is
-    stopped with SIGTERM and must exit 0 with no sanitizer report."""
+    stopped with SIGTERM and must exit 0 with no sanitizer report.
+
+    tlsgate runs in its own default mode (http) unless the test class
+    sets MODE, as the tests of relaying raw bytes set it to "tcp"."""
+
+    MODE = None
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="tlsgate-it-")
@@ -614,6 +617,8 @@ class GateTest(unittest.TestCase):
         with cert "ec" or "rsa"; conf holds further keys."""
         c = certs()
         full = {"cert": c.path[cert + ".crt"], "key": c.path[cert + ".key"]}
+        if self.MODE is not None:
+            full["mode"] = self.MODE
         if backend is not None:
             full["backend"] = backend if isinstance(backend, str) else \
                 backend.addr

@@ -9,6 +9,8 @@ from harness import (SLOW, GateTest, close_tls, echo_roundtrip, free_port,
 
 
 class BackendDown(GateTest):
+    MODE = "tcp"
+
 
     def test_backend_down_closes_cleanly_then_recovers(self):
         port = free_port()  # nothing listens there yet

@@ -10,6 +10,8 @@ MB = 1 << 20
 
 
 class Bulk(GateTest):
+    MODE = "tcp"
+
 
     def test_100mb_each_way_byte_exact(self):
         total, chunk = 100 * MB, 256 * 1024

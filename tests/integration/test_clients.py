@@ -18,6 +18,8 @@ def split_http(resp):
 
 
 class EndToEnd(GateTest):
+    MODE = "tcp"
+
 
     def check_conn(self, g, kind, n=1):
         conns = g.wait_conns(n)

@@ -5,8 +5,8 @@ import os
 import re
 import socket
 
-from harness import (LOOPBACK, GateTest, certs, check, free_port,
-                     is_listening, rsa_primes_mod4)
+from harness import (LOOPBACK, ROOT, GateTest, certs, check, free_port,
+                     is_listening, rsa_primes_mod4, run)
 
 
 class BadConfig(GateTest):
@@ -191,3 +191,45 @@ class GoodConfig(GateTest):
         rc, out, err = check(path)
         self.assertEqual(rc, 2)
         self.assertIn("%s:1: slots: must be between 1 and" % path, err)
+
+
+class FirmwareDefaults(GateTest):
+    """A firmware's defaults.h spells its defaults as the config file does
+    and goes through the same parser: a bad value there stops start-up
+    with the message a bad file line gets.  Builds a variant of tlsgate
+    on a copy of conf/defaults.h (native, system BearSSL: nothing else
+    is compiled)."""
+
+    def build_with(self, old, new):
+        if os.environ.get("TLSGATE_WRAP") or os.environ.get("TLSGATE_ASAN"):
+            self.skipTest("a native build of its own; the default run has it")
+        conf = os.path.join(self.tmp, "conf")
+        os.mkdir(conf)
+        with open(os.path.join(ROOT, "conf", "defaults.h")) as f:
+            text = f.read()
+        self.assertIn(old, text)
+        with open(os.path.join(conf, "defaults.h"), "w") as f:
+            f.write(text.replace(old, new))
+        b = os.path.join(self.tmp, "b")
+        rc, out, err = run(["make", "-s", "-C", ROOT, "-j2", "B=" + b,
+                            "CONF=" + conf, "BEARSSL=system", "CFLAGS=-O0",
+                            b + "/tlsgate"], 300)
+        self.assertEqual(rc, 0, (out + err).decode())
+        return b + "/tlsgate"
+
+    def test_bad_default_stops_start_up_naming_defaults_h_and_key(self):
+        bin_ = self.build_with('"mode = http\\n"', '"mode = htp\\n"')
+        rc, out, err = run([bin_, "-t"], 10)
+        self.assertEqual(rc, 2, err)
+        self.assertRegex(err.decode(), r'^tlsgate: fatal: defaults\.h:\d+: mode: '
+                         r'expected tcp or http: "htp"$')
+
+    def test_good_default_is_what_tlsgate_resolves(self):
+        bin_ = self.build_with('"idle_timeout = 5m\\n"',
+                               '"idle_timeout = 90s\\n"')
+        c = certs()
+        path = self.conf_file(["cert = " + c.path["ec.crt"],
+                               "key = " + c.path["ec.key"]])
+        rc, out, err = run([bin_, "-t", "-c", path], 10)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("idle_timeout = 90000ms\n", out.decode())

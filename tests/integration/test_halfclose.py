@@ -6,6 +6,8 @@ from harness import (GateTest, echo_roundtrip, http_bytes_body, random_bytes,
 
 
 class HalfClose(GateTest):
+    MODE = "tcp"
+
 
     def test_echo_after_half_close_is_complete(self):
         g = self.gate(self.backend("echo"))

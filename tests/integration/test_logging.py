@@ -12,6 +12,8 @@ FIELDS = ("id", "peer", "ms", "in", "out", "resumed", "version", "suite",
 
 
 class ConnLog(GateTest):
+    MODE = "tcp"
+
 
     def test_conn_line_has_every_field_and_true_values(self):
         g = self.gate(self.backend("echo"))

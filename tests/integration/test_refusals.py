@@ -26,6 +26,8 @@ def s_client(port, args, stdin=b""):
 
 
 class Refusals(GateTest):
+    MODE = "tcp"
+
 
     def refused(self, args, alert, cert="ec", **conf):
         g = self.gate(self.backend("echo"), cert=cert, **conf)

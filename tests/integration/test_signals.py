@@ -20,6 +20,8 @@ def refused(port):
 
 
 class Signals(GateTest):
+    MODE = "tcp"
+
 
     def test_sigterm_lets_live_connection_finish_then_exits_0(self):
         g = self.gate(self.backend("echo"), drain_timeout="20s")

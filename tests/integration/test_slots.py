@@ -9,6 +9,8 @@ from harness import (LOOPBACK, SLOW, BioClient, GateTest, close_tls,
 
 
 class Slots(GateTest):
+    MODE = "tcp"
+
 
     def test_fifth_client_waits_until_a_slot_frees(self):
         g = self.gate(self.backend("echo"), slots=4)

@@ -24,22 +24,22 @@ BEARSSL_CC = $(CC) $(BEARSSL_OPT) -fPIC -W -Wall \
 ifeq ($(BEARSSL),source)
 BEARSSL_CFLAGS = -I$(BEARSSL_SRC)/inc
 BEARSSL_LIBS = $(BEARSSL_TOP)/libbearssl.a
-BEARSSL_DEP = $(BEARSSL_TOP)/choice $(BEARSSL_LIBS)
+BEARSSL_DEP = $(BEARSSL_TOP)/checked $(BEARSSL_LIBS)
 BEARSSL_UNPACKED = $(BEARSSL_SRC)/.unpacked
 else ifneq ($(filter /%,$(BEARSSL)),)
 BEARSSL_SRC = $(BEARSSL)
 BEARSSL_CFLAGS = -I$(BEARSSL)/inc
 ifneq ($(wildcard $(BEARSSL)/build/libbearssl.a),)
 BEARSSL_LIBS = $(BEARSSL)/build/libbearssl.a
-BEARSSL_DEP = $(BEARSSL_TOP)/choice
+BEARSSL_DEP = $(BEARSSL_TOP)/checked
 else
 BEARSSL_LIBS = $(BEARSSL_TOP)/libbearssl.a
-BEARSSL_DEP = $(BEARSSL_TOP)/choice $(BEARSSL_LIBS)
+BEARSSL_DEP = $(BEARSSL_TOP)/checked $(BEARSSL_LIBS)
 endif
 else
 BEARSSL_CFLAGS =
 BEARSSL_LIBS = -lbearssl
-BEARSSL_DEP = $(BEARSSL_TOP)/choice
+BEARSSL_DEP = $(BEARSSL_TOP)/checked
 endif
 
 # The object list exists only once the source is unpacked: a sub-make
@@ -66,6 +66,21 @@ $(BEARSSL_TOP)/obj/%.o: $(BEARSSL_SRC)/%.c $(BEARSSL_TOP)/flags
 $(BEARSSL_TOP)/flags: bearssl-force
 	@mkdir -p $(@D)
 	@echo '$(BEARSSL_CC)' | cmp -s - $@ || echo '$(BEARSSL_CC)' >$@
+
+# tlsgate relies on BearSSL 0.6 beyond its API (README, "Audit notes"),
+# and BearSSL has no version macro: the system library's version is asked
+# of dpkg, and a source tree must have the LRU entry size tls.h copies.
+$(BEARSSL_TOP)/checked: $(BEARSSL_TOP)/choice $(BEARSSL_UNPACKED)
+	@if [ '$(BEARSSL)' = system ]; then \
+	v=$$(dpkg-query -W -f '$${Version}' libbearssl-dev 2>/dev/null); \
+	case "$$v" in 0.6|0.6[+-]*) ;; *) echo "bearssl.mk: the system" \
+	    "BearSSL is '$${v:-not a Debian package}'; tlsgate needs 0.6" >&2; \
+	    exit 1 ;; esac; \
+	elif ! grep -qs '^#define LRU_ENTRY_LEN *100$$' \
+	    $(BEARSSL_SRC)/src/ssl/ssl_lru.c; then \
+	echo "bearssl.mk: $(BEARSSL_SRC) is not BearSSL 0.6" \
+	    "(src/ssl/ssl_lru.c: LRU_ENTRY_LEN is not 100)" >&2; exit 1; fi
+	@touch $@
 
 $(BEARSSL_TOP)/choice: bearssl-force
 	@mkdir -p $(@D)
