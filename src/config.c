@@ -12,6 +12,7 @@
  * decimal, range-checked against conf/defaults.h; durations take a unit
  * (ms, s, m; bare = seconds).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -98,6 +99,20 @@ struct parse {
 	char		 pending_key[CONFIG_PATH_MAX];
 	unsigned	 pending_line;
 };
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int
+fail(char *err, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, cap, fmt, ap);
+	va_end(ap);
+	return -1;
+}
 
 static int
 is_space(char c)
@@ -287,11 +302,9 @@ check_services(struct parse *p, const char *name, char *err, size_t cap)
 	struct config *c = p->c;
 	unsigned cache = 0, creds = 0;
 
-	if (p->pending_key[0] != '\0') {
-		snprintf(err, cap, "%s:%u: key: no cert line goes with it",
+	if (p->pending_key[0] != '\0')
+		return fail(err, cap, "%s:%u: key: no cert line goes with it",
 		    name, p->pending_line);
-		return -1;
-	}
 	if (p->cur == &p->tmpl) {
 		/* No sections: the defaults are the one service. */
 		struct port_addr l = c->svc[0].listen[0];
@@ -303,39 +316,31 @@ check_services(struct parse *p, const char *name, char *err, size_t cap)
 			c->svc[0].nlisten = 1;
 		}
 		c->nsvc = 1;
-	} else if (p->tmpl.nlisten > 0) {
-		snprintf(err, cap, "%s:%u: listen: outside a [section] while "
+	} else if (p->tmpl.nlisten > 0)
+		return fail(err, cap, "%s:%u: listen: outside a [section] while "
 		    "sections are used", name, p->listen_line);
-		return -1;
-	}
 	for (unsigned i = 0; i < c->nsvc; i++) {
 		struct service *s = &c->svc[i];
 
-		if (s->nlisten == 0) {
-			snprintf(err, cap, "%s:%u: [%s]: no listen address",
+		if (s->nlisten == 0)
+			return fail(err, cap, "%s:%u: [%s]: no listen address",
 			    name, p->section_line[i], s->name);
-			return -1;
-		}
 		for (unsigned j = 0; j < s->ncerts; j++)
-			if (s->certs[j].key[0] == '\0') {
-				snprintf(err, cap, "%s: [%s]: cert %s: no key line "
-				    "goes with it", name, s->name,
+			if (s->certs[j].key[0] == '\0')
+				return fail(err, cap, "%s: [%s]: cert %s: no key "
+				    "line goes with it", name, s->name,
 				    s->certs[j].cert);
-				return -1;
-			}
 		cache += s->cache;
 		creds += s->ncerts;
 	}
-	if (cache > TLSGATE_MAX_CACHE) {
-		snprintf(err, cap, "%s: session_cache: %u in all, more than the "
-		    "compile-time limit %u", name, cache, (unsigned)TLSGATE_MAX_CACHE);
-		return -1;
-	}
-	if (creds > TLSGATE_MAX_CREDS) {
-		snprintf(err, cap, "%s: cert: %u in all, more than the "
-		    "compile-time limit %u", name, creds, (unsigned)TLSGATE_MAX_CREDS);
-		return -1;
-	}
+	if (cache > TLSGATE_MAX_CACHE)
+		return fail(err, cap, "%s: session_cache: %u in all, more than "
+		    "the compile-time limit %u", name, cache,
+		    (unsigned)TLSGATE_MAX_CACHE);
+	if (creds > TLSGATE_MAX_CREDS)
+		return fail(err, cap, "%s: cert: %u in all, more than the "
+		    "compile-time limit %u", name, creds,
+		    (unsigned)TLSGATE_MAX_CREDS);
 	return 0;
 }
 
@@ -364,11 +369,9 @@ config_parse(struct config *c, const char *name, const char *text,
 		line++;
 		for (const char *r = q; r < eol; r++)
 			if ((*r < 0x20 && *r != '\t' && !(*r == '\r' &&
-			    r + 1 == eol)) || *r == 0x7f) {
-				snprintf(err, errcap, "%s:%u: control character "
+			    r + 1 == eol)) || *r == 0x7f)
+				return fail(err, errcap, "%s:%u: control character "
 				    "in line", name, line);
-				return -1;
-			}
 		ve = eol;
 		if (ve > q && ve[-1] == '\r')
 			ve--;
@@ -392,11 +395,9 @@ config_parse(struct config *c, const char *name, const char *text,
 			else
 				why = open_section(&p, k + 1, (size_t)(ve - k - 2),
 				    line);
-			if (why != NULL) {
-				snprintf(err, errcap, "%s:%u: %.*s: %s", name,
+			if (why != NULL)
+				return fail(err, errcap, "%s:%u: %.*s: %s", name,
 				    line, (int)(ve - k), k, why);
-				return -1;
-			}
 			continue;
 		}
 		ke = k;
@@ -405,11 +406,9 @@ config_parse(struct config *c, const char *name, const char *text,
 		v = ke;
 		while (v < ve && is_space(*v))
 			v++;
-		if (v == ve || *v != '=') {
-			snprintf(err, errcap, "%s:%u: %.*s: expected "
+		if (v == ve || *v != '=')
+			return fail(err, errcap, "%s:%u: %.*s: expected "
 			    "\"key = value\"", name, line, (int)(ke - k), k);
-			return -1;
-		}
 		v++;
 		while (v < ve && is_space(*v))
 			v++;
@@ -417,37 +416,27 @@ config_parse(struct config *c, const char *name, const char *text,
 			if (strlen(keys[i].name) == (size_t)(ke - k) &&
 			    memcmp(keys[i].name, k, (size_t)(ke - k)) == 0)
 				key = &keys[i];
-		if (key == NULL) {
-			snprintf(err, errcap, "%s:%u: %.*s: unknown key", name,
+		if (key == NULL)
+			return fail(err, errcap, "%s:%u: %.*s: unknown key", name,
 			    line, (int)(ke - k), k);
-			return -1;
-		}
-		if (key->scope == GLOBAL && p.cur != &p.tmpl) {
-			snprintf(err, errcap, "%s:%u: %s: a global key: put it "
+		if (key->scope == GLOBAL && p.cur != &p.tmpl)
+			return fail(err, errcap, "%s:%u: %s: a global key: put it "
 			    "before the first [section]", name, line,
 			    key->name);
-			return -1;
-		}
 		seen = key->scope == GLOBAL ? p.gseen : p.sseen;
 		if (seen[key - keys] && key->kind != K_LISTEN &&
-		    key->kind != K_CERT && key->kind != K_KEY) {
-			snprintf(err, errcap, "%s:%u: %s: already set at line "
+		    key->kind != K_CERT && key->kind != K_KEY)
+			return fail(err, errcap, "%s:%u: %s: already set at line "
 			    "%u", name, line, key->name, seen[key - keys]);
-			return -1;
-		}
-		if (v == ve) {
-			snprintf(err, errcap, "%s:%u: %s: missing value", name,
+		if (v == ve)
+			return fail(err, errcap, "%s:%u: %s: missing value", name,
 			    line, key->name);
-			return -1;
-		}
 		why = set_value(&p, key, v, (size_t)(ve - v), line, msg,
 		    sizeof(msg));
 		seen[key - keys] = line;
-		if (why != NULL) {
-			snprintf(err, errcap, "%s:%u: %s: %s: \"%.*s\"", name,
+		if (why != NULL)
+			return fail(err, errcap, "%s:%u: %s: %s: \"%.*s\"", name,
 			    line, key->name, why, (int)(ve - v), v);
-			return -1;
-		}
 		if (key->kind == K_ADDR && key->scope == GLOBAL)
 			c->stats_on = 1;	/* stats: the one global address */
 	}
@@ -477,10 +466,8 @@ config_load(struct config *c, const char *path, char *err, size_t cap)
 	long n;
 
 	n = port_read_file(path, text, sizeof(text), &why);
-	if (n < 0) {
-		snprintf(err, cap, "%s: %s", path, why);
-		return -1;
-	}
+	if (n < 0)
+		return fail(err, cap, "%s: %s", path, why);
 	return config_parse(c, path, text, (size_t)n, err, cap);
 }
 

@@ -103,6 +103,16 @@ accept_some(const struct service *svc, int lfd)
 	return 0;
 }
 
+/* Add fd to the poll table; returns its index there. */
+static int
+poll_add(size_t *n, int fd, short events)
+{
+	pfd[*n].fd = fd;
+	pfd[*n].events = events;
+	pfd[*n].revents = 0;
+	return (int)(*n)++;
+}
+
 int
 loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
     int stats_fd, loop_reload_fn reload)
@@ -126,19 +136,8 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 
 			slot_events(s, &ce, &be);
 			turn[nt].s = s;
-			turn[nt].ci = turn[nt].bi = -1;
-			if (ce != 0) {
-				turn[nt].ci = (int)n;
-				pfd[n].fd = s->cfd;
-				pfd[n].events = ce;
-				pfd[n++].revents = 0;
-			}
-			if (be != 0) {
-				turn[nt].bi = (int)n;
-				pfd[n].fd = s->bfd;
-				pfd[n].events = be;
-				pfd[n++].revents = 0;
-			}
+			turn[nt].ci = ce != 0 ? poll_add(&n, s->cfd, ce) : -1;
+			turn[nt].bi = be != 0 ? poll_add(&n, s->bfd, be) : -1;
 			if (s->deadline < next)
 				next = s->deadline;
 			if (slot_wait_since(s) < oldest_wait)
@@ -154,23 +153,16 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 		    (slot_free_count() > 0 || (oldest_wait != UINT64_MAX &&
 		    slot_now >= oldest_wait + TLSGATE_EVICT_MS))) {
 			lpolled = 1;
-			for (unsigned i = 0; i < nl; i++) {
-				pfd[n].fd = lst[i].fd;
-				pfd[n].events = PORT_IN;
-				pfd[n++].revents = 0;
-			}
+			for (unsigned i = 0; i < nl; i++)
+				(void)poll_add(&n, lst[i].fd, PORT_IN);
 		} else if (!draining && accept_after > slot_now) {
 			if (accept_after < next)
 				next = accept_after;
 		} else if (!draining && oldest_wait != UINT64_MAX &&
 		    oldest_wait + TLSGATE_EVICT_MS < next)
 			next = oldest_wait + TLSGATE_EVICT_MS;
-		if (stats_fd >= 0) {
-			spolled = (int)n;
-			pfd[n].fd = stats_fd;
-			pfd[n].events = PORT_IN;
-			pfd[n++].revents = 0;
-		}
+		if (stats_fd >= 0)
+			spolled = poll_add(&n, stats_fd, PORT_IN);
 		if (draining && drain_end < next)
 			next = drain_end;
 		timeout = next == UINT64_MAX ? -1 : next <= slot_now ? 0 :

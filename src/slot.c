@@ -516,14 +516,17 @@ handshake_done(struct slot *s)
 		backend_connect(s);
 }
 
+/* why: the port layer's reason, for the log; outcome: for the conn line. */
 static void
-backend_failed(struct slot *s, int status, const char *why)
+backend_failed(struct slot *s, const char *why, int status,
+    const char *outcome)
 {
+	log_msg(LOG_WARN, "backend id=%u connect: %s", s->id, why);
 	stats.backend_errors++;
 	if (s->svc->mode == MODE_HTTP)
-		http_error(s, status, why);
+		http_error(s, status, outcome);
 	else
-		start_closing(s, why);
+		start_closing(s, outcome);
 }
 
 static void
@@ -534,8 +537,7 @@ backend_connect(struct slot *s)
 
 	fd = port_connect(&s->svc->backend, &why);
 	if (fd < 0) {
-		log_msg(LOG_WARN, "backend id=%u connect: %s", s->id, why);
-		backend_failed(s, 502, "backend-refused");
+		backend_failed(s, why, 502, "backend-refused");
 		return;
 	}
 	s->bfd = fd;
@@ -550,8 +552,7 @@ backend_connected(struct slot *s)
 	const char *why = port_connect_result(s->bfd);
 
 	if (why != NULL) {
-		log_msg(LOG_WARN, "backend id=%u connect: %s", s->id, why);
-		backend_failed(s, 502, "backend-refused");
+		backend_failed(s, why, 502, "backend-refused");
 		return;
 	}
 	s->state = SLOT_RELAY;
@@ -736,8 +737,7 @@ slot_expire(struct slot *s)
 		slot_close(s, 1);
 		return;
 	case SLOT_CONNECT:
-		log_msg(LOG_WARN, "backend id=%u connect: timed out", s->id);
-		backend_failed(s, 504, "backend-timeout");
+		backend_failed(s, "timed out", 504, "backend-timeout");
 		break;
 	case SLOT_RELAY:
 		stats.timeouts++;

@@ -6,8 +6,7 @@
  * one does, and nothing else.  It owns only values; it must never add
  * code or a macro the sources do not read.  The TLSGATE_MAX_* values size
  * the static storage, so they are the worst case the process can use;
- * `tlsgate -t` prints what they add up to (about 1.1 MB here, against
- * about 48 MB for conf/defaults.h).  Where a value differs from
+ * `tlsgate -t` prints what they add up to.  Where a value differs from
  * conf/defaults.h, the comment says why.
  */
 #ifndef TLSGATE_DEFAULTS_H
@@ -17,7 +16,7 @@
 /* One admin's browser opens about 6 connections: room for a few admins. */
 #define TLSGATE_MAX_SLOTS	32	/* connection slots */
 #define TLSGATE_MAX_WORKERS	4	/* worker processes */
-/* Few distinct clients; 256 x ~100 bytes keeps all of them resumable. */
+/* Few distinct clients: 256 sessions keep all of them resumable. */
 #define TLSGATE_MAX_CACHE	256	/* TLS sessions in the resumption cache */
 /* Storage for one chain and one file only, not per slot: kept as is. */
 #define TLSGATE_MAX_CHAIN	16384	/* bytes of DER in the certificate chain */
