@@ -185,6 +185,8 @@ slot_close(struct slot *s, int abort)
 
 	port_addr_str(&s->peer, peer, sizeof(peer));
 	sni_for_log(br_ssl_engine_get_server_name(eng), sni, sizeof(sni));
+	/* BEARSSL-INTERNAL: session.cipher_suite read in place; the API
+	 * would copy the master secret out with it. */
 	log_msg(LOG_INFO, "conn id=%u worker=%u svc=%s peer=%s ms=%llu in=%llu "
 	    "out=%llu requests=%u resumed=%s version=%s suite=%s sni=%s "
 	    "status=%d alert=%u outcome=%s", s->id, slot_worker, s->svc->name,
@@ -301,8 +303,8 @@ linger_read(struct slot *s)
 }
 
 /*
- * The relay's four moves.  Each moves what it can without waiting and
- * returns 1 if anything moved.
+ * The relay's four moves.  Each moves what it can without waiting, given
+ * the engine state st, and returns 1 if anything moved.
  */
 
 /* A reset from the backend. */
@@ -326,14 +328,14 @@ backend_shut(struct slot *s)
 
 /* The engine's records to the client. */
 static int
-to_client(struct slot *s)
+to_client(struct slot *s, unsigned st)
 {
 	br_ssl_engine_context *eng = &s->tls.sc.eng;
 	unsigned char *buf;
 	size_t len;
 	long n;
 
-	if (!(br_ssl_engine_current_state(eng) & BR_SSL_SENDREC) ||
+	if (!(st & BR_SSL_SENDREC) ||
 	    (s->flags & (SLOT_F_CWB | SLOT_F_CSHUT)))
 		return 0;
 	buf = br_ssl_engine_sendrec_buf(eng, &len);
@@ -352,14 +354,14 @@ to_client(struct slot *s)
 
 /* Record bytes from the client, through the read-ahead, to the engine. */
 static int
-from_client(struct slot *s)
+from_client(struct slot *s, unsigned st)
 {
 	br_ssl_engine_context *eng = &s->tls.sc.eng;
 	unsigned char *buf;
 	size_t len, room, k;
 	long n;
 
-	if (!(br_ssl_engine_current_state(eng) & BR_SSL_RECVREC) ||
+	if (!(st & BR_SSL_RECVREC) ||
 	    (s->flags & SLOT_F_CEOF) ||
 	    (s->ra_len == 0 && !(s->flags & SLOT_F_CRD)))
 		return 0;
@@ -395,14 +397,14 @@ from_client(struct slot *s)
 
 /* The backend's bytes to the engine, for the client. */
 static int
-from_backend(struct slot *s)
+from_backend(struct slot *s, unsigned st)
 {
 	br_ssl_engine_context *eng = &s->tls.sc.eng;
 	unsigned char *buf;
 	size_t len;
 	long n;
 
-	if (!(br_ssl_engine_current_state(eng) & BR_SSL_SENDAPP) ||
+	if (!(st & BR_SSL_SENDAPP) ||
 	    s->state != SLOT_RELAY || !(s->flags & SLOT_F_BRD) ||
 	    (s->flags & SLOT_F_BEOF))
 		return 0;
@@ -429,7 +431,7 @@ static void http_error(struct slot *, int status, const char *why);
 
 /* The client's plaintext to the backend, as forward.c frames it. */
 static int
-to_backend(struct slot *s)
+to_backend(struct slot *s, unsigned st)
 {
 	const unsigned char *buf;
 	size_t len;
@@ -437,8 +439,7 @@ to_backend(struct slot *s)
 
 	if (s->state != SLOT_RELAY && s->state != SLOT_CONNECT)
 		return 0;
-	switch (fwd_client(s, br_ssl_engine_current_state(&s->tls.sc.eng),
-	    &buf, &len)) {
+	switch (fwd_client(s, st, &buf, &len)) {
 	case FWD_IDLE:
 		return 0;
 	case FWD_READY:
@@ -492,12 +493,15 @@ pump(struct slot *s)
 		    (st & (BR_SSL_SENDAPP | BR_SSL_RECVAPP)))
 			return st;
 		/* Each move may change what the engine wants next. */
-		moved = to_client(s);
-		moved |= to_backend(s);
-		moved |= from_client(s);
-		moved |= from_backend(s);
+		moved = to_client(s, st);
+		st = br_ssl_engine_current_state(eng);
+		moved |= to_backend(s, st);
+		st = br_ssl_engine_current_state(eng);
+		moved |= from_client(s, st);
+		st = br_ssl_engine_current_state(eng);
+		moved |= from_backend(s, st);
 	} while (moved);
-	return br_ssl_engine_current_state(eng);
+	return st;
 }
 
 /* The handshake is done: tcp mode connects now, http at its first head. */
