@@ -143,12 +143,12 @@ int	port_sandbox(const char **why);
  */
 void	*port_shared(size_t len, const char **why);
 /*
- * A lock usable across those processes, in caller memory of
- * port_lock_size() bytes (e.g. from port_shared()).  port_lock()
- * returns 1 when the previous holder died holding it: what it guarded
- * may be half-updated and must be rebuilt; else 0.
+ * A lock usable across those processes, in PORT_LOCK_SIZE bytes of
+ * caller memory aligned as a pointer (e.g. from port_shared()).
+ * port_lock() returns 1 when the previous holder died holding it: what it
+ * guarded may be half-updated and must be rebuilt; else 0.
  */
-size_t	port_lock_size(void);
+#define PORT_LOCK_SIZE	64
 int	port_lock_init(void *);
 int	port_lock(void *);
 void	port_unlock(void *);

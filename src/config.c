@@ -472,7 +472,7 @@ config_load(struct config *c, const char *path, char *err, size_t cap)
 }
 
 static void
-print_key(const struct key *k, const void *base, void (*put)(const char *))
+print_key(const struct key *k, const void *base, int (*put)(const char *))
 {
 	char line[CONFIG_PATH_MAX * 2 + 64], addr[128];
 	const char *f = (const char *)base + k->off;
@@ -484,16 +484,16 @@ print_key(const struct key *k, const void *base, void (*put)(const char *))
 		for (unsigned i = 0; i < s->nlisten; i++) {
 			port_addr_str(&s->listen[i], addr, sizeof(addr));
 			snprintf(line, sizeof(line), "listen = %s", addr);
-			put(line);
+			(void)put(line);
 		}
 		return;
 	case K_CERT:
 		for (unsigned i = 0; i < s->ncerts; i++) {
 			snprintf(line, sizeof(line), "cert = %s",
 			    s->certs[i].cert);
-			put(line);
+			(void)put(line);
 			snprintf(line, sizeof(line), "key = %s", s->certs[i].key);
-			put(line);
+			(void)put(line);
 		}
 		return;
 	case K_KEY:
@@ -523,11 +523,11 @@ print_key(const struct key *k, const void *base, void (*put)(const char *))
 				    e->name);
 		break;
 	}
-	put(line);
+	(void)put(line);
 }
 
 void
-config_print(const struct config *c, void (*put)(const char *))
+config_print(const struct config *c, int (*put)(const char *))
 {
 	char line[CONFIG_NAME_MAX + 8];
 
@@ -537,7 +537,7 @@ config_print(const struct config *c, void (*put)(const char *))
 			print_key(&keys[i], c, put);
 	for (unsigned j = 0; j < c->nsvc; j++) {
 		snprintf(line, sizeof(line), "[%s]", c->svc[j].name);
-		put(line);
+		(void)put(line);
 		for (size_t i = 0; i < NKEYS; i++)
 			if (keys[i].scope == SERVICE)
 				print_key(&keys[i], &c->svc[j], put);

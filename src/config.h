@@ -89,6 +89,6 @@ int	config_load(struct config *, const char *path, char *err, size_t cap);
 /* Static bytes the parser keeps (its file buffer and state). */
 size_t	config_static_bytes(void);
 /* Print every resolved value as "key = value" lines through put(). */
-void	config_print(const struct config *, void (*put)(const char *));
+void	config_print(const struct config *, int (*put)(const char *));
 
 #endif

@@ -23,17 +23,17 @@ static struct {
 	unsigned char		der[TLSGATE_MAX_FILE];
 } w;
 
-/* PEM: decode every object of a file, handing each one's DER to got(). */
-struct pem_sink {
+/* Where a decoder streams its output: PEM objects' DER, a CA's DN. */
+struct sink {
 	unsigned char	*buf;
 	size_t		 cap, len;
 	int		 overflow;
 };
 
 static void
-pem_append(void *ctx, const void *data, size_t len)
+append(void *ctx, const void *data, size_t len)
 {
-	struct pem_sink *s = ctx;
+	struct sink *s = ctx;
 
 	if (len > s->cap - s->len) {
 		s->overflow = 1;
@@ -53,7 +53,7 @@ static int
 pem_decode(const char *path, const char *want, unsigned char *dst,
     size_t cap, size_t *off, size_t *olen, int max, const char **why)
 {
-	struct pem_sink sink = { dst, cap, 0, 0 };
+	struct sink sink = { dst, cap, 0, 0 };
 	int n = 0, inobj = 0, take = 0;
 	size_t start = 0, len;
 	const unsigned char *src = pem;
@@ -88,7 +88,7 @@ pem_decode(const char *path, const char *want, unsigned char *dst,
 				return -1;
 			}
 			start = sink.len;
-			br_pem_decoder_setdest(&w.pc, take ? pem_append : NULL,
+			br_pem_decoder_setdest(&w.pc, take ? append : NULL,
 			    &sink);
 			break;
 		}
@@ -252,25 +252,6 @@ check_match(struct cred *c)
 	return NULL;
 }
 
-/* A CA's DN, streamed out of the decoder into the anchor's memory. */
-struct dn_sink {
-	unsigned char	*buf;
-	size_t		 cap, len;
-};
-
-static void
-dn_append(void *ctx, const void *data, size_t len)
-{
-	struct dn_sink *d = ctx;
-
-	if (len > d->cap - d->len) {
-		d->cap = 0;	/* too long: the anchor is refused */
-		return;
-	}
-	memcpy(d->buf + d->len, data, len);
-	d->len += len;
-}
-
 int
 cred_load_anchors(struct cred_anchors *a, const char *path, char *err, size_t cap)
 {
@@ -285,16 +266,16 @@ cred_load_anchors(struct cred_anchors *a, const char *path, char *err, size_t ca
 	for (int i = 0; i < n; i++) {
 		br_x509_trust_anchor *ta = &a->ta[a->n];
 		unsigned char *mem = a->mem[a->n];
-		struct dn_sink dn = { mem, CRED_ANCHOR_MEM / 2, 0 };
+		struct sink dn = { mem, CRED_ANCHOR_MEM / 2, 0, 0 };
 		const br_x509_pkey *pk;
 		unsigned char *k = mem + CRED_ANCHOR_MEM / 2;
 		size_t room = CRED_ANCHOR_MEM / 2;
 
-		br_x509_decoder_init(&w.xd, dn_append, &dn);
+		br_x509_decoder_init(&w.xd, append, &dn);
 		br_x509_decoder_push(&w.xd, w.der + off[i], len[i]);
 		pk = br_x509_decoder_get_pkey(&w.xd);
 		why = "a certificate cannot be decoded or is too large";
-		if (pk == NULL || dn.cap == 0)
+		if (pk == NULL || dn.overflow)
 			goto fail;
 		ta->dn.data = mem;
 		ta->dn.len = dn.len;

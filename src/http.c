@@ -724,23 +724,18 @@ http_resp_status(const uint8_t *buf, size_t len, int *status)
 const char *
 http_error_page(int status, size_t *len)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(http_pages) / sizeof(http_pages[0]); i++) {
+	for (size_t i = 0; i < sizeof(http_pages) / sizeof(http_pages[0]); i++)
 		if (http_pages[i].status == status) {
 			*len = strlen(http_pages[i].text);
 			return http_pages[i].text;
 		}
-	}
 	return NULL;
 }
 
 int
 http_err_status(int rc)
 {
-	if (rc == HTTP_E_TOO_MANY_FIELDS)
-		return 431;
-	return 400;
+	return rc == HTTP_E_TOO_MANY_FIELDS ? 431 : 400;
 }
 
 const char *

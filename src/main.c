@@ -34,12 +34,6 @@ static struct listener lst[TLSGATE_MAX_WORKERS * TLSGATE_MAX_SERVICES *
 static int stats_fd = -1;
 static unsigned nl;
 
-static void
-put_line(const char *s)
-{
-	printf("%s\n", s);
-}
-
 /* Sizes of the static objects, as the compiler lays them out. */
 static void
 print_footprint(const struct config *c)
@@ -72,15 +66,6 @@ print_footprint(const struct config *c)
 	printf("compile-time maximum = %zu (%d slots, %d sessions)\n", max,
 	    TLSGATE_MAX_SLOTS, TLSGATE_MAX_CACHE);
 #undef SLOT
-}
-
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: tlsgate [-t] [-c file]\n"
-	    "  -c file  read the configuration from file\n"
-	    "  -t       check the configuration, print it and the memory "
-	    "footprint, exit\n");
 }
 
 /* What a reload may not change; NULL if nothing of that changed. */
@@ -196,7 +181,10 @@ main(int argc, char **argv)
 		else if (strcmp(argv[i], "-c") == 0 && i + 1 < argc)
 			cfg_path = argv[++i];
 		else {
-			usage();
+			fprintf(stderr, "usage: tlsgate [-t] [-c file]\n"
+			    "  -c file  read the configuration from file\n"
+			    "  -t       check the configuration, print it and "
+			    "the memory footprint, exit\n");
 			return 2;
 		}
 	}
@@ -211,7 +199,7 @@ main(int argc, char **argv)
 		log_fatal(2, "%s", err);
 	tls_commit();
 	if (check) {
-		config_print(cfg, put_line);
+		config_print(cfg, puts);
 		print_footprint(cfg);
 		tls_wipe();
 		return 0;

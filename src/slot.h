@@ -56,7 +56,7 @@ struct slot {
 	int			 cfd, bfd;
 	unsigned		 flags;
 	unsigned		 id;
-	uint64_t		 t_accept, t_head, deadline;
+	uint64_t		 t_accept, deadline;
 	unsigned long long	 c2b, b2c;	/* plaintext bytes */
 	/* Record bytes read ahead of what the engine asked for, in ibuf. */
 	size_t			 ra_off, ra_len;
@@ -66,7 +66,6 @@ struct slot {
 	int			 status;	/* our own HTTP answer, if any */
 	struct port_addr	 peer, local;
 	const struct service	*svc;
-
 	int			 pending_status; /* our page, at backend EOF */
 	struct fwd		 fwd;
 	unsigned char		 ibuf[BR_SSL_BUFSIZE_INPUT];

@@ -38,7 +38,7 @@ struct tls_cache {
  * client resumes whichever worker it reaches.  They outlive reloads.
  */
 struct tls_caches {
-	unsigned char	lock[64];
+	void		*lock[PORT_LOCK_SIZE / sizeof(void *)];
 	struct tls_cache c[TLSGATE_MAX_SERVICES];
 	unsigned char	store[TLSGATE_MAX_CACHE * TLS_CACHE_ENTRY];
 };
@@ -220,18 +220,12 @@ tls_inactive_refs(void)
 	return areas[active ^ 1].refs;
 }
 
-static struct tls_conn *
-conn_of_policy(const br_ssl_server_policy_class **pctx)
-{
-	return (struct tls_conn *)(void *)((char *)(void *)pctx -
-	    offsetof(struct tls_conn, policy));
-}
-
 static int
 sni_choose(const br_ssl_server_policy_class **pctx,
     const br_ssl_server_context *cc, br_ssl_server_choices *choices)
 {
-	struct tls_conn *t = conn_of_policy(pctx);
+	struct tls_conn *t = (struct tls_conn *)(void *)((char *)(void *)pctx -
+	    offsetof(struct tls_conn, policy));
 	const struct tls_area *a = &areas[t->area];
 	const struct tls_svc *sv = &a->svc[t->svc];
 	const char *name = br_ssl_engine_get_server_name(&cc->eng);
@@ -634,25 +628,17 @@ tls_error_name(int err)
 int
 tls_init(int shared, const char **why)
 {
-	unsigned char seed[48];
-
-	_Static_assert(sizeof(caches->lock) >= 40, "lock room");
-	if (shared && port_lock_size() > sizeof(caches->lock)) {
-		*why = "session cache: lock too large";
-		return -1;
-	}
 	if (shared && (caches = port_shared(sizeof(*caches), why)) == NULL)
 		return -1;
 	if (port_lock_init(caches->lock) < 0) {
 		*why = "session cache: cannot set up its lock";
 		return -1;
 	}
-	if (port_entropy(seed, sizeof(seed)) < 0) {
+	br_hmac_drbg_init(&seed_drbg, &br_sha256_vtable, NULL, 0);
+	if (tls_reseed() < 0) {
 		*why = "no entropy from the operating system";
 		return -1;
 	}
-	br_hmac_drbg_init(&seed_drbg, &br_sha256_vtable, seed, sizeof(seed));
-	memset(seed, 0, sizeof(seed));
 	return 0;
 }
 

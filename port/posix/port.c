@@ -146,17 +146,10 @@ port_addr_raw(const struct port_addr *a, uint8_t out[16])
 int
 port_addr_same_ip(const struct port_addr *a, const struct port_addr *b)
 {
-	const struct sockaddr_in *a4 = (const void *)a->raw;
-	const struct sockaddr_in *b4 = (const void *)b->raw;
-	const struct sockaddr_in6 *a6 = (const void *)a->raw;
-	const struct sockaddr_in6 *b6 = (const void *)b->raw;
+	uint8_t x[16], y[16];
+	size_t n = port_addr_raw(a, x);
 
-	if (port_addr_is_v6(a) != port_addr_is_v6(b))
-		return 0;
-	if (port_addr_is_v6(a))
-		return memcmp(&a6->sin6_addr, &b6->sin6_addr,
-		    sizeof(a6->sin6_addr)) == 0;
-	return a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+	return n == port_addr_raw(b, y) && memcmp(x, y, n) == 0;
 }
 
 unsigned

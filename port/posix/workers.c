@@ -36,11 +36,7 @@ port_shared(size_t len, const char **why)
 	return p;
 }
 
-size_t
-port_lock_size(void)
-{
-	return sizeof(pthread_mutex_t);
-}
+_Static_assert(sizeof(pthread_mutex_t) <= PORT_LOCK_SIZE, "PORT_LOCK_SIZE");
 
 int
 port_lock_init(void *m)

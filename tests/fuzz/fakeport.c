@@ -453,12 +453,6 @@ port_shared(size_t len, const char **why)
 	return NULL;
 }
 
-size_t
-port_lock_size(void)
-{
-	return sizeof(int);
-}
-
 int
 port_lock_init(void *l)
 {

@@ -32,7 +32,7 @@ test_lock_taken_and_released_in_one_process(void *m)
 static void
 test_holder_killed_does_not_wedge_the_others(void *m)
 {
-	int *shared = (int *)((char *)m + port_lock_size());
+	int *shared = (int *)((char *)m + PORT_LOCK_SIZE);
 	pid_t pid;
 	int st;
 
@@ -57,7 +57,7 @@ test_holder_killed_does_not_wedge_the_others(void *m)
 static void
 test_lock_excludes_another_process(void *m)
 {
-	int *shared = (int *)((char *)m + port_lock_size());
+	int *shared = (int *)((char *)m + PORT_LOCK_SIZE);
 	pid_t pid;
 	int st;
 
