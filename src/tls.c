@@ -34,7 +34,7 @@ struct tls_cache {
 
 /*
  * The session caches, one a service, behind one lock: in static memory,
- * or in memory shared by all workers (tls_share_caches()), so that a
+ * or in memory shared by all workers (tls_init()), so that a
  * client resumes whichever worker it reaches.  They outlive reloads.
  */
 struct tls_caches {
