@@ -385,6 +385,8 @@ from_client(struct slot *s, unsigned st)
 			s->flags &= ~SLOT_F_CRD;
 		s->ra_off = (size_t)(buf - s->ibuf);
 		s->ra_len = (size_t)n;
+		if (s->state == SLOT_HANDSHAKE)
+			tls_peek(&s->tls, buf, (size_t)n);
 	}
 	if (s->ibuf + s->ra_off != buf)
 		memmove(buf, s->ibuf + s->ra_off, s->ra_len);

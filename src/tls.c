@@ -21,6 +21,7 @@
 #include "certname.h"
 #include "cred.h"
 #include "defaults.h"
+#include "hello.h"
 #include "log.h"
 #include "tls.h"
 
@@ -47,7 +48,7 @@ struct tls_svc {
 	unsigned		cred0, ncred;
 	unsigned		anchor0, nanchor;
 	uint16_t		suites[10];
-	unsigned		nsuites, tls_min, cache_on;
+	unsigned		nsuites, tls_min, cache_on, alpn;
 };
 
 struct tls_area {
@@ -183,6 +184,7 @@ tls_load(const struct config *c, char *err, size_t cap)
 		if (s->tls_min < BR_TLS12)
 			add_suites(sv, suites_cbc, 4);
 		sv->tls_min = s->tls_min;
+		sv->alpn = s->mode == MODE_HTTP;
 		/* A resumed session skips client auth: no cache with it. */
 		sv->cache_on = s->cache > 0 && sv->nanchor == 0;
 		if (!caches_ready && sv->cache_on) {
@@ -321,13 +323,7 @@ pristine_init(void *ibuf, size_t ilen, void *obuf, size_t olen)
 	br_ssl_engine_set_default_ecdsa(eng);
 	br_ssl_engine_set_all_flags(eng, BR_OPT_ENFORCE_SERVER_PREFERENCES |
 	    BR_OPT_NO_RENEGOTIATION);
-	/*
-	 * No ALPN names.  With some, BearSSL 0.6 reads out of bounds when a
-	 * client resumes a session offering none of them: the resumed path
-	 * skips the ALPN check and copies names[0xfffe] into the
-	 * ServerHello.  An HTTP/1.1 server needs no ALPN: a client without
-	 * an answer uses HTTP/1.1 (RFC 7301 3.2).
-	 */
+	/* No ALPN names here: tls_peek() sets them, a connection at a time. */
 	/*
 	 * BearSSL seeds a context from the OS at its first reset, and never
 	 * again: do it here, once, before any chroot or syscall filter, so
@@ -417,6 +413,7 @@ tls_conn_reset(struct tls_conn *t, unsigned svc)
 	a->refs++;
 	t->cache_hit = t->cache_saved = 0;
 	t->client_auth = sv->nanchor > 0;
+	t->alpn = (unsigned char)sv->alpn;
 	br_ssl_engine_set_versions(eng, sv->tls_min, BR_TLS12);
 	if (sv->tls_min < BR_TLS12)
 		br_ssl_engine_set_hash(eng, br_md5_ID, &br_md5_vtable);
@@ -427,6 +424,24 @@ tls_conn_reset(struct tls_conn *t, unsigned svc)
 	if (t->client_auth)
 		client_auth(t, a, sv);
 	return br_ssl_server_reset(sc) ? 0 : -1;
+}
+
+void
+tls_peek(struct tls_conn *t, const unsigned char *buf, size_t len)
+{
+	/* Not const: BearSSL 0.6 takes a (const char **). */
+	static const char *http11[] = { "http/1.1" };
+
+	/*
+	 * With protocol names, BearSSL 0.6 reads out of bounds when a client
+	 * resumes a session offering none of them: its resumed path skips the
+	 * ALPN check and copies names[0xfffe] into the ServerHello.  So the
+	 * names are set only for a hello in which BearSSL will find ours; any
+	 * other client gets no ALPN answer and speaks HTTP/1.1 (RFC 7301 3.2).
+	 */
+	if (t->alpn && hello_offers_alpn(buf, len, http11[0]))
+		br_ssl_engine_set_protocol_names(&t->sc.eng, http11, 1);
+	t->alpn = 0;
 }
 
 void

@@ -3,7 +3,7 @@
  *
  * Owns the storage of the credentials (decoded and checked by cred.c,
  * which never sees a connection), the TLS policy of each service
- * (versions, suites, SNI choice of a certificate; no ALPN, see tls.c),
+ * (versions, suites, SNI choice of a certificate, ALPN),
  * each connection's context, the alert a failed one owes its client, the
  * per-service session caches with their counters, and the entropy every
  * connection is seeded with.
@@ -41,6 +41,7 @@
 struct tls_conn {
 	br_ssl_server_context	 sc;
 	unsigned char		 cache_hit, cache_saved, client_auth;
+	unsigned char		 alpn;		/* may answer ALPN: not peeked */
 	const br_ssl_server_policy_class *policy;	/* picks by SNI */
 	unsigned		 area, svc, cred;
 	br_x509_minimal_context	 x509;		/* client certificates */
@@ -79,6 +80,12 @@ void	tls_conn_init(struct tls_conn *, void *ibuf, size_t ilen,
  * its DRBG carries on.  0 or -1.
  */
 int	tls_conn_reset(struct tls_conn *, unsigned svc);
+/*
+ * The client's first bytes, before the engine reads them: an http mode
+ * service answers ALPN http/1.1 if the ClientHello offers it.  Looks
+ * once a connection.
+ */
+void	tls_peek(struct tls_conn *, const unsigned char *buf, size_t len);
 /* The connection is over: its area may be reused. */
 void	tls_conn_release(struct tls_conn *);
 /* Was the handshake a resumption?  Valid once it is done. */

@@ -1,5 +1,6 @@
 """SNI picks a service's certificate by the client's server name (the
-first certificate is the default).  ALPN is not answered (BearSSL 0.6
+first certificate is the default).  An http mode service answers ALPN
+http/1.1 to a hello that offers it and nothing to any other (BearSSL 0.6
 reads out of bounds when a session is resumed with an ALPN list it does
 not know), and no client fails for what it offers there."""
 import os
@@ -165,11 +166,21 @@ class Sni(GateTest):
 
 class Alpn(GateTest):
 
-    def test_http_mode_answers_no_alpn_and_serves_http11(self):
+    def test_http_mode_answers_alpn_http11_to_who_offers_it(self):
         g = self.gate(self.backend("http"), mode="http")
-        _, suite, alpn, text = s_client(g.port, "localhost", "h2,http/1.1")
+        for offer in ("h2,http/1.1", "http/1.1", "spdy/3,http/1.1,h2"):
+            _, suite, alpn, text = s_client(g.port, "localhost", offer)
+            self.assertIsNotNone(suite, text)
+            self.assertEqual(alpn, "ALPN protocol: http/1.1", text)
+        _, suite, alpn, text = s_client(g.port, "localhost", "h2,http/1.0")
         self.assertIsNotNone(suite, text)
         self.assertEqual(alpn, "No ALPN negotiated", text)
+        # curl, which offers h2 and http/1.1, is told http/1.1.
+        rc, out, err = run(["curl", "-skv", "--http1.1", "-o", os.devnull,
+                            "https://localhost:%d/" % g.port, "--resolve",
+                            "localhost:%d:%s" % (g.port, LOOPBACK)], 10)
+        self.assertEqual(rc, 0, err)
+        self.assertIn(b"ALPN: server accepted http/1.1", err)
 
     def test_resumption_with_an_unknown_alpn_list_is_served(self):
         # This once crashed BearSSL's server (names[0xfffe]).
@@ -181,13 +192,15 @@ class Alpn(GateTest):
             sess = s.session
             s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
             s.recv(100)
-        for names in (["h2"], ["x" * 20, "y"]):
+        for names in (["h2"], ["x" * 20, "y"], ["h2", "http/1.1"]):
             ctx.set_alpn_protocols(names)
             raw = socket.create_connection((LOOPBACK, g.port), 5 * SLOW)
             with ctx.wrap_socket(raw, server_hostname="localhost",
                                  session=sess,
                                  suppress_ragged_eofs=False) as s:
                 self.assertTrue(s.session_reused, names)
+                self.assertEqual(s.selected_alpn_protocol(),
+                                 "http/1.1" if "http/1.1" in names else None)
                 s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n"
                           b"Connection: close\r\n\r\n")
                 answer = recv_to_eof(s)
