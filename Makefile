@@ -59,11 +59,11 @@ build/alloc-selftest: tests/alloc/selftest.c
 
 # Unit tests of the pure modules, plain and under the sanitizers.
 UNITS	= http hello
-build/unit/test_%: tests/unit/test_%.c src/%.c src/%.h
+build/unit/test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/%.h
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(CPPFLAGS) -o $@ $< src/$*.c
 
-build/unit/asan_test_%: tests/unit/test_%.c src/%.c src/%.h
+build/unit/asan_test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/%.h
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(SAN) $(CPPFLAGS) -o $@ $< src/$*.c
 

@@ -11,13 +11,8 @@
 #include <string.h>
 
 #include "hello.h"
+#include "unit.h"
 
-#define CHECK(cond) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "  %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-		return 0;						\
-	}								\
-} while (0)
 
 struct buf {
 	unsigned char	b[2048];
@@ -214,11 +209,7 @@ not_a_client_hello_is_not(void)
 	return 1;
 }
 
-#define T(f) { #f, f }
-static const struct {
-	const char	*name;
-	int		(*fn)(void);
-} tests[] = {
+static const struct unit_test tests[] = {
 	T(alpn_with_http11_is_found),
 	T(other_names_or_no_alpn_are_not),
 	T(every_truncation_is_not),
@@ -230,17 +221,5 @@ static const struct {
 int
 main(void)
 {
-	int pass = 0, fail = 0;
-
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-		if (tests[i].fn()) {
-			printf("ok   %s\n", tests[i].name);
-			pass++;
-		} else {
-			printf("FAIL %s\n", tests[i].name);
-			fail++;
-		}
-	}
-	printf("%d passed, %d failed\n", pass, fail);
-	return fail == 0 ? 0 : 1;
+	return unit_run(tests, sizeof(tests) / sizeof(tests[0]));
 }

@@ -11,13 +11,8 @@
 #include <string.h>
 
 #include "http.h"
+#include "unit.h"
 
-#define CHECK(cond) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "  %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-		return 0;						\
-	}								\
-} while (0)
 
 /* A rejection test: parse must fail with exactly this reason. */
 #define REJECT(head, rc) CHECK(parse_str(head, &req) == (rc))
@@ -1287,12 +1282,7 @@ strerror_names_every_code(void)
 	return 1;
 }
 
-#define T(f) { #f, f }
-
-static const struct {
-	const char	*name;
-	int		(*fn)(void);
-} tests[] = {
+static const struct unit_test tests[] = {
 	T(head_end_finds_crlfcrlf),
 	T(head_end_stops_at_first_of_pipelined_heads),
 	T(head_end_needs_more_for_partial_head),
@@ -1375,18 +1365,5 @@ static const struct {
 int
 main(void)
 {
-	size_t i;
-	int pass = 0, fail = 0;
-
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-		if (tests[i].fn()) {
-			printf("ok   %s\n", tests[i].name);
-			pass++;
-		} else {
-			printf("FAIL %s\n", tests[i].name);
-			fail++;
-		}
-	}
-	printf("%d passed, %d failed\n", pass, fail);
-	return fail == 0 ? 0 : 1;
+	return unit_run(tests, sizeof(tests) / sizeof(tests[0]));
 }
