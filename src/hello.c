@@ -21,12 +21,12 @@ lists(const unsigned char *p, size_t len, const char *name)
 	size_t n = strlen(name), k;
 	int found = 0;
 
-	if (len < 2 || get16(p) != len - 2)
-		return 0;
+	if (len < 3 || get16(p) != len - 2)
+		return HELLO_ALPN_BAD;
 	for (size_t i = 2; i < len; i += 1 + k) {
 		k = p[i];
 		if (k == 0 || k > len - i - 1)
-			return 0;
+			return HELLO_ALPN_BAD;
 		found |= k == n && memcmp(p + i + 1, name, n) == 0;
 	}
 	return found;
@@ -66,5 +66,5 @@ hello_offers_alpn(const unsigned char *b, size_t len, const char *name)
 			found = lists(b + p + 4, e, name);
 		}
 	}
-	return alpn == 1 && found;
+	return alpn == 1 ? found : 0;
 }

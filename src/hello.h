@@ -11,11 +11,16 @@
 
 #include <stddef.h>
 
+#define HELLO_ALPN_BAD	(-1)
+
 /*
  * Does buf[0..len), a client's first bytes, hold a whole ClientHello in
  * one handshake record, well formed to its last extension, with exactly
  * one application_layer_protocol_negotiation extension whose list names
  * name?  1 or 0; 0 for anything else, a hello cut short included.
+ * HELLO_ALPN_BAD: the hello is whole and well formed but its ALPN
+ * extension is not (RFC 7301 3.1: an empty list or name, lengths that do
+ * not fill it), which RFC 5246 7.2.2 answers with decode_error.
  */
 int	hello_offers_alpn(const unsigned char *buf, size_t len,
 	    const char *name);

@@ -289,6 +289,23 @@ tls_failed(struct slot *s, int err)
 	linger(s);
 }
 
+/*
+ * The hello failed tlsgate's own look at it (tls_peek()), before the
+ * engine read a byte: the alert in the clear, as a version not yet
+ * agreed is written (TLS 1.0, which every peer reads), then FIN.
+ */
+static void
+hello_refused(struct slot *s, unsigned alert)
+{
+	const unsigned char rec[7] = { 21, 3, 1, 0, 2, 2, (unsigned char)alert };
+
+	stats.tls_errors++;
+	set_outcome(s, "bad-alpn");
+	if (port_write(s->cfd, rec, sizeof(rec)) == (long)sizeof(rec))
+		s->alert = alert;
+	linger(s);
+}
+
 /* Lingering: drop what the client sends; close at its EOF. */
 static void
 linger_read(struct slot *s)
@@ -359,9 +376,10 @@ from_client(struct slot *s, unsigned st)
 	br_ssl_engine_context *eng = &s->tls.sc.eng;
 	unsigned char *buf;
 	size_t len, room, k;
+	unsigned alert;
 	long n;
 
-	if (!(st & BR_SSL_RECVREC) ||
+	if (!(st & BR_SSL_RECVREC) || s->state == SLOT_LINGER ||
 	    (s->flags & SLOT_F_CEOF) ||
 	    (s->ra_len == 0 && !(s->flags & SLOT_F_CRD)))
 		return 0;
@@ -385,8 +403,11 @@ from_client(struct slot *s, unsigned st)
 			s->flags &= ~SLOT_F_CRD;
 		s->ra_off = (size_t)(buf - s->ibuf);
 		s->ra_len = (size_t)n;
-		if (s->state == SLOT_HANDSHAKE)
-			tls_peek(&s->tls, buf, (size_t)n);
+		if (s->state == SLOT_HANDSHAKE &&
+		    (alert = tls_peek(&s->tls, buf, (size_t)n)) != 0) {
+			hello_refused(s, alert);
+			return 0;
+		}
 	}
 	if (s->ibuf + s->ra_off != buf)
 		memmove(buf, s->ibuf + s->ra_off, s->ra_len);

@@ -413,7 +413,7 @@ tls_conn_reset(struct tls_conn *t, unsigned svc)
 	a->refs++;
 	t->cache_hit = t->cache_saved = 0;
 	t->client_auth = sv->nanchor > 0;
-	t->alpn = (unsigned char)sv->alpn;
+	t->peek = 1;
 	br_ssl_engine_set_versions(eng, sv->tls_min, BR_TLS12);
 	if (sv->tls_min < BR_TLS12)
 		br_ssl_engine_set_hash(eng, br_md5_ID, &br_md5_vtable);
@@ -426,7 +426,7 @@ tls_conn_reset(struct tls_conn *t, unsigned svc)
 	return br_ssl_server_reset(sc) ? 0 : -1;
 }
 
-void
+unsigned
 tls_peek(struct tls_conn *t, const unsigned char *buf, size_t len)
 {
 	/* Not const: BearSSL 0.6 takes a (const char **). */
@@ -439,9 +439,15 @@ tls_peek(struct tls_conn *t, const unsigned char *buf, size_t len)
 	 * names are set only for a hello in which BearSSL will find ours; any
 	 * other client gets no ALPN answer and speaks HTTP/1.1 (RFC 7301 3.2).
 	 */
-	if (t->alpn && hello_offers_alpn(buf, len, http11[0]))
+	int r;
+
+	if (!t->peek)
+		return 0;
+	t->peek = 0;
+	r = hello_offers_alpn(buf, len, http11[0]);
+	if (r == 1 && areas[t->area].svc[t->svc].alpn)
 		br_ssl_engine_set_protocol_names(&t->sc.eng, http11, 1);
-	t->alpn = 0;
+	return r == HELLO_ALPN_BAD ? 50 : 0;	/* decode_error */
 }
 
 void

@@ -41,7 +41,7 @@
 struct tls_conn {
 	br_ssl_server_context	 sc;
 	unsigned char		 cache_hit, cache_saved, client_auth;
-	unsigned char		 alpn;		/* may answer ALPN: not peeked */
+	unsigned char		 peek;		/* tls_peek() still to look */
 	const br_ssl_server_policy_class *policy;	/* picks by SNI */
 	unsigned		 area, svc, cred;
 	br_x509_minimal_context	 x509;		/* client certificates */
@@ -83,9 +83,10 @@ int	tls_conn_reset(struct tls_conn *, unsigned svc);
 /*
  * The client's first bytes, before the engine reads them: an http mode
  * service answers ALPN http/1.1 if the ClientHello offers it.  Looks
- * once a connection.
+ * once a connection, in either mode.  Returns 0, or the fatal alert the hello gets
+ * instead of a handshake (decode_error for a malformed ALPN list).
  */
-void	tls_peek(struct tls_conn *, const unsigned char *buf, size_t len);
+unsigned tls_peek(struct tls_conn *, const unsigned char *buf, size_t len);
 /* The connection is over: its area may be reused. */
 void	tls_conn_release(struct tls_conn *);
 /* Was the handshake a resumption?  Valid once it is done. */

@@ -3,8 +3,8 @@
  *
  * The input is a client's first bytes (seeds: real ClientHellos from
  * openssl s_client).  Invariants checked, each with abort():
- *  - a yes needs the name inside the first record, preceded by its
- *    length byte;
+ *  - a yes (1) needs the name inside the first record, preceded by
+ *    its length byte;
  *  - bytes after the first record never change the answer;
  *  - the answer for a name is the answer for its copy (no state).
  */
@@ -28,7 +28,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r = hello_offers_alpn(data, size, name + 1);
 	if (hello_offers_alpn(data, size, "http/1.1") != r)
 		abort();
-	if (!r || size < 5)
+	if (r != 1 || size < 5)
 		return 0;
 	rec = 5 + ((size_t)data[3] << 8 | data[4]);
 	if (rec > size)

@@ -81,6 +81,27 @@ class Alerts(GateTest):
         self.expect_alert(self.hello(session_id=os.urandom(33)),
                           DECODE_ERROR)
 
+    def test_malformed_alpn_list_gets_decode_error(self):
+        # RFC 7301 3.1: a list and its names are never empty.  BearSSL
+        # alone would ignore these; tlsgate looks first (src/hello.c).
+        for body in (b"", u16(0), u16(1) + b"\x00",
+                     u16(10) + vec8(b"http/1.1"), u16(9) + b"\x09http/1.1"):
+            exts = hello_extensions() + u16(16) + vec16(body)
+            self.expect_alert(self.hello(exts=exts), DECODE_ERROR)
+        line = self.g.wait_conns(5)[-1]
+        self.assertEqual((line["outcome"], line["alert"]), ("bad-alpn", "50"))
+
+    def test_malformed_alpn_gets_decode_error_in_tcp_mode_too(self):
+        g = self.gate(self.backend("echo"), mode="tcp")
+        exts = hello_extensions() + u16(16) + vec16(u16(0))
+        c = Conn(g.port)
+        c.send(self.hello(exts=exts))
+        recs, end = c.ending()
+        c.close()
+        self.assertEqual([plain_alert(r) for r in recs if r[0] == ALERT],
+                         [(2, DECODE_ERROR)])
+        self.assertEqual(end, "fin")
+
     def test_hello_then_ccs_inside_it_gets_unexpected_message(self):
         m = client_hello()
         self.expect_alert(record(HANDSHAKE, m[:30]) +

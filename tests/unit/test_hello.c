@@ -161,16 +161,16 @@ two_alpn_extensions_are_not(void)
 }
 
 static int
-lengths_that_disagree_are_not(void)
+outer_lengths_that_disagree_are_not(void)
 {
 	struct buf e = { { 0 }, 0 }, h, g;
+	/* record, message; then in the ALPN extension: type, length */
+	static const size_t fields[] = { 3, 7, 0, 2 };
 	size_t at;
 
 	alpn_ext(&e, h2_http11);
 	hello(&h, &e);
-	at = h.n - e.n;				/* the ALPN extension */
-	/* Each length field one more and one less than it should be. */
-	static const size_t fields[] = { 3, 7, 0, 2, 4 };
+	at = h.n - e.n;
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
 		for (int d = -1; d <= 1; d += 2) {
 			size_t o = i < 2 ? fields[i] : at + fields[i];
@@ -179,14 +179,39 @@ lengths_that_disagree_are_not(void)
 			g.b[o + 1] = (unsigned char)(g.b[o + 1] + d);
 			CHECK(offers(&g, g.n) == 0);
 		}
-	/* The extensions block's own length. */
 	g = h;
-	g.b[at - 1]++;
+	g.b[at - 1]++;				/* the extensions block's */
 	CHECK(offers(&g, g.n) == 0);
-	/* A name of length 0 in the list. */
+	return 1;
+}
+
+/* A whole hello with a malformed ALPN list: decode_error, not ignored. */
+static int
+malformed_alpn_lists_are_bad(void)
+{
+	static const char *const none[] = { "" };
+	struct buf e = { { 0 }, 0 }, h, g;
+	size_t at;
+
+	alpn_ext(&e, h2_http11);
+	hello(&h, &e);
+	at = h.n - e.n;
+	for (int d = -1; d <= 1; d += 2) {	/* the list's length */
+		g = h;
+		g.b[at + 5] = (unsigned char)(g.b[at + 5] + d);
+		CHECK(offers(&g, g.n) == HELLO_ALPN_BAD);
+	}
 	g = h;
-	g.b[at + 6] = 0;
-	CHECK(offers(&g, g.n) == 0);
+	g.b[at + 6] = 0;			/* an empty name */
+	CHECK(offers(&g, g.n) == HELLO_ALPN_BAD);
+	e.n = 0;
+	alpn_ext(&e, none);			/* an empty list */
+	hello(&h, &e);
+	CHECK(offers(&h, h.n) == HELLO_ALPN_BAD);
+	e.n = 0;
+	put(&e, "\x00\x10\x00\x00", 4);		/* an empty extension */
+	hello(&h, &e);
+	CHECK(offers(&h, h.n) == HELLO_ALPN_BAD);
 	return 1;
 }
 
@@ -214,7 +239,8 @@ static const struct unit_test tests[] = {
 	T(other_names_or_no_alpn_are_not),
 	T(every_truncation_is_not),
 	T(two_alpn_extensions_are_not),
-	T(lengths_that_disagree_are_not),
+	T(outer_lengths_that_disagree_are_not),
+	T(malformed_alpn_lists_are_bad),
 	T(not_a_client_hello_is_not),
 };
 
