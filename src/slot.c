@@ -295,12 +295,12 @@ tls_failed(struct slot *s, int err)
  * agreed is written (TLS 1.0, which every peer reads), then FIN.
  */
 static void
-hello_refused(struct slot *s, unsigned alert)
+hello_refused(struct slot *s, unsigned alert, const char *why)
 {
 	const unsigned char rec[7] = { 21, 3, 1, 0, 2, 2, (unsigned char)alert };
 
 	stats.tls_errors++;
-	set_outcome(s, "bad-alpn");
+	set_outcome(s, why);
 	if (port_write(s->cfd, rec, sizeof(rec)) == (long)sizeof(rec))
 		s->alert = alert;
 	linger(s);
@@ -376,6 +376,7 @@ from_client(struct slot *s, unsigned st)
 	br_ssl_engine_context *eng = &s->tls.sc.eng;
 	unsigned char *buf;
 	size_t len, room, k;
+	const char *why;
 	unsigned alert;
 	long n;
 
@@ -404,8 +405,8 @@ from_client(struct slot *s, unsigned st)
 		s->ra_off = (size_t)(buf - s->ibuf);
 		s->ra_len = (size_t)n;
 		if (s->state == SLOT_HANDSHAKE &&
-		    (alert = tls_peek(&s->tls, buf, (size_t)n)) != 0) {
-			hello_refused(s, alert);
+		    (alert = tls_peek(&s->tls, buf, (size_t)n, &why)) != 0) {
+			hello_refused(s, alert, why);
 			return 0;
 		}
 	}

@@ -427,7 +427,8 @@ tls_conn_reset(struct tls_conn *t, unsigned svc)
 }
 
 unsigned
-tls_peek(struct tls_conn *t, const unsigned char *buf, size_t len)
+tls_peek(struct tls_conn *t, const unsigned char *buf, size_t len,
+    const char **why)
 {
 	/* Not const: BearSSL 0.6 takes a (const char **). */
 	static const char *http11[] = { "http/1.1" };
@@ -439,15 +440,16 @@ tls_peek(struct tls_conn *t, const unsigned char *buf, size_t len)
 	 * names are set only for a hello in which BearSSL will find ours; any
 	 * other client gets no ALPN answer and speaks HTTP/1.1 (RFC 7301 3.2).
 	 */
-	int r;
+	struct hello h;
 
 	if (!t->peek)
 		return 0;
 	t->peek = 0;
-	r = hello_offers_alpn(buf, len, http11[0]);
-	if (r == 1 && areas[t->area].svc[t->svc].alpn)
+	hello_look(buf, len, http11[0], &h);
+	if (h.offers && areas[t->area].svc[t->svc].alpn)
 		br_ssl_engine_set_protocol_names(&t->sc.eng, http11, 1);
-	return r == HELLO_ALPN_BAD ? 50 : 0;	/* decode_error */
+	*why = h.why;
+	return h.alert;
 }
 
 void

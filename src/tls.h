@@ -83,10 +83,11 @@ int	tls_conn_reset(struct tls_conn *, unsigned svc);
 /*
  * The client's first bytes, before the engine reads them: an http mode
  * service answers ALPN http/1.1 if the ClientHello offers it.  Looks
- * once a connection, in either mode.  Returns 0, or the fatal alert the hello gets
- * instead of a handshake (decode_error for a malformed ALPN list).
+ * once a connection, in either mode.  Returns 0, or the fatal alert the
+ * hello gets instead of a handshake (hello.h), with *why for the log.
  */
-unsigned tls_peek(struct tls_conn *, const unsigned char *buf, size_t len);
+unsigned tls_peek(struct tls_conn *, const unsigned char *buf, size_t len,
+	    const char **why);
 /* The connection is over: its area may be reused. */
 void	tls_conn_release(struct tls_conn *);
 /* Was the handshake a resumption?  Valid once it is done. */

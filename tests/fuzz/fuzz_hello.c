@@ -3,10 +3,12 @@
  *
  * The input is a client's first bytes (seeds: real ClientHellos from
  * openssl s_client).  Invariants checked, each with abort():
- *  - a yes (1) needs the name inside the first record, preceded by
- *    its length byte;
+ *  - an alert is decode_error or illegal_parameter, comes with a
+ *    reason, and never with an ALPN offer;
+ *  - an offer needs the name inside the first record, preceded by its
+ *    length byte;
  *  - bytes after the first record never change the answer;
- *  - the answer for a name is the answer for its copy (no state).
+ *  - the same bytes give the same answer (no state).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,28 +24,32 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char name[] = "\x08http/1.1";
-	size_t rec;
-	int r;
+	struct hello h, again;
+	size_t rec, i;
 
-	r = hello_offers_alpn(data, size, name + 1);
-	if (hello_offers_alpn(data, size, "http/1.1") != r)
+	hello_look(data, size, name + 1, &h);
+	hello_look(data, size, "http/1.1", &again);
+	if (memcmp(&h, &again, sizeof(h)) != 0)
 		abort();
-	if (r != 1 || size < 5)
+	if (h.alert != 0 && ((h.alert != 47 && h.alert != 50) ||
+	    h.why == NULL || h.offers))
+		abort();
+	if ((!h.offers && h.alert == 0) || size < 5)
 		return 0;
 	rec = 5 + ((size_t)data[3] << 8 | data[4]);
 	if (rec > size)
 		abort();
-	for (size_t i = 0; i + 9 <= rec; i++)
+	for (i = 0; h.offers && i + 9 <= rec; i++)
 		if (memcmp(data + i, name, 9) == 0)
-			goto found;
-	abort();
-found:
+			break;
+	if (h.offers && i + 9 > rec)
+		abort();
 	if (rec + 100 > sizeof(more))
 		return 0;
 	memcpy(more, data, rec);
 	memset(more + rec, 0x16, 100);
-	if (hello_offers_alpn(more, rec + 100, "http/1.1") != 1 ||
-	    hello_offers_alpn(more, rec, "http/1.1") != 1)
+	hello_look(more, rec + 100, "http/1.1", &again);
+	if (again.offers != h.offers || again.alert != h.alert)
 		abort();
 	return 0;
 }

@@ -15,7 +15,8 @@ import time
 
 from harness import GateTest, client_ctx, deadline, tls_connect
 from tlswire import (ALERT, APPDATA, BAD_RECORD_MAC, CCS, DECODE_ERROR,
-                     HANDSHAKE, HANDSHAKE_FAILURE, PROTOCOL_VERSION,
+                     HANDSHAKE, HANDSHAKE_FAILURE, ILLEGAL_PARAMETER,
+                     PROTOCOL_VERSION,
                      RECORD_OVERFLOW, UNEXPECTED_MESSAGE, Conn, client_hello,
                      handshake, hello_extensions, plain_alert, record, u16,
                      vec16, vec8)
@@ -90,6 +91,27 @@ class Alerts(GateTest):
             self.expect_alert(self.hello(exts=exts), DECODE_ERROR)
         line = self.g.wait_conns(5)[-1]
         self.assertEqual((line["outcome"], line["alert"]), ("bad-alpn", "50"))
+
+    def test_malformed_sni_list_gets_decode_error(self):
+        # RFC 6066 3: a non-empty list of non-empty names.
+        for body in (b"", u16(0), u16(3) + b"\x00" + u16(0),
+                     u16(8) + b"\x00" + u16(6) + b"a.b"):
+            exts = hello_extensions() + u16(0) + vec16(body)
+            self.expect_alert(self.hello(exts=exts), DECODE_ERROR)
+        line = self.g.wait_conns(4)[-1]
+        self.assertEqual((line["outcome"], line["alert"]), ("bad-sni", "50"))
+
+    def test_sni_that_is_no_host_name_gets_illegal_parameter(self):
+        # The log and the certificate choice see host names only; a
+        # second host_name is one RFC 6066 forbids.
+        for names in ([b"a\x07b"], [b"\x1b[31mred"], [b"caf\xc3\xa9"],
+                      [b"a\x00b"], [b"a.example", b"b.example"]):
+            body = b"".join(b"\x00" + vec16(n) for n in names)
+            exts = hello_extensions() + u16(0) + vec16(vec16(body))
+            self.expect_alert(self.hello(exts=exts), ILLEGAL_PARAMETER)
+        whys = [c["outcome"] for c in self.g.wait_conns(5)]
+        self.assertEqual(whys, ["sni-not-a-host-name"] * 4 +
+                         ["two-sni-host-names"])
 
     def test_malformed_alpn_gets_decode_error_in_tcp_mode_too(self):
         g = self.gate(self.backend("echo"), mode="tcp")

@@ -49,7 +49,7 @@ def s_client(port, servername=None, alpn=None):
     if alpn:
         cmd += ["-alpn", alpn]
     rc, out, err = run(cmd, 30, stdin=b"")
-    text = out.decode("latin-1")
+    text = (out + err).decode("latin-1")
     subj = re.search(r"^subject=.*CN\s*=\s*([^,\s/]+)", text, re.M)
     suite = re.search(r"^New, TLSv1\.2, Cipher is (\S+)", text, re.M)
     alpn_line = re.search(r"^(ALPN protocol: .*|No ALPN negotiated)$", text,
@@ -146,13 +146,16 @@ class Sni(GateTest):
         self.assertEqual(conns[1]["suite"].split("-")[1], "ECDSA")
 
     def test_sni_name_cannot_forge_log_fields_or_lines(self):
-        # BUG: the client's server name is logged as it came: a blank
-        # adds fields ("outcome=ok"), a newline adds a whole log line.
+        # Once a bug: the client's server name was logged as it came: a
+        # blank added fields ("outcome=ok"), a newline a whole log line.
+        # Such a name is no host name: the hello gets illegal_parameter
+        # before anything reads the name.
         forged = ["x outcome=forged",
                   "x\ntlsgate: info: conn id=999 outcome=ok"]
         for name in forged:
             subj, suite, _, text = s_client(self.port, name)
-            self.assertEqual(subj, "a.example", text)
+            self.assertIsNone(subj, text)
+            self.assertIn("illegal parameter", text)
         conns = self.g.wait_conns(2)
         lines = self.g.log().splitlines()
         stray = [x for x in lines if not x.startswith("tlsgate: ")]
@@ -162,7 +165,8 @@ class Sni(GateTest):
         self.assertEqual(len(conn_lines), 2, conn_lines)
         for line in conn_lines:
             self.assertEqual(line.count(" outcome="), 1, line)
-        self.assertEqual([c["outcome"] for c in conns], ["ok", "ok"])
+        self.assertEqual([c["outcome"] for c in conns],
+                         ["sni-not-a-host-name"] * 2)
 
 class Alpn(GateTest):
 

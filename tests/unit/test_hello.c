@@ -81,18 +81,42 @@ hello(struct buf *h, const struct buf *ext)
 	put(h, body, bl);
 }
 
+#define DECODE	(-50)	/* the alert, negated */
+#define ILLEGAL	(-47)
+
+/* 1: offers http/1.1; 0: nothing to say; -alert: refused. */
 static int
 offers(const struct buf *h, size_t len)
 {
 	unsigned char *p = malloc(len ? len : 1);
-	int r;
+	struct hello r;
 
 	if (p == NULL)
 		exit(2);
 	memcpy(p, h->b, len);
-	r = hello_offers_alpn(p, len, "http/1.1");
+	hello_look(p, len, "http/1.1", &r);
 	free(p);
-	return r;
+	if (r.alert != 0 && (r.offers || r.why == NULL))
+		return 99;		/* an alert comes with a reason, alone */
+	return r.alert != 0 ? -(int)r.alert : r.offers;
+}
+
+/* A server_name extension of (type, name) entries, up to NULL. */
+static void
+sni_ext(struct buf *e, const unsigned char *types, const char *const *names)
+{
+	size_t len = 0, i;
+
+	for (i = 0; names[i] != NULL; i++)
+		len += 3 + strlen(names[i]);
+	put16(e, 0);
+	put16(e, len + 2);
+	put16(e, len);
+	for (i = 0; names[i] != NULL; i++) {
+		put(e, &types[i], 1);
+		put16(e, strlen(names[i]));
+		put(e, names[i], strlen(names[i]));
+	}
 }
 
 static const char *const h2_http11[] = { "h2", "http/1.1", "" };
@@ -199,19 +223,19 @@ malformed_alpn_lists_are_bad(void)
 	for (int d = -1; d <= 1; d += 2) {	/* the list's length */
 		g = h;
 		g.b[at + 5] = (unsigned char)(g.b[at + 5] + d);
-		CHECK(offers(&g, g.n) == HELLO_ALPN_BAD);
+		CHECK(offers(&g, g.n) == DECODE);
 	}
 	g = h;
 	g.b[at + 6] = 0;			/* an empty name */
-	CHECK(offers(&g, g.n) == HELLO_ALPN_BAD);
+	CHECK(offers(&g, g.n) == DECODE);
 	e.n = 0;
 	alpn_ext(&e, none);			/* an empty list */
 	hello(&h, &e);
-	CHECK(offers(&h, h.n) == HELLO_ALPN_BAD);
+	CHECK(offers(&h, h.n) == DECODE);
 	e.n = 0;
 	put(&e, "\x00\x10\x00\x00", 4);		/* an empty extension */
 	hello(&h, &e);
-	CHECK(offers(&h, h.n) == HELLO_ALPN_BAD);
+	CHECK(offers(&h, h.n) == DECODE);
 	return 1;
 }
 
@@ -234,6 +258,86 @@ not_a_client_hello_is_not(void)
 	return 1;
 }
 
+static int
+host_names_pass_and_keep_alpn(void)
+{
+	static const unsigned char t[] = { 0, 1 };
+	static const char *const one[] = { "Web-UI_1.example.com", NULL };
+	static const char *const other[] = { "a.example", "opaque", NULL };
+	struct buf e = { { 0 }, 0 }, h;
+
+	sni_ext(&e, t, one);
+	alpn_ext(&e, h2_http11);
+	hello(&h, &e);
+	CHECK(offers(&h, h.n) == 1);
+	e.n = 0;
+	sni_ext(&e, t, other);		/* a second name of another type */
+	hello(&h, &e);
+	CHECK(offers(&h, h.n) == 0);
+	return 1;
+}
+
+static int
+malformed_sni_lists_are_bad(void)
+{
+	static const unsigned char t[] = { 0, 0 };
+	static const char *const none[] = { NULL };
+	static const char *const empty[] = { "", NULL };
+	static const char *const one[] = { "example.com", NULL };
+	struct buf e = { { 0 }, 0 }, h, g;
+	size_t at;
+
+	sni_ext(&e, t, none);
+	hello(&h, &e);
+	CHECK(offers(&h, h.n) == DECODE);
+	e.n = 0;
+	sni_ext(&e, t, empty);
+	hello(&h, &e);
+	CHECK(offers(&h, h.n) == DECODE);
+	e.n = 0;
+	put(&e, "\x00\x00\x00\x00", 4);	/* an empty extension */
+	hello(&h, &e);
+	CHECK(offers(&h, h.n) == DECODE);
+	e.n = 0;
+	sni_ext(&e, t, one);
+	alpn_ext(&e, h2_http11);	/* a good ALPN list after a bad SNI */
+	hello(&h, &e);
+	at = h.n - e.n;
+	for (int d = -1; d <= 1; d += 2) {
+		g = h;			/* the list's length, the name's */
+		g.b[at + 5] = (unsigned char)(g.b[at + 5] + d);
+		CHECK(offers(&g, g.n) == DECODE);
+		g = h;
+		g.b[at + 8] = (unsigned char)(g.b[at + 8] + d);
+		CHECK(offers(&g, g.n) == DECODE);
+	}
+	return 1;
+}
+
+static int
+names_that_are_not_host_names_are_illegal(void)
+{
+	static const unsigned char t[] = { 0, 0 };
+	static const char *const bad[] = { "exa mple.com", "a\x07b", "\x1b[31mx",
+	    "caf\xc3\xa9.example", "a/b", "a*b", "x:443" };
+	static const char *const two[] = { "a.example", "b.example", NULL };
+	struct buf e = { { 0 }, 0 }, h;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *one[] = { bad[i], NULL };
+
+		e.n = 0;
+		sni_ext(&e, t, one);
+		hello(&h, &e);
+		CHECK(offers(&h, h.n) == ILLEGAL);
+	}
+	e.n = 0;
+	sni_ext(&e, t, two);		/* RFC 6066 3: one name a type */
+	hello(&h, &e);
+	CHECK(offers(&h, h.n) == ILLEGAL);
+	return 1;
+}
+
 static const struct unit_test tests[] = {
 	T(alpn_with_http11_is_found),
 	T(other_names_or_no_alpn_are_not),
@@ -242,6 +346,9 @@ static const struct unit_test tests[] = {
 	T(outer_lengths_that_disagree_are_not),
 	T(malformed_alpn_lists_are_bad),
 	T(not_a_client_hello_is_not),
+	T(host_names_pass_and_keep_alpn),
+	T(malformed_sni_lists_are_bad),
+	T(names_that_are_not_host_names_are_illegal),
 };
 
 int
