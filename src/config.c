@@ -344,11 +344,12 @@ check_services(struct parse *p, const char *name, char *err, size_t cap)
 	return 0;
 }
 
+static struct parse p;
+
 int
 config_parse(struct config *c, const char *name, const char *text,
     size_t len, char *err, size_t errcap)
 {
-	static struct parse p;
 	const char *q = text, *end = text + len;
 	unsigned line = 0;
 	char msg[160];
@@ -449,14 +450,24 @@ int
 config_defaults(struct config *c, char *err, size_t cap)
 {
 	memset(c, 0, sizeof(*c));
-	return config_parse(c, "defaults.h", TLSGATE_CONFIG,
-	    sizeof(TLSGATE_CONFIG) - 1, err, cap);
+	if (config_parse(c, "defaults.h", TLSGATE_CONFIG,
+	    sizeof(TLSGATE_CONFIG) - 1, err, cap) < 0)
+		return -1;
+	/* A value left out would be 0, past every range check: only what
+	 * may be empty (paths, names, the stats socket) may be missing. */
+	for (size_t i = 0; i < NKEYS; i++)
+		if (keys[i].kind != K_PATH && keys[i].kind != K_NAME &&
+		    (keys[i].kind != K_ADDR || keys[i].scope != GLOBAL) &&
+		    !(keys[i].scope == GLOBAL ? p.gseen : p.sseen)[i])
+			return fail(err, cap, "defaults.h: %s: missing from "
+			    "TLSGATE_CONFIG", keys[i].name);
+	return 0;
 }
 
 size_t
 config_static_bytes(void)
 {
-	return sizeof(text) + sizeof(struct parse);
+	return sizeof(text) + sizeof(p);
 }
 
 int

@@ -224,6 +224,14 @@ class FirmwareDefaults(GateTest):
         self.assertRegex(err.decode(), r'^tlsgate: fatal: defaults\.h:\d+: mode: '
                          r'expected tcp or http: "htp"$')
 
+    def test_default_left_out_stops_start_up(self):
+        # Left out, slots would be 0, which no range check would see.
+        bin_ = self.build_with('"slots = 256\\n" \\\n', "")
+        rc, out, err = run([bin_, "-t"], 10)
+        self.assertEqual(rc, 2, err)
+        self.assertEqual(err.decode().strip(), "tlsgate: fatal: defaults.h: "
+                         "slots: missing from TLSGATE_CONFIG")
+
     def test_good_default_is_what_tlsgate_resolves(self):
         bin_ = self.build_with('"idle_timeout = 5m\\n"',
                                '"idle_timeout = 90s\\n"')
