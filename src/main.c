@@ -193,7 +193,7 @@ main(int argc, char **argv)
 		log_fatal(2, "%s", err);
 	log_level = (int)cfg->log_level;
 	log_rate = cfg->log_rate;
-	if (tls_init(cfg->workers > 1 && !check, &why) < 0)
+	if (tls_init(cfg, cfg->workers > 1 && !check, &why) < 0)
 		log_fatal(111, "%s", why);
 	if (tls_load(cfg, err, sizeof(err)) < 0)
 		log_fatal(2, "%s", err);

@@ -62,7 +62,6 @@ struct tls_area {
 
 static struct tls_area areas[2];
 static struct tls_caches own_caches, *caches = &own_caches;
-static int caches_ready;
 static unsigned active, loaded;
 static int have_active;
 static br_hmac_drbg_context seed_drbg;
@@ -152,7 +151,6 @@ tls_load(const struct config *c, char *err, size_t cap)
 {
 	unsigned idx = have_active ? active ^ 1 : 0;
 	struct tls_area *a = &areas[idx];
-	size_t store = 0;
 
 	wipe_area(a);
 	for (unsigned i = 0; i < c->nsvc; i++) {
@@ -187,17 +185,7 @@ tls_load(const struct config *c, char *err, size_t cap)
 		sv->alpn = s->mode == MODE_HTTP;
 		/* A resumed session skips client auth: no cache with it. */
 		sv->cache_on = s->cache > 0 && sv->nanchor == 0;
-		if (!caches_ready && sv->cache_on) {
-			struct tls_cache *tc = &caches->c[i];
-
-			tc->vtable = &cache_class;
-			tc->store = caches->store + store;
-			tc->len = (size_t)s->cache * TLS_CACHE_ENTRY;
-			br_ssl_session_cache_lru_init(&tc->lru, tc->store, tc->len);
-			store += tc->len;
-		}
 	}
-	caches_ready = 1;
 	a->nsvc = c->nsvc;
 	loaded = idx;
 	return 0;
@@ -649,10 +637,28 @@ tls_error_name(int err)
 }
 
 int
-tls_init(int shared, const char **why)
+tls_init(const struct config *c, int shared, const char **why)
 {
+	size_t store = 0;
+
 	if (shared && (caches = port_shared(sizeof(*caches), why)) == NULL)
 		return -1;
+	/*
+	 * Every service with a cache gets its share of the store, client
+	 * auth or not: a reload may drop a service's client_ca and turn its
+	 * cache on, but it cannot change the sizes (needs_restart()).
+	 */
+	for (unsigned i = 0; i < c->nsvc; i++) {
+		struct tls_cache *tc = &caches->c[i];
+
+		if (c->svc[i].cache == 0)
+			continue;
+		tc->vtable = &cache_class;
+		tc->store = caches->store + store;
+		tc->len = (size_t)c->svc[i].cache * TLS_CACHE_ENTRY;
+		br_ssl_session_cache_lru_init(&tc->lru, tc->store, tc->len);
+		store += tc->len;
+	}
 	if (port_lock_init(caches->lock) < 0) {
 		*why = "session cache: cannot set up its lock";
 		return -1;

@@ -53,15 +53,14 @@ struct tls_conn {
 
 /*
  * Once, before anything else here: seed the entropy pool from the OS and
- * set up the session caches' lock, with the caches in memory shared with
- * processes forked later (workers) if shared.  0, or -1 with *why set.
+ * set up each service's session cache and their lock, in memory shared
+ * with processes forked later (workers) if shared.  0, or -1 with *why.
  */
-int	tls_init(int shared, const char **why);
+int	tls_init(const struct config *, int shared, const char **why);
 /*
  * Load every service's certificates, keys and client CAs into the area
- * not in use, and set up its session caches (the first call only).
- * Returns 0, or -1 with a message naming the file in err (the active
- * area is untouched either way).
+ * not in use.  Returns 0, or -1 with a message naming the file in err
+ * (the active area is untouched either way).
  */
 int	tls_load(const struct config *, char *err, size_t cap);
 /* After fork: fresh entropy for this process's connections. */

@@ -637,7 +637,7 @@ setup(struct input *in)
 	if (!loaded) {
 		const char *why;
 
-		if (tls_init(0, &why) < 0 || tls_load(&cfg, err, sizeof(err)) < 0) {
+		if (tls_init(&cfg, 0, &why) < 0 || tls_load(&cfg, err, sizeof(err)) < 0) {
 			fprintf(stderr, "tls_load: %s\n", err);
 			abort();
 		}

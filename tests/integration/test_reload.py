@@ -10,9 +10,9 @@ import socket
 import threading
 import time
 
-from harness import (LOOPBACK, SLOW, Gate, GateTest, certs, close_tls,
-                     deadline, free_port, recv_exact, recv_to_eof, run, shut_tcp_write,
-                     tls_connect, write_conf)
+from harness import (LOOPBACK, SLOW, Gate, GateTest, certs, client_ctx,
+                     close_tls, deadline, free_port, recv_exact, recv_to_eof,
+                     run, shut_tcp_write, tls_connect, write_conf)
 
 REFUSED = r"^tlsgate: error: reload: refused: "
 DONE = r"^tlsgate: info: reload: done "
@@ -206,6 +206,30 @@ class Reload(GateTest):
         self.renew(3)
         self.hup(g, DONE)
         self.assertNotEqual(self.fp_now(g), self.old_fp)
+
+    def test_reload_that_drops_client_auth_turns_on_a_working_cache(self):
+        # Once a crash: caches were set up at the first load, only for
+        # services without client_ca; dropping it turned on a cache that
+        # had none, and the first client brought tlsgate down.
+        crt, key = make_cert(self.tmp, "live", 1)
+        ca, _ = make_cert(self.tmp, "ca", 7)
+        conf = {"mode": "http", "cert": crt, "key": key,
+                "backend": self.backend("http").addr}
+        g = Gate(self.tmp, dict(conf, client_ca=ca))
+        self.gates.append(g)
+        conf["listen"] = "%s:%d" % (LOOPBACK, g.port)
+        write_conf(g.conf_path, conf)
+        self.hup(g, DONE)
+        ctx = client_ctx()
+        s = tls_connect(g.port, ctx)
+        sess = s.session
+        self.assertIn(b"hello from the backend", keepalive_get(s))
+        close_tls(s)
+        s = tls_connect(g.port, ctx, session=sess)
+        self.assertTrue(s.session_reused)
+        self.assertIn(b"hello from the backend", keepalive_get(s))
+        close_tls(s)
+        self.assertTrue(g.alive())
 
     def test_changing_slots_is_refused_as_needing_restart(self):
         g = self.reload_gate(slots=16)
