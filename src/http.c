@@ -27,8 +27,10 @@ enum {
 
 /* Per-request parse state that does not go into struct http_req. */
 struct fields {
-	unsigned	cl, te, host, upgrade;
-	int		close, keep, conn_upgrade, expect;
+	unsigned	cl, te, host, upgrade, close;
+	int		keep, conn_upgrade, expect;
+	unsigned	conn_other;	/* Connection tokens but close */
+	unsigned	close_dropped;	/* close tokens in dropped lines */
 };
 
 static const char *const http_names[HTTP_E_COUNT] = {
@@ -289,8 +291,9 @@ parse_connection(const uint8_t *p, size_t len, struct fields *f)
 			i++;
 		if (i < len && p[i] != ',')
 			return HTTP_E_CONNECTION;
+		f->conn_other += !eq_ci(p + s, n, "close");
 		if (eq_ci(p + s, n, "close"))
-			f->close = 1;
+			f->close++;
 		else if (eq_ci(p + s, n, "keep-alive"))
 			f->keep = 1;
 		else if (eq_ci(p + s, n, "upgrade"))
@@ -341,9 +344,18 @@ parse_field(const uint8_t *p, size_t len, size_t off, unsigned idx,
 			return HTTP_E_HOST;
 		req->host_off = off + v;
 		req->host_len = vlen;
-	} else if (eq_ci(p, n, "connection"))
-		return parse_connection(val, vlen, f);
-	else if (eq_ci(p, n, "upgrade"))
+	} else if (eq_ci(p, n, "connection")) {
+		unsigned other = f->conn_other, closes = f->close;
+		int rc = parse_connection(val, vlen, f);
+
+		/* "close" alone is hop-by-hop (RFC 9112 9.6): the backend
+		 * connection may outlive the client's, whose end is ours. */
+		if (rc == HTTP_OK && f->conn_other == other) {
+			req->drop[idx / 32] |= (uint32_t)1 << (idx % 32);
+			f->close_dropped += f->close - closes;
+		}
+		return rc;
+	} else if (eq_ci(p, n, "upgrade"))
 		f->upgrade += vlen > 0;
 	else if (eq_ci(p, n, "expect"))
 		f->expect |= eq_ci(val, vlen, "100-continue");
@@ -401,6 +413,9 @@ http_parse_head(const uint8_t *buf, size_t len, struct http_req *req)
 		req->keep_alive = !f.close;
 	else
 		req->keep_alive = f.keep && !f.close;
+	/* What the backend reads in the rewritten head. */
+	req->fwd_keep_alive = (req->minor == 1 || f.keep) &&
+	    f.close == f.close_dropped;
 	/* RFC 9110 10.1.1 and 7.8: both are ignored in HTTP/1.0. */
 	req->expect_continue = req->minor == 1 && f.expect;
 	req->upgrade = req->minor == 1 && f.conn_upgrade && f.upgrade > 0;
@@ -718,6 +733,53 @@ http_resp_status(const uint8_t *buf, size_t len, int *status)
 	if (i < 13)
 		return HTTP_MORE;
 	*status = (buf[9] - '0') * 100 + (buf[10] - '0') * 10 + (buf[11] - '0');
+	return HTTP_OK;
+}
+
+int
+http_parse_resp(const uint8_t *buf, size_t len, struct http_resp *resp)
+{
+	struct http_req scratch;
+	struct fields f;
+	size_t i, eol;
+	int rc;
+
+	memset(resp, 0, sizeof(*resp));
+	memset(&scratch, 0, sizeof(scratch));
+	memset(&f, 0, sizeof(f));
+	if ((rc = check_bytes(buf, len)) != HTTP_OK)
+		return rc;
+	eol = find_cr(buf, 0, len);
+	if (eol == len || http_resp_status(buf, eol, &resp->status) != HTTP_OK)
+		return HTTP_E_RESP;
+	for (i = eol + 2;; i = eol + 2) {
+		eol = find_cr(buf, i, len);
+		if (eol == len)
+			return HTTP_E_INCOMPLETE;
+		if (eol == i)
+			break;
+		if (scratch.nfields++ == HTTP_MAX_FIELDS)
+			return HTTP_E_TOO_MANY_FIELDS;
+		/* The request's field rules: framing the same way. */
+		rc = parse_field(buf + i, eol - i, i, 0, &scratch, &f);
+		if (rc != HTTP_OK)
+			return rc;
+	}
+	if (eol + 2 != len)
+		return HTTP_E_INCOMPLETE;
+	if (f.cl > 0 && f.te > 0)
+		return HTTP_E_CL_TE;
+	/* RFC 9112 6.3: these never have a body, whatever they say. */
+	if (resp->status < 200 || resp->status == 204 || resp->status == 304)
+		resp->body = HTTP_BODY_NONE;
+	else if (f.te > 0)
+		resp->body = buf[7] == '1' ? HTTP_BODY_CHUNKED : HTTP_BODY_CLOSE;
+	else if (f.cl > 0) {
+		resp->body = HTTP_BODY_LENGTH;
+		resp->body_len = scratch.body_len;
+	} else
+		resp->body = HTTP_BODY_CLOSE;
+	resp->keep_alive = buf[7] == '1' && !f.close;
 	return HTTP_OK;
 }
 

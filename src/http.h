@@ -3,8 +3,8 @@
  *
  * Owns: finding the end of a request head, parsing it strictly, rewriting
  * it in place (client-sent forwarding headers out, the true ones in),
- * walking a chunked body as it streams through, reading a backend status
- * line, and tlsgate's own error responses.
+ * walking a chunked body as it streams through, framing a backend
+ * response, and tlsgate's own error responses.
  *
  * Never: allocates, reads past `len`, writes past `cap`, does I/O, or
  * knows about TLS or sockets.  Every function is a pure function over the
@@ -35,7 +35,7 @@
  *
  * req.keep_alive == 0: forward no further request on the connection.
  * req.upgrade: read no further request until the response status is
- * known (http_resp_status()); after 101 relay bytes both ways unparsed.
+ * known (http_parse_resp()); after 101 relay bytes both ways unparsed.
  *
  * Return codes: every function returning int returns HTTP_OK, HTTP_MORE,
  * or one HTTP_E_* reason.  http_strerror() names it for the log line.
@@ -95,7 +95,8 @@ enum {
 enum {
 	HTTP_BODY_NONE = 0,	/* no body: the next head follows at once */
 	HTTP_BODY_LENGTH,	/* exactly body_len bytes (may be 0) */
-	HTTP_BODY_CHUNKED	/* walk it with http_chunk_feed() */
+	HTTP_BODY_CHUNKED,	/* walk it with http_chunk_feed() */
+	HTTP_BODY_CLOSE		/* a response's: until the backend closes */
 };
 
 /*
@@ -114,6 +115,7 @@ struct http_req {
 	int		body;		/* HTTP_BODY_* */
 	uint64_t	body_len;	/* for HTTP_BODY_LENGTH */
 	int		keep_alive;	/* the connection may carry another */
+	int		fwd_keep_alive;	/* so may the backend's, rewritten */
 	int		expect_continue; /* HTTP/1.1 Expect: 100-continue */
 	int		upgrade;	/* Connection: upgrade + Upgrade: */
 	uint32_t	drop[(HTTP_MAX_FIELDS + 31) / 32];
@@ -222,6 +224,23 @@ int	http_chunk_feed(struct http_chunk *ch, const uint8_t *buf, size_t len,
  */
 int	http_resp_status(const uint8_t *buf, size_t len, int *status);
 
+/* A parsed response head: how its body is framed. */
+struct http_resp {
+	int		status;
+	int		body;		/* HTTP_BODY_*, before a HEAD's rule */
+	uint64_t	body_len;	/* for HTTP_BODY_LENGTH */
+	int		keep_alive;	/* HTTP/1.1 without Connection: close */
+};
+/*
+ * Parse the complete response head buf[0..len) (its end found with
+ * http_head_end()) with the request head's field rules: one
+ * Content-Length, only a single "chunked" Transfer-Encoding, never both.
+ * 1xx, 204 and 304 have no body; a response without either framing
+ * header, or an HTTP/1.0 one with Transfer-Encoding, ends when the
+ * backend closes.  Returns HTTP_OK or an HTTP_E_* reason: the caller
+ * then cannot know where the response ends.
+ */
+int	http_parse_resp(const uint8_t *buf, size_t len, struct http_resp *resp);
 /*
  * tlsgate's own response for status 400, 408, 431, 502, 503 or 504: a
  * complete `Connection: close` response with a one-line text body.

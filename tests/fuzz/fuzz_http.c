@@ -9,9 +9,12 @@
  *  - parse is deterministic and its offsets lie inside the head;
  *  - a head that parses on its own is exactly what head_end finds;
  *  - rewrite never exceeds cap, keeps the following bytes, leaves buf
- *    untouched on failure, and its output parses with the same framing;
+ *    untouched on failure, and its output parses with the same framing
+ *    (only a Connection: close may be gone);
  *  - the chunk walker gives the same result fed whole or split;
- *  - a status line gives a code in 100-599.
+ *  - a status line gives a code in 100-599, and a response head that
+ *    parses has one of the four framings, a length only with
+ *    Content-Length, and keep-alive only in HTTP/1.1.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -129,7 +132,9 @@ fuzz_rewrite(const uint8_t *p, size_t len, const struct http_req *req,
 		return;
 	check(rc == HTTP_OK);
 	check(again.body == req->body && again.body_len == req->body_len);
-	check(again.keep_alive == req->keep_alive);
+	/* Only a lone close is dropped, as fwd_keep_alive says. */
+	check(again.keep_alive == req->fwd_keep_alive);
+	check(again.fwd_keep_alive == req->fwd_keep_alive);
 	check(again.upgrade == req->upgrade);
 	check(again.expect_continue == req->expect_continue);
 	/* Every client-sent forwarding header is gone: only ours remain. */
@@ -178,6 +183,29 @@ fuzz_chunk(const uint8_t *p, size_t len, size_t split)
 	check(u2a + u2b == u1);
 }
 
+/* A backend's response head, as forward.c frames it. */
+static void
+fuzz_resp(const uint8_t *p, size_t len)
+{
+	struct http_resp r, r2;
+	size_t end = 0;
+	int st;
+
+	if (http_head_end(p, len, &end) != HTTP_OK)
+		return;
+	if (http_parse_resp(p, end, &r) != HTTP_OK)
+		return;
+	check(http_parse_resp(p, end, &r2) == HTTP_OK &&
+	    memcmp(&r, &r2, sizeof(r)) == 0);
+	check(http_resp_status(p, end, &st) == HTTP_OK && st == r.status);
+	check(r.body == HTTP_BODY_NONE || r.body == HTTP_BODY_LENGTH ||
+	    r.body == HTTP_BODY_CHUNKED || r.body == HTTP_BODY_CLOSE);
+	check(r.body == HTTP_BODY_LENGTH || r.body_len == 0);
+	check(!r.keep_alive || p[7] == '1');
+	check(r.body == HTTP_BODY_NONE || (r.status >= 200 && r.status != 204 &&
+	    r.status != 304));
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
@@ -204,5 +232,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		fuzz_chunk(data, len, split);
 	if (http_resp_status(data, len, &st) == HTTP_OK)
 		check(st >= 100 && st <= 599);
+	fuzz_resp(data, len);
 	return 0;
 }

@@ -806,6 +806,33 @@ rewrite_drops_spoofed_headers_any_case(void)
 }
 
 static int
+rewrite_drops_connection_close_alone(void)
+{
+	/* The backend connection may outlive the client's: a lone "close"
+	 * is not passed on; any other token keeps the line. */
+	const char *in = "GET / HTTP/1.1\r\nHost: a\r\nConnection: Close\r\n"
+	    "Connection: close, TE\r\nTE: trailers\r\n\r\n";
+	const char *want = "GET / HTTP/1.1\r\nHost: a\r\n"
+	    "Connection: close, TE\r\nTE: trailers\r\n\r\n";
+	struct http_fwd none = { 0, NULL, 0, 0, NULL, 0 };
+	struct http_req req;
+	uint8_t *out = NULL;
+	size_t n;
+
+	CHECK(http_parse_head((const uint8_t *)in, strlen(in), &req) ==
+	    HTTP_OK && !req.keep_alive && !req.fwd_keep_alive);
+	CHECK(parse_str("GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n"
+	    "\r\n", &req) == HTTP_OK && !req.keep_alive && req.fwd_keep_alive);
+	CHECK(parse_str("GET / HTTP/1.0\r\nConnection: close\r\n\r\n", &req) ==
+	    HTTP_OK && !req.fwd_keep_alive);
+	n = rewrite(in, "", 1024, &none, &out);
+	CHECK(n == strlen(want));
+	CHECK(memcmp(out, want, n) == 0);
+	free(out);
+	return 1;
+}
+
+static int
 rewrite_appends_true_headers_before_final_crlf(void)
 {
 	const char *in = "GET / HTTP/1.1\r\nHost: a\r\nX-Forwarded-For: 1.1.1.1"
@@ -909,8 +936,9 @@ rewrite_output_reparses_with_same_framing(void)
 	n = rewrite(in, "", 1024, &fwd_all, &out);
 	CHECK(n > 0);
 	CHECK(http_parse_head(out, n, &b) == HTTP_OK);
-	CHECK(a.body == b.body && a.keep_alive == b.keep_alive);
-	CHECK(b.nfields == a.nfields - 1 + 3);
+	/* The close is tlsgate's to act on: it does not reach the backend. */
+	CHECK(a.body == b.body && !a.keep_alive && b.keep_alive);
+	CHECK(b.nfields == a.nfields - 2 + 3);
 	CHECK(b.drop[0] != 0);	/* our own X-Forwarded-* are spoofable too */
 	free(out);
 	return 1;
@@ -1242,6 +1270,91 @@ resp_status_rejects_non_http1(void)
 }
 
 static int
+parse_resp(const char *head, struct http_resp *r)
+{
+	return http_parse_resp((const uint8_t *)head, strlen(head), r);
+}
+
+static int
+resp_framing_by_length_chunked_or_close(void)
+{
+	struct http_resp r;
+
+	CHECK(parse_resp("HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n",
+	    &r) == HTTP_OK && r.status == 200 && r.body == HTTP_BODY_LENGTH &&
+	    r.body_len == 12 && r.keep_alive);
+	CHECK(parse_resp("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n"
+	    "\r\n", &r) == HTTP_OK && r.body == HTTP_BODY_CHUNKED &&
+	    r.keep_alive);
+	CHECK(parse_resp("HTTP/1.1 200 OK\r\nServer: x\r\n\r\n", &r) ==
+	    HTTP_OK && r.body == HTTP_BODY_CLOSE);
+	/* HTTP/1.0 has no chunked coding: the body runs to the close. */
+	CHECK(parse_resp("HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n"
+	    "\r\n", &r) == HTTP_OK && r.body == HTTP_BODY_CLOSE &&
+	    !r.keep_alive);
+	return 1;
+}
+
+static int
+resp_without_body_by_status(void)
+{
+	static const char *const none[] = {
+		"HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n",
+		"HTTP/1.1 304 Not Modified\r\nTransfer-Encoding: chunked\r\n"
+		    "\r\n",
+		"HTTP/1.1 100 Continue\r\n\r\n",
+		"HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n",
+	};
+	struct http_resp r;
+
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		CHECK(parse_resp(none[i], &r) == HTTP_OK &&
+		    r.body == HTTP_BODY_NONE);
+	return 1;
+}
+
+static int
+resp_keep_alive_only_in_http11_without_close(void)
+{
+	struct http_resp r;
+
+	CHECK(parse_resp("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n"
+	    "Connection: keep-alive, close\r\n\r\n", &r) == HTTP_OK &&
+	    !r.keep_alive);
+	CHECK(parse_resp("HTTP/1.0 200 OK\r\nContent-Length: 0\r\n"
+	    "Connection: keep-alive\r\n\r\n", &r) == HTTP_OK &&
+	    !r.keep_alive);
+	CHECK(parse_resp("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n"
+	    "Connection: keep-alive\r\n\r\n", &r) == HTTP_OK &&
+	    r.keep_alive);
+	return 1;
+}
+
+static int
+resp_rejects_ambiguous_framing(void)
+{
+	static const char *const bad[] = {
+		"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n"
+		    "Transfer-Encoding: chunked\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 1"
+		    "\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Length: 1x\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n folded\r\n\r\n",
+		"HTTP/1.1 200 OK\nContent-Length: 1\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Length : 1\r\n\r\n",
+		"HTTP/2 200 OK\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nX",
+		"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n",
+	};
+	struct http_resp r;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK(parse_resp(bad[i], &r) != HTTP_OK);
+	return 1;
+}
+
+static int
 error_pages_are_well_framed(void)
 {
 	static const int codes[] = { 400, 408, 431, 502, 503, 504 };
@@ -1333,6 +1446,7 @@ static const struct unit_test tests[] = {
 	T(flags_expect_100_continue_in_http11_only),
 	T(flags_upgrade_only_with_connection_and_upgrade),
 	T(rewrite_drops_spoofed_headers_any_case),
+	T(rewrite_drops_connection_close_alone),
 	T(rewrite_appends_true_headers_before_final_crlf),
 	T(rewrite_keeps_header_order),
 	T(rewrite_flags_select_added_headers),
@@ -1358,6 +1472,10 @@ static const struct unit_test tests[] = {
 	T(resp_status_reads_codes),
 	T(resp_status_needs_more_for_prefix),
 	T(resp_status_rejects_non_http1),
+	T(resp_framing_by_length_chunked_or_close),
+	T(resp_without_body_by_status),
+	T(resp_keep_alive_only_in_http11_without_close),
+	T(resp_rejects_ambiguous_framing),
 	T(error_pages_are_well_framed),
 	T(strerror_names_every_code),
 };
