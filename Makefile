@@ -4,7 +4,7 @@
 #   make test     build, unit tests, the integration suite (a few minutes)
 #   make check    the whole test suite (also under ASan + UBSan), as CI runs it
 #   make bench    tlsgate side by side with stunnel, hitch and haproxy
-#   make soak     30 minutes of new connections at a fixed rate
+#   make soak     30 minutes of new connections at a fixed rate, beside nginx
 CC	?= cc
 # A firmware build points CONF at a directory with its own defaults.h.
 CONF	?= conf
@@ -27,7 +27,7 @@ SAN	= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	  -fno-sanitize-recover=undefined
 
 SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c src/slot.c \
-	  src/forward.c src/hello.c src/http.c src/loop.c src/log.c
+	  src/forward.c src/pool.c src/hello.c src/http.c src/loop.c src/log.c
 PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)
 
@@ -106,9 +106,11 @@ check: all asan unit build/allocshim.so build/alloc-selftest $(B)/tlsload
 # The fixed-rate soak (30 minutes; CI runs 2) and the side-by-side bench.
 SOAK_SECONDS ?= 1800
 SOAK_RATE ?= 200
+SOAK_MODE ?= http
 soak: all $(B)/tlsload
 	$(PY) tests/bench/soak.py --duration $(SOAK_SECONDS) --rate $(SOAK_RATE) \
-	    --bin $(B)/tlsgate --tlsload $(B)/tlsload --out $(B)/soak
+	    --mode $(SOAK_MODE) --bin $(B)/tlsgate --tlsload $(B)/tlsload \
+	    --out $(B)/soak
 
 BENCH_FLAGS ?=
 bench: all $(B)/tlsload $(B)/cryptobench
@@ -145,7 +147,7 @@ build/fuzz/fuzz_http: tests/fuzz/fuzz_http.c src/http.c
 
 build/fuzz/fuzz_slot: tests/fuzz/fuzz_slot.c tests/fuzz/fakeport.c \
 	    src/slot.c src/forward.c src/http.c src/tls.c src/cred.c src/config.c \
-	    src/hello.c \
+	    src/hello.c src/pool.c \
 	    src/log.c src/certname.c src/*.h port/port.h $(CONF)/defaults.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)

@@ -12,6 +12,7 @@
 
 /* Compile-time limits: these size the static storage. */
 #define TLSGATE_MAX_SLOTS	1024	/* connection slots (of each worker) */
+#define TLSGATE_MAX_POOL	64	/* idle backend connections kept (of each worker) */
 #define TLSGATE_MAX_WORKERS	16	/* worker processes */
 #define TLSGATE_MAX_CACHE	4096	/* TLS sessions in the resumption cache */
 #define TLSGATE_MAX_CHAIN	16384	/* bytes of DER in the certificate chain */
@@ -55,6 +56,7 @@
 #define TLSGATE_CONFIG \
 	"slots = 256\n" \
 	"workers = 1\n" \
+	"backend_pool = 16\n"		/* idle backend connections; 0: none */ \
 	"drain_timeout = 10s\n"		/* SIGTERM: live ones may end */ \
 	"log_level = info\n" \
 	"log_rate = 1000\n"		/* lines a second; 0: no limit */ \

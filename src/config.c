@@ -55,6 +55,7 @@ static const struct config_name facilities[] = { { "user", 1 },
 static const struct key keys[] = {
 	{ "slots",		K_UINT,	G(slots), 1, TLSGATE_MAX_SLOTS, NULL },
 	{ "workers",		K_UINT,	G(workers), 1, TLSGATE_MAX_WORKERS, NULL },
+	{ "backend_pool",	K_UINT,	G(backend_pool), 0, TLSGATE_MAX_POOL, NULL },
 	{ "drain_timeout",	K_MS,	G(drain_ms), 0, H, NULL },
 	{ "log_level",		K_ENUM,	G(log_level), 0, 0, config_levels },
 	{ "log_rate",		K_UINT,	G(log_rate), 0, 1000000, NULL },

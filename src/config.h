@@ -49,6 +49,7 @@ struct service {
 struct config {
 	unsigned	slots;
 	unsigned	workers;
+	unsigned	backend_pool;	/* idle backend connections kept */
 	unsigned	drain_ms;
 	unsigned	log_level;	/* enum log_level */
 	unsigned	log_rate;	/* lines per second, 0: no limit */

@@ -7,6 +7,14 @@
  * An upgrade request goes to PAUSED until the backend's status line is
  * seen: 101 makes the rest RAW, anything else carries on with HEAD.
  *
+ * Responses are framed as they pass (NONE -> HEAD -> BODY or CHUNKED ->
+ * NONE), so that the end of the last one is known without the backend
+ * closing: the backend connection can then serve the next client.  A
+ * head is sent only when the answer before it is complete (as nginx
+ * does upstream), which keeps one response head at a time in hbuf.
+ * Anything not understood makes the rest RAW: relayed as before, and
+ * the connection is never reused.
+ *
  * Heads are copied from the engine's plaintext into hbuf without being
  * acknowledged first; once the head's end is known, only the bytes up
  * to it are acknowledged, so whatever follows (body, next request) is
@@ -27,7 +35,9 @@ fwd_begin(struct slot *s)
 	f->hlen = f->hscan = f->hout_off = f->hout_len = 0;
 	f->nreq = 0;
 	f->awaiting = 0;
-	f->stash_len = 0;
+	f->resp = s->svc->mode == MODE_HTTP ? FWD_R_NONE : FWD_R_RAW;
+	f->reuse = 0;
+	f->retry_len = 0;
 }
 
 /* PROXY protocol v1 (text) or v2 (binary), before the first byte. */
@@ -67,11 +77,33 @@ proxy_header(const struct slot *s, unsigned char *out, size_t cap)
 void
 fwd_connected(struct slot *s)
 {
+	s->fwd.reuse = s->svc->mode == MODE_HTTP;
 	if (s->svc->mode == MODE_TCP && s->svc->proxy != PROXY_OFF) {
 		s->fwd.hout_off = 0;
 		s->fwd.hout_len = proxy_header(s, s->fwd.hbuf,
 		    sizeof(s->fwd.hbuf));
 	}
+}
+
+/* The rest of what the backend sends ends only at its EOF. */
+static void
+unframed(struct fwd *f)
+{
+	f->resp = FWD_R_RAW;
+	f->reuse = 0;
+}
+
+/* RFC 9110 9.2.2: may be sent twice; PUT and DELETE carry a body here. */
+static int
+idempotent(const unsigned char *m, size_t len)
+{
+	static const char *const safe[] = { "GET", "HEAD", "OPTIONS",
+	    "TRACE" };
+
+	for (size_t i = 0; i < sizeof(safe) / sizeof(safe[0]); i++)
+		if (strlen(safe[i]) == len && memcmp(m, safe[i], len) == 0)
+			return 1;
+	return 0;
 }
 
 static enum fwd_verdict
@@ -102,7 +134,7 @@ head_complete(struct slot *s, struct fwd *f)
 	struct http_fwd hf;
 	char ip[48], subject[HTTP_SUBJECT_MAX + 1];
 	size_t n;
-	int rc;
+	int rc, again;
 
 	rc = http_parse_head(f->hbuf, f->hlen, &req);
 	if (rc != HTTP_OK)
@@ -122,9 +154,15 @@ head_complete(struct slot *s, struct fwd *f)
 	hf.subject_len = tls_client_subject(&s->tls, subject, sizeof(subject));
 	if (hf.subject_len > 0)
 		hf.flags |= HTTP_FWD_SUBJECT;
+	f->head_req = req.method_len == 4 && memcmp(f->hbuf, "HEAD", 4) == 0;
+	f->last_req = !req.fwd_keep_alive;
+	again = idempotent(f->hbuf, req.method_len) && !req.upgrade &&
+	    (req.body == HTTP_BODY_NONE || (req.body == HTTP_BODY_LENGTH &&
+	    req.body_len == 0));
 	n = http_rewrite_head(f->hbuf, f->hlen, sizeof(f->hbuf), &req, &hf);
 	if (n == 0)
 		return refuse(f, 431, "head-too-big");
+	f->retry_len = again ? n : 0;
 	f->hout_off = 0;
 	f->hout_len = n;
 	f->hlen = f->hscan = 0;
@@ -134,7 +172,10 @@ head_complete(struct slot *s, struct fwd *f)
 	f->upgrade = req.upgrade;
 	f->nreq++;
 	f->awaiting = 1;
-	f->stash_len = 0;
+	if (f->resp == FWD_R_NONE) {
+		f->resp = FWD_R_HEAD;
+		f->rlen = f->rscan = 0;
+	}
 	f->phase = FWD_HEAD_OUT;
 	return FWD_READY;
 }
@@ -150,8 +191,10 @@ stage_head(struct slot *s, struct fwd *f, const unsigned char *buf,
 	int rc;
 
 	memcpy(f->hbuf + f->hlen, buf, n);
-	if (f->hlen == 0)
+	if (f->hlen == 0) {
 		f->t_head = slot_now;
+		f->retry_len = 0;
+	}
 	rc = http_head_end(f->hbuf, f->hlen + n, &f->hscan);
 	if (rc != HTTP_OK) {
 		br_ssl_engine_recvapp_ack(eng, n);
@@ -188,6 +231,9 @@ fwd_client(struct slot *s, unsigned st, const unsigned char **buf,
 	*buf = in;
 	switch (f->phase) {
 	case FWD_HEAD:
+		/* One answer at a time: the next head waits in the engine. */
+		if (f->resp != FWD_R_NONE && f->resp != FWD_R_RAW)
+			return FWD_IDLE;
 		return stage_head(s, f, in, *len);
 	case FWD_DONE:
 		br_ssl_engine_recvapp_ack(eng, *len);
@@ -245,34 +291,117 @@ fwd_wrote(struct slot *s, size_t n)
 	return FWD_MOVED;
 }
 
+/* Stage and parse a response head; returns the bytes of buf used. */
+static size_t
+resp_head(struct fwd *f, const unsigned char *buf, size_t len)
+{
+	size_t room = TLSGATE_HEAD_MAX - f->rlen, n = len < room ? len : room;
+	size_t before = f->rlen;
+	struct http_resp r;
+	int rc;
+
+	/* A head still going out, or a response head too big to parse. */
+	if (f->hout_len > 0 || n == 0) {
+		unframed(f);
+		return len;
+	}
+	memcpy(f->hbuf + f->rlen, buf, n);
+	f->rlen += n;
+	rc = http_head_end(f->hbuf, f->rlen, &f->rscan);
+	if (rc == HTTP_MORE)
+		return n;
+	if (rc != HTTP_OK || http_parse_resp(f->hbuf, f->rscan, &r) != HTTP_OK) {
+		unframed(f);
+		return len;
+	}
+	n = f->rscan - before;
+	f->rlen = f->rscan = 0;
+	if (r.status == 101) {
+		if (f->phase == FWD_PAUSED)
+			f->phase = FWD_RAW;
+		unframed(f);
+		return n;
+	}
+	if (r.status < 200)		/* interim: the final one follows */
+		return n;
+	if (f->phase == FWD_PAUSED)
+		f->phase = f->keep_alive ? FWD_HEAD : FWD_DONE;
+	f->reuse &= r.keep_alive && !f->last_req;
+	if (f->head_req || r.body == HTTP_BODY_NONE ||
+	    (r.body == HTTP_BODY_LENGTH && r.body_len == 0))
+		f->resp = FWD_R_NONE;
+	else if (r.body == HTTP_BODY_CHUNKED) {
+		http_chunk_init(&f->rchunk);
+		f->resp = FWD_R_CHUNKED;
+	} else if (r.body == HTTP_BODY_LENGTH) {
+		f->resp_left = r.body_len;
+		f->resp = FWD_R_BODY;
+	} else
+		unframed(f);
+	return n;
+}
+
 void
 fwd_backend_bytes(struct fwd *f, const unsigned char *buf, size_t len)
 {
 	size_t n;
-	int rc, status;
+	int rc;
 
 	f->awaiting = 0;
-	if (f->phase != FWD_PAUSED)
-		return;
-	n = sizeof(f->stash) - f->stash_len;
-	if (n > len)
-		n = len;
-	memcpy(f->stash + f->stash_len, buf, n);
-	f->stash_len += n;
-	rc = http_resp_status(f->stash, f->stash_len, &status);
-	if (rc == HTTP_MORE && f->stash_len < sizeof(f->stash))
-		return;
-	if (rc == HTTP_OK && status == 101)
-		f->phase = FWD_RAW;
-	else
-		f->phase = f->keep_alive ? FWD_HEAD : FWD_DONE;
+	f->retry_len = 0;
+	while (len > 0 && f->resp != FWD_R_RAW) {
+		switch (f->resp) {
+		case FWD_R_HEAD:
+			n = resp_head(f, buf, len);
+			break;
+		case FWD_R_BODY:
+			n = len < f->resp_left ? len : (size_t)f->resp_left;
+			f->resp_left -= n;
+			if (f->resp_left == 0)
+				f->resp = FWD_R_NONE;
+			break;
+		case FWD_R_CHUNKED:
+			rc = http_chunk_feed(&f->rchunk, buf, len, &n);
+			if (rc == HTTP_OK)
+				f->resp = FWD_R_NONE;
+			else if (rc != HTTP_MORE)
+				unframed(f);
+			break;
+		default:		/* bytes no request asked for */
+			unframed(f);
+			n = len;
+		}
+		buf += n;
+		len -= n;
+	}
 }
 
 void
 fwd_stop(struct fwd *f)
 {
+	/* A request half written: the backend may read the rest as a new
+	 * one, or wait for it; its EOF ends the connection. */
+	if (f->phase == FWD_BODY || (f->phase == FWD_HEAD_OUT &&
+	    f->hout_off > 0))
+		unframed(f);
+	else if (f->phase == FWD_HEAD_OUT && f->resp == FWD_R_HEAD) {
+		f->resp = FWD_R_NONE;	/* it never left */
+		f->awaiting = 0;
+	}
 	f->phase = FWD_DONE;
 	f->hout_len = 0;
+}
+
+int
+fwd_retry(struct fwd *f)
+{
+	if (f->retry_len == 0 || !f->awaiting || f->hout_len > 0)
+		return 0;
+	f->hout_off = 0;
+	f->hout_len = f->retry_len;
+	f->retry_len = 0;
+	f->phase = FWD_HEAD_OUT;
+	return 1;
 }
 
 uint64_t
@@ -297,4 +426,26 @@ int
 fwd_staged(const struct fwd *f)
 {
 	return f->hout_len > 0;
+}
+
+enum fwd_answer
+fwd_answer(const struct fwd *f)
+{
+	if (f->resp == FWD_R_RAW || f->phase == FWD_BODY ||
+	    f->phase == FWD_PAUSED || (f->phase == FWD_HEAD_OUT &&
+	    f->hout_off > 0))
+		return FWD_ANS_EOF;
+	return f->resp == FWD_R_NONE ? FWD_ANS_DONE : FWD_ANS_OWED;
+}
+
+int
+fwd_done(const struct fwd *f)
+{
+	return f->phase == FWD_DONE;
+}
+
+int
+fwd_reusable(const struct fwd *f)
+{
+	return f->reuse && fwd_answer(f) == FWD_ANS_DONE;
 }

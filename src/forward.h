@@ -31,6 +31,15 @@ enum fwd_phase {
 	FWD_DONE,		/* no more requests: discard what comes */
 };
 
+/* What the backend's bytes are (http mode; tcp mode is FWD_R_RAW). */
+enum fwd_resp {
+	FWD_R_NONE,		/* no answer owed: a byte now is unasked for */
+	FWD_R_HEAD,		/* a response head, staged in hbuf */
+	FWD_R_BODY,		/* resp_left bytes of a Content-Length body */
+	FWD_R_CHUNKED,		/* a chunked body, walked */
+	FWD_R_RAW,		/* unframed: only the backend's EOF ends it */
+};
+
 struct fwd {
 	enum fwd_phase		 phase;
 	size_t			 hlen, hscan;	/* head bytes staged, scanned */
@@ -43,8 +52,15 @@ struct fwd {
 	int			 awaiting;	/* no response byte since */
 	int			 status;	/* FWD_REFUSE: answer this */
 	const char		*why;		/* FWD_REFUSE: log this */
-	unsigned char		 stash[16];	/* start of an upgrade answer */
-	size_t			 stash_len;
+	enum fwd_resp		 resp;
+	uint64_t		 resp_left;
+	struct http_chunk	 rchunk;
+	size_t			 rlen, rscan;	/* response head staged, scanned */
+	int			 head_req;	/* the answer owed is to a HEAD */
+	int			 last_req;	/* ... to a request the backend
+						   may close after */
+	int			 reuse;		/* the backend may serve another */
+	size_t			 retry_len;	/* hbuf still holds this head */
 	unsigned char		 hbuf[TLSGATE_HEAD_MAX + HTTP_FWD_SLACK];
 };
 
@@ -70,10 +86,19 @@ enum fwd_verdict fwd_client(struct slot *, unsigned st,
 	    const unsigned char **buf, size_t *len);
 /* n bytes of the FWD_WRITE went out: FWD_MOVED or FWD_LAST. */
 enum fwd_verdict fwd_wrote(struct slot *, size_t n);
-/* The backend sent these bytes to the client (watches for 101). */
+/*
+ * The backend sent these bytes to the client: they are framed as
+ * responses (a copy of each head is parsed) but never held back.
+ */
 void	fwd_backend_bytes(struct fwd *, const unsigned char *, size_t);
 /* Refused or ending: no more requests; what comes is dropped. */
 void	fwd_stop(struct fwd *);
+/*
+ * A reused backend connection ended before any byte of the answer:
+ * stage the head again for a fresh one.  0 if the request may not be
+ * sent twice (not idempotent, had a body) or was already.
+ */
+int	fwd_retry(struct fwd *);
 
 /* Since when a request head has been arriving; UINT64_MAX: none is. */
 uint64_t fwd_head_since(const struct fwd *);
@@ -83,5 +108,16 @@ int	fwd_between(const struct fwd *);
 int	fwd_awaiting(const struct fwd *);
 /* Anything staged still to be written to the backend? */
 int	fwd_staged(const struct fwd *);
+
+enum fwd_answer {
+	FWD_ANS_DONE,		/* every request sent has its whole answer */
+	FWD_ANS_OWED,		/* an answer is coming, with known framing */
+	FWD_ANS_EOF,		/* only the backend's EOF can end it */
+};
+enum fwd_answer fwd_answer(const struct fwd *);
+/* No further request will be forwarded. */
+int	fwd_done(const struct fwd *);
+/* The backend connection is at a clean end and may serve another client. */
+int	fwd_reusable(const struct fwd *);
 
 #endif

@@ -28,6 +28,7 @@ static const struct {
 	F(accepted), F(closed), F(live), F(high_water), F(handshakes),
 	F(handshakes_full), F(resumed), F(cache_hits), F(cache_misses),
 	F(cache_saves), F(tls_errors), F(timeouts), F(backend_errors),
+	F(backend_connects), F(backend_reused), F(backend_retries),
 	F(http_errors), F(evicted), F(refused), F(bytes_in), F(bytes_out),
 };
 

@@ -36,6 +36,7 @@ struct stats {
 	unsigned long long	handshakes, handshakes_full, resumed;
 	unsigned long long	cache_hits, cache_misses, cache_saves;
 	unsigned long long	tls_errors, timeouts, backend_errors;
+	unsigned long long	backend_connects, backend_reused, backend_retries;
 	unsigned long long	http_errors, evicted, refused;
 	unsigned long long	bytes_in, bytes_out;
 };

@@ -5,6 +5,7 @@
 
 #include "loop.h"
 #include "log.h"
+#include "pool.h"
 #include "slot.h"
 #include "tls.h"
 
@@ -31,7 +32,7 @@ loop_static_bytes(void)
 static void
 log_stats(void)
 {
-	char buf[640];
+	char buf[1024];
 	size_t n = stats_text(buf, sizeof(buf), "=", " ");
 
 	log_msg(LOG_INFO, "stats %.*s", (int)(n > 0 ? n - 1 : 0), buf);
@@ -42,7 +43,7 @@ static void
 serve_stats(int fd)
 {
 	struct port_addr peer, local;
-	char buf[640];
+	char buf[1024];
 	int c, emfile;
 
 	c = port_accept(fd, &peer, &local, &emfile);
@@ -125,7 +126,7 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 	log_msg(LOG_INFO, "ready slots=%u services=%u listeners=%u",
 	    cfg->slots, cfg->nsvc, nl);
 	for (;;) {
-		uint64_t next = UINT64_MAX, oldest_wait = UINT64_MAX;
+		uint64_t next = pool_sweep(slot_now), oldest_wait = UINT64_MAX;
 		unsigned sig, nt = 0;
 		size_t n = 0, l0;
 		int timeout, lpolled = 0, spolled = -1;
@@ -216,8 +217,11 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 		if ((sig & PORT_SIG_HUP) && !draining) {
 			const struct config *c = reload();
 
-			if (c != NULL)
+			/* A service may now point at another backend. */
+			if (c != NULL) {
 				cfg = c;
+				pool_flush();
+			}
 		}
 		if ((sig & PORT_SIG_TERM) && !draining) {
 			draining = slot_draining = 1;

@@ -21,6 +21,7 @@
 #include "defaults.h"
 #include "log.h"
 #include "loop.h"
+#include "pool.h"
 #include "port.h"
 #include "slot.h"
 #include "tls.h"
@@ -45,7 +46,7 @@ print_footprint(const struct config *c)
 	for (unsigned i = 0; i < c->nsvc; i++)
 		nsess += c->svc[i].cache;
 	cache = (size_t)nsess * TLS_CACHE_ENTRY;
-	other = tls_static_bytes() + loop_static_bytes() +
+	other = tls_static_bytes() + loop_static_bytes() + pool_static_bytes() +
 	    config_static_bytes() + sizeof(cfgs) + sizeof(lst) +
 	    port_static_bytes();
 	total = slot * c->slots + cache + other;
@@ -207,7 +208,8 @@ main(int argc, char **argv)
 	if (cfg->log_to == LOG_TO_SYSLOG && port_syslog_open(cfg->syslog_socket,
 	    (int)cfg->syslog_facility, &why) < 0)
 		log_fatal(111, "syslog %s: %s", cfg->syslog_socket, why);
-	if (port_fd_limit(cfg->workers * (2 * cfg->slots + 32), &why) < 0)
+	if (port_fd_limit(cfg->workers * (2 * cfg->slots +
+	    cfg->backend_pool + 32), &why) < 0)
 		log_fatal(111, "%s", why);
 	for (unsigned i = 0; i < cfg->nsvc; i++)
 		nl += cfg->svc[i].nlisten;

@@ -19,6 +19,7 @@
 
 #include "forward.h"
 #include "log.h"
+#include "pool.h"
 #include "slot.h"
 
 /*
@@ -43,6 +44,7 @@ void
 slot_table_init(const struct config *c)
 {
 	nfree = 0;
+	pool_init(c->backend_pool);
 	for (unsigned i = c->slots; i-- > 0;) {
 		struct slot *s = &slots[i];
 
@@ -175,6 +177,24 @@ sni_for_log(const char *name, char *buf, size_t cap)
 	buf[i] = '\0';
 }
 
+/*
+ * Done with the backend connection: kept for the next client if it is
+ * at a clean end (http mode), else closed (reset with abort).
+ */
+static void
+backend_release(struct slot *s, int abort)
+{
+	if (s->bfd < 0)
+		return;
+	if (s->state != SLOT_CONNECT && !slot_draining &&
+	    !(s->flags & (SLOT_F_BEOF | SLOT_F_BSHUT | SLOT_F_BWB)) &&
+	    fwd_reusable(&s->fwd))
+		pool_put(s->bfd, s->svc, slot_now);
+	else
+		port_close(s->bfd, abort);
+	s->bfd = -1;
+}
+
 static void
 slot_close(struct slot *s, int abort)
 {
@@ -203,9 +223,8 @@ slot_close(struct slot *s, int abort)
 		stats.http_errors++;
 	tls_conn_release(&s->tls);
 	port_close(s->cfd, abort);
-	if (s->bfd >= 0)
-		port_close(s->bfd, abort);
-	s->cfd = s->bfd = -1;
+	backend_release(s, abort);
+	s->cfd = -1;
 	s->state = SLOT_FREE;
 	pos = live_pos[s->id];
 	live_list[pos] = live_list[--nlive];
@@ -225,7 +244,7 @@ set_outcome(struct slot *s, const char *why)
 
 /*
  * Stop relaying: queue close_notify and give it LINGER_MS to go out.
- * The backend is closed at once: after close_notify no more plaintext
+ * The backend is let go at once: after close_notify no more plaintext
  * can flow either way in TLS 1.2.
  */
 static void
@@ -238,10 +257,7 @@ start_closing(struct slot *s, const char *why)
 	/* After br_ssl_engine_close() unread plaintext would block input. */
 	while (br_ssl_engine_recvapp_buf(&s->tls.sc.eng, &len) != NULL)
 		br_ssl_engine_recvapp_ack(&s->tls.sc.eng, len);
-	if (s->bfd >= 0) {
-		port_close(s->bfd, 0);
-		s->bfd = -1;
-	}
+	backend_release(s, 0);
 	br_ssl_engine_close(&s->tls.sc.eng);
 	s->state = SLOT_CLOSING;
 	s->deadline = slot_now + LINGER_MS;
@@ -254,10 +270,7 @@ start_closing(struct slot *s, const char *why)
 static void
 linger(struct slot *s)
 {
-	if (s->bfd >= 0) {
-		port_close(s->bfd, 0);
-		s->bfd = -1;
-	}
+	backend_release(s, 0);
 	if (!(s->flags & SLOT_F_CSHUT)) {
 		port_shutdown_wr(s->cfd);
 		s->flags |= SLOT_F_CSHUT;
@@ -324,12 +337,26 @@ linger_read(struct slot *s)
  * the engine state st, and returns 1 if anything moved.
  */
 
+/*
+ * A reused backend connection that ends before the first byte of its
+ * answer was most likely closed by its backend while idle, just as it
+ * was taken: the request may go again, once, on a fresh one.
+ */
+static int
+retryable(const struct slot *s)
+{
+	return (s->flags & SLOT_F_REUSED) && s->fwd.retry_len > 0 &&
+	    fwd_awaiting(&s->fwd);
+}
+
 /* A reset from the backend. */
 static void
 backend_lost(struct slot *s)
 {
-	stats.backend_errors++;
-	set_outcome(s, "backend-reset");
+	if (!retryable(s)) {
+		stats.backend_errors++;
+		set_outcome(s, "backend-reset");
+	}
 	s->flags |= SLOT_F_BEOF;
 }
 
@@ -450,8 +477,32 @@ from_backend(struct slot *s, unsigned st)
 	return 1;
 }
 
-static void backend_connect(struct slot *);
+static void backend_connect(struct slot *, int fresh);
 static void http_error(struct slot *, int status, const char *why);
+static void start_closing(struct slot *, const char *why);
+
+/*
+ * No request will follow: end when the last answer is out, which only
+ * the backend's EOF may tell (then it gets ours first, as it waits for
+ * more); with known framing it may go back to the pool.  Called again
+ * by step() until the slot closes.
+ */
+static void
+finish(struct slot *s)
+{
+	switch (fwd_answer(&s->fwd)) {
+	case FWD_ANS_OWED:
+		return;
+	case FWD_ANS_EOF:
+		backend_shut(s);
+		return;
+	case FWD_ANS_DONE:
+		if (s->pending_status != 0)
+			http_error(s, s->pending_status, NULL);
+		else
+			start_closing(s, NULL);
+	}
+}
 
 /* The client's plaintext to the backend, as forward.c frames it. */
 static int
@@ -468,13 +519,13 @@ to_backend(struct slot *s, unsigned st)
 		return 0;
 	case FWD_READY:
 		if (s->bfd < 0)
-			backend_connect(s);
+			backend_connect(s, 0);
 		return 1;
 	case FWD_REFUSE:
 		http_error(s, s->fwd.status, s->fwd.why);
 		return 1;
 	case FWD_LAST:
-		backend_shut(s);
+		finish(s);
 		return 1;
 	case FWD_MOVED:
 		return 1;
@@ -493,7 +544,7 @@ to_backend(struct slot *s, unsigned st)
 		return 0;
 	s->c2b += (unsigned long long)n;
 	if (fwd_wrote(s, (size_t)n) == FWD_LAST)
-		backend_shut(s);
+		finish(s);
 	return 1;
 }
 
@@ -541,7 +592,7 @@ handshake_done(struct slot *s)
 	s->state = SLOT_RELAY;
 	s->deadline = slot_now + s->svc->idle_ms;
 	if (s->svc->mode == MODE_TCP)
-		backend_connect(s);
+		backend_connect(s, 1);
 }
 
 /* why: the port layer's reason, for the log; outcome: for the conn line. */
@@ -558,18 +609,36 @@ backend_failed(struct slot *s, const char *why, int status,
 }
 
 static void
-backend_connect(struct slot *s)
+backend_up(struct slot *s)
+{
+	s->state = SLOT_RELAY;
+	s->deadline = slot_now + s->svc->idle_ms;
+	fwd_connected(s);
+}
+
+/* An idle connection from the pool, unless fresh; else a new one. */
+static void
+backend_connect(struct slot *s, int fresh)
 {
 	const char *why;
-	int fd;
+	int fd = fresh ? -1 : pool_take(s->svc, slot_now);
 
+	s->flags &= ~(SLOT_F_BRD | SLOT_F_BWB | SLOT_F_BEOF | SLOT_F_BSHUT |
+	    SLOT_F_REUSED);
+	if (fd >= 0) {
+		stats.backend_reused++;
+		s->bfd = fd;
+		s->flags |= SLOT_F_REUSED;
+		backend_up(s);
+		return;
+	}
+	stats.backend_connects++;
 	fd = port_connect(&s->svc->backend, &why);
 	if (fd < 0) {
 		backend_failed(s, why, 502, "backend-refused");
 		return;
 	}
 	s->bfd = fd;
-	s->flags &= ~(SLOT_F_BRD | SLOT_F_BWB | SLOT_F_BEOF | SLOT_F_BSHUT);
 	s->state = SLOT_CONNECT;
 	s->deadline = slot_now + s->svc->connect_ms;
 }
@@ -583,9 +652,7 @@ backend_connected(struct slot *s)
 		backend_failed(s, why, 502, "backend-refused");
 		return;
 	}
-	s->state = SLOT_RELAY;
-	s->deadline = slot_now + s->svc->idle_ms;
-	fwd_connected(s);
+	backend_up(s);
 }
 
 /*
@@ -605,10 +672,10 @@ http_error(struct slot *s, int status, const char *why)
 		s->status = status;
 	set_outcome(s, why);
 	fwd_stop(&s->fwd);
-	if (s->fwd.nreq > 0 && s->state == SLOT_RELAY && s->bfd >= 0 &&
-	    !(s->flags & SLOT_F_BEOF)) {
+	if (s->state == SLOT_RELAY && s->bfd >= 0 &&
+	    !(s->flags & SLOT_F_BEOF) && fwd_answer(&s->fwd) != FWD_ANS_DONE) {
 		s->pending_status = status;
-		backend_shut(s);
+		finish(s);
 		return;
 	}
 	page = http_error_page(status, &plen);
@@ -655,7 +722,15 @@ step(struct slot *s)
 			}
 			break;
 		case SLOT_RELAY:
-			if (s->flags & SLOT_F_BEOF) {
+			if ((s->flags & SLOT_F_BEOF) && retryable(s)) {
+				port_close(s->bfd, 1);
+				s->bfd = -1;
+				(void)fwd_retry(&s->fwd);
+				/* "in" counts the client's bytes once. */
+				s->c2b -= s->fwd.hout_len;
+				stats.backend_retries++;
+				backend_connect(s, 1);
+			} else if (s->flags & SLOT_F_BEOF) {
 				int status = s->pending_status ? s->pending_status :
 				    fwd_awaiting(&s->fwd) ? 502 : 0;
 
@@ -670,10 +745,12 @@ step(struct slot *s)
 				}
 				/* Half-close: the backend may still answer. */
 				if (!(st & BR_SSL_RECVAPP) && !fwd_staged(&s->fwd))
-					backend_shut(s);
-				if (s->flags & SLOT_F_CSHUT)
+					finish(s);
+				if (s->state == SLOT_RELAY &&
+				    (s->flags & SLOT_F_CSHUT))
 					start_closing(s, NULL);
-			}
+			} else if (fwd_done(&s->fwd))
+				finish(s);
 			break;
 		case SLOT_CLOSING:
 			if (st & BR_SSL_SENDREC && !(s->flags & SLOT_F_CSHUT))
@@ -799,7 +876,7 @@ slot_drain(struct slot *s)
 	if (s->state != SLOT_RELAY || !fwd_between(&s->fwd) ||
 	    (br_ssl_engine_current_state(&s->tls.sc.eng) & BR_SSL_RECVAPP))
 		return;
-	if (s->bfd < 0) {
+	if (s->bfd < 0 || fwd_answer(&s->fwd) == FWD_ANS_DONE) {
 		start_closing(s, "drained");
 		step(s);
 	} else

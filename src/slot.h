@@ -49,6 +49,7 @@ enum slot_state {
 #define SLOT_F_BSHUT	0x040	/* we shut the backend's write side */
 #define SLOT_F_CSHUT	0x080	/* we shut (or lost) the client's write side */
 #define SLOT_F_HSDONE	0x100	/* handshake completed */
+#define SLOT_F_REUSED	0x200	/* the backend connection came from the pool */
 
 struct slot {
 	struct tls_conn		 tls;

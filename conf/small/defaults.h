@@ -15,6 +15,7 @@
 /* Compile-time limits: these size the static storage. */
 /* One admin's browser opens about 6 connections: room for a few admins. */
 #define TLSGATE_MAX_SLOTS	32	/* connection slots */
+#define TLSGATE_MAX_POOL	8	/* idle backend connections kept */
 #define TLSGATE_MAX_WORKERS	4	/* worker processes */
 /* Few distinct clients: 256 sessions keep all of them resumable. */
 #define TLSGATE_MAX_CACHE	256	/* TLS sessions in the resumption cache */
@@ -55,6 +56,7 @@
 #define TLSGATE_CONFIG \
 	"slots = 32\n" \
 	"workers = 1\n" \
+	"backend_pool = 4\n"		/* idle backend connections; 0: none */ \
 	"drain_timeout = 10s\n" \
 	"log_level = info\n" \
 	"log_rate = 100\n"		/* a small flash log, a serial console */ \

@@ -581,7 +581,7 @@ port_fd_limit(unsigned nfds, const char **why)
 			return 0;
 	}
 	snprintf(msg, sizeof(msg), "RLIMIT_NOFILE is %llu, need %u "
-	    "(2 per slot + listeners + margin)",
+	    "(2 per slot + backend_pool + listeners + margin)",
 	    (unsigned long long)rl.rlim_max, nfds);
 	*why = msg;
 	return -1;

@@ -7,7 +7,8 @@
  * the server's known key, as a benchmark tool would) and their backends.
  * The input is a program:
  *   byte 0: mode, PROXY version, X-Forwarded-* flags;
- *   byte 1: slots (1-4), client suite, IPv6 peers, per-source limit;
+ *   byte 1: slots (1-4), client suite, IPv6 peers, the backend pool
+ *           (off or 2), per-source limit;
  *   then operations: one byte (op = b & 15, conn = b >> 4 & 3, v = b >> 6)
  *   and their arguments, see run_op().
  * Each input starts from a fresh slot_table_init(), fixed entropy (each
@@ -45,6 +46,7 @@
 #include "config.h"
 #include "http.h"
 #include "log.h"
+#include "pool.h"
 #include "slot.h"
 #include "tls.h"
 
@@ -74,7 +76,7 @@ int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 #define NCONN		4
 #define STREAM_MAX	65536
 #define SETTLE_ROUNDS	4
-#define QUIET_TURNS	4
+#define QUIET_TURNS	6
 #define MAX_ACCEPTS	8	/* handshakes are most of the cost */
 
 #define check(ok) do {							\
@@ -96,6 +98,10 @@ struct conn {
 	unsigned char		 rx[STREAM_MAX];
 	size_t			 rx_len;
 	struct port_addr	 peer, local;
+	/* The backend connection last seen on its slot (it may be one an
+	 * earlier client left in the pool), and its byte counts then. */
+	int			 bfd;
+	size_t			 wbase, rbase;
 };
 
 static struct conn conns[NCONN];
@@ -238,6 +244,7 @@ client_open(struct conn *k, int fd, int resume)
 
 	k->used = 1;
 	k->cfd = fd;
+	k->bfd = -1;
 	k->seen = k->plain_len = k->rx_len = 0;
 	br_ssl_client_init_full(&k->cc, &x509_unused, NULL, 0);
 	br_ssl_engine_set_x509(eng, &known.vtable);
@@ -297,6 +304,15 @@ client_deliver(struct conn *k, size_t want, size_t pos, unsigned x)
 	br_ssl_engine_sendrec_ack(eng, fake_push(k->cfd, tmp, len));
 }
 
+static struct conn *
+conn_of(int cfd)
+{
+	for (int c = 0; c < NCONN; c++)
+		if (conns[c].used && conns[c].cfd == cfd)
+			return &conns[c];
+	abort();
+}
+
 static void
 check_tables(void)
 {
@@ -312,10 +328,21 @@ check_tables(void)
 		check(fake_is_open(s->cfd));
 		check(s->bfd == -1 || fake_is_open(s->bfd));
 		if (s->bfd >= 0) {
-			/* The log line's byte counts are the bytes moved. */
+			struct conn *k = conn_of(s->cfd);
+
 			(void)fake_written(s->bfd, &w);
 			(void)fake_sent(s->bfd, &n, &r);
-			check(s->c2b == w && s->b2c == r);
+			/* Taken from the pool (this turn, maybe with bytes
+			 * moved since): the rest is its earlier clients'. */
+			if (k->bfd != s->bfd) {
+				k->bfd = s->bfd;
+				k->wbase = w - s->c2b;
+				k->rbase = r - s->b2c;
+				check((s->flags & SLOT_F_REUSED) ||
+				    (k->wbase == 0 && k->rbase == 0));
+			}
+			/* The log line's byte counts are the bytes moved. */
+			check(s->c2b == w - k->wbase && s->b2c == r - k->rbase);
 		}
 	}
 }
@@ -334,6 +361,8 @@ run_turn(void)
 	unsigned nt = 0;
 	size_t n = 0;
 	int ready, late = 0;
+
+	(void)pool_sweep(slot_now);
 
 	for (unsigned i = 0; i < slot_live_count(); i++) {
 		struct slot *s = slot_live(i);
@@ -553,7 +582,7 @@ check_http_stream(const unsigned char *w, size_t n)
 
 /* The client side: backend bytes tlsgate read, then maybe our page. */
 static void
-check_client_stream(const struct conn *k, int bfd)
+check_client_stream(const struct conn *k, int bfd, size_t base)
 {
 	static const int pages[] = { 400, 408, 431, 502, 503, 504 };
 	const unsigned char *sent = NULL;
@@ -561,8 +590,12 @@ check_client_stream(const struct conn *k, int bfd)
 	const char *page;
 	int ok = 0;
 
-	if (bfd >= 0)
-		sent = fake_sent(bfd, &slen, &nread);
+	/* Only what the backend sent after this client took it: never a
+	 * byte of an earlier client's answers. */
+	if (bfd >= 0) {
+		sent = fake_sent(bfd, &slen, &nread) + base;
+		nread -= base;
+	}
 	m = k->rx_len < nread ? k->rx_len : nread;
 	check(m == 0 || memcmp(k->rx, sent, m) == 0);
 	if (k->rx_len == m)
@@ -583,10 +616,12 @@ check_streams(const struct conn *k)
 	unsigned char hdr[128];
 	const unsigned char *w = NULL;
 	size_t n = 0, h;
-	int bfd = fake_backend_of(k->cfd, 0);
+	int bfd = k->bfd >= 0 ? k->bfd : fake_backend_of(k->cfd, 0);
 
-	check(fake_backend_of(k->cfd, 1) < 0);
-	check_client_stream(k, bfd);
+	/* A second only for a retry after a pooled one failed. */
+	check(fake_backend_of(k->cfd, 1) < 0 || (cfg.backend_pool > 0 &&
+	    fake_backend_of(k->cfd, 2) < 0));
+	check_client_stream(k, bfd, k->bfd >= 0 ? k->rbase : 0);
 	if (bfd < 0)
 		return;
 	w = fake_written(bfd, &n);
@@ -624,6 +659,7 @@ setup(struct input *in)
 	peer_v6 = (int)(b >> 4 & 1);
 	sv->cache = 2 * MAX_ACCEPTS;
 	sv->max_per_source = b >> 6 & 1;
+	cfg.backend_pool = b >> 5 & 1 ? 2 : 0;
 	log_level = LOG_DEBUG;
 	fake_reset();
 	fake_now = 1000000;
@@ -785,8 +821,10 @@ run(const uint8_t *data, size_t size)
 	setup(&in);
 	while (in.off < in.len)
 		run_op(&in);
-	/* The end: every deadline passes, every slot must come free. */
-	for (int r = 0; r < 4 && slot_live_count() > 0; r++) {
+	/* The end: every deadline passes, every slot must come free and
+	 * every idle backend connection age out. */
+	for (int r = 0; r < 4 && (slot_live_count() > 0 || pool_count() > 0);
+	    r++) {
 		fake_now += 3600 * 1000;
 		turn();
 	}

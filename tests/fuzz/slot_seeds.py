@@ -10,9 +10,11 @@ import sys
 TCP, HTTP = 0, 1
 
 
-def config(mode=TCP, proxy=0, xff=7, slots=1, suite=0, v6=0, per_source=0):
+def config(mode=TCP, proxy=0, xff=7, slots=1, suite=0, v6=0, per_source=0,
+           pool=0):
     return bytes([mode | proxy << 1 | xff << 3,
-                  (slots - 1) | suite << 2 | v6 << 4 | per_source << 6])
+                  (slots - 1) | suite << 2 | v6 << 4 | pool << 5 |
+                  per_source << 6])
 
 
 def op(code, conn=0, v=0):
@@ -96,6 +98,7 @@ def settle():
 HS = accept() + settle()
 GET = b'GET / HTTP/1.1\r\nHost: a\r\n\r\n'
 OK = b'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'
+CLOSE = b'GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n'
 
 SEEDS = {
     'tcp_echo': config() + HS + send(b'hello world') + settle() +
@@ -163,6 +166,22 @@ SEEDS = {
     settle(),
     'http_draining': config(HTTP) + HS + turn(sigterm=1) + send(GET) +
     settle(),
+    # The backend connection of client 0 serves client 1 (pool on): its
+    # answer must reach client 1 only.
+    'http_pool_reuse': config(HTTP, pool=1, slots=2) + HS + send(CLOSE) +
+    settle() + backend_send(OK) + settle() + accept(1) + settle() +
+    send(GET, 1) + settle() + backend_send(OK) + settle() +
+    client_end(1, how=1) + settle(),
+    # Closed by its backend while idle: not used.
+    'http_pool_stale': config(HTTP, pool=1, slots=2) + HS + send(CLOSE) +
+    settle() + backend_send(OK) + settle() + backend_end() + settle() +
+    accept(1) + settle() + send(GET, 1) + settle() + backend_send(OK, 1) +
+    settle(),
+    # Gone before any answer: the GET goes again on a fresh connection.
+    'http_pool_retry': config(HTTP, pool=1, slots=2) + HS + send(CLOSE) +
+    settle() + backend_send(OK) + settle() + accept(1) + settle() +
+    send(GET, 1) + settle() + backend_end() + settle() +
+    backend_send(OK, 1) + settle(),
 }
 
 

@@ -202,14 +202,14 @@ class Seccomp(GateTest):
 
 class FdLimit(GateTest):
     """Each slot may hold two descriptors: start-up checks that
-    RLIMIT_NOFILE covers 2 x slots + 32, raising the soft limit if the
-    hard one allows."""
+    RLIMIT_NOFILE covers 2 x slots + backend_pool + 32, raising the soft
+    limit if the hard one allows."""
 
     SLOTS = 256
 
     def conf(self):
         return self.conf_file([
-            "slots = %d" % self.SLOTS, "mode = http",
+            "slots = %d" % self.SLOTS, "backend_pool = 16", "mode = http",
             "listen = 127.0.0.1:%d" % free_port(), "backend = 127.0.0.1:9",
             "cert = %s" % certs().path["ec.crt"],
             "key = %s" % certs().path["ec.key"]])
@@ -223,7 +223,7 @@ class FdLimit(GateTest):
         err = p.stderr.decode("utf-8", "replace")
         self.assertEqual(p.returncode, 111, err)
         self.assertRegex(err, r"fatal: RLIMIT_NOFILE is \d+, need %d" %
-                         (2 * self.SLOTS + 32))
+                         (2 * self.SLOTS + 16 + 32))
         self.assertNotIn("ready", err)
 
     def test_low_soft_limit_is_raised_to_start(self):

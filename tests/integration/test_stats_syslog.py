@@ -34,6 +34,7 @@ SO_TIMESTAMP = getattr(socket, "SO_TIMESTAMP", 29)
 COUNTERS = ("accepted", "closed", "live", "high_water", "handshakes",
             "handshakes_full", "resumed", "cache_hits", "cache_misses",
             "cache_saves", "tls_errors", "timeouts", "backend_errors",
+            "backend_connects", "backend_reused", "backend_retries",
             "http_errors", "evicted", "refused", "bytes_in", "bytes_out")
 
 
