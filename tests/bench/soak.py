@@ -1,25 +1,33 @@
 #!/usr/bin/env python3
-"""Soak test (`make soak`): tlsgate under a fixed rate of new connections.
+"""Soak test (`make soak`): tlsgate under a fixed rate of new connections,
+then nginx as the terminator at the same rate, in the same run.
 
-Starts tlsgate (http mode) in front of nginx (or tests/backend.py when
-nginx is not installed) and runs build/tlsload at --rate conns/s for
+Starts tlsgate (--mode, http by default) pinned to CPU 0, in front of an
+nginx backend (or tests/backend.py when nginx is not installed) pinned
+with build/tlsload to CPU 1, and runs tlsload at --rate conns/s for
 --duration seconds, one request per connection, half of them resuming.
-Every second it samples tlsgate's VmRSS and open descriptors into
-build/soak/samples.csv.  At the end it asserts, and exits 1 if any fails:
+Then the same load against nginx terminating TLS 1.2 with the same
+certificate in front of the same backend (--peer none skips it).
+Latency is from each connection's scheduled start to the last byte of
+its response, and its p99 is taken per window of --window seconds (a
+minute) over all the window's connections.  Every second it samples
+tlsgate's VmRSS and open descriptors into build/soak/samples.csv.  At
+the end it asserts, and exits 1 if any fails:
 
   errors     tlsload saw no error of any kind;
-  latency    p99 of the last 10 s <= 1.25 x p99 of the first 10 s, or
-             below FLOOR_MS (see below);
+  latency    p99 of the last window <= 1.10 x p99 of the first window,
+             and the worst window's p99 <= 1.20 x nginx's worst window,
+             unless below FLOOR_MS (see below);
   fds        the descriptors that are not connections are as many at
-             the end as at 10 s, and no connection is left at the end
-             (at 10 s, live connections make the raw count vary);
-  rss        VmRSS at the end <= VmRSS at 10 s, plus the pages only a
-             new concurrency high-water mark or a still-filling session
-             cache may touch for the first time (both are static areas).
+             the end as after the first window, and no connection is
+             left at the end (idle backend connections are let age out);
+  rss        VmRSS at the end <= VmRSS after the first window, plus the
+             pages only a new concurrency high-water mark or a
+             still-filling session cache may touch for the first time
+             (both are static areas).
 
-With --window W the windows are W seconds instead of 10 (for a smoke run).
-
-usage: soak.py [--duration 1800] [--rate 200] [--window 10]
+usage: soak.py [--duration 1800] [--rate 200] [--window 60]
+               [--mode http|tcp] [--peer nginx|none]
                [--bin build/tlsgate] [--out build/soak]
 """
 import argparse
@@ -29,7 +37,6 @@ import resource
 import shutil
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -39,13 +46,15 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 PAGE = os.sysconf("SC_PAGE_SIZE")
-# Below this p99 the ratio test means nothing: a connection costs tlsgate
+# Below this p99 the ratio tests mean nothing: a connection costs tlsgate
 # ~0.8 ms of CPU and the client ~0.4 ms, so a p99 of a few ms is made of
 # scheduler delays, and on a shared 2-core machine other processes' load
-# moves per-second p99s between 1 and 50 ms.  A real regression (work
-# per connection growing, a queue building) reaches hundreds of ms.
+# moves p99s between 1 and 50 ms.  A real regression (work per connection
+# growing, a queue building) reaches hundreds of ms.
 FLOOR_MS = 20.0
-RATIO = 1.25
+RATIO = 1.10        # last window's p99 against the first's
+PEER_RATIO = 1.20   # the worst window's p99 against nginx's
+POOL_IDLE_S = 4.0   # src/pool.h: idle backend connections age out
 CACHE = 1024
 LISTEN = "0A"   # include/net/tcp_states.h; every other state is a connection
 
@@ -160,43 +169,61 @@ def slot_bytes(binary, conf):
     return int(re.search(r"^slot = (\d+)", out, re.M).group(1))
 
 
+def pin(cpu):
+    """preexec_fn: run on one CPU (the terminator on one, the load and
+    the backend on the other, as the reports this answers measured)."""
+    def f():
+        if os.cpu_count() >= 2:
+            os.sched_setaffinity(0, {cpu})
+    return f
+
+
+def spawn(cmd, cpu, **kw):
+    return subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                            stdout=kw.pop("stdout", subprocess.DEVNULL),
+                            stderr=kw.pop("stderr", subprocess.DEVNULL),
+                            start_new_session=True, preexec_fn=pin(cpu),
+                            **kw)
+
+
+def nginx_conf(tmp, name, body):
+    conf = os.path.join(tmp, name + ".conf")
+    with open(conf, "w") as f:
+        f.write("worker_processes 1;\npid %s/%s.pid;\n"
+                "error_log %s/%s.err warn;\n"
+                "events { worker_connections 4096; }\n"
+                "http { access_log off; keepalive_requests 1000000;\n%s}\n"
+                % (tmp, name, tmp, name, body))
+    return ["nginx", "-p", tmp, "-e", os.path.join(tmp, name + ".err"),
+            "-c", conf, "-g", "daemon off;"]
+
+
 def start_backend(tmp, port):
     """nginx on its own prefix when installed, else tests/backend.py."""
     if shutil.which("nginx"):
-        conf = os.path.join(tmp, "nginx.conf")
-        with open(conf, "w") as f:
-            f.write("worker_processes 1;\npid %s/nginx.pid;\n"
-                    "error_log %s/nginx.err warn;\n"
-                    "events { worker_connections 1024; }\n"
-                    "http { access_log off; keepalive_requests 1000000;\n"
-                    "server { listen 127.0.0.1:%d;\n"
-                    "location = / { default_type text/plain;\n"
-                    "return 200 \"soak\\n\"; } } }\n" % (tmp, tmp, port))
-        cmd = ["nginx", "-p", tmp, "-e", os.path.join(tmp, "nginx.err"),
-               "-c", conf, "-g", "daemon off;"]
+        cmd = nginx_conf(tmp, "backend", (
+            "server { listen 127.0.0.1:%d;\n"
+            "location = / { default_type text/plain;\n"
+            "return 200 \"soak\\n\"; } }\n") % port)
     else:
         cmd = [sys.executable, os.path.join(ROOT, "tests", "backend.py"),
                "--host", "127.0.0.1", "--port", str(port), "--mode",
                "http"]
-    return subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL,
-                            start_new_session=True), cmd[0]
+    return spawn(cmd, 1), cmd[0]
 
 
-def window_p99(rows, first, last):
-    """The median of the per-second p99s of seconds [first, last): the
-    CSV has no window histogram, and a median ignores one noisy second."""
-    vals = [r["p99"] for r in rows if first <= r["second"] < last and
-            r["count"] > 0]
-    return statistics.median(vals) if vals else float("nan")
-
-
-def read_csv(path):
-    with open(path) as f:
-        names = f.readline().strip().split(",")
-        return [dict(zip(names, map(float, line.split(","))))
-                for line in f if line.strip()]
+def start_nginx_terminator(tmp, port, bport, crt, key):
+    """nginx terminating TLS 1.2 in front of the same backend, as
+    admins run it: upstream keep-alive, a session cache for resumption."""
+    return spawn(nginx_conf(tmp, "terminator", (
+        "upstream b { server 127.0.0.1:%d; keepalive 16; }\n"
+        "ssl_session_cache shared:soak:4m; ssl_session_tickets off;\n"
+        "server { listen 127.0.0.1:%d ssl;\n"
+        "ssl_certificate %s; ssl_certificate_key %s;\n"
+        "ssl_protocols TLSv1.2;\n"
+        "location / { proxy_pass http://b; proxy_http_version 1.1;\n"
+        "proxy_set_header Connection \"\"; } }\n" % (
+            bport, port, crt, key))), 0)
 
 
 def kill(p):
@@ -206,6 +233,40 @@ def kill(p):
         except ProcessLookupError:
             pass
         p.wait(10)
+
+
+def read_minutes(path):
+    with open(path) as f:
+        names = f.readline().strip().split(",")
+        return [dict(zip(names, map(float, line.split(","))))
+                for line in f if line.strip()]
+
+
+def load(a, port, out, tag, every_second=None):
+    """tlsload at --rate for --duration against port; every_second(sec)
+    is called once a second meanwhile.  Returns the report's text."""
+    cmd = [a.tlsload, "--url", "https://127.0.0.1:%d/" % port,
+           "--rate", str(a.rate), "--duration", str(a.duration),
+           "--requests-per-conn", "1", "--tls-reuse", "50",
+           "--csv", os.path.join(out, tag + ".csv"),
+           "--svg", os.path.join(out, tag + ".svg"),
+           "--minutes", os.path.join(out, tag + "-minutes.csv"),
+           "--minute", str(a.window)]
+    print("soak: %s; %s" % (tag, " ".join(cmd)), flush=True)
+    p = spawn(cmd, 1, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        t0, sec = time.monotonic(), 0
+        while p.poll() is None:
+            sec += 1
+            time.sleep(max(0, t0 + sec - time.monotonic()))
+            if p.poll() is None and every_second is not None:
+                every_second(sec)
+        report = p.stdout.read().decode()
+    finally:
+        kill(p)
+    with open(os.path.join(out, tag + ".txt"), "w") as f:
+        f.write(report)
+    return report
 
 
 def soak(a, tmp, out):
@@ -218,67 +279,63 @@ def soak(a, tmp, out):
     conf = os.path.join(tmp, "tlsgate.conf")
     with open(conf, "w") as f:
         f.write("listen = 127.0.0.1:%d\nbackend = 127.0.0.1:%d\n"
-                "cert = %s\nkey = %s\nmode = http\nslots = 1024\n"
+                "cert = %s\nkey = %s\nmode = %s\nslots = 1024\n"
                 "session_cache = %d\nlog_level = info\n"
-                "log_rate = 100000\n" % (port, bport, crt, key, CACHE))
-    procs = {}
+                "log_rate = 100000\n" % (port, bport, crt, key, a.mode,
+                                          CACHE))
+    procs, peer = {}, None
     try:
         procs["backend"], backend_name = start_backend(tmp, bport)
         if not wait_port(bport):
             raise RuntimeError("the backend did not start")
-        procs["gate"] = g = subprocess.Popen(
-            [a.bin, "-c", conf], stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            start_new_session=True)
+        procs["gate"] = g = spawn([a.bin, "-c", conf], 0,
+                                  stderr=subprocess.PIPE)
         stats = Stats(g)
         if not wait_port(port):
             raise RuntimeError("tlsgate did not start")
-        csv = os.path.join(out, "tlsload.csv")
-        cmd = [a.tlsload, "--url", "https://127.0.0.1:%d/" % port,
-               "--rate", str(a.rate), "--duration", str(a.duration),
-               "--requests-per-conn", "1", "--tls-reuse", "50",
-               "--csv", csv, "--svg", os.path.join(out, "tlsload.svg")]
-        print("soak: %s behind tlsgate; %s" % (backend_name, " ".join(cmd)),
-              flush=True)
-        procs["load"] = load = subprocess.Popen(
-            cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            start_new_session=True)
-        t0 = time.monotonic()
-        samples, at10 = [], None
+        samples, at10 = [], []
         with open(os.path.join(out, "samples.csv"), "w") as sf:
             sf.write("second,rss_kb,fds,fds_not_conns,anon_kb,file_kb\n")
-            while load.poll() is None:
-                sec = len(samples) + 1
-                time.sleep(max(0, t0 + sec - time.monotonic()))
-                if load.poll() is not None:
-                    break
+
+            def sample(sec):
                 total, other = fds(g.pid)
                 samples.append((sec, rss_kb(g.pid), total, other))
                 sf.write("%d,%d,%d,%d,%d,%d\n" % (samples[-1] + (
                     rss_kb(g.pid, "RssAnon"), rss_kb(g.pid, "RssFile"))))
                 if sec == a.window:
-                    at10 = samples[-1] + (stats.ask(g),)
+                    at10.append(samples[-1] + (stats.ask(g),))
                 if sec % 60 == 0:
                     print("soak: %4d s  rss %d kB  fds %d" %
                           samples[-1][:3], flush=True)
-        report = load.stdout.read().decode()
-        with open(os.path.join(out, "tlsload.txt"), "w") as f:
-            f.write(report)
-        # Let tlsgate finish its last closes before the final count.
+            print("soak: tlsgate (%s mode) in front of %s" % (
+                a.mode, backend_name), flush=True)
+            report = load(a, port, out, "tlsload", sample)
+        # Let tlsgate finish its last closes, and its idle backend
+        # connections age out, before the final count.
         for _ in range(50):
             st = stats.ask(g)
             if st.get("live", 1) == 0:
                 break
             time.sleep(0.1)
+        time.sleep(POOL_IDLE_S + 0.5)
+        st = stats.ask(g)
         total, other = fds(g.pid)
         end = (a.duration, rss_kb(g.pid), total, other, st)
         alive = g.poll() is None
         g.send_signal(signal.SIGTERM)
         g.wait(20)
+        if a.peer == "nginx" and shutil.which("nginx"):
+            procs["peer"] = start_nginx_terminator(tmp, port, bport, crt,
+                                                   key)
+            if not wait_port(port):
+                raise RuntimeError("the nginx terminator did not start")
+            load(a, port, out, "nginx")
+            peer = read_minutes(os.path.join(out, "nginx-minutes.csv"))
     finally:
         for p in procs.values():
             kill(p)
-    return report, at10, end, stats, alive, slot_bytes(a.bin, conf)
+    return (report, at10[0] if at10 else None, end, stats, alive,
+            slot_bytes(a.bin, conf), peer)
 
 
 def allowance(s10, send, slot):
@@ -293,9 +350,11 @@ def allowance(s10, send, slot):
             ((cache_new // PAGE + 2) * PAGE if cache_new > 0 else 0))
 
 
-def verdict(kv, first, last, at10, end, alive, slot, floor=FLOOR_MS):
+def verdict(kv, first, last, at10, end, alive, slot, floor=FLOOR_MS,
+            worst=None, peer=None):
     """The failed assertions, as text (empty: all passed).  at10 and end
-    are (second, rss_kb, fds, fds_not_conns, stats)."""
+    are (second, rss_kb, fds, fds_not_conns, stats); worst and peer the
+    highest window p99 of tlsgate and of nginx (None: no nginx run)."""
     fails = []
     if kv.get("errors") != "0" or int(kv.get("conns", 0)) == 0:
         fails.append("tlsload errors=%s conns=%s" % (kv.get("errors"),
@@ -305,6 +364,10 @@ def verdict(kv, first, last, at10, end, alive, slot, floor=FLOOR_MS):
     if not (last <= RATIO * first or last < floor):
         fails.append("p99 last window %.2f ms > %.2f x first %.2f ms" %
                      (last, RATIO, first))
+    if peer is not None and not (worst <= PEER_RATIO * peer or
+                                 worst < floor):
+        fails.append("p99 worst window %.2f ms > %.2f x nginx's %.2f ms" %
+                     (worst, PEER_RATIO, peer))
     if end[3] != at10[3] or end[2] != end[3]:
         fails.append("descriptors: %d at %d s, %d at end (%d connections)"
                      % (at10[3], at10[0], end[3], end[2] - end[3]))
@@ -318,10 +381,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--duration", type=int, default=1800, help="seconds")
     ap.add_argument("--rate", type=int, default=200, help="new conns/s")
-    ap.add_argument("--window", type=int, default=10,
-                    help="seconds of the first and last windows compared")
+    ap.add_argument("--window", type=int, default=60,
+                    help="seconds of each window (a minute)")
     ap.add_argument("--floor-ms", type=float, default=FLOOR_MS,
-                    help="p99s below this pass the latency test")
+                    help="p99s below this pass the latency tests")
+    ap.add_argument("--mode", choices=("http", "tcp"), default="http")
+    ap.add_argument("--peer", choices=("nginx", "none"), default="nginx",
+                    help="run nginx as the terminator too, at the same "
+                    "rate, and compare (skipped if it is not installed)")
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "tlsgate"))
     ap.add_argument("--tlsload", default=os.path.join(ROOT, "build",
                                                       "tlsload"))
@@ -335,28 +402,49 @@ def main():
     tmp = tempfile.mkdtemp(prefix="tlsgate-soak-")
     os.chmod(tmp, 0o755)    # nginx's worker runs as nobody
     try:
-        report, at10, end, stats, alive, slot = soak(a, tmp, a.out)
+        report, at10, end, stats, alive, slot, peer = soak(a, tmp, a.out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     kv = dict(line.split("=", 1) for line in report.splitlines()
               if "=" in line and " " not in line)
-    rows = read_csv(os.path.join(a.out, "tlsload.csv"))
+    full = a.duration // a.window      # windows wholly inside the run
+    rows = read_minutes(os.path.join(a.out, "tlsload-minutes.csv"))[:full]
+    peer = peer[:full] if peer else None
     w = a.window
-    first = window_p99(rows, 0, w)
-    last = window_p99(rows, a.duration - w, a.duration)
+    first, last = rows[0]["p99"], rows[-1]["p99"]
+    worst = max(r["p99"] for r in rows)
+    peer_worst = max(r["p99"] for r in peer) if peer else None
+    conns = max(1, int(kv.get("conns", 1)))
     print(report.splitlines()[0] if report else "soak: no tlsload report")
     print("soak: %d conns, %s errors, tlsgate outcomes %s" % (
         int(kv.get("conns", 0)), kv.get("errors", "?"), stats.outcomes))
+    print("soak: backend connects %d, reused %d: %.3f connects a request"
+          % (end[4].get("backend_connects", 0),
+             end[4].get("backend_reused", 0),
+             end[4].get("backend_connects", 0) / conns))
+    print("soak: window  tlsgate p50 p99 p99.9 (ms)%s" % (
+        "  nginx p50 p99 p99.9 (ms)" if peer else ""))
+    for i, r in enumerate(rows):
+        print("soak: %4d s  %6.2f %6.2f %6.2f%s" % (
+            i * w, r["p50"], r["p99"], r["p999"],
+            "        %6.2f %6.2f %6.2f" % (peer[i]["p50"], peer[i]["p99"],
+                                           peer[i]["p999"])
+            if peer and i < len(peer) else ""))
     print("soak: p99 first %d s %.2f ms, last %d s %.2f ms (ratio %.2f, "
           "limit %.2f; floor %.0f ms)" % (w, first, w, last, last / first,
-                                          RATIO, FLOOR_MS))
+                                          RATIO, a.floor_ms))
+    if peer:
+        print("soak: p99 of the worst %d s: tlsgate %.2f ms, nginx %.2f ms "
+              "(ratio %.2f, limit %.2f)" % (w, worst, peer_worst,
+                                             worst / peer_worst, PEER_RATIO))
     print("soak: rss at %d s %d kB, at end %d kB (allowance %d kB; high "
           "water %d -> %d slots)" % (
               w, at10[1], end[1], allowance(at10[4], end[4], slot) // 1024,
               at10[4]["high_water"], end[4]["high_water"]))
     print("soak: fds at %d s %d (%d not connections), at end %d (%d)" %
           (w, at10[2], at10[3], end[2], end[3]))
-    fails = verdict(kv, first, last, at10, end, alive, slot, a.floor_ms)
+    fails = verdict(kv, first, last, at10, end, alive, slot, a.floor_ms,
+                    worst, peer_worst)
     for f in fails:
         print("soak: FAIL " + f)
     print("soak: %s; wrote %s" % ("FAILED" if fails else "ok",

@@ -142,6 +142,8 @@ static struct {
 	int64_t		timeout_ns;
 	const char	*csv_path;
 	const char	*svg_path;
+	const char	*minutes_path;
+	unsigned	 minute_s;	/* seconds a --minutes row covers */
 	long long	body_bytes;
 	int		allow_remote;
 	int		real_crypto;
@@ -188,6 +190,8 @@ static struct {
 
 static struct hist	 h_conn, h_req, h_lag;
 static struct hist	*hs_conn, *hs_req;	/* per second */
+/* Per second: scheduled start to the last response byte of a connection. */
+static struct hist	*hs_done;
 static struct sec_stat	*sec;
 static size_t		 nsec;
 
@@ -746,6 +750,9 @@ response_done(struct conn *c, int at_eof)
 		sec[s].reqs++;
 		hist_add(&h_req, (uint64_t)(now - c->t_req) / 1000);
 		hist_add(&hs_req[s], (uint64_t)(now - c->t_req) / 1000);
+		if (c->reqs_done == opt.reqs_per_conn)
+			hist_add(&hs_done[s], (uint64_t)(now - c->t_sched) /
+			    1000);
 	}
 	if (at_eof || c->srv_close) {
 		if (c->reqs_done < opt.reqs_per_conn && !stopping)
@@ -1213,6 +1220,7 @@ usage(void)
 	    "       [--tls-reuse P] [--suite NAME|0xHHHH|all]\n"
 	    "       [--curve x25519|p256|p384|p521|all] [--sni NAME]\n"
 	    "       [--timeout S] [--body-bytes N] [--csv FILE] [--svg FILE]\n"
+	    "       [--minutes FILE] [--minute S]\n"
 	    "       [--real-crypto] [--allow-remote]\n"
 	    "HOST is an IPv4 literal or [IPv6]; loopback only unless"
 	    " --allow-remote.\n");
@@ -1367,6 +1375,7 @@ parse_args(int argc, char **argv)
 	opt.duration = 10;
 	opt.reqs_per_conn = 1;
 	opt.timeout_ns = 10 * NS;
+	opt.minute_s = 60;
 	opt.body_bytes = -1;
 	opt.conns = 10;
 	memcpy(opt.suite_list, default_suites, sizeof(default_suites));
@@ -1413,6 +1422,10 @@ parse_args(int argc, char **argv)
 			opt.csv_path = val;
 		else if (strcmp(name, "--svg") == 0)
 			opt.svg_path = val;
+		else if (strcmp(name, "--minutes") == 0)
+			opt.minutes_path = val;
+		else if (strcmp(name, "--minute") == 0)
+			opt.minute_s = (unsigned)num(name, val, 1, 3600);
 		else
 			usage();
 	}
@@ -1476,6 +1489,45 @@ write_csv(const char *path)
 			    (double)hist_pct(&hs_req[s], 0.999) / 1000.0,
 			    (double)hs_req[s].max / 1000.0);
 		fprintf(f, "\n");
+	}
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+/*
+ * One row a minute: the percentiles of the whole minute (the per-second
+ * histograms merged), of connections complete from their scheduled
+ * start: the last response byte with requests, else the handshake.
+ */
+static int
+write_minutes(const char *path)
+{
+	static struct hist m;
+	const struct hist *hh = opt.reqs_per_conn > 0 ? hs_done : hs_conn;
+	size_t s, i, n = used_seconds();
+	FILE *f;
+
+	f = fopen(path, "w");
+	if (f == NULL)
+		return -1;
+	fprintf(f, "minute,count,errors,p50,p99,p999,max\n");
+	for (s = 0; s < n; s += opt.minute_s) {
+		unsigned errs = 0;
+
+		memset(&m, 0, sizeof(m));
+		for (size_t t = s; t < s + opt.minute_s && t < n; t++) {
+			for (i = 0; i < H_BUCKETS; i++)
+				m.b[i] += hh[t].b[i];
+			m.n += hh[t].n;
+			if (hh[t].max > m.max)
+				m.max = hh[t].max;
+			errs += sec[t].errors;
+		}
+		fprintf(f, "%zu,%llu,%u,%.3f,%.3f,%.3f,%.3f\n", s / opt.minute_s,
+		    (unsigned long long)m.n, errs,
+		    (double)hist_pct(&m, 0.50) / 1000.0,
+		    (double)hist_pct(&m, 0.99) / 1000.0,
+		    (double)hist_pct(&m, 0.999) / 1000.0,
+		    (double)m.max / 1000.0);
 	}
 	return fclose(f) == 0 ? 0 : -1;
 }
@@ -1649,8 +1701,10 @@ setup(void)
 	table = calloc(opt.conns, sizeof(*table));
 	hs_conn = calloc(nsec, sizeof(*hs_conn));
 	hs_req = calloc(nsec, sizeof(*hs_req));
+	hs_done = calloc(nsec, sizeof(*hs_done));
 	sec = calloc(nsec, sizeof(*sec));
-	if (table == NULL || hs_conn == NULL || hs_req == NULL || sec == NULL)
+	if (table == NULL || hs_conn == NULL || hs_req == NULL ||
+	    hs_done == NULL || sec == NULL)
 		return -1;
 	ek_base = br_ec_get_default();
 	ec_offer = *ek_base;
@@ -1730,6 +1784,10 @@ main(int argc, char **argv)
 	report();
 	if (opt.csv_path != NULL && write_csv(opt.csv_path) < 0) {
 		fprintf(stderr, "tlsload: cannot write %s\n", opt.csv_path);
+		rc = 1;
+	}
+	if (opt.minutes_path != NULL && write_minutes(opt.minutes_path) < 0) {
+		fprintf(stderr, "tlsload: cannot write %s\n", opt.minutes_path);
 		rc = 1;
 	}
 	if (opt.svg_path != NULL && write_svg(opt.svg_path) < 0) {

@@ -2,6 +2,8 @@
 tlsgate's own log, and soak.py passes a short run and fails on what it
 is there to catch."""
 import os
+import re
+import shutil
 import subprocess
 import sys
 import unittest
@@ -74,11 +76,12 @@ class SoakVerdict(unittest.TestCase):
 
     GOOD = {"errors": "0", "conns": "1000"}
 
-    def judge(self, kv=None, first=2.0, last=2.0, at=None, end=None):
+    def judge(self, kv=None, first=2.0, last=2.0, at=None, end=None,
+              worst=None, peer=None):
         at = at or sample(10, 10000, 4, 4)
         end = end or sample(60, 10000, 4, 4)
         return soak.verdict(kv or self.GOOD, first, last, at, end, True,
-                            45000)
+                            45000, soak.FLOOR_MS, worst, peer)
 
     def test_clean_run_passes(self):
         self.assertEqual(self.judge(), [])
@@ -87,8 +90,13 @@ class SoakVerdict(unittest.TestCase):
         self.assertTrue(self.judge({"errors": "3", "conns": "1000"}))
 
     def test_p99_growth_above_the_floor_fails(self):
-        self.assertTrue(self.judge(first=20.0, last=26.0))
-        self.assertEqual(self.judge(first=20.0, last=24.0), [])
+        self.assertTrue(self.judge(first=20.0, last=22.5))
+        self.assertEqual(self.judge(first=20.0, last=21.5), [])
+
+    def test_p99_above_nginx_fails(self):
+        self.assertTrue(self.judge(worst=30.0, peer=24.0))
+        self.assertEqual(self.judge(worst=28.0, peer=24.0), [])
+        self.assertEqual(self.judge(worst=soak.FLOOR_MS - 1, peer=2.0), [])
 
     def test_p99_growth_below_the_floor_is_noise(self):
         self.assertEqual(self.judge(first=1.0, last=soak.FLOOR_MS - 1), [])
@@ -116,6 +124,13 @@ class SoakRun(unittest.TestCase):
         text = p.stdout.decode()
         self.assertEqual(p.returncode, 0, text + p.stderr.decode())
         self.assertRegex(text, r"soak: p99 first 3 s [\d.]+ ms, last 3 s")
+        if shutil.which("nginx"):
+            self.assertRegex(text, r"soak: p99 of the worst 3 s: tlsgate "
+                             r"[\d.]+ ms, nginx [\d.]+ ms")
+        # The pool: one connect for the first requests, then reuse.
+        m = re.search(r"soak: backend connects (\d+), reused (\d+)", text)
+        self.assertTrue(m and int(m.group(1)) < 10 and
+                        int(m.group(2)) > 250, text)
         self.assertRegex(text, r"soak: rss at 3 s \d+ kB, at end \d+ kB")
         self.assertRegex(text, r"soak: fds at 3 s \d+ ")
         self.assertIn("300 conns, 0 errors", text)
