@@ -330,5 +330,5 @@ der_time_parse(unsigned tag, const unsigned char *c, size_t len)
 	for (int m = 1; m < mo; m++)
 		days += mdays(y, m);
 	days += dd - 1;
-	return days * 86400 + h * 3600 + mi * 60 + s;
+	return days * 86400 + (int64_t)h * 3600 + (int64_t)mi * 60 + s;
 }
