@@ -34,6 +34,7 @@ static struct {
 	br_hmac_drbg_context	rng;
 	br_ec_private_key	sk;
 	br_ec_public_key	pk;
+	unsigned char		seed[48];
 	unsigned char		kbuf[BR_EC_KBUF_PRIV_MAX_SIZE];
 	unsigned char		pub[BR_EC_KBUF_PUB_MAX_SIZE];
 	unsigned char		der[2048];
@@ -305,16 +306,18 @@ build(unsigned char *out, size_t cap, char names[CERTNAME_MAX][CERTNAME_LEN],
 	return d.err ? 0 : d.len;
 }
 
-/* A fresh P-256 key pair in g, from the kernel's entropy. */
+/*
+ * A fresh P-256 key pair in g, from the kernel's entropy.  The seed is
+ * in g too: a memset of a local the function no longer reads may be
+ * optimised away, one of static storage may not.
+ */
 static int
 keygen(void)
 {
-	unsigned char seed[48];
-
-	if (port_entropy(seed, sizeof(seed)) < 0)
+	if (port_entropy(g.seed, sizeof(g.seed)) < 0)
 		return -1;
-	br_hmac_drbg_init(&g.rng, &br_sha256_vtable, seed, sizeof(seed));
-	memset(seed, 0, sizeof(seed));
+	br_hmac_drbg_init(&g.rng, &br_sha256_vtable, g.seed, sizeof(g.seed));
+	memset(g.seed, 0, sizeof(g.seed));
 	if (br_ec_keygen(&g.rng.vtable, br_ec_get_default(), &g.sk, g.kbuf,
 	    BR_EC_secp256r1) == 0 || br_ec_compute_pub(br_ec_get_default(),
 	    &g.pk, g.pub, &g.sk) == 0)
