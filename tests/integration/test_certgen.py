@@ -7,13 +7,14 @@ import hashlib
 import os
 import re
 import shutil
+import signal
 import socket
 import ssl
 import stat
 import time
 
 from harness import (BIN, LOOPBACK, WRAP, Gate, GateTest, certs, check, run,
-                     tls_connect)
+                     tls_connect, write_conf)
 
 NAME = "gate.test"
 
@@ -272,6 +273,20 @@ class CertGen(GateTest):
             data += b
         s.close()
         self.assertRegex(data.decode(), r"(?m)^cert_days (29|30)$")
+
+    def test_reload_logs_the_new_certificate(self):
+        c = certs()
+        g = self.gate(backend="127.0.0.1:9")
+        g.wait_log(r"^tlsgate: info: cert svc=default .*sha256=%s " %
+                   fingerprint(c.path["ec.crt"]))
+        write_conf(g.conf_path, {"listen": "%s:%d" % (LOOPBACK, g.port),
+                                 "backend": "127.0.0.1:9",
+                                 "cert": c.path["rsa.crt"],
+                                 "key": c.path["rsa.key"]})
+        g.signal(signal.SIGHUP)
+        g.wait_log(r"^tlsgate: info: cert svc=default path=%s sha256=%s "
+                   r"days_left=(29|30)$" % (re.escape(c.path["rsa.crt"]),
+                                            fingerprint(c.path["rsa.crt"])))
 
     def test_bad_cert_names_names_file_line_and_key(self):
         path = self.conf_file(["# names", "cert_names = ok.test bad_name"])
