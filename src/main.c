@@ -87,12 +87,38 @@ wrote(const struct service *s, const char *path, const char *reason)
 		    path, reason);
 }
 
+/*
+ * A cert file two services make for different names would be remade at
+ * every start, its fingerprint never the same twice: refuse that.
+ */
+static void
+check_shared(const struct service *a, const struct service *b)
+{
+	char na[CERTNAME_MAX][CERTNAME_LEN], nb[CERTNAME_MAX][CERTNAME_LEN];
+	unsigned n = certgen_names(a, na), same = n == certgen_names(b, nb);
+
+	for (unsigned k = 0; same && k < n; k++)
+		same = strcmp(na[k], nb[k]) == 0;
+	for (unsigned i = 0; !same && i < a->ncerts; i++)
+		for (unsigned j = 0; j < b->ncerts; j++)
+			if (strcmp(a->certs[i].cert, b->certs[j].cert) == 0)
+				log_fatal(2, "[%s] cert %s: also [%s]'s, for other "
+				    "names: give each its own file, or both the "
+				    "same cert_names", b->name, b->certs[j].cert,
+				    a->name);
+}
+
 /* Make and renew certificates of our own: every service's with -g. */
 static void
 generate(const struct config *c)
 {
 	char err[512];
 
+	for (unsigned i = 0; i < c->nsvc; i++)
+		for (unsigned j = 0; j < i; j++)
+			if ((gen_only || c->svc[i].cert_generate) &&
+			    (gen_only || c->svc[j].cert_generate))
+				check_shared(&c->svc[j], &c->svc[i]);
 	for (unsigned i = 0; i < c->nsvc; i++)
 		if ((gen_only || c->svc[i].cert_generate) &&
 		    certgen_service(&c->svc[i], port_time(), wrote, err,

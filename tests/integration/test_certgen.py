@@ -296,6 +296,26 @@ class CertGen(GateTest):
                          '"bad_name" is neither a host name nor an IP '
                          'address: "ok.test bad_name"' % path)
 
+    def test_one_file_made_for_two_services_with_other_names_refused(self):
+        # Else each start would remake it for one, then for the other.
+        crt, key = self.paths()
+        path = self.conf_file(["cert = " + crt, "key = " + key,
+                               "[a]", "listen = 127.0.0.1:9",
+                               "cert_names = a.test", "[b]",
+                               "listen = 127.0.0.1:10", "cert_names = b.test"])
+        _, err = self.gen(path, want_rc=2)
+        self.assertEqual(err.strip(), "tlsgate: fatal: [b] cert %s: also [a]'s,"
+                         " for other names: give each its own file, or both "
+                         "the same cert_names" % crt)
+        self.assertFalse(os.path.exists(key))
+        # The same names: one certificate serves both.
+        path = self.conf_file(["cert = " + crt, "key = " + key,
+                               "cert_names = ab.test", "[a]",
+                               "listen = 127.0.0.1:9", "[b]",
+                               "listen = 127.0.0.1:10"], name="same.conf")
+        out, _ = self.gen(path)
+        self.assertEqual(len(out.splitlines()), 2)
+
     def test_more_than_eight_names_refused(self):
         path = self.conf_file(["cert_names = " + ",".join(
             "n%d.test" % i for i in range(9))])
