@@ -27,7 +27,8 @@ SAN	= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	  -fno-sanitize-recover=undefined
 
 SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c src/slot.c \
-	  src/forward.c src/pool.c src/hello.c src/http.c src/loop.c src/log.c
+	  src/forward.c src/pool.c src/hello.c src/http.c src/loop.c src/log.c \
+	  src/der.c src/certgen.c
 PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)
 
@@ -58,7 +59,7 @@ build/alloc-selftest: tests/alloc/selftest.c
 	$(CC) -O0 -o $@ tests/alloc/selftest.c
 
 # Unit tests of the pure modules, plain and under the sanitizers.
-UNITS	= http hello
+UNITS	= http hello der
 build/unit/test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/%.h
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(CPPFLAGS) -o $@ $< src/$*.c
@@ -76,8 +77,23 @@ build/unit/asan_test_workers: tests/unit/test_workers.c port/posix/workers.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(SAN) -Iport -o $@ $^
 
+# Certificates made on the device, read back by BearSSL.
+CERTGEN_SRC = src/certgen.c src/der.c src/cred.c src/certname.c port/posix/port.c
+build/unit/test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) src/*.h \
+	    $(BEARSSL_DEP)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	    $(CERTGEN_SRC) $(BEARSSL_LIBS)
+
+build/unit/asan_test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) \
+	    src/*.h $(BEARSSL_DEP)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	    $(CERTGEN_SRC) $(BEARSSL_LIBS)
+
 UNIT_BINS = $(UNITS:%=build/unit/test_%) $(UNITS:%=build/unit/asan_test_%) \
-	build/unit/test_workers build/unit/asan_test_workers
+	build/unit/test_workers build/unit/asan_test_workers \
+	build/unit/test_certgen build/unit/asan_test_certgen
 unit: $(UNIT_BINS)
 	for t in $(UNIT_BINS); do \
 		$$t >$$t.log 2>&1; rc=$$?; echo "$$t: $$(tail -1 $$t.log)"; \
@@ -131,11 +147,18 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC	?= clang
 FUZZ_FLAGS = -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined \
 	$(CPPFLAGS)
-FUZZERS	= config hello http slot
+FUZZERS	= config der hello http slot
 
-build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/config.c port/posix/port.c
+build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/config.c src/certname.c \
+	    port/posix/port.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
+
+build/fuzz/fuzz_der: tests/fuzz/fuzz_der.c $(CERTGEN_SRC) src/*.h \
+	    $(BEARSSL_DEP)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(CERTGEN_SRC) \
+	    $(BEARSSL_LIBS)
 
 build/fuzz/fuzz_hello: tests/fuzz/fuzz_hello.c src/hello.c
 	@mkdir -p $(@D)

@@ -79,6 +79,7 @@
 	"x_forwarded_for = on\n" \
 	"x_forwarded_proto = on\n" \
 	"x_forwarded_port = on\n" \
-	"max_per_source = 0\n"		/* slots one client IP may hold */
+	"max_per_source = 0\n"		/* slots one client IP may hold */ \
+	"cert_generate = off\n"		/* make our own certificate: certgen.h */
 
 #endif

@@ -85,14 +85,34 @@ int	port_poll(struct port_pfd *, size_t n, int timeout_ms);
 
 /* Monotonic milliseconds. */
 uint64_t port_now_ms(void);
-/* Fill buf from the OS CSPRNG.  Returns 0, or -1 if entropy is missing. */
+/* Wall-clock seconds since 1970-01-01 UTC (certificate dates). */
+int64_t	port_time(void);
+/*
+ * Fill buf from the OS CSPRNG.  Returns 0, or -1 if entropy is missing.
+ * Blocks until the kernel's pool is ready, and logs that it waits.
+ */
 int	port_entropy(void *buf, size_t len);
+/* A numeric IPv4 or IPv6 address (no port) into out; returns 4, 16 or 0. */
+size_t	port_ip_parse(const char *s, size_t len, uint8_t out[16]);
+/* The host name into buf (NUL-terminated); 0, or -1. */
+int	port_hostname(char *buf, size_t cap);
 
 /*
  * Read a whole file into buf.  Returns the length, or -1 with *why set
  * (including "larger than N bytes").
  */
 long	port_read_file(const char *path, void *buf, size_t cap, const char **why);
+/* Does path exist?  1, 0, or -1 with *why set (it cannot be told). */
+int	port_exists(const char *path, const char **why);
+/*
+ * Replace the file at path with len bytes of buf, atomically: a
+ * temporary file in the same directory, fsync, rename over path, fsync
+ * of the directory, so that a crash leaves the old file or the new one.
+ * Mode 0600 if secret, else 0644.  Start-up only.  0, or -1 with *why
+ * set (the step that failed and why).
+ */
+int	port_write_file(const char *path, const void *buf, size_t len,
+	    int secret, const char **why);
 /* Static bytes the port layer keeps (a message buffer), for tlsgate -t. */
 size_t	port_static_bytes(void);
 

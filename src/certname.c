@@ -182,3 +182,27 @@ certname_match(const char *pat, const char *name)
 	}
 	return 1;
 }
+
+int
+certname_is_host(const char *s, size_t len)
+{
+	size_t label = 0;
+
+	if (len == 0 || len >= CERTNAME_LEN)
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (c == '.') {
+			if (label == 0 || s[i - 1] == '-')
+				return 0;
+			label = 0;
+		} else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || (c == '-' && label > 0)) {
+			if (++label > 63)
+				return 0;
+		} else
+			return 0;
+	}
+	return label > 0 && s[len - 1] != '-';
+}

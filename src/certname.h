@@ -27,5 +27,11 @@ unsigned certname_get(const unsigned char *der, size_t len,
  * "*.example.com" matches exactly one leading label.
  */
 int	certname_match(const char *pattern, const char *name);
+/*
+ * Is s (len bytes) a host name a certificate may be made for: labels of
+ * letters, digits and inner '-', 1 to 63 each, dot-separated, shorter
+ * than CERTNAME_LEN in all?  No wildcard, no trailing dot.
+ */
+int	certname_is_host(const char *s, size_t len);
 
 #endif

@@ -20,7 +20,7 @@
 #include "log.h"
 
 enum kind { K_ADDR, K_PATH, K_NAME, K_UINT, K_MS, K_TLS, K_ENUM, K_LISTEN,
-	K_CERT, K_KEY };
+	K_CERT, K_KEY, K_NAMES };
 enum scope { GLOBAL, SERVICE };
 
 struct key {
@@ -85,6 +85,8 @@ static const struct key keys[] = {
 	{ "x_forwarded_port",	K_ENUM,	S(xfport), 0, 0, onoff },
 	{ "max_per_source",	K_UINT,	S(max_per_source), 0, TLSGATE_MAX_SLOTS,
 	    NULL },
+	{ "cert_generate",	K_ENUM,	S(cert_generate), 0, 0, onoff },
+	{ "cert_names",		K_NAMES, S(cert_names), 0, 0, NULL },
 };
 #define NKEYS	(sizeof(keys) / sizeof(keys[0]))
 
@@ -151,6 +153,44 @@ copy_str(char *dst, size_t cap, const char *v, size_t len)
 	return NULL;
 }
 
+/*
+ * cert_names: DNS names and IP addresses, separated by commas or blanks
+ * (the value is one line, so either reads naturally).
+ */
+static const char *
+set_names(struct service *s, const char *v, size_t len, char *msg,
+    size_t msgcap)
+{
+	size_t i = 0, j;
+	uint8_t ip[16];
+
+	s->ncert_names = 0;
+	while (i < len) {
+		if (v[i] == ',' || is_space(v[i])) {
+			i++;
+			continue;
+		}
+		for (j = i; j < len && v[j] != ',' && !is_space(v[j]); j++)
+			;
+		if (port_ip_parse(v + i, j - i, ip) == 0 &&
+		    !certname_is_host(v + i, j - i)) {
+			snprintf(msg, msgcap, "\"%.*s\" is neither a host name "
+			    "nor an IP address", (int)(j - i), v + i);
+			return msg;
+		}
+		if (s->ncert_names == CERTNAME_MAX)
+			return "more than 8 names (CERTNAME_MAX)";
+		if (j - i >= CERTNAME_LEN)
+			return "a name longer than 63 bytes";
+		for (size_t k = i; k < j; k++)
+			s->cert_names[s->ncert_names][k - i] = (char)(v[k] >=
+			    'A' && v[k] <= 'Z' ? v[k] - 'A' + 'a' : v[k]);
+		s->cert_names[s->ncert_names++][j - i] = '\0';
+		i = j;
+	}
+	return s->ncert_names == 0 ? "no name" : NULL;
+}
+
 /* Returns NULL or the reason; msg has room for a formatted reason. */
 static const char *
 set_value(struct parse *p, const struct key *k, const char *v, size_t len,
@@ -197,6 +237,8 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 			return "two keys without a cert between them";
 		p->pending_line = line;
 		return copy_str(p->pending_key, sizeof(p->pending_key), v, len);
+	case K_NAMES:
+		return set_names(s, v, len, msg, msgcap);
 	case K_PATH:
 		return copy_str(field, CONFIG_PATH_MAX, v, len);
 	case K_NAME:
@@ -458,6 +500,7 @@ config_defaults(struct config *c, char *err, size_t cap)
 	 * may be empty (paths, names, the stats socket) may be missing. */
 	for (size_t i = 0; i < NKEYS; i++)
 		if (keys[i].kind != K_PATH && keys[i].kind != K_NAME &&
+		    keys[i].kind != K_NAMES &&
 		    (keys[i].kind != K_ADDR || keys[i].scope != GLOBAL) &&
 		    !(keys[i].scope == GLOBAL ? p.gseen : p.sseen)[i])
 			return fail(err, cap, "defaults.h: %s: missing from "
@@ -490,6 +533,7 @@ print_key(const struct key *k, const void *base, int (*put)(const char *))
 	const char *f = (const char *)base + k->off;
 	const struct service *s = base;
 	unsigned u = *(const unsigned *)(const void *)f;
+	size_t n;
 
 	switch (k->kind) {
 	case K_LISTEN:
@@ -518,6 +562,12 @@ print_key(const struct key *k, const void *base, int (*put)(const char *))
 	case K_PATH:
 	case K_NAME:
 		snprintf(line, sizeof(line), "%s = %s", k->name, f);
+		break;
+	case K_NAMES:
+		n = (size_t)snprintf(line, sizeof(line), "%s =", k->name);
+		for (unsigned i = 0; i < s->ncert_names && n < sizeof(line); i++)
+			n += (size_t)snprintf(line + n, sizeof(line) - n, " %s",
+			    s->cert_names[i]);
 		break;
 	case K_UINT:
 		snprintf(line, sizeof(line), "%s = %u", k->name, u);

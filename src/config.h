@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 
+#include "certname.h"
 #include "defaults.h"
 #include "port.h"
 
@@ -44,6 +45,9 @@ struct service {
 	unsigned	handshake_ms, head_ms, connect_ms, idle_ms;
 	unsigned	xff, xfproto, xfport;	/* add X-Forwarded-* */
 	unsigned	max_per_source;	/* 0: no limit */
+	unsigned	cert_generate;	/* make and renew our own (certgen.h) */
+	char		cert_names[CERTNAME_MAX][CERTNAME_LEN];	/* DNS or IP */
+	unsigned	ncert_names;	/* 0: derived (certgen_names()) */
 };
 
 struct config {

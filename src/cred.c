@@ -114,8 +114,8 @@ pem_decode(const char *path, const char *want, unsigned char *dst,
 	return n;
 }
 
-static int
-load_chain(struct cred *c, const char *path, char *err, size_t cap)
+int
+cred_load_chain(struct cred *c, const char *path, char *err, size_t cap)
 {
 	size_t off[TLSGATE_MAX_CERTS], len[TLSGATE_MAX_CERTS];
 	const char *why;
@@ -309,7 +309,7 @@ cred_load(struct cred *c, const char *cert, const char *key, char *err,
 {
 	const char *why;
 
-	if (load_chain(c, cert, err, cap) < 0 ||
+	if (cred_load_chain(c, cert, err, cap) < 0 ||
 	    load_key(c, key, err, cap) < 0)
 		return -1;
 	if ((why = check_match(c)) != NULL) {

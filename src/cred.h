@@ -47,6 +47,9 @@ struct cred_anchors {
  */
 int	cred_load(struct cred *c, const char *cert, const char *key,
 	    char *err, size_t cap);
+/* The chain alone (cred_load() without the key).  0, or -1 as it. */
+int	cred_load_chain(struct cred *c, const char *cert, char *err,
+	    size_t cap);
 /*
  * Append the CA certificates of the PEM file at path to a.  0, or -1
  * with a message naming the file in err (a's count may have grown).

@@ -19,6 +19,7 @@ static unsigned in_window;
 static unsigned long long dropped;
 
 struct stats stats;
+int64_t stats_cert_end;
 
 #define F(f)	{ #f, offsetof(struct stats, f) }
 static const struct {
@@ -30,14 +31,18 @@ static const struct {
 	F(cache_saves), F(tls_errors), F(timeouts), F(backend_errors),
 	F(backend_connects), F(backend_reused), F(backend_retries),
 	F(http_errors), F(evicted), F(refused), F(bytes_in), F(bytes_out),
+	F(cert_days),
 };
 
 size_t
 stats_text(char *buf, size_t cap, const char *eq, const char *sep)
 {
+	int64_t left = stats_cert_end - port_time();
 	size_t n = 0;
 	int k;
 
+	stats.cert_days = stats_cert_end == 0 || left < 0 ? 0 :
+	    (unsigned long long)left / 86400;
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		k = snprintf(buf + n, cap - n, "%s%s%llu%s", fields[i].name, eq,
 		    *(const unsigned long long *)(const void *)((const char *)

@@ -12,6 +12,7 @@
 #define TLSGATE_LOG_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum log_level { LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG };
 
@@ -39,9 +40,15 @@ struct stats {
 	unsigned long long	backend_connects, backend_reused, backend_retries;
 	unsigned long long	http_errors, evicted, refused;
 	unsigned long long	bytes_in, bytes_out;
+	unsigned long long	cert_days;	/* the soonest to expire: left */
 };
 extern struct stats stats;
-/* "name<eq>value<sep>" for each counter into buf; returns the length. */
+/* When the soonest certificate expires (seconds since 1970; 0: unknown). */
+extern int64_t stats_cert_end;
+/*
+ * "name<eq>value<sep>" for each counter into buf; returns the length.
+ * cert_days is counted from stats_cert_end now (0 once expired).
+ */
 size_t	stats_text(char *buf, size_t cap, const char *eq, const char *sep);
 
 #endif

@@ -2,10 +2,17 @@
  * main.c - start-up: arguments, config, keys, listeners, then the loop;
  * and the reload that SIGHUP asks the loop for.
  *
- * Exit codes: 0 after a drain (SIGTERM) or -t; 2 bad usage, config,
+ * Exit codes: 0 after a drain (SIGTERM), -t or -g; 2 bad usage, config,
  * certificate or key: nothing was started; 111 the system refused what
  * start-up needs (entropy, shared memory, listening, the descriptor
- * limit, privileges, seccomp, syslog, workers).
+ * limit, privileges, seccomp, syslog, workers, writing a key or
+ * certificate).
+ *
+ * Certificates of its own (certgen.h) are made first, with -g for every
+ * service and else for those with cert_generate = on: before anything
+ * is bound, chrooted or dropped, since the files are written where the
+ * config says.  -t makes them too, as start-up would, so that the check
+ * an init script runs before the first start passes.
  *
  * Two configurations exist, like the two TLS areas: the one in force,
  * and the one a reload fills.  A reload that fails leaves everything as
@@ -17,6 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "certgen.h"
 #include "config.h"
 #include "defaults.h"
 #include "log.h"
@@ -34,6 +42,7 @@ static struct listener lst[TLSGATE_MAX_WORKERS * TLSGATE_MAX_SERVICES *
     TLSGATE_MAX_LISTEN];
 static int stats_fd = -1;
 static unsigned nl;
+static int gen_only;		/* -g */
 
 /* Sizes of the static objects, as the compiler lays them out. */
 static void
@@ -48,7 +57,7 @@ print_footprint(const struct config *c)
 	cache = (size_t)nsess * TLS_CACHE_ENTRY;
 	other = tls_static_bytes() + loop_static_bytes() + pool_static_bytes() +
 	    config_static_bytes() + sizeof(cfgs) + sizeof(lst) +
-	    port_static_bytes();
+	    port_static_bytes() + certgen_static_bytes();
 	total = slot * c->slots + cache + other;
 	max = slot * TLSGATE_MAX_SLOTS + (size_t)TLSGATE_MAX_CACHE *
 	    TLS_CACHE_ENTRY + other;
@@ -67,6 +76,94 @@ print_footprint(const struct config *c)
 	printf("compile-time maximum = %zu (%d slots, %d sessions)\n", max,
 	    TLSGATE_MAX_SLOTS, TLSGATE_MAX_CACHE);
 #undef SLOT
+}
+
+static void
+wrote(const struct service *s, const char *path, const char *reason)
+{
+	if (gen_only)
+		printf("wrote %s reason=%s\n", path, reason);
+	else
+		log_msg(LOG_INFO, "certgen svc=%s wrote=%s reason=%s", s->name,
+		    path, reason);
+}
+
+/*
+ * A cert file two services make for different names would be remade at
+ * every start, its fingerprint never the same twice: refuse that.
+ */
+static void
+check_shared(const struct service *a, const struct service *b)
+{
+	char na[CERTNAME_MAX][CERTNAME_LEN], nb[CERTNAME_MAX][CERTNAME_LEN];
+	unsigned n = certgen_names(a, na), same = n == certgen_names(b, nb);
+
+	for (unsigned k = 0; same && k < n; k++)
+		same = strcmp(na[k], nb[k]) == 0;
+	for (unsigned i = 0; !same && i < a->ncerts; i++)
+		for (unsigned j = 0; j < b->ncerts; j++)
+			if (strcmp(a->certs[i].cert, b->certs[j].cert) == 0)
+				log_fatal(2, "[%s] cert %s: also [%s]'s, for other "
+				    "names: give each its own file, or both the "
+				    "same cert_names", b->name, b->certs[j].cert,
+				    a->name);
+}
+
+/* Make and renew certificates of our own: every service's with -g. */
+static void
+generate(const struct config *c)
+{
+	char err[512];
+
+	for (unsigned i = 0; i < c->nsvc; i++)
+		for (unsigned j = 0; j < i; j++)
+			if ((gen_only || c->svc[i].cert_generate) &&
+			    (gen_only || c->svc[j].cert_generate))
+				check_shared(&c->svc[j], &c->svc[i]);
+	for (unsigned i = 0; i < c->nsvc; i++)
+		if ((gen_only || c->svc[i].cert_generate) &&
+		    certgen_service(&c->svc[i], port_time(), wrote, err,
+		    sizeof(err)) < 0)
+			log_fatal(111, "[%s] certgen: %s", c->svc[i].name, err);
+}
+
+/*
+ * Each certificate served: its fingerprint, as openssl prints it, and
+ * the days it has left; the soonest end goes to the stats.
+ */
+static void
+report_certs(const struct config *c, int check)
+{
+	char fp[CERTGEN_FP_LEN], days[24];
+	int64_t now = port_time(), soonest = INT64_MAX, end, left;
+
+	for (unsigned i = 0; i < c->nsvc; i++)
+		for (unsigned j = 0; j < c->svc[i].ncerts; j++) {
+			const br_x509_certificate *x = tls_leaf(i, j);
+
+			certgen_fingerprint(x->data, x->data_len, fp);
+			end = certgen_not_after(x->data, x->data_len);
+			left = end - now;
+			/* Whole days left; an expired one counts down from -1. */
+			left = left >= 0 ? left / 86400 : -((86399 - left) /
+			    86400);
+			if (end < 0)
+				snprintf(days, sizeof(days), "unknown");
+			else
+				snprintf(days, sizeof(days), "%lld",
+				    (long long)left);
+			if (end >= 0 && end < soonest)
+				soonest = end;
+			if (check)
+				printf("cert svc=%s path=%s sha256=%s "
+				    "days_left=%s\n", c->svc[i].name,
+				    c->svc[i].certs[j].cert, fp, days);
+			else
+				log_msg(LOG_INFO, "cert svc=%s path=%s sha256=%s "
+				    "days_left=%s", c->svc[i].name,
+				    c->svc[i].certs[j].cert, fp, days);
+		}
+	stats_cert_end = soonest == INT64_MAX ? 0 : soonest;
 }
 
 /* What a reload may not change; NULL if nothing of that changed. */
@@ -138,6 +235,7 @@ reload(void)
 	cur ^= 1;
 	log_level = (int)next->log_level;
 	log_rate = next->log_rate;
+	report_certs(next, 0);
 	log_msg(LOG_INFO, "reload: done services=%u", next->nsvc);
 	return next;
 }
@@ -177,15 +275,19 @@ main(int argc, char **argv)
 	int check = 0;
 
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-t") == 0)
+		if (strcmp(argv[i], "-t") == 0 && !gen_only)
 			check = 1;
+		else if (strcmp(argv[i], "-g") == 0 && !check)
+			gen_only = 1;
 		else if (strcmp(argv[i], "-c") == 0 && i + 1 < argc)
 			cfg_path = argv[++i];
 		else {
-			fprintf(stderr, "usage: tlsgate [-t] [-c file]\n"
+			fprintf(stderr, "usage: tlsgate [-t | -g] [-c file]\n"
 			    "  -c file  read the configuration from file\n"
 			    "  -t       check the configuration, print it and "
-			    "the memory footprint, exit\n");
+			    "the memory footprint, exit\n"
+			    "  -g       make each service's key and certificate "
+			    "that are missing, exit\n");
 			return 2;
 		}
 	}
@@ -194,6 +296,9 @@ main(int argc, char **argv)
 		log_fatal(2, "%s", err);
 	log_level = (int)cfg->log_level;
 	log_rate = cfg->log_rate;
+	generate(cfg);
+	if (gen_only)
+		return 0;
 	if (tls_init(cfg, cfg->workers > 1 && !check, &why) < 0)
 		log_fatal(111, "%s", why);
 	if (tls_load(cfg, err, sizeof(err)) < 0)
@@ -201,6 +306,8 @@ main(int argc, char **argv)
 	tls_commit();
 	if (check) {
 		config_print(cfg, puts);
+		printf("# certificates\n");
+		report_certs(cfg, 1);
 		print_footprint(cfg);
 		tls_wipe();
 		return 0;
@@ -208,6 +315,7 @@ main(int argc, char **argv)
 	if (cfg->log_to == LOG_TO_SYSLOG && port_syslog_open(cfg->syslog_socket,
 	    (int)cfg->syslog_facility, &why) < 0)
 		log_fatal(111, "syslog %s: %s", cfg->syslog_socket, why);
+	report_certs(cfg, 0);
 	if (port_fd_limit(cfg->workers * (2 * cfg->slots +
 	    cfg->backend_pool + 32), &why) < 0)
 		log_fatal(111, "%s", why);

@@ -699,3 +699,11 @@ tls_wipe(void)
 	wipe_area(&areas[1]);
 	memset(&seed_drbg, 0, sizeof(seed_drbg));
 }
+
+const br_x509_certificate *
+tls_leaf(unsigned svc, unsigned j)
+{
+	const struct tls_area *a = &areas[active];
+
+	return &a->creds[a->svc[svc].cred0 + j].chain[0];
+}

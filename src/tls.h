@@ -115,6 +115,8 @@ unsigned tls_fail_alert(const struct tls_conn *, int err);
  */
 const unsigned char *tls_fail_record(struct tls_conn *, int err,
 	    size_t *len);
+/* The leaf of service svc's certificate j, in the active area. */
+const br_x509_certificate *tls_leaf(unsigned svc, unsigned j);
 /* Static bytes, the session cache store aside. */
 size_t	tls_static_bytes(void);
 void	tls_wipe(void);

@@ -386,6 +386,15 @@ port_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+int64_t
+port_time(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec;
+}
+
 int
 port_entropy(void *buf, size_t len)
 {
@@ -394,8 +403,17 @@ port_entropy(void *buf, size_t len)
 	ssize_t n;
 
 #if defined(__linux__)
+	static const char waiting[] = "warn: waiting for the kernel's entropy";
+	int flags = GRND_NONBLOCK;
+
+	/* Early in boot the pool may not be ready: say why we stop. */
 	while (len > 0) {
-		n = getrandom(p, len, 0);
+		n = getrandom(p, len, flags);
+		if (n < 0 && errno == EAGAIN && flags != 0) {
+			port_log_write(1, waiting, sizeof(waiting) - 1);
+			flags = 0;
+			continue;
+		}
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -418,6 +436,31 @@ port_entropy(void *buf, size_t len)
 	}
 	close(fd);
 	return len == 0 ? 0 : -1;
+}
+
+size_t
+port_ip_parse(const char *s, size_t len, uint8_t out[16])
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	if (len == 0 || len >= sizeof(buf))
+		return 0;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (inet_pton(AF_INET, buf, out) == 1)
+		return 4;
+	if (inet_pton(AF_INET6, buf, out) == 1)
+		return 16;
+	return 0;
+}
+
+int
+port_hostname(char *buf, size_t cap)
+{
+	if (cap == 0 || gethostname(buf, cap) < 0)
+		return -1;
+	buf[cap - 1] = '\0';
+	return 0;
 }
 
 /* The message of a failure that strerror() cannot say. */
@@ -467,6 +510,94 @@ port_read_file(const char *path, void *buf, size_t cap, const char **why)
 	}
 	close(fd);
 	return (long)have;
+}
+
+int
+port_exists(const char *path, const char **why)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0)
+		return 1;
+	if (errno == ENOENT)
+		return 0;
+	*why = strerror(errno);
+	return -1;
+}
+
+/* *why = "step: errno text"; returns -1. */
+static int
+step_failed(const char *step, const char **why)
+{
+	snprintf(msg, sizeof(msg), "%s: %s", step, strerror(errno));
+	*why = msg;
+	return -1;
+}
+
+int
+port_write_file(const char *path, const void *buf, size_t len, int secret,
+    const char **why)
+{
+	char tmp[4096], dir[4096];
+	const char *slash = strrchr(path, '/');
+	size_t done = 0;
+	ssize_t n;
+	int fd;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp)) {
+		*why = "path too long";
+		return -1;
+	}
+	/* Left by a crash: O_EXCL below must not follow what is there. */
+	if (unlink(tmp) < 0 && errno != ENOENT)
+		return step_failed("remove the old temporary file", why);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+	    secret ? 0600 : 0644);
+	if (fd < 0)
+		return step_failed("create a temporary file", why);
+	/* The umask may only take bits away; make the mode exact. */
+	if (fchmod(fd, secret ? 0600 : 0644) < 0)
+		goto fail;
+	while (done < len) {
+		n = write(fd, (const char *)buf + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			goto fail;
+		done += (size_t)n;
+	}
+	if (fsync(fd) < 0)
+		goto fail;
+	if (close(fd) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	if (rename(tmp, path) < 0) {
+		step_failed("rename", why);
+		(void)unlink(tmp);
+		return -1;
+	}
+	/* The rename itself is durable only once the directory is. */
+	if (slash == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 :
+		    (int)(slash - path), path);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) < 0) {
+		step_failed("fsync the directory", why);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+fail:
+	step_failed("write the temporary file", why);
+	if (fd >= 0)
+		close(fd);
+	(void)unlink(tmp);
+	return -1;
 }
 
 static volatile sig_atomic_t sigflags;
