@@ -364,11 +364,42 @@ parse_field(const uint8_t *p, size_t len, size_t off, unsigned idx,
 	return HTTP_OK;
 }
 
+/*
+ * The field lines from offset i (after the start line) to the empty line
+ * that must end buf[0..len); then the framing headers must not clash.
+ * Requests and responses are framed by the same rules.
+ */
+static int
+parse_fields(const uint8_t *buf, size_t i, size_t len, struct http_req *req,
+    struct fields *f)
+{
+	size_t eol;
+	int rc;
+
+	/* check_bytes() made every CR the start of a CRLF. */
+	for (;; i = eol + 2) {
+		eol = find_cr(buf, i, len);
+		if (eol == len)
+			return HTTP_E_INCOMPLETE;
+		if (eol == i)
+			break;
+		if (req->nfields == HTTP_MAX_FIELDS)
+			return HTTP_E_TOO_MANY_FIELDS;
+		rc = parse_field(buf + i, eol - i, i, req->nfields, req, f);
+		if (rc != HTTP_OK)
+			return rc;
+		req->nfields++;
+	}
+	if (eol + 2 != len)
+		return HTTP_E_INCOMPLETE;
+	return f->cl > 0 && f->te > 0 ? HTTP_E_CL_TE : HTTP_OK;
+}
+
 int
 http_parse_head(const uint8_t *buf, size_t len, struct http_req *req)
 {
 	struct fields f;
-	size_t i, eol;
+	size_t eol;
 	int rc;
 
 	memset(req, 0, sizeof(*req));
@@ -380,25 +411,8 @@ http_parse_head(const uint8_t *buf, size_t len, struct http_req *req)
 		return HTTP_E_INCOMPLETE;
 	if ((rc = parse_reqline(buf, eol, req)) != HTTP_OK)
 		return rc;
-	/* check_bytes() made every CR the start of a CRLF. */
-	for (i = eol + 2;; i = eol + 2) {
-		eol = find_cr(buf, i, len);
-		if (eol == len)
-			return HTTP_E_INCOMPLETE;
-		if (eol == i)
-			break;
-		if (req->nfields == HTTP_MAX_FIELDS)
-			return HTTP_E_TOO_MANY_FIELDS;
-		rc = parse_field(buf + i, eol - i, i, req->nfields, req, &f);
-		if (rc != HTTP_OK)
-			return rc;
-		req->nfields++;
-	}
-	if (eol + 2 != len)
-		return HTTP_E_INCOMPLETE;
-
-	if (f.cl > 0 && f.te > 0)
-		return HTTP_E_CL_TE;
+	if ((rc = parse_fields(buf, eol + 2, len, req, &f)) != HTTP_OK)
+		return rc;
 	/* RFC 9112 6.1: TE in HTTP/1.0 means faulty framing. */
 	if (f.te > 0 && req->minor == 0)
 		return HTTP_E_TE_HTTP10;
@@ -741,7 +755,7 @@ http_parse_resp(const uint8_t *buf, size_t len, struct http_resp *resp)
 {
 	struct http_req scratch;
 	struct fields f;
-	size_t i, eol;
+	size_t eol;
 	int rc;
 
 	memset(resp, 0, sizeof(*resp));
@@ -752,23 +766,8 @@ http_parse_resp(const uint8_t *buf, size_t len, struct http_resp *resp)
 	eol = find_cr(buf, 0, len);
 	if (eol == len || http_resp_status(buf, eol, &resp->status) != HTTP_OK)
 		return HTTP_E_RESP;
-	for (i = eol + 2;; i = eol + 2) {
-		eol = find_cr(buf, i, len);
-		if (eol == len)
-			return HTTP_E_INCOMPLETE;
-		if (eol == i)
-			break;
-		if (scratch.nfields++ == HTTP_MAX_FIELDS)
-			return HTTP_E_TOO_MANY_FIELDS;
-		/* The request's field rules: framing the same way. */
-		rc = parse_field(buf + i, eol - i, i, 0, &scratch, &f);
-		if (rc != HTTP_OK)
-			return rc;
-	}
-	if (eol + 2 != len)
-		return HTTP_E_INCOMPLETE;
-	if (f.cl > 0 && f.te > 0)
-		return HTTP_E_CL_TE;
+	if ((rc = parse_fields(buf, eol + 2, len, &scratch, &f)) != HTTP_OK)
+		return rc;
 	/* RFC 9112 6.3: these never have a body, whatever they say. */
 	if (resp->status < 200 || resp->status == 204 || resp->status == 304)
 		resp->body = HTTP_BODY_NONE;
