@@ -393,15 +393,19 @@ fwd_stop(struct fwd *f)
 }
 
 int
+fwd_may_retry(const struct fwd *f)
+{
+	return f->retry_len > 0 && f->awaiting && f->hout_len == 0;
+}
+
+size_t
 fwd_retry(struct fwd *f)
 {
-	if (f->retry_len == 0 || !f->awaiting || f->hout_len > 0)
-		return 0;
 	f->hout_off = 0;
 	f->hout_len = f->retry_len;
 	f->retry_len = 0;
 	f->phase = FWD_HEAD_OUT;
-	return 1;
+	return f->hout_len;
 }
 
 uint64_t

@@ -94,11 +94,12 @@ void	fwd_backend_bytes(struct fwd *, const unsigned char *, size_t);
 /* Refused or ending: no more requests; what comes is dropped. */
 void	fwd_stop(struct fwd *);
 /*
- * A reused backend connection ended before any byte of the answer:
- * stage the head again for a fresh one.  0 if the request may not be
- * sent twice (not idempotent, had a body) or was already.
+ * A backend connection ended before any byte of the answer: may the
+ * request go again (idempotent, no body, not sent twice already)?
  */
-int	fwd_retry(struct fwd *);
+int	fwd_may_retry(const struct fwd *);
+/* Then stage its head again for a fresh one; returns its length. */
+size_t	fwd_retry(struct fwd *);
 
 /* Since when a request head has been arriving; UINT64_MAX: none is. */
 uint64_t fwd_head_since(const struct fwd *);

@@ -345,8 +345,7 @@ linger_read(struct slot *s)
 static int
 retryable(const struct slot *s)
 {
-	return (s->flags & SLOT_F_REUSED) && s->fwd.retry_len > 0 &&
-	    fwd_awaiting(&s->fwd);
+	return (s->flags & SLOT_F_REUSED) && fwd_may_retry(&s->fwd);
 }
 
 /* A reset from the backend. */
@@ -725,9 +724,8 @@ step(struct slot *s)
 			if ((s->flags & SLOT_F_BEOF) && retryable(s)) {
 				port_close(s->bfd, 1);
 				s->bfd = -1;
-				(void)fwd_retry(&s->fwd);
 				/* "in" counts the client's bytes once. */
-				s->c2b -= s->fwd.hout_len;
+				s->c2b -= fwd_retry(&s->fwd);
 				stats.backend_retries++;
 				backend_connect(s, 1);
 			} else if (s->flags & SLOT_F_BEOF) {
