@@ -115,7 +115,7 @@ check: all asan unit build/allocshim.so build/alloc-selftest $(B)/tlsload
 	TLSGATE_ASAN=1 $(PY) tests/run.py --bin build/asan/tlsgate
 	$(MAKE) check-system
 	$(MAKE) fuzz
-	$(MAKE) soak SOAK_SECONDS=120 SOAK_FLOOR=50
+	$(MAKE) soak SOAK_SECONDS=120 SOAK_FLOOR=150 SOAK_PEER=none
 	sh tests/memcheck.sh --bin $(B)/tlsgate
 	$(MAKE) check-cross
 
@@ -123,13 +123,16 @@ check: all asan unit build/allocshim.so build/alloc-selftest $(B)/tlsload
 SOAK_SECONDS ?= 1800
 SOAK_RATE ?= 200
 SOAK_MODE ?= http
-# p99s below this many ms pass the latency rules.  CI's 2 minutes on a
-# shared machine measure the machine below 50 ms: it checks errors,
-# descriptors and memory, and a latency collapse.
+# p99s below this many ms pass the latency rules.  Two minutes on a
+# shared machine measure the machine (minute p99s swing 2-8x, for nginx
+# too): make check's run judges errors, descriptors, memory and a
+# latency collapse, and leaves the comparison with nginx to make soak.
 SOAK_FLOOR ?= 20
+SOAK_PEER ?= nginx
 soak: all $(B)/tlsload
 	$(PY) tests/bench/soak.py --duration $(SOAK_SECONDS) --rate $(SOAK_RATE) \
-	    --mode $(SOAK_MODE) --floor-ms $(SOAK_FLOOR) --bin $(B)/tlsgate \
+	    --mode $(SOAK_MODE) --floor-ms $(SOAK_FLOOR) --peer $(SOAK_PEER) \
+	    --bin $(B)/tlsgate \
 	    --tlsload $(B)/tlsload --out $(B)/soak
 
 BENCH_FLAGS ?=
