@@ -28,7 +28,7 @@ SAN	= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 
 SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c src/slot.c \
 	  src/forward.c src/pool.c src/hello.c src/http.c src/loop.c src/log.c \
-	  src/der.c src/certgen.c
+	  src/der.c src/certgen.c src/plain.c
 PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)
 

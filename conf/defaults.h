@@ -13,6 +13,7 @@
 /* Compile-time limits: these size the static storage. */
 #define TLSGATE_MAX_SLOTS	1024	/* connection slots (of each worker) */
 #define TLSGATE_MAX_POOL	64	/* idle backend connections kept (of each worker) */
+#define TLSGATE_MAX_PLAIN	64	/* plain-HTTP (redirect) slots (of each worker) */
 #define TLSGATE_MAX_WORKERS	16	/* worker processes */
 #define TLSGATE_MAX_CACHE	4096	/* TLS sessions in the resumption cache */
 #define TLSGATE_MAX_CHAIN	16384	/* bytes of DER in the certificate chain */
@@ -57,6 +58,7 @@
 	"slots = 256\n" \
 	"workers = 1\n" \
 	"backend_pool = 16\n"		/* idle backend connections; 0: none */ \
+	"redirect_slots = 16\n"		/* plain-HTTP connections (redirect) */ \
 	"drain_timeout = 10s\n"		/* SIGTERM: live ones may end */ \
 	"log_level = info\n" \
 	"log_rate = 1000\n"		/* lines a second; 0: no limit */ \
@@ -80,6 +82,7 @@
 	"x_forwarded_proto = on\n" \
 	"x_forwarded_port = on\n" \
 	"max_per_source = 0\n"		/* slots one client IP may hold */ \
+	"acme_passthrough = off\n"	/* ACME challenges on redirect: backend */ \
 	"cert_generate = off\n"		/* make our own certificate: certgen.h */
 
 #endif

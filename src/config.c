@@ -20,7 +20,7 @@
 #include "log.h"
 
 enum kind { K_ADDR, K_PATH, K_NAME, K_UINT, K_MS, K_TLS, K_ENUM, K_LISTEN,
-	K_CERT, K_KEY, K_NAMES };
+	K_REDIRECT, K_CERT, K_KEY, K_NAMES };
 enum scope { GLOBAL, SERVICE };
 
 struct key {
@@ -56,6 +56,8 @@ static const struct key keys[] = {
 	{ "slots",		K_UINT,	G(slots), 1, TLSGATE_MAX_SLOTS, NULL },
 	{ "workers",		K_UINT,	G(workers), 1, TLSGATE_MAX_WORKERS, NULL },
 	{ "backend_pool",	K_UINT,	G(backend_pool), 0, TLSGATE_MAX_POOL, NULL },
+	{ "redirect_slots",	K_UINT,	G(redirect_slots), 1, TLSGATE_MAX_PLAIN,
+	    NULL },
 	{ "drain_timeout",	K_MS,	G(drain_ms), 0, H, NULL },
 	{ "log_level",		K_ENUM,	G(log_level), 0, 0, config_levels },
 	{ "log_rate",		K_UINT,	G(log_rate), 0, 1000000, NULL },
@@ -68,6 +70,8 @@ static const struct key keys[] = {
 	{ "chroot",		K_PATH,	G(chroot), 0, 0, NULL },
 	{ "seccomp",		K_ENUM,	G(seccomp), 0, 0, onoff },
 	{ "listen",		K_LISTEN, S(listen), 0, 0, NULL },
+	{ "redirect",		K_REDIRECT, S(redirect), 0, 0, NULL },
+	{ "acme_passthrough",	K_ENUM,	S(acme), 0, 0, onoff },
 	{ "backend",		K_ADDR,	S(backend), 0, 0, NULL },
 	{ "cert",		K_CERT,	S(certs), 0, 0, NULL },
 	{ "key",		K_KEY,	S(certs), 0, 0, NULL },
@@ -97,7 +101,8 @@ struct parse {
 	struct service	*cur;		/* &tmpl, or the current section */
 	unsigned	 gseen[NKEYS], sseen[NKEYS];
 	unsigned	 section_line[TLSGATE_MAX_SERVICES];
-	unsigned	 listen_line;
+	unsigned	 listen_line;	/* of a listen or redirect outside */
+	const char	*listen_key;
 	int		 cert_here;	/* a cert line in this scope */
 	char		 pending_key[CONFIG_PATH_MAX];
 	unsigned	 pending_line;
@@ -200,6 +205,8 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 	char *field = (k->scope == GLOBAL ? (char *)p->c : (char *)s) + k->off;
 	unsigned long long n, mul = 1000;
 	struct svc_cert *ce;
+	struct port_addr *addrs;
+	unsigned *na;
 	const char *why;
 
 	switch (k->kind) {
@@ -207,14 +214,19 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 		return port_addr_parse((struct port_addr *)(void *)field, v, len,
 		    &why) < 0 ? why : NULL;
 	case K_LISTEN:
-		if (s->nlisten == TLSGATE_MAX_LISTEN)
-			return "too many listen addresses (TLSGATE_MAX_LISTEN)";
-		if (port_addr_parse(&s->listen[s->nlisten], v, len, &why) < 0)
+	case K_REDIRECT:
+		addrs = k->kind == K_LISTEN ? s->listen : s->redirect;
+		na = k->kind == K_LISTEN ? &s->nlisten : &s->nredirect;
+		if (*na == TLSGATE_MAX_LISTEN)
+			return "too many addresses (TLSGATE_MAX_LISTEN)";
+		if (port_addr_parse(&addrs[*na], v, len, &why) < 0)
 			return why;
-		s->nlisten++;
-		/* The check after the last line names a listen outside. */
-		if (s == &p->tmpl && p->listen_line == 0)
+		(*na)++;
+		/* The check after the last line names one outside. */
+		if (s == &p->tmpl && p->listen_line == 0) {
 			p->listen_line = line;
+			p->listen_key = k->name;
+		}
 		return NULL;
 	case K_CERT:
 		if (!p->cert_here)
@@ -327,7 +339,7 @@ open_section(struct parse *p, const char *v, size_t len, unsigned line)
 		return "the key before it has no cert";
 	s = &c->svc[c->nsvc];
 	*s = p->tmpl;
-	s->nlisten = 0;
+	s->nlisten = s->nredirect = 0;
 	memcpy(s->name, v, len);
 	s->name[len] = '\0';
 	s->index = c->nsvc;
@@ -336,6 +348,16 @@ open_section(struct parse *p, const char *v, size_t len, unsigned line)
 	memset(p->sseen, 0, sizeof(p->sseen));
 	p->cert_here = 0;
 	return NULL;
+}
+
+/* Where a service key was set, when there are no sections. */
+static unsigned
+line_of(const struct parse *p, const char *key)
+{
+	for (size_t i = 0; i < NKEYS; i++)
+		if (strcmp(keys[i].name, key) == 0)
+			return p->sseen[i];
+	return 0;
 }
 
 /* After the last line: every service complete, limits kept. */
@@ -359,9 +381,9 @@ check_services(struct parse *p, const char *name, char *err, size_t cap)
 			c->svc[0].nlisten = 1;
 		}
 		c->nsvc = 1;
-	} else if (p->tmpl.nlisten > 0)
-		return fail(err, cap, "%s:%u: listen: outside a [section] while "
-		    "sections are used", name, p->listen_line);
+	} else if (p->tmpl.nlisten > 0 || p->tmpl.nredirect > 0)
+		return fail(err, cap, "%s:%u: %s: outside a [section] while "
+		    "sections are used", name, p->listen_line, p->listen_key);
 	for (unsigned i = 0; i < c->nsvc; i++) {
 		struct service *s = &c->svc[i];
 
@@ -373,6 +395,12 @@ check_services(struct parse *p, const char *name, char *err, size_t cap)
 				return fail(err, cap, "%s: [%s]: cert %s: no key "
 				    "line goes with it", name, s->name,
 				    s->certs[j].cert);
+		if (s->acme && s->proxy != PROXY_OFF)
+			return fail(err, cap, "%s:%u: [%s]: acme_passthrough: "
+			    "the backend expects a PROXY header "
+			    "(proxy_protocol)", name, p->cur == &p->tmpl ?
+			    line_of(p, "acme_passthrough") : p->section_line[i],
+			    s->name);
 		cache += s->cache;
 		creds += s->ncerts;
 	}
@@ -400,7 +428,7 @@ config_parse(struct config *c, const char *name, const char *text,
 	memset(&p, 0, sizeof(p));
 	p.c = c;
 	p.tmpl = c->svc[0];
-	p.tmpl.nlisten = 0;
+	p.tmpl.nlisten = p.tmpl.nredirect = 0;
 	p.cur = &p.tmpl;
 	while (q < end) {
 		const char *eol = memchr(q, '\n', (size_t)(end - q));
@@ -469,6 +497,7 @@ config_parse(struct config *c, const char *name, const char *text,
 			    key->name);
 		seen = key->scope == GLOBAL ? p.gseen : p.sseen;
 		if (seen[key - keys] && key->kind != K_LISTEN &&
+		    key->kind != K_REDIRECT &&
 		    key->kind != K_CERT && key->kind != K_KEY)
 			return fail(err, errcap, "%s:%u: %s: already set at line "
 			    "%u", name, line, key->name, seen[key - keys]);
@@ -500,7 +529,7 @@ config_defaults(struct config *c, char *err, size_t cap)
 	 * may be empty (paths, names, the stats socket) may be missing. */
 	for (size_t i = 0; i < NKEYS; i++)
 		if (keys[i].kind != K_PATH && keys[i].kind != K_NAME &&
-		    keys[i].kind != K_NAMES &&
+		    keys[i].kind != K_NAMES && keys[i].kind != K_REDIRECT &&
 		    (keys[i].kind != K_ADDR || keys[i].scope != GLOBAL) &&
 		    !(keys[i].scope == GLOBAL ? p.gseen : p.sseen)[i])
 			return fail(err, cap, "defaults.h: %s: missing from "
@@ -537,9 +566,12 @@ print_key(const struct key *k, const void *base, int (*put)(const char *))
 
 	switch (k->kind) {
 	case K_LISTEN:
-		for (unsigned i = 0; i < s->nlisten; i++) {
-			port_addr_str(&s->listen[i], addr, sizeof(addr));
-			snprintf(line, sizeof(line), "listen = %s", addr);
+	case K_REDIRECT:
+		for (unsigned i = 0; i < (k->kind == K_LISTEN ? s->nlisten :
+		    s->nredirect); i++) {
+			port_addr_str(k->kind == K_LISTEN ? &s->listen[i] :
+			    &s->redirect[i], addr, sizeof(addr));
+			snprintf(line, sizeof(line), "%s = %s", k->name, addr);
 			(void)put(line);
 		}
 		return;

@@ -34,6 +34,9 @@ struct service {
 	unsigned	index;
 	struct port_addr listen[TLSGATE_MAX_LISTEN];
 	unsigned	nlisten;
+	struct port_addr redirect[TLSGATE_MAX_LISTEN];	/* plain HTTP */
+	unsigned	nredirect;
+	unsigned	acme;		/* ACME challenges to the backend */
 	struct port_addr backend;
 	struct svc_cert	certs[TLSGATE_MAX_SVC_CERTS];	/* first: default */
 	unsigned	ncerts;
@@ -54,6 +57,7 @@ struct config {
 	unsigned	slots;
 	unsigned	workers;
 	unsigned	backend_pool;	/* idle backend connections kept */
+	unsigned	redirect_slots;	/* plain-HTTP slots (plain.h) */
 	unsigned	drain_ms;
 	unsigned	log_level;	/* enum log_level */
 	unsigned	log_rate;	/* lines per second, 0: no limit */

@@ -494,19 +494,29 @@ put(char *out, size_t w, const char *s, size_t len)
 }
 #define PUT_LIT(out, w, lit)	put(out, w, lit, sizeof(lit) - 1)
 
+/* A port number's decimal digits into out[5]: no printf, no locale. */
+static size_t
+digits(unsigned port, char *out)
+{
+	size_t n = port >= 10000 ? 5 : port >= 1000 ? 4 : port >= 100 ? 3 :
+	    port >= 10 ? 2 : 1;
+
+	for (size_t i = n; i-- > 0; port /= 10)
+		out[i] = (char)('0' + port % 10);
+	return n;
+}
+
 /*
  * The headers fwd asks for, into out[HTTP_FWD_SLACK] (at most 17 + 45 +
- * 2 + 26 + 18 + 5 + 2 + 23 + 300 + 2 = 440 bytes).  Returns -1 if fwd is
+ * 2 + 26 + 18 + 5 + 2 + 23 + 300 + 2 + 19 = 459 bytes).  Returns -1 if fwd is
  * implausible.
  */
 static int
 fwd_headers(const struct http_fwd *fwd, char *out, size_t *len)
 {
 	char port[5];
-	size_t w, plen;
-	unsigned p;
+	size_t w = 0, n;
 
-	w = 0;
 	if (fwd->flags & HTTP_FWD_FOR) {
 		if (!peer_ok(fwd->peer, fwd->peer_len))
 			return -1;
@@ -519,11 +529,9 @@ fwd_headers(const struct http_fwd *fwd, char *out, size_t *len)
 	if (fwd->flags & HTTP_FWD_PORT) {
 		if (fwd->port == 0 || fwd->port > 65535)
 			return -1;
-		/* Digits right-aligned in port[]: no printf, no locale. */
-		for (p = fwd->port, plen = 0; p > 0; p /= 10)
-			port[sizeof(port) - ++plen] = (char)('0' + p % 10);
+		n = digits(fwd->port, port);
 		w = PUT_LIT(out, w, "X-Forwarded-Port: ");
-		w = put(out, w, port + sizeof(port) - plen, plen);
+		w = put(out, w, port, n);
 		w = PUT_LIT(out, w, "\r\n");
 	}
 	if (fwd->flags & HTTP_FWD_SUBJECT) {
@@ -536,6 +544,8 @@ fwd_headers(const struct http_fwd *fwd, char *out, size_t *len)
 		w = put(out, w, fwd->subject, fwd->subject_len);
 		w = PUT_LIT(out, w, "\r\n");
 	}
+	if (fwd->flags & HTTP_FWD_CLOSE)
+		w = PUT_LIT(out, w, "Connection: close\r\n");
 	*len = w;
 	return 0;
 }
@@ -780,6 +790,108 @@ http_parse_resp(const uint8_t *buf, size_t len, struct http_resp *resp)
 		resp->body = HTTP_BODY_CLOSE;
 	resp->keep_alive = buf[7] == '1' && !f.close;
 	return HTTP_OK;
+}
+
+/* The host a client asked for, if it is a DNS name or an IP literal. */
+static int
+host_ok(const uint8_t *h, size_t n)
+{
+	size_t i = 0;
+
+	if (n == 0 || n > 255)
+		return 0;
+	if (h[0] == '[') {
+		while (++i < n && h[i] != ']')
+			if (!((h[i] >= '0' && h[i] <= '9') ||
+			    (h[i] >= 'a' && h[i] <= 'f') ||
+			    (h[i] >= 'A' && h[i] <= 'F') || h[i] == ':' ||
+			    h[i] == '.'))
+				return 0;
+		return i + 1 == n && i > 1;
+	}
+	for (; i < n; i++)
+		if (!((h[i] >= '0' && h[i] <= '9') || (h[i] >= 'a' &&
+		    h[i] <= 'z') || (h[i] >= 'A' && h[i] <= 'Z') ||
+		    h[i] == '.' || h[i] == '-' || h[i] == '_'))
+			return 0;
+	return 1;
+}
+
+/* An authority without its ":port" (digits only), or 0 if malformed. */
+static size_t
+strip_port(const uint8_t *a, size_t n)
+{
+	size_t i = n;
+
+	while (i > 0 && a[i - 1] >= '0' && a[i - 1] <= '9')
+		i--;
+	if (i == n || i == 0 || a[i - 1] != ':')
+		return n;
+	i--;
+	/* "[v6]:port", or "name:port" with no other colon. */
+	if (a[0] == '[' ? i > 0 && a[i - 1] == ']' : memchr(a, ':', i) == NULL)
+		return i;
+	return 0;
+}
+
+size_t
+http_redirect(uint8_t *buf, size_t cap, const struct http_req *req,
+    const char *own, unsigned port)
+{
+	static const char pre[] = "HTTP/1.1 308 Permanent Redirect\r\n"
+	    "Location: https://";
+	static const char post[] = "\r\nContent-Length: 0\r\n"
+	    "Connection: close\r\n\r\n";
+	const uint8_t *t = buf + req->target_off, *host, *path;
+	size_t tlen = req->target_len, hlen, plen, at, i;
+	char h[260], pt[6];
+	size_t ptlen = 0;
+
+	/* RFC 9112 3.2.2: an absolute-form target's authority wins. */
+	if (tlen > 7 && (memcmp(t, "http://", 7) == 0 ||
+	    memcmp(t, "HTTP://", 7) == 0)) {
+		for (i = 7; i < tlen && t[i] != '/' && t[i] != '?'; i++)
+			;
+		host = t + 7;
+		hlen = i - 7;
+		path = t + i;
+		plen = tlen - i;
+	} else {
+		host = buf + req->host_off;
+		hlen = req->host_len;
+		path = t;
+		plen = t[0] == '/' ? tlen : 0;
+	}
+	if (hlen > 0) {
+		hlen = strip_port(host, hlen);
+		if (!host_ok(host, hlen))
+			return 0;
+		memcpy(h, host, hlen);
+	} else {
+		hlen = strlen(own);
+		if (!host_ok((const uint8_t *)own, hlen))
+			return 0;
+		memcpy(h, own, hlen);
+	}
+	if (port != 443 && port > 0 && port <= 65535) {
+		ptlen = digits(port, pt + 1) + 1;
+		pt[0] = ':';
+	}
+	/* The path moves first: what goes before it is not from buf. */
+	at = sizeof(pre) - 1 + hlen + ptlen;
+	if (at + 1 + plen + sizeof(post) - 1 > cap)
+		return 0;
+	if (plen == 0 || path[0] != '/') {
+		memmove(buf + at + 1, path, plen);
+		buf[at] = '/';
+		plen++;
+	} else
+		memmove(buf + at, path, plen);
+	memcpy(buf, pre, sizeof(pre) - 1);
+	memcpy(buf + sizeof(pre) - 1, h, hlen);
+	memcpy(buf + sizeof(pre) - 1 + hlen, pt, ptlen);
+	memcpy(buf + at + plen, post, sizeof(post) - 1);
+	return at + plen + sizeof(post) - 1;
 }
 
 const char *

@@ -126,6 +126,7 @@ struct http_req {
 #define HTTP_FWD_PROTO	0x2	/* X-Forwarded-Proto: https */
 #define HTTP_FWD_PORT	0x4	/* X-Forwarded-Port: <port> */
 #define HTTP_FWD_SUBJECT 0x8	/* X-Client-Cert-Subject: <subject> */
+#define HTTP_FWD_CLOSE	0x10	/* Connection: close */
 
 struct http_fwd {
 	unsigned	flags;
@@ -241,6 +242,18 @@ struct http_resp {
  * then cannot know where the response ends.
  */
 int	http_parse_resp(const uint8_t *buf, size_t len, struct http_resp *resp);
+/*
+ * The 308 Permanent Redirect for the head buf[0..req->head_len) that
+ * http_parse_head() accepted into req, written in place into buf (cap
+ * bytes, at least req->head_len + 360): Location is https://, the host
+ * without its port (of an absolute-form target, else of Host, else own,
+ * an address of ours), ":port" unless port is 443, then the target's
+ * path and query ("/" for "*").  Returns its length, or 0 if that host
+ * is not a DNS name or an IP literal (answer 400).
+ */
+size_t	http_redirect(uint8_t *buf, size_t cap, const struct http_req *req,
+	    const char *own, unsigned port);
+
 /*
  * tlsgate's own response for status 400, 408, 431, 502, 503 or 504: a
  * complete `Connection: close` response with a one-line text body.

@@ -30,7 +30,8 @@ static const struct {
 	F(handshakes_full), F(resumed), F(cache_hits), F(cache_misses),
 	F(cache_saves), F(tls_errors), F(timeouts), F(backend_errors),
 	F(backend_connects), F(backend_reused), F(backend_retries),
-	F(http_errors), F(evicted), F(refused), F(bytes_in), F(bytes_out),
+	F(http_errors), F(evicted), F(refused),
+	F(redirects), F(acme_forwarded), F(bytes_in), F(bytes_out),
 	F(cert_days),
 };
 

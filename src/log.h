@@ -39,6 +39,7 @@ struct stats {
 	unsigned long long	tls_errors, timeouts, backend_errors;
 	unsigned long long	backend_connects, backend_reused, backend_retries;
 	unsigned long long	http_errors, evicted, refused;
+	unsigned long long	redirects, acme_forwarded;
 	unsigned long long	bytes_in, bytes_out;
 	unsigned long long	cert_days;	/* the soonest to expire: left */
 };

@@ -5,6 +5,7 @@
 
 #include "loop.h"
 #include "log.h"
+#include "plain.h"
 #include "pool.h"
 #include "slot.h"
 #include "tls.h"
@@ -17,16 +18,22 @@ struct turn {
 	struct slot	*s;
 	int		 ci, bi;
 };
+struct pturn {
+	struct plain	*p;
+	int		 ci, bi;
+};
 
-#define MAX_LISTENERS	(TLSGATE_MAX_SERVICES * TLSGATE_MAX_LISTEN)
+#define MAX_LISTENERS	(TLSGATE_MAX_SERVICES * TLSGATE_MAX_LISTEN * 2)
 
-static struct port_pfd pfd[MAX_LISTENERS + 1 + 2 * TLSGATE_MAX_SLOTS];
+static struct port_pfd pfd[MAX_LISTENERS + 1 + 2 * TLSGATE_MAX_SLOTS +
+    2 * TLSGATE_MAX_PLAIN];
 static struct turn turn[TLSGATE_MAX_SLOTS];
+static struct pturn pturn[TLSGATE_MAX_PLAIN];
 
 size_t
 loop_static_bytes(void)
 {
-	return sizeof(pfd) + sizeof(turn);
+	return sizeof(pfd) + sizeof(turn) + sizeof(pturn);
 }
 
 static void
@@ -53,20 +60,28 @@ serve_stats(int fd)
 	port_close(c, 0);
 }
 
+/*
+ * A listener's clients: TLS ones to the slots, plain HTTP ones to the
+ * plain slots; either table evicts its own longest waiting one when full.
+ */
 static uint64_t
-accept_some(const struct service *svc, int lfd)
+accept_some(const struct service *svc, const struct listener *l)
 {
+	uint64_t before = slot_now > TLSGATE_EVICT_MS ?
+	    slot_now - TLSGATE_EVICT_MS : 0;
 	struct port_addr peer, local;
-	int emfile;
+	int emfile, lfd = l->fd;
 
 	for (int i = 0; i < ACCEPT_BURST; i++) {
 		struct slot *victim = NULL;
+		struct plain *pvictim = NULL;
 		int fd;
 
-		if (slot_free_count() == 0) {
-			victim = slot_oldest_waiting(slot_now >
-			    TLSGATE_EVICT_MS ? slot_now - TLSGATE_EVICT_MS : 0);
-			if (victim == NULL)
+		if (l->plain && plain_free_count() == 0) {
+			if ((pvictim = plain_oldest_waiting(before)) == NULL)
+				break;
+		} else if (!l->plain && slot_free_count() == 0) {
+			if ((victim = slot_oldest_waiting(before)) == NULL)
 				break;
 		}
 		fd = port_accept(lfd, &peer, &local, &emfile);
@@ -80,8 +95,8 @@ accept_some(const struct service *svc, int lfd)
 			}
 			break;
 		}
-		if (svc->max_per_source > 0 &&
-		    slot_count_peer(&peer) >= svc->max_per_source) {
+		if (svc->max_per_source > 0 && slot_count_peer(&peer) +
+		    plain_count_peer(&peer) >= svc->max_per_source) {
 			char a[64];
 
 			port_addr_str(&peer, a, sizeof(a));
@@ -91,9 +106,15 @@ accept_some(const struct service *svc, int lfd)
 			port_close(fd, 1);
 			continue;
 		}
-		if (victim != NULL) {
+		if (victim != NULL || pvictim != NULL)
 			stats.evicted++;
+		if (victim != NULL)
 			slot_abort(victim, "evicted");
+		if (pvictim != NULL)
+			plain_abort(pvictim, "evicted");
+		if (l->plain) {
+			(void)plain_open(fd, &peer, &local, l->svc);
+			continue;
 		}
 		if (slot_open(fd, &peer, &local, svc) == NULL) {
 			log_msg(LOG_ERROR, "accept: cannot reset a TLS context");
@@ -120,16 +141,17 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 {
 	uint64_t accept_after = 0, drain_end = 0;
 	unsigned rotate = 0, budget;
-	int draining = 0;
+	int draining = 0, li[MAX_LISTENERS];
 
 	slot_now = port_now_ms();
 	log_msg(LOG_INFO, "ready slots=%u services=%u listeners=%u",
 	    cfg->slots, cfg->nsvc, nl);
 	for (;;) {
 		uint64_t next = pool_sweep(slot_now), oldest_wait = UINT64_MAX;
-		unsigned sig, nt = 0;
-		size_t n = 0, l0;
-		int timeout, lpolled = 0, spolled = -1;
+		uint64_t poldest = UINT64_MAX;
+		unsigned sig, nt = 0, np = 0;
+		size_t n = 0;
+		int timeout, room, proom, spolled = -1;
 
 		for (unsigned i = 0; i < slot_live_count(); i++) {
 			struct slot *s = slot_live(i);
@@ -145,23 +167,46 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 				oldest_wait = slot_wait_since(s);
 			nt++;
 		}
+		for (unsigned i = 0; i < plain_count(); i++) {
+			struct plain *p = plain_at(i);
+			short ce, be;
+
+			if (p->state == PLAIN_FREE)
+				continue;
+			plain_events(p, &ce, &be);
+			pturn[np].p = p;
+			pturn[np].ci = ce != 0 ? poll_add(&n, p->cfd, ce) : -1;
+			pturn[np].bi = be != 0 ? poll_add(&n, p->bfd, be) : -1;
+			if (p->deadline < next)
+				next = p->deadline;
+			if (plain_wait_since(p) < poldest)
+				poldest = plain_wait_since(p);
+			np++;
+		}
 		/*
-		 * The listeners go last in pfd[]: polled only while a slot
-		 * is free or can be taken from a slow handshake or head.
+		 * The listeners go last in pfd[]: each polled only while its
+		 * table has a free slot or one to take from a slow
+		 * handshake or head.
 		 */
-		l0 = n;
-		if (!draining && slot_now >= accept_after &&
-		    (slot_free_count() > 0 || (oldest_wait != UINT64_MAX &&
-		    slot_now >= oldest_wait + TLSGATE_EVICT_MS))) {
-			lpolled = 1;
-			for (unsigned i = 0; i < nl; i++)
-				(void)poll_add(&n, lst[i].fd, PORT_IN);
-		} else if (!draining && accept_after > slot_now) {
+		room = slot_free_count() > 0 || (oldest_wait != UINT64_MAX &&
+		    slot_now >= oldest_wait + TLSGATE_EVICT_MS);
+		proom = plain_free_count() > 0 || (poldest != UINT64_MAX &&
+		    slot_now >= poldest + TLSGATE_EVICT_MS);
+		for (unsigned i = 0; i < nl; i++)
+			li[i] = !draining && slot_now >= accept_after &&
+			    (lst[i].plain ? proom : room) ?
+			    poll_add(&n, lst[i].fd, PORT_IN) : -1;
+		if (!draining && accept_after > slot_now) {
 			if (accept_after < next)
 				next = accept_after;
-		} else if (!draining && oldest_wait != UINT64_MAX &&
-		    oldest_wait + TLSGATE_EVICT_MS < next)
-			next = oldest_wait + TLSGATE_EVICT_MS;
+		} else if (!draining) {
+			if (!room && oldest_wait != UINT64_MAX &&
+			    oldest_wait + TLSGATE_EVICT_MS < next)
+				next = oldest_wait + TLSGATE_EVICT_MS;
+			if (!proom && poldest != UINT64_MAX &&
+			    poldest + TLSGATE_EVICT_MS < next)
+				next = poldest + TLSGATE_EVICT_MS;
+		}
 		if (stats_fd >= 0)
 			spolled = poll_add(&n, stats_fd, PORT_IN);
 		if (draining && drain_end < next)
@@ -200,10 +245,20 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 					slot_expire(s);
 			}
 		rotate++;
-		for (unsigned i = 0; lpolled && i < nl; i++)
-			if (pfd[l0 + i].revents & PORT_IN) {
+		for (unsigned i = 0; i < np; i++) {
+			struct plain *p = pturn[i].p;
+			int cr = pturn[i].ci >= 0 ? pfd[pturn[i].ci].revents : 0;
+			int br = pturn[i].bi >= 0 ? pfd[pturn[i].bi].revents : 0;
+
+			if (p->state != PLAIN_FREE && (cr != 0 || br != 0))
+				plain_io(p, cr, br);
+			if (p->state != PLAIN_FREE && slot_now >= p->deadline)
+				plain_expire(p);
+		}
+		for (unsigned i = 0; i < nl; i++)
+			if (li[i] >= 0 && (pfd[li[i]].revents & PORT_IN)) {
 				uint64_t t = accept_some(&cfg->svc[lst[i].svc],
-				    lst[i].fd);
+				    &lst[i]);
 
 				if (t > accept_after)
 					accept_after = t;
@@ -221,6 +276,7 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 			if (c != NULL) {
 				cfg = c;
 				pool_flush();
+				plain_reconfig(c);
 			}
 		}
 		if ((sig & PORT_SIG_TERM) && !draining) {
@@ -233,11 +289,17 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 			/* Backwards: a slot that closes moves the last one down. */
 			for (unsigned i = slot_live_count(); i-- > 0;)
 				slot_drain(slot_live(i));
+			for (unsigned i = 0; i < plain_count(); i++)
+				plain_drain(plain_at(i));
 		}
-		if (draining && (slot_live_count() == 0 ||
+		if (draining && ((slot_live_count() == 0 &&
+		    plain_free_count() == plain_count()) ||
 		    slot_now >= drain_end)) {
 			while (slot_live_count() > 0)
 				slot_abort(slot_live(0), "drain-timeout");
+			for (unsigned i = 0; i < plain_count(); i++)
+				if (plain_at(i)->state != PLAIN_FREE)
+					plain_abort(plain_at(i), "drain-timeout");
 			log_stats();
 			log_msg(LOG_INFO, "exit");
 			return 0;

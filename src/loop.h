@@ -15,6 +15,7 @@
 struct listener {
 	int		fd;
 	unsigned	svc;		/* index into config.svc[] */
+	int		plain;		/* a redirect address (plain.h) */
 };
 
 /*

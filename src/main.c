@@ -29,6 +29,7 @@
 #include "defaults.h"
 #include "log.h"
 #include "loop.h"
+#include "plain.h"
 #include "pool.h"
 #include "port.h"
 #include "slot.h"
@@ -39,10 +40,20 @@ static unsigned cur;
 static const char *cfg_path;
 /* Listeners: worker k polls lst[k * nl .. k * nl + nl). */
 static struct listener lst[TLSGATE_MAX_WORKERS * TLSGATE_MAX_SERVICES *
-    TLSGATE_MAX_LISTEN];
+    TLSGATE_MAX_LISTEN * 2];
 static int stats_fd = -1;
 static unsigned nl;
 static int gen_only;		/* -g */
+
+/* The redirect slots are there only for services that listen for them. */
+static unsigned
+plain_slots(const struct config *c)
+{
+	for (unsigned i = 0; i < c->nsvc; i++)
+		if (c->svc[i].nredirect > 0)
+			return c->redirect_slots;
+	return 0;
+}
 
 /* Sizes of the static objects, as the compiler lays them out. */
 static void
@@ -58,9 +69,10 @@ print_footprint(const struct config *c)
 	other = tls_static_bytes() + loop_static_bytes() + pool_static_bytes() +
 	    config_static_bytes() + sizeof(cfgs) + sizeof(lst) +
 	    port_static_bytes() + certgen_static_bytes();
-	total = slot * c->slots + cache + other;
-	max = slot * TLSGATE_MAX_SLOTS + (size_t)TLSGATE_MAX_CACHE *
-	    TLS_CACHE_ENTRY + other;
+	total = slot * c->slots + plain_table_bytes(plain_slots(c)) + cache +
+	    other;
+	max = slot * TLSGATE_MAX_SLOTS + plain_table_bytes(TLSGATE_MAX_PLAIN) +
+	    (size_t)TLSGATE_MAX_CACHE * TLS_CACHE_ENTRY + other;
 	printf("# footprint (bytes)\n");
 	printf("slot = %zu (TLS context %zu + input buffer %zu + output "
 	    "buffer %zu + head buffer %zu + client auth %zu + state %zu)\n",
@@ -68,13 +80,17 @@ print_footprint(const struct config *c)
 	    SLOT(tls.x509), slot - SLOT(tls.sc) - SLOT(ibuf) - SLOT(obuf) -
 	    SLOT(fwd.hbuf) - SLOT(tls.x509));
 	printf("slots = %u x %zu = %zu\n", c->slots, slot, slot * c->slots);
+	printf("redirect slots = %u x %zu = %zu (plain HTTP: no TLS state)\n",
+	    plain_slots(c), plain_table_bytes(1),
+	    plain_table_bytes(plain_slots(c)));
 	printf("session_cache = %u x %d = %zu\n", nsess, TLS_CACHE_ENTRY,
 	    cache);
 	printf("other static = %zu (certificates and keys twice, for reload; "
 	    "buffers; poll table)\n", other);
 	printf("total = %zu (worst case for this config)\n", total);
-	printf("compile-time maximum = %zu (%d slots, %d sessions)\n", max,
-	    TLSGATE_MAX_SLOTS, TLSGATE_MAX_CACHE);
+	printf("compile-time maximum = %zu (%d slots, %d redirect slots, %d "
+	    "sessions)\n", max, TLSGATE_MAX_SLOTS, TLSGATE_MAX_PLAIN,
+	    TLSGATE_MAX_CACHE);
 #undef SLOT
 }
 
@@ -170,7 +186,7 @@ report_certs(const struct config *c, int check)
 static const char *
 needs_restart(const struct config *a, const struct config *b)
 {
-	if (a->slots != b->slots)
+	if (a->slots != b->slots || plain_slots(a) != plain_slots(b))
 		return "slots";
 	if (a->workers != b->workers)
 		return "workers";
@@ -196,6 +212,10 @@ needs_restart(const struct config *a, const struct config *b)
 		    memcmp(a->svc[i].listen, b->svc[i].listen,
 		    sizeof(a->svc[i].listen)) != 0)
 			return "listen addresses";
+		if (a->svc[i].nredirect != b->svc[i].nredirect ||
+		    memcmp(a->svc[i].redirect, b->svc[i].redirect,
+		    sizeof(a->svc[i].redirect)) != 0)
+			return "redirect addresses";
 	}
 	return NULL;
 }
@@ -240,6 +260,33 @@ reload(void)
 	return next;
 }
 
+/* Service i's listeners, TLS then plain HTTP, for worker w. */
+static struct listener *
+listen_all(const struct config *cfg, unsigned i, unsigned w,
+    struct listener *l)
+{
+	const struct service *s = &cfg->svc[i];
+	const char *why;
+	char addr[128];
+
+	for (unsigned j = 0; j < s->nlisten + s->nredirect; j++, l++) {
+		const struct port_addr *a = j < s->nlisten ? &s->listen[j] :
+		    &s->redirect[j - s->nlisten];
+
+		port_addr_str(a, addr, sizeof(addr));
+		l->fd = port_listen(a, TLSGATE_BACKLOG, cfg->workers > 1, &why);
+		if (l->fd < 0)
+			log_fatal(111, "[%s] %s %s: %s", s->name, j < s->nlisten ?
+			    "listen" : "redirect", addr, why);
+		l->svc = i;
+		l->plain = j >= s->nlisten;
+		if (w == 0)
+			log_msg(LOG_INFO, "listening svc=%s on %s%s", s->name,
+			    addr, l->plain ? " (plain HTTP: redirect)" : "");
+	}
+	return l;
+}
+
 /* One worker: its slots, its sockets, its privileges, its loop. */
 static int
 run_worker(unsigned k)
@@ -253,6 +300,7 @@ run_worker(unsigned k)
 	slot_worker = k;
 	port_signals_init();
 	slot_table_init(cfg);
+	plain_init(cfg, plain_slots(cfg));
 	if (port_drop_privileges(cfg->user, cfg->group, cfg->chroot, &why) < 0)
 		log_fatal(111, "dropping privileges (user \"%s\", group \"%s\", "
 		    "chroot \"%s\"): %s", cfg->user, cfg->group, cfg->chroot,
@@ -317,28 +365,16 @@ main(int argc, char **argv)
 		log_fatal(111, "syslog %s: %s", cfg->syslog_socket, why);
 	report_certs(cfg, 0);
 	if (port_fd_limit(cfg->workers * (2 * cfg->slots +
-	    cfg->backend_pool + 32), &why) < 0)
+	    2 * plain_slots(cfg) + cfg->backend_pool + 32), &why) < 0)
 		log_fatal(111, "%s", why);
 	for (unsigned i = 0; i < cfg->nsvc; i++)
-		nl += cfg->svc[i].nlisten;
+		nl += cfg->svc[i].nlisten + cfg->svc[i].nredirect;
 	/* Each worker its own sockets: a restarted one finds its queue. */
 	for (unsigned w = 0; w < cfg->workers; w++) {
 		struct listener *l = lst + (size_t)w * nl;
 
 		for (unsigned i = 0; i < cfg->nsvc; i++)
-			for (unsigned j = 0; j < cfg->svc[i].nlisten; j++, l++) {
-				port_addr_str(&cfg->svc[i].listen[j], addr,
-				    sizeof(addr));
-				l->fd = port_listen(&cfg->svc[i].listen[j],
-				    TLSGATE_BACKLOG, cfg->workers > 1, &why);
-				if (l->fd < 0)
-					log_fatal(111, "[%s] listen %s: %s",
-					    cfg->svc[i].name, addr, why);
-				l->svc = i;
-				if (w == 0)
-					log_msg(LOG_INFO, "listening svc=%s on %s",
-					    cfg->svc[i].name, addr);
-			}
+			l = listen_all(cfg, i, w, l);
 	}
 	if (cfg->stats_on) {
 		port_addr_str(&cfg->stats, addr, sizeof(addr));

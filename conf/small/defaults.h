@@ -16,6 +16,7 @@
 /* One admin's browser opens about 6 connections: room for a few admins. */
 #define TLSGATE_MAX_SLOTS	32	/* connection slots */
 #define TLSGATE_MAX_POOL	8	/* idle backend connections kept */
+#define TLSGATE_MAX_PLAIN	8	/* plain-HTTP (redirect) slots */
 #define TLSGATE_MAX_WORKERS	4	/* worker processes */
 /* Few distinct clients: 256 sessions keep all of them resumable. */
 #define TLSGATE_MAX_CACHE	256	/* TLS sessions in the resumption cache */
@@ -57,6 +58,7 @@
 	"slots = 32\n" \
 	"workers = 1\n" \
 	"backend_pool = 4\n"		/* idle backend connections; 0: none */ \
+	"redirect_slots = 4\n"		/* each is 8.9 KB: a few browsers */ \
 	"drain_timeout = 10s\n" \
 	"log_level = info\n" \
 	"log_rate = 100\n"		/* a small flash log, a serial console */ \
@@ -82,6 +84,7 @@
 	"x_forwarded_port = on\n" \
 	/* One client must not take every slot of a table this small. */ \
 	"max_per_source = 8\n" \
+	"acme_passthrough = off\n" \
 	"cert_generate = off\n"		/* make our own certificate: certgen.h */
 
 #endif

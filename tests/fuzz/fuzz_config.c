@@ -28,6 +28,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		unsigned cache = 0;
 
 		if (c.slots < 1 || c.slots > TLSGATE_MAX_SLOTS ||
+		    c.redirect_slots < 1 || c.redirect_slots > TLSGATE_MAX_PLAIN ||
 		    c.workers < 1 || c.workers > TLSGATE_MAX_WORKERS ||
 		    c.log_level > 3 || c.nsvc < 1 ||
 		    c.nsvc > TLSGATE_MAX_SERVICES)
@@ -37,6 +38,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			cache += s->cache;
 			if (s->nlisten < 1 || s->nlisten > TLSGATE_MAX_LISTEN ||
+			    s->nredirect > TLSGATE_MAX_LISTEN || s->acme > 1 ||
+			    (s->acme && s->proxy != 0) ||
 			    s->ncerts < 1 || s->ncerts > TLSGATE_MAX_SVC_CERTS ||
 			    s->tls_min < 0x0301 || s->tls_min > 0x0303 ||
 			    s->mode > 1 || s->proxy > 2 ||

@@ -11,6 +11,8 @@
  *  - rewrite never exceeds cap, keeps the following bytes, leaves buf
  *    untouched on failure, and its output parses with the same framing
  *    (only a Connection: close may be gone);
+ *  - a redirect fits head + 360 bytes and is one 308 whose Location is
+ *    visible ASCII, followed by the fixed lines (no header injection);
  *  - the chunk walker gives the same result fed whole or split;
  *  - a status line gives a code in 100-599, and a response head that
  *    parses has one of the four framings, a length only with
@@ -206,6 +208,27 @@ fuzz_resp(const uint8_t *p, size_t len)
 	    r.status != 304));
 }
 
+static void
+fuzz_redirect(const uint8_t *p, const struct http_req *req, uint32_t h)
+{
+	static const char pre[] = "HTTP/1.1 308 Permanent Redirect\r\n"
+	    "Location: https://";
+	static const char post[] = "\r\nContent-Length: 0\r\n"
+	    "Connection: close\r\n\r\n";
+	size_t cap = req->head_len + 360, n, i;
+
+	memcpy(work, p, req->head_len);
+	n = http_redirect(work, cap, req, (h & 1) ? "[2001:db8::1]" :
+	    "192.0.2.1", (h >> 1) & 0x1ffff);
+	if (n == 0)
+		return;
+	check(n <= cap && n >= sizeof(pre) + sizeof(post));
+	check(memcmp(work, pre, sizeof(pre) - 1) == 0);
+	for (i = sizeof(pre) - 1; i < n - (sizeof(post) - 1); i++)
+		check(work[i] >= 0x21 && work[i] <= 0x7e);
+	check(memcmp(work + i, post, sizeof(post) - 1) == 0);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
@@ -225,6 +248,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	    http_parse_head(data, end, &req) == HTTP_OK) {
 		check_req(&req, end);
 		fuzz_rewrite(data, len, &req, h);
+		fuzz_redirect(data, &req, h);
 		/* What follows the head is a body (or not): walk it. */
 		fuzz_chunk(data + end, len - end, (len - end) ? split %
 		    (len - end + 1) : 0);

@@ -53,9 +53,11 @@ class NoAllocation(GateTest):
     def test_no_allocation_after_ready_over_1000_connections(self):
         c = certs()
         b = self.backend("http")
-        port = free_port()
+        port, rport = free_port(), free_port()
         conf = os.path.join(self.tmp, "a.conf")
         write_conf(conf, {"listen": "%s:%d" % (LOOPBACK, port),
+                          "redirect": "%s:%d" % (LOOPBACK, rport),
+                          "acme_passthrough": "on",
                           "backend": b.addr, "mode": "http",
                           "cert": c.path["ec.crt"], "key": c.path["ec.key"],
                           "session_cache": "64", "log_level": "info"})
@@ -83,9 +85,16 @@ class NoAllocation(GateTest):
                         self.assertEqual(read_response(s)[-4:], b"0123")
                 session = s.session if i % 2 == 0 else None
                 s.close()
-            # Garbage instead of a ClientHello, and a bad request.
-            for junk in (b"\x16\x03\x01\x00\x05hello", b"GET / HTTP/1.1\r\n\r\n"):
-                with socket.create_connection((LOOPBACK, port)) as r:
+            # Garbage instead of a ClientHello, and a bad request; on
+            # the plain port a redirect, an ACME request, a bad request.
+            for p_, junk in (
+                    (port, b"\x16\x03\x01\x00\x05hello"),
+                    (port, b"GET / HTTP/1.1\r\n\r\n"),
+                    (rport, b"GET /x HTTP/1.1\r\nHost: a\r\n\r\n"),
+                    (rport, b"GET /.well-known/acme-challenge/x HTTP/1.1"
+                     b"\r\nHost: a\r\n\r\n"),
+                    (rport, b"GET / HTTP/1.1\r\n\r\n")):
+                with socket.create_connection((LOOPBACK, p_)) as r:
                     r.sendall(junk)
                     r.settimeout(5)
                     try:

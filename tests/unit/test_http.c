@@ -1395,6 +1395,146 @@ strerror_names_every_code(void)
 	return 1;
 }
 
+/*
+ * The 308 for head, with own and port; NULL when http_redirect() refuses.
+ * The buffer is exactly the head plus the room the header promises.
+ */
+static char redir_out[9000];
+
+static const char *
+redirect_str(const char *head, const char *own, unsigned port)
+{
+	size_t len = strlen(head), cap = len + 360, n;
+	struct http_req req;
+	uint8_t *p = heap_copy(head, len);
+
+	p = realloc(p, cap);
+	if (p == NULL || http_parse_head(p, len, &req) != HTTP_OK) {
+		free(p);
+		return "unparsed";
+	}
+	n = http_redirect(p, cap, &req, own, port);
+	if (n > 0)
+		memcpy(redir_out, p, n);
+	redir_out[n] = '\0';
+	free(p);
+	return n > 0 ? redir_out : NULL;
+}
+
+#define LOCATION(head, own, port, want) do {				\
+	const char *r_ = redirect_str(head, own, port);			\
+	CHECK(r_ != NULL);						\
+	CHECK(strncmp(r_, "HTTP/1.1 308 Permanent Redirect\r\n"		\
+	    "Location: " want "\r\nContent-Length: 0\r\n"		\
+	    "Connection: close\r\n\r\n", sizeof(redir_out)) == 0);	\
+} while (0)
+
+static int
+redirect_keeps_host_path_and_query(void)
+{
+	LOCATION("GET /a/b?c=d HTTP/1.1\r\nHost: dev.example\r\n\r\n",
+	    "192.0.2.1", 8443, "https://dev.example:8443/a/b?c=d");
+	LOCATION("HEAD / HTTP/1.1\r\nHost: dev.example\r\n\r\n",
+	    "192.0.2.1", 443, "https://dev.example/");
+	LOCATION("GET /x HTTP/1.1\r\nHost: dev.example:80\r\n\r\n",
+	    "192.0.2.1", 443, "https://dev.example/x");
+	LOCATION("GET /x HTTP/1.1\r\nHost: 10.0.0.7:8080\r\n\r\n",
+	    "192.0.2.1", 443, "https://10.0.0.7/x");
+	LOCATION("GET /x HTTP/1.1\r\nHost: [fe80::1]:80\r\n\r\n",
+	    "192.0.2.1", 4443, "https://[fe80::1]:4443/x");
+	LOCATION("GET /x HTTP/1.1\r\nHost: [::1]\r\n\r\n",
+	    "192.0.2.1", 443, "https://[::1]/x");
+	return 1;
+}
+
+static int
+redirect_takes_absolute_form_authority(void)
+{
+	LOCATION("GET http://other.example:80/p?q HTTP/1.1\r\n"
+	    "Host: dev.example\r\n\r\n", "192.0.2.1", 443,
+	    "https://other.example/p?q");
+	LOCATION("GET http://other.example HTTP/1.1\r\nHost: x\r\n\r\n",
+	    "192.0.2.1", 443, "https://other.example/");
+	LOCATION("GET http://other.example?q HTTP/1.1\r\nHost: x\r\n\r\n",
+	    "192.0.2.1", 443, "https://other.example/?q");
+	return 1;
+}
+
+static int
+redirect_without_host_uses_our_address(void)
+{
+	LOCATION("GET /x HTTP/1.0\r\n\r\n", "192.0.2.1", 8443,
+	    "https://192.0.2.1:8443/x");
+	LOCATION("GET /x HTTP/1.0\r\n\r\n", "[2001:db8::5]", 443,
+	    "https://[2001:db8::5]/x");
+	LOCATION("OPTIONS * HTTP/1.1\r\nHost: dev.example\r\n\r\n",
+	    "192.0.2.1", 443, "https://dev.example/");
+	return 1;
+}
+
+static int
+redirect_refuses_hosts_that_are_not_names(void)
+{
+	static const char *const bad[] = { "a b", "a@b", "a/b", "a:b:80",
+	    ":80", "host:", "[::1", "[]", "[::1]x", "[::g]", "a%2eb",
+	    "\"x\"", "a\tb" };
+	char head[512];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(head, sizeof(head), "GET / HTTP/1.1\r\nHost: %s\r\n"
+		    "\r\n", bad[i]);
+		CHECK(redirect_str(head, "192.0.2.1", 443) == NULL);
+	}
+	CHECK(redirect_str("GET http://u@h/ HTTP/1.1\r\nHost: h\r\n\r\n",
+	    "192.0.2.1", 443) == NULL);
+	/* 255 bytes is the longest name; 256 is refused. */
+	snprintf(head, sizeof(head), "GET / HTTP/1.1\r\nHost: %0255d\r\n\r\n",
+	    0);
+	CHECK(redirect_str(head, "192.0.2.1", 443) != NULL);
+	snprintf(head, sizeof(head), "GET / HTTP/1.1\r\nHost: %0256d\r\n\r\n",
+	    0);
+	CHECK(redirect_str(head, "192.0.2.1", 443) == NULL);
+	return 1;
+}
+
+static int
+redirect_fits_longest_head(void)
+{
+	static char head[8192];
+	size_t n;
+
+	/* A target filling the head: the answer still fits in +360. */
+	n = (size_t)snprintf(head, sizeof(head), "GET /");
+	memset(head + n, 'a', sizeof(head) - 300);
+	n += sizeof(head) - 300;
+	snprintf(head + n, sizeof(head) - n, " HTTP/1.1\r\nHost: %0255d\r\n"
+	    "\r\n", 0);
+	CHECK(redirect_str(head, "192.0.2.1", 65535) != NULL);
+	CHECK(strlen(redir_out) == 51 + 255 + 6 + 1 + sizeof(head) - 300 +
+	    42);
+	return 1;
+}
+
+static int
+rewrite_close_flag_adds_connection_close(void)
+{
+	const char *head = "GET / HTTP/1.1\r\nHost: h\r\n"
+	    "Connection: keep-alive\r\n\r\n";
+	struct http_fwd fwd = { HTTP_FWD_CLOSE, "192.0.2.9", 9, 0, NULL, 0 };
+	struct http_req req;
+	uint8_t buf[256];
+	size_t n;
+
+	memcpy(buf, head, strlen(head));
+	CHECK(http_parse_head(buf, strlen(head), &req) == HTTP_OK);
+	n = http_rewrite_head(buf, strlen(head), sizeof(buf), &req, &fwd);
+	CHECK(n > 0);
+	CHECK(http_parse_head(buf, n, &req) == HTTP_OK);
+	CHECK(!req.keep_alive);
+	CHECK(memcmp(buf + n - 21, "Connection: close\r\n\r\n", 21) == 0);
+	return 1;
+}
+
 static const struct unit_test tests[] = {
 	T(head_end_finds_crlfcrlf),
 	T(head_end_stops_at_first_of_pipelined_heads),
@@ -1478,6 +1618,12 @@ static const struct unit_test tests[] = {
 	T(resp_rejects_ambiguous_framing),
 	T(error_pages_are_well_framed),
 	T(strerror_names_every_code),
+	T(redirect_keeps_host_path_and_query),
+	T(redirect_takes_absolute_form_authority),
+	T(redirect_without_host_uses_our_address),
+	T(redirect_refuses_hosts_that_are_not_names),
+	T(redirect_fits_longest_head),
+	T(rewrite_close_flag_adds_connection_close),
 };
 
 int

@@ -1,0 +1,476 @@
+/*
+ * plain.c - see plain.h.
+ */
+#include <string.h>
+
+#include "log.h"
+#include "plain.h"
+#include "slot.h"
+
+#define LINGER_MS	2000	/* as slot.c's */
+
+static struct plain ptab[TLSGATE_MAX_PLAIN];
+static unsigned pn, pfree;
+static const struct config *pcfg;
+
+void
+plain_init(const struct config *c, unsigned n)
+{
+	pcfg = c;
+	pn = pfree = n;
+	for (unsigned i = 0; i < n; i++) {
+		ptab[i].id = i;
+		ptab[i].state = PLAIN_FREE;
+		ptab[i].cfd = ptab[i].bfd = -1;
+	}
+}
+
+/* A reload keeps the services (names, count): only their values change. */
+void
+plain_reconfig(const struct config *c)
+{
+	pcfg = c;
+}
+
+size_t
+plain_table_bytes(unsigned n)
+{
+	return (size_t)n * sizeof(struct plain);
+}
+
+unsigned
+plain_free_count(void)
+{
+	return pfree;
+}
+
+unsigned
+plain_count(void)
+{
+	return pn;
+}
+
+struct plain *
+plain_at(unsigned i)
+{
+	return &ptab[i];
+}
+
+uint64_t
+plain_wait_since(const struct plain *p)
+{
+	if (p->state == PLAIN_LINGER)
+		return 0;
+	return p->state == PLAIN_HEAD ? p->t_accept : UINT64_MAX;
+}
+
+struct plain *
+plain_oldest_waiting(uint64_t since_before)
+{
+	struct plain *old = NULL;
+	uint64_t t, best = UINT64_MAX;
+
+	for (unsigned i = 0; i < pn; i++) {
+		t = plain_wait_since(&ptab[i]);
+		if (ptab[i].state != PLAIN_FREE && t <= since_before &&
+		    t < best) {
+			best = t;
+			old = &ptab[i];
+		}
+	}
+	return old;
+}
+
+unsigned
+plain_count_peer(const struct port_addr *peer)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < pn; i++)
+		n += (unsigned)(ptab[i].state != PLAIN_FREE &&
+		    port_addr_same_ip(&ptab[i].peer, peer));
+	return n;
+}
+
+static const struct service *
+svc_of(const struct plain *p)
+{
+	return &pcfg->svc[p->svc];
+}
+
+struct plain *
+plain_open(int cfd, const struct port_addr *peer,
+    const struct port_addr *local, unsigned svc)
+{
+	struct plain *p = NULL;
+
+	for (unsigned i = 0; i < pn && p == NULL; i++)
+		if (ptab[i].state == PLAIN_FREE)
+			p = &ptab[i];
+	if (p == NULL)
+		return NULL;
+	pfree--;
+	p->state = PLAIN_HEAD;
+	p->cfd = cfd;
+	p->bfd = -1;
+	p->svc = svc;
+	p->blocked = 0;
+	p->t_accept = slot_now;
+	p->deadline = slot_now + svc_of(p)->head_ms;
+	p->peer = *peer;
+	p->local = *local;
+	p->len = p->off = p->scan = 0;
+	p->in = p->out = 0;
+	p->status = 0;
+	p->outcome = NULL;
+	return p;
+}
+
+static void
+set_outcome(struct plain *p, const char *why)
+{
+	if (p->outcome == NULL)
+		p->outcome = why;
+}
+
+static void
+plain_close(struct plain *p, int abort)
+{
+	char peer[64];
+
+	port_addr_str(&p->peer, peer, sizeof(peer));
+	log_msg(LOG_INFO, "plain id=%u worker=%u svc=%s peer=%s ms=%llu in=%llu "
+	    "out=%llu status=%d outcome=%s", p->id, slot_worker,
+	    svc_of(p)->name, peer, (unsigned long long)(slot_now - p->t_accept),
+	    p->in, p->out, p->status, p->outcome != NULL ? p->outcome : "-");
+	if (p->status >= 400)
+		stats.http_errors++;
+	port_close(p->cfd, abort);
+	if (p->bfd >= 0)
+		port_close(p->bfd, abort);
+	p->cfd = p->bfd = -1;
+	p->state = PLAIN_FREE;
+	pfree++;
+}
+
+void
+plain_abort(struct plain *p, const char *outcome)
+{
+	set_outcome(p, outcome);
+	plain_close(p, p->state != PLAIN_LINGER);
+}
+
+/* Our last byte is out: FIN, then drop what comes until EOF or 2 s. */
+static void
+linger(struct plain *p)
+{
+	if (p->bfd >= 0)
+		port_close(p->bfd, 0);
+	p->bfd = -1;
+	port_shutdown_wr(p->cfd);
+	p->state = PLAIN_LINGER;
+	p->deadline = slot_now + LINGER_MS;
+}
+
+/* buf[off..len) to fd; 1 when all of it is out, 0 blocked, -1 failed. */
+static int
+flush(struct plain *p, int fd)
+{
+	long n = port_write(fd, p->buf + p->off, p->len - p->off);
+
+	if (n < 0 && n != PORT_AGAIN)
+		return -1;
+	if (n > 0) {
+		p->off += (size_t)n;
+		if (fd == p->cfd)
+			p->out += (unsigned long long)n;
+	}
+	p->blocked = p->off < p->len;
+	return !p->blocked;
+}
+
+/* Answer with our page, or the 308 already in buf, then linger. */
+static void
+answer(struct plain *p, int status, const char *why)
+{
+	const char *page;
+	size_t n;
+
+	p->status = status;
+	set_outcome(p, why);
+	if (p->bfd >= 0)
+		port_close(p->bfd, 1);
+	p->bfd = -1;
+	if (status != 308) {
+		page = http_error_page(status, &n);
+		memcpy(p->buf, page, n);
+		p->len = n;
+	}
+	p->off = 0;
+	p->state = PLAIN_WRITE;
+	p->deadline = slot_now + svc_of(p)->idle_ms;
+	switch (flush(p, p->cfd)) {
+	case 1:
+		linger(p);
+		break;
+	case -1:
+		plain_abort(p, "client-reset");
+		break;
+	}
+}
+
+static int
+is_acme(const uint8_t *b, const struct http_req *r)
+{
+	static const char pfx[] = "/.well-known/acme-challenge/";
+
+	return ((r->method_len == 3 && memcmp(b, "GET", 3) == 0) ||
+	    (r->method_len == 4 && memcmp(b, "HEAD", 4) == 0)) &&
+	    !r->upgrade && (r->body == HTTP_BODY_NONE ||
+	    (r->body == HTTP_BODY_LENGTH && r->body_len == 0)) &&
+	    r->target_len > sizeof(pfx) - 1 &&
+	    memcmp(b + r->target_off, pfx, sizeof(pfx) - 1) == 0;
+}
+
+/* The ACME request, closing, to the backend: the answer ends at its EOF. */
+static void
+to_backend(struct plain *p, struct http_req *req)
+{
+	const struct service *svc = svc_of(p);
+	struct http_fwd hf;
+	const char *why;
+	char ip[48];
+
+	port_addr_ip(&p->peer, ip, sizeof(ip));
+	memset(&hf, 0, sizeof(hf));
+	hf.flags = HTTP_FWD_CLOSE | (svc->xff ? HTTP_FWD_FOR : 0);
+	hf.peer = ip;
+	hf.peer_len = strlen(ip);
+	p->len = http_rewrite_head(p->buf, req->head_len, sizeof(p->buf), req,
+	    &hf);
+	if (p->len == 0) {
+		answer(p, 431, "head-too-big");
+		return;
+	}
+	stats.backend_connects++;
+	p->bfd = port_connect(&svc->backend, &why);
+	if (p->bfd < 0) {
+		log_msg(LOG_WARN, "backend plain id=%u connect: %s", p->id, why);
+		stats.backend_errors++;
+		answer(p, 502, "backend-refused");
+		return;
+	}
+	stats.acme_forwarded++;
+	p->off = 0;
+	p->state = PLAIN_CONNECT;
+	p->deadline = slot_now + svc->connect_ms;
+}
+
+/* The 308 into buf: the host is ours if the client gave none. */
+static size_t
+redirect(struct plain *p, const struct http_req *req)
+{
+	const struct port_addr *tls = &svc_of(p)->listen[0];
+	char ip[48];
+
+	ip[0] = '[';
+	port_addr_ip(&p->local, ip + 1, sizeof(ip) - 2);
+	if (port_addr_is_v6(&p->local))
+		memcpy(ip + strlen(ip), "]", 2);
+	return http_redirect(p->buf, sizeof(p->buf), req,
+	    ip + !port_addr_is_v6(&p->local), port_addr_port(tls));
+}
+
+/* The head is complete: the 308, the ACME request, or an error page. */
+static void
+head_done(struct plain *p)
+{
+	const struct service *svc = svc_of(p);
+	struct http_req req;
+	int rc = http_parse_head(p->buf, p->scan, &req);
+
+	if (rc != HTTP_OK)
+		answer(p, http_err_status(rc), http_strerror(rc));
+	else if (slot_draining)
+		answer(p, 503, "draining");
+	else if (svc->acme && is_acme(p->buf, &req))
+		to_backend(p, &req);
+	else if ((p->len = redirect(p, &req)) == 0)
+		answer(p, 400, "bad-host");
+	else {
+		stats.redirects++;
+		answer(p, 308, "redirect");
+	}
+}
+
+static void
+read_head(struct plain *p)
+{
+	long n = port_read(p->cfd, p->buf + p->len, TLSGATE_HEAD_MAX - p->len);
+	int rc;
+
+	if (n == PORT_AGAIN)
+		return;
+	if (n <= 0) {
+		plain_abort(p, p->len > 0 ? "client-closed" : "no-request");
+		return;
+	}
+	p->len += (size_t)n;
+	p->in += (unsigned long long)n;
+	rc = http_head_end(p->buf, p->len, &p->scan);
+	if (rc == HTTP_OK)
+		head_done(p);
+	else if (rc != HTTP_MORE)
+		answer(p, 400, http_strerror(rc));
+	else if (p->len == TLSGATE_HEAD_MAX)
+		answer(p, 431, "head-too-big");
+}
+
+/* The backend's answer, a buffer at a time, to the client. */
+static void
+relay(struct plain *p, int brev)
+{
+	long n;
+
+	if (p->off < p->len && flush(p, p->cfd) < 0) {
+		plain_abort(p, "client-reset");
+		return;
+	}
+	if (p->off < p->len || !brev)
+		return;
+	n = port_read(p->bfd, p->buf, sizeof(p->buf));
+	if (n == PORT_AGAIN)
+		return;
+	if (n < 0 || (n == 0 && p->out == 0)) {
+		stats.backend_errors++;
+		answer(p, 502, n < 0 ? "backend-reset" : "backend-closed");
+		return;
+	}
+	if (n == 0) {
+		set_outcome(p, "acme");
+		linger(p);
+		return;
+	}
+	p->len = (size_t)n;
+	p->off = 0;
+	p->deadline = slot_now + svc_of(p)->idle_ms;
+	if (flush(p, p->cfd) < 0)
+		plain_abort(p, "client-reset");
+}
+
+void
+plain_events(const struct plain *p, short *cev, short *bev)
+{
+	*cev = *bev = 0;
+	switch (p->state) {
+	case PLAIN_HEAD:
+	case PLAIN_LINGER:
+		*cev = PORT_IN;
+		break;
+	case PLAIN_WRITE:
+		*cev = PORT_OUT;
+		break;
+	case PLAIN_CONNECT:
+	case PLAIN_TOBACK:
+		*bev = PORT_OUT;
+		break;
+	case PLAIN_RELAY:
+		if (p->blocked)
+			*cev = PORT_OUT;
+		else
+			*bev = PORT_IN;
+		break;
+	case PLAIN_FREE:
+		break;
+	}
+}
+
+void
+plain_io(struct plain *p, int crev, int brev)
+{
+	const char *why;
+	long n;
+
+	switch (p->state) {
+	case PLAIN_HEAD:
+		read_head(p);
+		break;
+	case PLAIN_WRITE:
+		if ((n = flush(p, p->cfd)) < 0)
+			plain_abort(p, "client-reset");
+		else if (n > 0)
+			linger(p);
+		break;
+	case PLAIN_CONNECT:
+		if ((why = port_connect_result(p->bfd)) != NULL) {
+			log_msg(LOG_WARN, "backend plain id=%u connect: %s",
+			    p->id, why);
+			stats.backend_errors++;
+			answer(p, 502, "backend-refused");
+			break;
+		}
+		p->state = PLAIN_TOBACK;
+		/* FALLTHROUGH */
+	case PLAIN_TOBACK:
+		if ((n = flush(p, p->bfd)) < 0) {
+			stats.backend_errors++;
+			answer(p, 502, "backend-reset");
+		} else if (n > 0) {
+			p->len = p->off = 0;
+			p->state = PLAIN_RELAY;
+			p->deadline = slot_now + svc_of(p)->idle_ms;
+		}
+		break;
+	case PLAIN_RELAY:
+		relay(p, brev | crev);
+		break;
+	case PLAIN_LINGER:
+		do
+			n = port_read(p->cfd, p->buf, sizeof(p->buf));
+		while (n > 0);
+		if (n != PORT_AGAIN)
+			plain_close(p, 0);
+		break;
+	case PLAIN_FREE:
+		break;
+	}
+}
+
+void
+plain_expire(struct plain *p)
+{
+	switch (p->state) {
+	case PLAIN_HEAD:
+		stats.timeouts++;
+		if (p->len > 0)
+			answer(p, 408, "head-timeout");
+		else {
+			/* As a server's keep-alive timeout: an orderly close. */
+			set_outcome(p, "head-timeout");
+			plain_close(p, 0);
+		}
+		break;
+	case PLAIN_CONNECT:
+	case PLAIN_TOBACK:
+		stats.backend_errors++;
+		answer(p, 504, "backend-timeout");
+		break;
+	case PLAIN_WRITE:
+	case PLAIN_RELAY:
+		stats.timeouts++;
+		plain_abort(p, "idle-timeout");
+		break;
+	case PLAIN_LINGER:
+		plain_close(p, 0);
+		break;
+	case PLAIN_FREE:
+		break;
+	}
+}
+
+void
+plain_drain(struct plain *p)
+{
+	if (p->state == PLAIN_HEAD && p->len == 0)
+		plain_abort(p, "drained");
+}

@@ -1,0 +1,80 @@
+/*
+ * plain.h - the plain-HTTP port (a service's `redirect` addresses).
+ *
+ * Admins type the device's address without https://.  Every request
+ * read here gets 308 Permanent Redirect to the same host and target on
+ * the service's TLS port; with acme_passthrough, a GET or HEAD for
+ * /.well-known/acme-challenge/ goes to the service's backend instead, so
+ * that an ACME client on the device can prove the name (RFC 8555 8.3).
+ *
+ * One request a connection (every answer ends it).  A plain slot has no
+ * TLS context and no TLS buffers: one head buffer, which then holds the
+ * answer, ours or the backend's on its way.  The head is parsed by the
+ * same strict parser as on TLS; the timeouts, per-source limit and
+ * eviction are the TLS slots' (loop.c counts both tables).
+ *
+ *   HEAD --308, 400, 408, 431--> WRITE --written--> LINGER
+ *   HEAD --ACME--> CONNECT --> TOBACK --head written--> RELAY
+ *   RELAY --backend EOF, answer written--> LINGER
+ *   CONNECT, TOBACK --refused, timed out--> WRITE (502, 504)
+ *   LINGER --client EOF or 2 s--> FREE
+ */
+#ifndef TLSGATE_PLAIN_H
+#define TLSGATE_PLAIN_H
+
+#include <stdint.h>
+
+#include "config.h"
+#include "defaults.h"
+#include "http.h"
+#include "port.h"
+
+enum plain_state {
+	PLAIN_FREE,
+	PLAIN_HEAD,		/* reading the request head */
+	PLAIN_WRITE,		/* writing our answer */
+	PLAIN_CONNECT,		/* ACME: backend connect pending */
+	PLAIN_TOBACK,		/* ACME: writing the head to the backend */
+	PLAIN_RELAY,		/* ACME: the backend's answer to the client */
+	PLAIN_LINGER,		/* FIN sent: dropping input until EOF */
+};
+
+struct plain {
+	enum plain_state	 state;
+	int			 cfd, bfd;
+	unsigned		 id, svc;	/* svc: index in the config */
+	int			 blocked;	/* the last write came back short */
+	uint64_t		 t_accept, deadline;
+	struct port_addr	 peer, local;
+	size_t			 len, off, scan; /* buf: filled, written, scanned */
+	unsigned long long	 in, out;
+	int			 status;
+	const char		*outcome;
+	unsigned char		 buf[TLSGATE_HEAD_MAX + HTTP_FWD_SLACK];
+};
+
+/* n plain slots, serving the services of cfg (also after a reload). */
+void	plain_init(const struct config *, unsigned n);
+void	plain_reconfig(const struct config *);
+/* Take a free plain slot for a new client; NULL when none is free. */
+struct plain *plain_open(int cfd, const struct port_addr *peer,
+	    const struct port_addr *local, unsigned svc);
+unsigned plain_free_count(void);
+/* Slot i (< the n of plain_init), free or not. */
+struct plain *plain_at(unsigned i);
+unsigned plain_count(void);
+/* As slot_wait_since() and slot_oldest_waiting(). */
+uint64_t plain_wait_since(const struct plain *);
+struct plain *plain_oldest_waiting(uint64_t since_before);
+unsigned plain_count_peer(const struct port_addr *);
+
+void	plain_events(const struct plain *, short *cev, short *bev);
+void	plain_io(struct plain *, int crev, int brev);
+void	plain_expire(struct plain *);
+/* Draining: end the slot now if no request has begun. */
+void	plain_drain(struct plain *);
+void	plain_abort(struct plain *, const char *outcome);
+
+size_t	plain_table_bytes(unsigned n);
+
+#endif
