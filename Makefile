@@ -28,14 +28,19 @@ SAN	= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 
 SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c src/slot.c \
 	  src/forward.c src/pool.c src/hello.c src/http.c src/loop.c src/log.c \
-	  src/der.c src/certgen.c src/plain.c
+	  src/der.c src/certgen.c src/plain.c src/t13.c src/t13crypto.c \
+	  src/t13hello.c
 PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)
 
 all: $(B)/tlsgate
 
+# tls.c's downgrade sentinel sees BearSSL's ServerHello random through
+# the linker (a static BearSSL only: a shared one calls inside itself).
+WRAP_DRBG = -Wl,--wrap=br_hmac_drbg_generate
+
 $(B)/tlsgate: $(OBJ) $(BEARSSL_DEP)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJ) $(BEARSSL_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $(WRAP_DRBG) -o $@ $(OBJ) $(BEARSSL_LIBS)
 
 $(B)/src/%.o: src/%.c src/*.h port/port.h $(CONF)/defaults.h | $(BEARSSL_DEP)
 	@mkdir -p $(@D)
@@ -177,11 +182,11 @@ build/fuzz/fuzz_http: tests/fuzz/fuzz_http.c src/http.c
 
 build/fuzz/fuzz_slot: tests/fuzz/fuzz_slot.c tests/fuzz/fakeport.c \
 	    src/slot.c src/forward.c src/http.c src/tls.c src/cred.c src/config.c \
-	    src/hello.c src/pool.c \
+	    src/hello.c src/pool.c src/t13.c src/t13crypto.c src/t13hello.c \
 	    src/log.c src/certname.c src/*.h port/port.h $(CONF)/defaults.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ \
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) $(WRAP_DRBG) -o $@ \
 	    $(filter %.c,$^) $(BEARSSL_LIBS)
 
 fuzz: $(FUZZERS:%=build/fuzz/fuzz_%)

@@ -77,7 +77,8 @@ static const struct key keys[] = {
 	{ "key",		K_KEY,	S(certs), 0, 0, NULL },
 	{ "client_ca",		K_PATH,	S(client_ca), 0, 0, NULL },
 	{ "session_cache",	K_UINT,	S(cache), 0, TLSGATE_MAX_CACHE, NULL },
-	{ "tls_min",		K_TLS,	S(tls_min), 0, 0, NULL },
+	{ "tls_min",		K_TLS,	S(tls_min), 0x0301, 0x0303, NULL },
+	{ "tls_max",		K_TLS,	S(tls_max), 0x0303, 0x0304, NULL },
 	{ "mode",		K_ENUM,	S(mode), 0, 0, modes },
 	{ "proxy_protocol",	K_ENUM,	S(proxy), 0, 0, proxies },
 	{ "handshake_timeout",	K_MS,	S(handshake_ms), 100, H, NULL },
@@ -302,12 +303,15 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 		return NULL;
 	case K_TLS:
 		if (len == 3 && memcmp(v, "1.", 2) == 0 && v[2] >= '0' &&
-		    v[2] <= '2') {
+		    0x0301u + (unsigned)(v[2] - '0') >= k->min &&
+		    0x0301u + (unsigned)(v[2] - '0') <= k->max) {
 			*(unsigned *)(void *)field = 0x0301u + (unsigned)(v[2] -
 			    '0');
 			return NULL;
 		}
-		return "expected 1.0, 1.1 or 1.2";
+		snprintf(msg, msgcap, "expected 1.%u to 1.%u", k->min - 0x0301,
+		    k->max - 0x0301);
+		return msg;
 	}
 	return "internal error";
 }

@@ -43,6 +43,7 @@ struct service {
 	char		client_ca[CONFIG_PATH_MAX];	/* "": no client auth */
 	unsigned	cache;		/* sessions */
 	unsigned	tls_min;	/* 0x0301 .. 0x0303 */
+	unsigned	tls_max;	/* 0x0303 or 0x0304 */
 	unsigned	mode;		/* MODE_* */
 	unsigned	proxy;		/* PROXY_* (tcp mode) */
 	unsigned	handshake_ms, head_ms, connect_ms, idle_ms;

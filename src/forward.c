@@ -185,7 +185,6 @@ static enum fwd_verdict
 stage_head(struct slot *s, struct fwd *f, const unsigned char *buf,
     size_t len)
 {
-	br_ssl_engine_context *eng = &s->tls.sc.eng;
 	size_t room = TLSGATE_HEAD_MAX - f->hlen, n = len < room ? len : room;
 	size_t before = f->hlen;
 	int rc;
@@ -197,7 +196,7 @@ stage_head(struct slot *s, struct fwd *f, const unsigned char *buf,
 	}
 	rc = http_head_end(f->hbuf, f->hlen + n, &f->hscan);
 	if (rc != HTTP_OK) {
-		br_ssl_engine_recvapp_ack(eng, n);
+		tls_recvapp_ack(&s->tls, n);
 		f->hlen += n;
 		if (rc != HTTP_MORE)
 			return refuse(f, http_err_status(rc), http_strerror(rc));
@@ -205,7 +204,7 @@ stage_head(struct slot *s, struct fwd *f, const unsigned char *buf,
 		    "head-too-big") : FWD_MOVED;
 	}
 	/* Only the head's own bytes leave the engine. */
-	br_ssl_engine_recvapp_ack(eng, f->hscan - before);
+	tls_recvapp_ack(&s->tls, f->hscan - before);
 	f->hlen = f->hscan;
 	return head_complete(s, f);
 }
@@ -214,7 +213,6 @@ enum fwd_verdict
 fwd_client(struct slot *s, unsigned st, const unsigned char **buf,
     size_t *len)
 {
-	br_ssl_engine_context *eng = &s->tls.sc.eng;
 	struct fwd *f = &s->fwd;
 	unsigned char *in;
 	size_t used;
@@ -227,7 +225,7 @@ fwd_client(struct slot *s, unsigned st, const unsigned char **buf,
 	}
 	if (!(st & BR_SSL_RECVAPP))
 		return FWD_IDLE;
-	in = br_ssl_engine_recvapp_buf(eng, len);
+	in = tls_recvapp_buf(&s->tls, len);
 	*buf = in;
 	switch (f->phase) {
 	case FWD_HEAD:
@@ -236,7 +234,7 @@ fwd_client(struct slot *s, unsigned st, const unsigned char **buf,
 			return FWD_IDLE;
 		return stage_head(s, f, in, *len);
 	case FWD_DONE:
-		br_ssl_engine_recvapp_ack(eng, *len);
+		tls_recvapp_ack(&s->tls, *len);
 		return FWD_MOVED;
 	case FWD_RAW:
 		return FWD_WRITE;
@@ -282,7 +280,7 @@ fwd_wrote(struct slot *s, size_t n)
 		f->phase = FWD_BODY;
 		return FWD_MOVED;
 	}
-	br_ssl_engine_recvapp_ack(&s->tls.sc.eng, n);
+	tls_recvapp_ack(&s->tls, n);
 	if (f->phase == FWD_BODY) {
 		f->body_left -= n;
 		if (f->body_left == 0 && f->body_end)

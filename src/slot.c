@@ -198,23 +198,20 @@ backend_release(struct slot *s, int abort)
 static void
 slot_close(struct slot *s, int abort)
 {
-	br_ssl_engine_context *eng = &s->tls.sc.eng;
 	char peer[64], sni[256];
 	unsigned pos;
 	int hs = (s->flags & SLOT_F_HSDONE) != 0;
 
 	port_addr_str(&s->peer, peer, sizeof(peer));
-	sni_for_log(br_ssl_engine_get_server_name(eng), sni, sizeof(sni));
-	/* BEARSSL-INTERNAL: session.cipher_suite read in place; the API
-	 * would copy the master secret out with it. */
+	sni_for_log(tls_server_name(&s->tls), sni, sizeof(sni));
 	log_msg(LOG_INFO, "conn id=%u worker=%u svc=%s peer=%s ms=%llu in=%llu "
 	    "out=%llu requests=%u resumed=%s version=%s suite=%s sni=%s "
 	    "status=%d alert=%u outcome=%s", s->id, slot_worker, s->svc->name,
 	    peer, (unsigned long long)(slot_now - s->t_accept), s->c2b,
 	    s->b2c, s->fwd.nreq,
 	    hs && tls_resumed(&s->tls) ? "yes" : "no",
-	    hs ? tls_version_name(br_ssl_engine_get_version(eng)) : "none",
-	    hs ? tls_suite_name(eng->session.cipher_suite) : "none",
+	    hs ? tls_version_name(tls_version(&s->tls)) : "none",
+	    hs ? tls_suite_name(tls_suite(&s->tls)) : "none",
 	    sni, s->status, s->alert, s->outcome != NULL ? s->outcome :
 	    tls_error_name(s->err));
 	stats.bytes_in += s->c2b;
@@ -254,11 +251,11 @@ start_closing(struct slot *s, const char *why)
 
 	if (why != NULL)
 		set_outcome(s, why);
-	/* After br_ssl_engine_close() unread plaintext would block input. */
-	while (br_ssl_engine_recvapp_buf(&s->tls.sc.eng, &len) != NULL)
-		br_ssl_engine_recvapp_ack(&s->tls.sc.eng, len);
+	/* After tls_close() unread plaintext would block input. */
+	while (tls_recvapp_buf(&s->tls, &len) != NULL)
+		tls_recvapp_ack(&s->tls, len);
 	backend_release(s, 0);
-	br_ssl_engine_close(&s->tls.sc.eng);
+	tls_close(&s->tls);
 	s->state = SLOT_CLOSING;
 	s->deadline = slot_now + LINGER_MS;
 }
@@ -373,7 +370,6 @@ backend_shut(struct slot *s)
 static int
 to_client(struct slot *s, unsigned st)
 {
-	br_ssl_engine_context *eng = &s->tls.sc.eng;
 	unsigned char *buf;
 	size_t len;
 	long n;
@@ -381,7 +377,7 @@ to_client(struct slot *s, unsigned st)
 	if (!(st & BR_SSL_SENDREC) ||
 	    (s->flags & (SLOT_F_CWB | SLOT_F_CSHUT)))
 		return 0;
-	buf = br_ssl_engine_sendrec_buf(eng, &len);
+	buf = tls_sendrec_buf(&s->tls, &len);
 	n = port_write(s->cfd, buf, len);
 	if (n == PORT_AGAIN || (n > 0 && (size_t)n < len))
 		s->flags |= SLOT_F_CWB;
@@ -391,7 +387,59 @@ to_client(struct slot *s, unsigned st)
 	}
 	if (n <= 0)
 		return 0;
-	br_ssl_engine_sendrec_ack(eng, (size_t)n);
+	tls_sendrec_ack(&s->tls, (size_t)n);
+	return 1;
+}
+
+/* Read the client into dst[0..room): the bytes read, or 0 (flags set). */
+static size_t
+read_client(struct slot *s, unsigned char *dst, size_t room)
+{
+	long n = port_read(s->cfd, dst, room);
+
+	if (n == PORT_AGAIN || n == 0) {
+		s->flags &= ~SLOT_F_CRD;
+		if (n == 0)
+			s->flags |= SLOT_F_CEOF;
+		return 0;
+	}
+	if (n < 0) {
+		set_outcome(s, "client-reset");
+		s->flags = (s->flags & ~SLOT_F_CRD) | SLOT_F_CEOF | SLOT_F_CSHUT;
+		return 0;
+	}
+	if ((size_t)n < room)
+		s->flags &= ~SLOT_F_CRD;
+	return (size_t)n;
+}
+
+/*
+ * The client's hello, whole, before an engine reads a byte of it: it
+ * says which engine gets the connection.  The bytes stay in ibuf as the
+ * read-ahead, from 0 for BearSSL, after the hello for TLS 1.3.
+ */
+static int
+peek_hello(struct slot *s)
+{
+	const char *why;
+	unsigned alert;
+	size_t n, end;
+
+	if (!(s->flags & SLOT_F_CRD) ||
+	    (n = read_client(s, s->ibuf + s->ra_len,
+	    sizeof(s->ibuf) - s->ra_len)) == 0)
+		return 0;
+	s->ra_off = 0;
+	s->ra_len += n;
+	switch (tls_hello(&s->tls, s->ibuf, s->ra_len, &end, &alert, &why)) {
+	case TLS_HELLO_REFUSE:
+		hello_refused(s, alert, why);
+		return 0;
+	case TLS_HELLO_T13:
+		s->ra_off = end;
+		s->ra_len -= end;
+		break;
+	}
 	return 1;
 }
 
@@ -399,49 +447,31 @@ to_client(struct slot *s, unsigned st)
 static int
 from_client(struct slot *s, unsigned st)
 {
-	br_ssl_engine_context *eng = &s->tls.sc.eng;
 	unsigned char *buf;
-	size_t len, room, k;
-	const char *why;
-	unsigned alert;
-	long n;
+	size_t len, k;
 
 	if (!(st & BR_SSL_RECVREC) || s->state == SLOT_LINGER ||
-	    (s->flags & SLOT_F_CEOF) ||
-	    (s->ra_len == 0 && !(s->flags & SLOT_F_CRD)))
+	    (s->flags & SLOT_F_CEOF))
 		return 0;
-	buf = br_ssl_engine_recvrec_buf(eng, &len);
+	if (tls_peeking(&s->tls))
+		return peek_hello(s);
+	if (s->ra_len == 0 && !(s->flags & SLOT_F_CRD))
+		return 0;
+	buf = tls_recvrec_buf(&s->tls, &len);
 	if (s->ra_len == 0) {
 		/* BEARSSL-INTERNAL: read-ahead past what recvrec_buf grants. */
-		room = (size_t)(s->ibuf + sizeof(s->ibuf) - buf);
-		n = port_read(s->cfd, buf, room);
-		if (n == PORT_AGAIN || n == 0) {
-			s->flags &= ~SLOT_F_CRD;
-			if (n == 0)
-				s->flags |= SLOT_F_CEOF;
+		s->ra_len = read_client(s, buf,
+		    (size_t)(s->ibuf + sizeof(s->ibuf) - buf));
+		if (s->ra_len == 0)
 			return 0;
-		}
-		if (n < 0) {
-			set_outcome(s, "client-reset");
-			s->flags = (s->flags & ~SLOT_F_CRD) | SLOT_F_CEOF | SLOT_F_CSHUT;
-			return 0;
-		}
-		if ((size_t)n < room)
-			s->flags &= ~SLOT_F_CRD;
 		s->ra_off = (size_t)(buf - s->ibuf);
-		s->ra_len = (size_t)n;
-		if (s->state == SLOT_HANDSHAKE &&
-		    (alert = tls_peek(&s->tls, buf, (size_t)n, &why)) != 0) {
-			hello_refused(s, alert, why);
-			return 0;
-		}
 	}
 	if (s->ibuf + s->ra_off != buf)
 		memmove(buf, s->ibuf + s->ra_off, s->ra_len);
 	k = s->ra_len < len ? s->ra_len : len;
 	s->ra_off = (size_t)(buf - s->ibuf) + k;
 	s->ra_len -= k;
-	br_ssl_engine_recvrec_ack(eng, k);
+	tls_recvrec_ack(&s->tls, k);
 	return 1;
 }
 
@@ -449,7 +479,6 @@ from_client(struct slot *s, unsigned st)
 static int
 from_backend(struct slot *s, unsigned st)
 {
-	br_ssl_engine_context *eng = &s->tls.sc.eng;
 	unsigned char *buf;
 	size_t len;
 	long n;
@@ -458,7 +487,7 @@ from_backend(struct slot *s, unsigned st)
 	    s->state != SLOT_RELAY || !(s->flags & SLOT_F_BRD) ||
 	    (s->flags & SLOT_F_BEOF))
 		return 0;
-	buf = br_ssl_engine_sendapp_buf(eng, &len);
+	buf = tls_sendapp_buf(&s->tls, &len);
 	n = port_read(s->bfd, buf, len);
 	if (n == PORT_AGAIN || (n > 0 && (size_t)n < len))
 		s->flags &= ~SLOT_F_BRD;
@@ -470,8 +499,8 @@ from_backend(struct slot *s, unsigned st)
 	if (n <= 0)
 		return 0;
 	fwd_backend_bytes(&s->fwd, buf, (size_t)n);
-	br_ssl_engine_sendapp_ack(eng, (size_t)n);
-	br_ssl_engine_flush(eng, 0);
+	tls_sendapp_ack(&s->tls, (size_t)n);
+	tls_flush(&s->tls);
 	s->b2c += (unsigned long long)n;
 	return 1;
 }
@@ -554,12 +583,11 @@ to_backend(struct slot *s, unsigned st)
 static unsigned
 pump(struct slot *s)
 {
-	br_ssl_engine_context *eng = &s->tls.sc.eng;
 	unsigned st;
 	int moved;
 
 	do {
-		st = br_ssl_engine_current_state(eng);
+		st = tls_state(&s->tls);
 		if (st == BR_SSL_CLOSED)
 			return st;
 		/* Let step() see the handshake end before a close follows. */
@@ -568,11 +596,11 @@ pump(struct slot *s)
 			return st;
 		/* Each move may change what the engine wants next. */
 		moved = to_client(s, st);
-		st = br_ssl_engine_current_state(eng);
+		st = tls_state(&s->tls);
 		moved |= to_backend(s, st);
-		st = br_ssl_engine_current_state(eng);
+		st = tls_state(&s->tls);
 		moved |= from_client(s, st);
-		st = br_ssl_engine_current_state(eng);
+		st = tls_state(&s->tls);
 		moved |= from_backend(s, st);
 	} while (moved);
 	return st;
@@ -662,7 +690,6 @@ backend_connected(struct slot *s)
 static void
 http_error(struct slot *s, int status, const char *why)
 {
-	br_ssl_engine_context *eng = &s->tls.sc.eng;
 	const char *page;
 	unsigned char *buf;
 	size_t plen, len;
@@ -678,11 +705,11 @@ http_error(struct slot *s, int status, const char *why)
 		return;
 	}
 	page = http_error_page(status, &plen);
-	buf = br_ssl_engine_sendapp_buf(eng, &len);
+	buf = tls_sendapp_buf(&s->tls, &len);
 	if (page != NULL && buf != NULL && len >= plen) {
 		memcpy(buf, page, plen);
-		br_ssl_engine_sendapp_ack(eng, plen);
-		br_ssl_engine_flush(eng, 0);
+		tls_sendapp_ack(&s->tls, plen);
+		tls_flush(&s->tls);
 	}
 	start_closing(s, NULL);
 }
@@ -691,7 +718,6 @@ http_error(struct slot *s, int status, const char *why)
 static void
 step(struct slot *s)
 {
-	br_ssl_engine_context *eng = &s->tls.sc.eng;
 	unsigned st;
 
 	for (;;) {
@@ -699,7 +725,7 @@ step(struct slot *s)
 
 		st = pump(s);
 		if (st == BR_SSL_CLOSED) {
-			int err = br_ssl_engine_last_error(eng);
+			int err = tls_last_error(&s->tls);
 
 			if (err == BR_ERR_OK) {
 				slot_close(s, 0);
@@ -747,6 +773,14 @@ step(struct slot *s)
 				if (s->state == SLOT_RELAY &&
 				    (s->flags & SLOT_F_CSHUT))
 					start_closing(s, NULL);
+			} else if (tls_peer_closed(&s->tls)) {
+				/* TLS 1.3 close_notify ends the client's
+				 * side only: what is owed still goes out. */
+				if (s->bfd < 0)
+					start_closing(s, NULL);
+				else if (!(st & BR_SSL_RECVAPP) &&
+				    !fwd_staged(&s->fwd))
+					finish(s);
 			} else if (fwd_done(&s->fwd))
 				finish(s);
 			break;
@@ -773,7 +807,7 @@ step(struct slot *s)
 void
 slot_events(const struct slot *s, short *cev, short *bev)
 {
-	unsigned st = br_ssl_engine_current_state(&s->tls.sc.eng);
+	unsigned st = tls_state(&s->tls);
 
 	*cev = *bev = 0;
 	if (s->state == SLOT_LINGER) {
@@ -782,7 +816,8 @@ slot_events(const struct slot *s, short *cev, short *bev)
 	}
 	if ((st & BR_SSL_SENDREC) && !(s->flags & SLOT_F_CSHUT))
 		*cev |= PORT_OUT;
-	if ((st & BR_SSL_RECVREC) && s->ra_len == 0 && !(s->flags & SLOT_F_CEOF))
+	if ((st & BR_SSL_RECVREC) && (s->ra_len == 0 ||
+	    tls_peeking(&s->tls)) && !(s->flags & SLOT_F_CEOF))
 		*cev |= PORT_IN;
 	if (s->state == SLOT_CONNECT)
 		*bev = PORT_OUT;
@@ -872,7 +907,7 @@ void
 slot_drain(struct slot *s)
 {
 	if (s->state != SLOT_RELAY || !fwd_between(&s->fwd) ||
-	    (br_ssl_engine_current_state(&s->tls.sc.eng) & BR_SSL_RECVAPP))
+	    (tls_state(&s->tls) & BR_SSL_RECVAPP))
 		return;
 	if (s->bfd < 0 || fwd_answer(&s->fwd) == FWD_ANS_DONE) {
 		start_closing(s, "drained");

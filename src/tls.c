@@ -48,7 +48,7 @@ struct tls_svc {
 	unsigned		cred0, ncred;
 	unsigned		anchor0, nanchor;
 	uint16_t		suites[10];
-	unsigned		nsuites, tls_min, cache_on, alpn;
+	unsigned		nsuites, tls_min, tls_max, cache_on, alpn;
 };
 
 struct tls_area {
@@ -182,6 +182,7 @@ tls_load(const struct config *c, char *err, size_t cap)
 		if (s->tls_min < BR_TLS12)
 			add_suites(sv, suites_cbc, 4);
 		sv->tls_min = s->tls_min;
+		sv->tls_max = s->tls_max;
 		sv->alpn = s->mode == MODE_HTTP;
 		/* A resumed session skips client auth: no cache with it. */
 		sv->cache_on = s->cache > 0 && sv->nanchor == 0;
@@ -210,6 +211,18 @@ tls_inactive_refs(void)
 	return areas[active ^ 1].refs;
 }
 
+/* The service's credential for a server name: the first one by default. */
+static unsigned
+pick_cred(const struct tls_area *a, const struct tls_svc *sv, const char *name)
+{
+	for (unsigned i = sv->cred0; name[0] != '\0' &&
+	    i < sv->cred0 + sv->ncred; i++)
+		for (unsigned j = 0; j < a->creds[i].nnames; j++)
+			if (certname_match(a->creds[i].names[j], name))
+				return i;
+	return sv->cred0;
+}
+
 static int
 sni_choose(const br_ssl_server_policy_class **pctx,
     const br_ssl_server_context *cc, br_ssl_server_choices *choices)
@@ -217,20 +230,11 @@ sni_choose(const br_ssl_server_policy_class **pctx,
 	struct tls_conn *t = (struct tls_conn *)(void *)((char *)(void *)pctx -
 	    offsetof(struct tls_conn, policy));
 	const struct tls_area *a = &areas[t->area];
-	const struct tls_svc *sv = &a->svc[t->svc];
-	const char *name = br_ssl_engine_get_server_name(&cc->eng);
 	const struct cred *c;
 	br_ssl_server_context *sc = &t->sc;
 
-	t->cred = sv->cred0;
-	for (unsigned i = sv->cred0; name[0] != '\0' &&
-	    i < sv->cred0 + sv->ncred; i++)
-		for (unsigned j = 0; j < a->creds[i].nnames; j++)
-			if (certname_match(a->creds[i].names[j], name)) {
-				t->cred = i;
-				goto found;
-			}
-found:
+	t->cred = pick_cred(a, &a->svc[t->svc],
+	    br_ssl_engine_get_server_name(&cc->eng));
 	c = &a->creds[t->cred];
 	if (c->key_type == BR_KEYTYPE_EC)
 		br_ssl_server_set_single_ec(sc, c->chain, c->nchain, &c->ec,
@@ -402,6 +406,8 @@ tls_conn_reset(struct tls_conn *t, unsigned svc)
 	t->cache_hit = t->cache_saved = 0;
 	t->client_auth = sv->nanchor > 0;
 	t->peek = 1;
+	t->t13on = t->v13 = 0;
+	t->sni[0] = '\0';
 	br_ssl_engine_set_versions(eng, sv->tls_min, BR_TLS12);
 	if (sv->tls_min < BR_TLS12)
 		br_ssl_engine_set_hash(eng, br_md5_ID, &br_md5_vtable);
@@ -414,7 +420,7 @@ tls_conn_reset(struct tls_conn *t, unsigned svc)
 	return br_ssl_server_reset(sc) ? 0 : -1;
 }
 
-unsigned
+static unsigned
 tls_peek(struct tls_conn *t, const unsigned char *buf, size_t len,
     const char **why)
 {
@@ -430,8 +436,6 @@ tls_peek(struct tls_conn *t, const unsigned char *buf, size_t len,
 	 */
 	struct hello h;
 
-	if (!t->peek)
-		return 0;
 	t->peek = 0;
 	hello_look(buf, len, http11[0], &h);
 	if (h.offers && areas[t->area].svc[t->svc].alpn)
@@ -440,11 +444,268 @@ tls_peek(struct tls_conn *t, const unsigned char *buf, size_t len,
 	return h.alert;
 }
 
+/*
+ * A TLS 1.3 hello's choices, as BearSSL's for 1.2: the credential by
+ * server name (sni_choose()), the first suite of ours the client offers,
+ * the signature scheme of its key, ALPN http/1.1 in http mode.
+ */
+static unsigned
+t13_choose(void *ctx, const unsigned char *m, const struct t13_hello *h,
+    struct t13_choice *out)
+{
+	static const unsigned suites[][2] = {
+		{ T13_SUITE_AES_128_GCM_SHA256, T13_AES_128_GCM_SHA256 },
+		{ T13_SUITE_AES_256_GCM_SHA384, T13_AES_256_GCM_SHA384 },
+		{ T13_SUITE_CHACHA20_POLY1305_SHA256,
+		    T13_CHACHA20_POLY1305_SHA256 },
+	};
+	static const unsigned ec[][3] = {
+		{ BR_EC_secp256r1, T13_SIG_ECDSA_SECP256R1_SHA256,
+		    T13_ECDSA_SECP256R1_SHA256 },
+		{ BR_EC_secp384r1, T13_SIG_ECDSA_SECP384R1_SHA384,
+		    T13_ECDSA_SECP384R1_SHA384 },
+		{ BR_EC_secp521r1, T13_SIG_ECDSA_SECP521R1_SHA512,
+		    T13_ECDSA_SECP521R1_SHA512 },
+	};
+	static const unsigned pss[][2] = {
+		{ T13_SIG_RSA_PSS_RSAE_SHA256, T13_RSA_PSS_RSAE_SHA256 },
+		{ T13_SIG_RSA_PSS_RSAE_SHA384, T13_RSA_PSS_RSAE_SHA384 },
+		{ T13_SIG_RSA_PSS_RSAE_SHA512, T13_RSA_PSS_RSAE_SHA512 },
+	};
+	struct tls_conn *t = ctx;
+	const struct tls_area *a = &areas[t->area];
+	const struct cred *c;
+
+	memset(out, 0, sizeof(*out));
+	if (h->host_len < sizeof(t->sni)) {
+		memcpy(t->sni, m + h->host, h->host_len);
+		t->sni[h->host_len] = '\0';
+	}
+	t->cred = pick_cred(a, &a->svc[t->svc], t->sni);
+	c = &a->creds[t->cred];
+	for (size_t i = 0; i < 3 && out->suite == 0; i++)
+		if (h->suites & suites[i][0])
+			out->suite = suites[i][1];
+	for (size_t i = 0; i < 3 && out->scheme == 0; i++)
+		if (c->key_type == BR_KEYTYPE_EC ? c->ec.curve == (int)ec[i][0] &&
+		    (h->sigalgs & ec[i][1]) : (h->sigalgs & pss[i][0]) != 0)
+			out->scheme = c->key_type == BR_KEYTYPE_EC ? ec[i][2] :
+			    pss[i][1];
+	out->chain = c->chain;
+	out->nchain = c->nchain;
+	out->ec = c->key_type == BR_KEYTYPE_EC ? &c->ec : NULL;
+	out->rsa = c->key_type == BR_KEYTYPE_EC ? NULL : &c->rsa;
+	out->alpn = a->svc[t->svc].alpn && h->alpn_http11;
+	return out->suite != 0 && out->scheme != 0 ? 0 : 40;
+}
+
+/*
+ * RFC 8446 4.1.3: a server that could have answered TLS 1.3 but answers
+ * 1.2 or below ends its ServerHello random with "DOWNGRD" and 01 (00
+ * below 1.2), which a client that offered 1.3 checks, so that an
+ * attacker who took 1.3 out of its hello is caught.  BearSSL 0.6 draws
+ * the 28 random bytes of its ServerHello with br_hmac_drbg_generate()
+ * from the engine's own DRBG, right before writing and hashing them, with
+ * no callback in between: the linker sends that call here (WRAP_DRBG in
+ * the Makefile).  Any other draw is passed through untouched.
+ */
+void	__real_br_hmac_drbg_generate(br_hmac_drbg_context *, void *, size_t);
+void	__wrap_br_hmac_drbg_generate(br_hmac_drbg_context *, void *, size_t);
+
+void
+__wrap_br_hmac_drbg_generate(br_hmac_drbg_context *ctx, void *out, size_t len)
+{
+	/* BEARSSL-INTERNAL: rng and server_random in the engine context. */
+	br_ssl_engine_context *eng = (br_ssl_engine_context *)(void *)
+	    ((char *)ctx - offsetof(br_ssl_engine_context, rng));
+	unsigned char *r = out;
+
+	__real_br_hmac_drbg_generate(ctx, out, len);
+	if (len != 28 || r != eng->server_random + 4)
+		return;
+	/* Every server engine of tlsgate is a tls_conn's, at its start. */
+	if (!((struct tls_conn *)(void *)eng)->v13)
+		return;
+	memcpy(r + 20, "DOWNGRD", 7);
+	r[27] = eng->session.version == BR_TLS12;
+}
+
+int
+tls_peeking(const struct tls_conn *t)
+{
+	return t->peek;
+}
+
+int
+tls_hello(struct tls_conn *t, unsigned char *buf, size_t len, size_t *end,
+    unsigned *alert, const char **why)
+{
+	const struct tls_svc *sv = &areas[t->area].svc[t->svc];
+	/* No client certificates in TLS 1.3 yet: such a service stays 1.2. */
+	int v13 = sv->tls_max >= 0x0304 && sv->nanchor == 0;
+	struct t13_peek pk;
+	int r = t13_classify(buf, len, t->ilen, &pk);
+
+	*alert = 0;
+	*why = NULL;
+	if (r == T13_NEED_MORE)
+		return TLS_HELLO_MORE;
+	if (v13 && r == T13_ALERT) {
+		t->peek = 0;
+		*alert = pk.alert;
+		*why = "bad-hello";
+		return TLS_HELLO_REFUSE;
+	}
+	if (v13 && r == T13_T13) {
+		t->peek = 0;
+		t->t13on = 1;
+		*end = pk.end;
+		(void)t13_start(&t->t13, t->ibuf, t->ilen, t->obuf, t->olen,
+		    buf + 5, t13_defrag(buf, pk.end), t13_choose, t,
+		    &seed_drbg.vtable);
+		return TLS_HELLO_T13;
+	}
+	/* RFC 8446 4.1.3, RFC 7507: a client that could have had 1.3. */
+	if (v13 && pk.scsv && pk.max_version != 0 && pk.max_version < 0x0304) {
+		t->peek = 0;
+		*alert = 86;
+		*why = "inappropriate-fallback";
+		return TLS_HELLO_REFUSE;
+	}
+	t->v13 = v13;
+	*alert = tls_peek(t, buf, len, why);
+	return *alert != 0 ? TLS_HELLO_REFUSE : TLS_HELLO_BR;
+}
+
+unsigned
+tls_state(const struct tls_conn *t)
+{
+	return t->t13on ? t13_state(&t->t13) :
+	    br_ssl_engine_current_state(&t->sc.eng);
+}
+
+unsigned char *
+tls_recvrec_buf(struct tls_conn *t, size_t *len)
+{
+	return t->t13on ? t13_recvrec_buf(&t->t13, len) :
+	    br_ssl_engine_recvrec_buf(&t->sc.eng, len);
+}
+
+void
+tls_recvrec_ack(struct tls_conn *t, size_t len)
+{
+	if (t->t13on)
+		t13_recvrec_ack(&t->t13, len);
+	else
+		br_ssl_engine_recvrec_ack(&t->sc.eng, len);
+}
+
+unsigned char *
+tls_sendrec_buf(struct tls_conn *t, size_t *len)
+{
+	return t->t13on ? t13_sendrec_buf(&t->t13, len) :
+	    br_ssl_engine_sendrec_buf(&t->sc.eng, len);
+}
+
+void
+tls_sendrec_ack(struct tls_conn *t, size_t len)
+{
+	if (t->t13on)
+		t13_sendrec_ack(&t->t13, len);
+	else
+		br_ssl_engine_sendrec_ack(&t->sc.eng, len);
+}
+
+unsigned char *
+tls_recvapp_buf(struct tls_conn *t, size_t *len)
+{
+	return t->t13on ? t13_recvapp_buf(&t->t13, len) :
+	    br_ssl_engine_recvapp_buf(&t->sc.eng, len);
+}
+
+void
+tls_recvapp_ack(struct tls_conn *t, size_t len)
+{
+	if (t->t13on)
+		t13_recvapp_ack(&t->t13, len);
+	else
+		br_ssl_engine_recvapp_ack(&t->sc.eng, len);
+}
+
+unsigned char *
+tls_sendapp_buf(struct tls_conn *t, size_t *len)
+{
+	return t->t13on ? t13_sendapp_buf(&t->t13, len) :
+	    br_ssl_engine_sendapp_buf(&t->sc.eng, len);
+}
+
+void
+tls_sendapp_ack(struct tls_conn *t, size_t len)
+{
+	if (t->t13on)
+		t13_sendapp_ack(&t->t13, len);
+	else
+		br_ssl_engine_sendapp_ack(&t->sc.eng, len);
+}
+
+void
+tls_flush(struct tls_conn *t)
+{
+	if (t->t13on)
+		t13_flush(&t->t13);
+	else
+		br_ssl_engine_flush(&t->sc.eng, 0);
+}
+
+void
+tls_close(struct tls_conn *t)
+{
+	if (t->t13on)
+		t13_close(&t->t13);
+	else
+		br_ssl_engine_close(&t->sc.eng);
+}
+
+int
+tls_last_error(const struct tls_conn *t)
+{
+	return t->t13on ? t13_last_error(&t->t13) :
+	    br_ssl_engine_last_error(&t->sc.eng);
+}
+
+int
+tls_peer_closed(const struct tls_conn *t)
+{
+	return t->t13on && t13_peer_closed(&t->t13);
+}
+
+unsigned
+tls_version(const struct tls_conn *t)
+{
+	return t->t13on ? 0x0304 : br_ssl_engine_get_version(&t->sc.eng);
+}
+
+unsigned
+tls_suite(const struct tls_conn *t)
+{
+	/* BEARSSL-INTERNAL: session.cipher_suite read in place; the API
+	 * would copy the master secret out with it. */
+	return t->t13on ? t->t13.ch.suite : t->sc.eng.session.cipher_suite;
+}
+
+const char *
+tls_server_name(const struct tls_conn *t)
+{
+	return t->t13on ? t->sni : br_ssl_engine_get_server_name(&t->sc.eng);
+}
+
 void
 tls_conn_release(struct tls_conn *t)
 {
 	struct tls_area *a;
 
+	if (t->t13on)
+		t13_wipe_conn(&t->t13);
 	if (t->area >= 2)
 		return;
 	a = &areas[t->area];
@@ -456,7 +717,7 @@ tls_conn_release(struct tls_conn *t)
 int
 tls_resumed(const struct tls_conn *t)
 {
-	return t->cache_hit && !t->cache_saved;
+	return !t->t13on && t->cache_hit && !t->cache_saved;
 }
 
 size_t
@@ -513,6 +774,9 @@ tls_suite_name(unsigned s)
 		    "ECDHE-RSA-CHACHA20-POLY1305" },
 		{ BR_TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA, "ECDHE-RSA-AES128-SHA" },
 		{ BR_TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA, "ECDHE-RSA-AES256-SHA" },
+		{ T13_AES_128_GCM_SHA256, "TLS_AES_128_GCM_SHA256" },
+		{ T13_AES_256_GCM_SHA384, "TLS_AES_256_GCM_SHA384" },
+		{ T13_CHACHA20_POLY1305_SHA256, "TLS_CHACHA20_POLY1305_SHA256" },
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -524,9 +788,10 @@ tls_suite_name(unsigned s)
 const char *
 tls_version_name(unsigned v)
 {
-	static const char *const names[] = { "TLS1.0", "TLS1.1", "TLS1.2" };
+	static const char *const names[] = { "TLS1.0", "TLS1.1", "TLS1.2",
+	    "TLS1.3" };
 
-	return v >= BR_TLS10 && v <= BR_TLS12 ? names[v - BR_TLS10] : "none";
+	return v >= BR_TLS10 && v <= 0x0304 ? names[v - BR_TLS10] : "none";
 }
 
 /*
@@ -604,7 +869,7 @@ tls_fail_record(struct tls_conn *t, int err, size_t *len)
 	unsigned alert = tls_fail_alert(t, err);
 
 	*len = 0;
-	if (alert == 0 || err >= BR_ERR_SEND_FATAL_ALERT ||
+	if (t->t13on || alert == 0 || err >= BR_ERR_SEND_FATAL_ALERT ||
 	    br_ssl_engine_current_state(eng) != BR_SSL_CLOSED)
 		return NULL;
 	(*out)->max_plaintext(out, &start, &end);

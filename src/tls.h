@@ -22,6 +22,7 @@
 #include <bearssl.h>
 
 #include "config.h"
+#include "t13.h"
 
 /*
  * BEARSSL-INTERNAL: the bytes one session takes in BearSSL's LRU cache
@@ -49,6 +50,10 @@ struct tls_conn {
 	char			 subj_buf[TLS_SUBJ_ELTS][TLS_SUBJ_LEN];
 	unsigned char		*ibuf, *obuf;	/* the engine's, for each reset */
 	size_t			 ilen, olen;
+	int			 t13on;		/* the TLS 1.3 engine has it */
+	int			 v13;		/* 1.3 allowed: sentinel in 1.2 */
+	char			 sni[256];	/* its server name */
+	struct t13_conn		 t13;
 };
 
 /*
@@ -80,13 +85,41 @@ void	tls_conn_init(struct tls_conn *, void *ibuf, size_t ilen,
  */
 int	tls_conn_reset(struct tls_conn *, unsigned svc);
 /*
- * The client's first bytes, before the engine reads them: an http mode
- * service answers ALPN http/1.1 if the ClientHello offers it.  Looks
- * once a connection, in either mode.  Returns 0, or the fatal alert the
- * hello gets instead of a handshake (hello.h), with *why for the log.
+ * The client's first bytes buf[0..len), in the engines' input buffer,
+ * before an engine reads them: which engine gets the connection
+ * (t13hello.h).  TLS_HELLO_MORE: the hello is not all there yet.
+ * TLS_HELLO_BR: BearSSL's, from buf[0] (an http mode service answers
+ * ALPN http/1.1 if the hello offers it).  TLS_HELLO_T13: the TLS 1.3
+ * engine has started on the hello, which took buf[0..*end).
+ * TLS_HELLO_REFUSE: *alert in the clear, and *why for the log.
  */
-unsigned tls_peek(struct tls_conn *, const unsigned char *buf, size_t len,
-	    const char **why);
+enum { TLS_HELLO_MORE, TLS_HELLO_BR, TLS_HELLO_T13, TLS_HELLO_REFUSE };
+int	tls_hello(struct tls_conn *, unsigned char *buf, size_t len,
+	    size_t *end, unsigned *alert, const char **why);
+/* Is tls_hello() still to decide? */
+int	tls_peeking(const struct tls_conn *);
+
+/*
+ * The engine's calls, to whichever engine has the connection: BearSSL's
+ * (br_ssl_engine_*) or the TLS 1.3 one (t13.h), with BearSSL's meaning.
+ */
+unsigned tls_state(const struct tls_conn *);
+unsigned char *tls_recvrec_buf(struct tls_conn *, size_t *len);
+void	tls_recvrec_ack(struct tls_conn *, size_t len);
+unsigned char *tls_sendrec_buf(struct tls_conn *, size_t *len);
+void	tls_sendrec_ack(struct tls_conn *, size_t len);
+unsigned char *tls_recvapp_buf(struct tls_conn *, size_t *len);
+void	tls_recvapp_ack(struct tls_conn *, size_t len);
+unsigned char *tls_sendapp_buf(struct tls_conn *, size_t *len);
+void	tls_sendapp_ack(struct tls_conn *, size_t len);
+void	tls_flush(struct tls_conn *);
+void	tls_close(struct tls_conn *);
+int	tls_last_error(const struct tls_conn *);
+/* TLS 1.3 only: the client's close_notify came; it may still read. */
+int	tls_peer_closed(const struct tls_conn *);
+unsigned tls_version(const struct tls_conn *);
+unsigned tls_suite(const struct tls_conn *);
+const char *tls_server_name(const struct tls_conn *);
 /* The connection is over: its area may be reused. */
 void	tls_conn_release(struct tls_conn *);
 /* Was the handshake a resumption?  Valid once it is done. */

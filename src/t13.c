@@ -1,0 +1,753 @@
+/*
+ * t13.c - see t13.h.
+ *
+ *   start --no share for a group both have--> HRR, HELLO2
+ *   start, HELLO2 --second hello--> ServerHello [CCS] FLIGHT
+ *   FLIGHT --EE, Certificate, CertificateVerify, Finished written--> FIN
+ *   FIN --the client's Finished--> APP
+ *   any --error--> alert owed --written--> DEAD
+ */
+#include <string.h>
+
+#include "t13.h"
+
+enum {
+	T13_P_HELLO2,		/* after HRR: the second ClientHello */
+	T13_P_FLIGHT,		/* writing EE .. Finished */
+	T13_P_FIN,		/* waiting for the client's Finished */
+	T13_P_APP,		/* application data both ways */
+	T13_P_DEAD,		/* failed or closed */
+};
+
+/* Alerts (RFC 8446 6). */
+#define A_CLOSE_NOTIFY		0
+#define A_UNEXPECTED		10
+#define A_BAD_MAC		20
+#define A_OVERFLOW		22
+#define A_HANDSHAKE		40
+#define A_ILLEGAL		47
+#define A_DECODE		50
+#define A_DECRYPT		51
+#define A_INTERNAL		80
+
+/* Early data we drop unread, at most (RFC 8446 4.2.10). */
+#define EARLY_MAX		(16 * 1024 + 256) * 4
+
+/* SHA-256("HelloRetryRequest"), HRR's random (RFC 8446 4.1.3). */
+static const unsigned char hrr_random[32] = {
+	0xcf, 0x21, 0xad, 0x74, 0xe5, 0x9a, 0x61, 0x11, 0xbe, 0x1d, 0x8c, 0x02,
+	0x1e, 0x65, 0xb8, 0x91, 0xc2, 0xa2, 0x11, 0x16, 0x7a, 0xbb, 0x8c, 0x5e,
+	0x07, 0x9e, 0x09, 0xe2, 0xc8, 0xa8, 0x33, 0x9c,
+};
+
+static void
+put16(unsigned char *p, size_t v)
+{
+	p[0] = (unsigned char)(v >> 8);
+	p[1] = (unsigned char)v;
+}
+
+static void
+put24(unsigned char *p, size_t v)
+{
+	p[0] = (unsigned char)(v >> 16);
+	put16(p + 1, v);
+}
+
+static size_t
+hash_len(const struct t13_conn *c)
+{
+	return c->ks.hlen;
+}
+
+/* Fail with a fatal alert: it goes out after what is already written. */
+static void
+fail(struct t13_conn *c, unsigned alert)
+{
+	if (c->phase == T13_P_DEAD)
+		return;
+	c->phase = T13_P_DEAD;
+	c->err = BR_ERR_SEND_FATAL_ALERT + (int)alert;
+	c->owed[0] = 2;
+	c->owed[1] = (unsigned char)alert;
+	c->owed_on = 1;
+	c->app_len = 0;
+	c->ku_owed = 0;
+}
+
+/* Room for one more record's content at the end of obuf. */
+static size_t
+room(const struct t13_conn *c)
+{
+	size_t r;
+
+	if (c->oend + T13_REC_OVERHEAD + 1 > c->olen)
+		return 0;
+	r = c->olen - c->oend - T13_REC_OVERHEAD;
+	return r > T13_PLAIN_MAX ? T13_PLAIN_MAX : r;
+}
+
+/* A record of type with content p[0..n), protected once keys are set. */
+static int
+put_record(struct t13_conn *c, int type, const unsigned char *p, size_t n)
+{
+	unsigned char *rec = c->obuf + c->oend;
+	size_t len;
+
+	if (n > room(c))
+		return -1;
+	memmove(rec + 5, p, n);
+	if (!c->wr_on) {
+		rec[0] = (unsigned char)type;
+		put16(rec + 1, 0x0303);
+		put16(rec + 3, n);
+		c->oend += 5 + n;
+		return 0;
+	}
+	len = t13_rec_seal(&c->wr, rec, n, c->olen - c->oend, type, 0);
+	if (len == 0)
+		return -1;
+	c->oend += len;
+	return 0;
+}
+
+/* The next piece of EE, Certificate, CertificateVerify, Finished. */
+static int
+next_piece(struct t13_conn *c)
+{
+	unsigned char *s = c->stage, th[T13_HASH_MAX];
+	size_t n = 0, total;
+	const br_hash_class *dig = c->ks.dig;
+
+	switch (c->fl_stage) {
+	case 0:		/* EncryptedExtensions: ALPN, if asked */
+		s[0] = 8;
+		if (c->ch.alpn) {
+			static const unsigned char alpn[] = { 0, 16, 0, 11, 0,
+			    9, 8, 'h', 't', 't', 'p', '/', '1', '.', '1' };
+
+			memcpy(s + 6, alpn, sizeof(alpn));
+			n = sizeof(alpn);
+		}
+		put16(s + 4, n);
+		put24(s + 1, n + 2);
+		n += 6;
+		break;
+	case 1:		/* Certificate: empty context, then the list */
+		total = 0;
+		for (size_t i = 0; i < c->ch.nchain; i++)
+			total += 3 + c->ch.chain[i].data_len + 2;
+		s[0] = 11;
+		put24(s + 1, total + 4);
+		s[4] = 0;
+		put24(s + 5, total);
+		n = 8;
+		c->fl_cert = 0;
+		break;
+	case 2:		/* an entry's length */
+		put24(s, c->ch.chain[c->fl_cert].data_len);
+		n = 3;
+		break;
+	case 3:		/* its DER, from the chain */
+		c->piece.p = c->ch.chain[c->fl_cert].data;
+		c->piece.n = c->ch.chain[c->fl_cert].data_len;
+		c->fl_stage++;
+		return 1;
+	case 4:		/* its extensions: none */
+		s[0] = s[1] = 0;
+		n = 2;
+		if (++c->fl_cert < c->ch.nchain) {
+			c->fl_stage = 2;
+			c->piece.p = s;
+			c->piece.n = n;
+			return 1;
+		}
+		break;
+	case 5:		/* CertificateVerify over the transcript so far */
+		t13_transcript_hash(&c->th, th);
+		n = t13_cv_sign((int)c->ch.scheme, 1, th, hash_len(c), c->ch.ec,
+		    c->ch.rsa, c->rng, s + 8, sizeof(c->stage) - 8);
+		if (n == 0)
+			return -1;
+		s[0] = 15;
+		put24(s + 1, n + 4);
+		put16(s + 4, c->ch.scheme);
+		put16(s + 6, n);
+		n += 8;
+		break;
+	case 6:		/* Finished */
+		t13_transcript_hash(&c->th, th);
+		t13_finished(dig, c->s_secret, th, s + 4);
+		s[0] = 20;
+		put24(s + 1, hash_len(c));
+		n = 4 + hash_len(c);
+		break;
+	default:
+		return 0;
+	}
+	c->fl_stage++;
+	c->piece.p = s;
+	c->piece.n = n;
+	return 1;
+}
+
+/* After our Finished: application keys out, the client's to come. */
+static void
+flight_done(struct t13_conn *c)
+{
+	t13_transcript_hash(&c->th, c->th_sfin);
+	t13_ks_master(&c->ks);
+	t13_ks_derive(&c->ks, "s ap traffic", c->th_sfin, c->s_secret);
+	t13_ks_derive(&c->ks, "c ap traffic", c->th_sfin, c->c_ap);
+	t13_rec_init(&c->wr, (int)c->ch.suite, c->s_secret);
+	c->phase = T13_P_FIN;
+}
+
+/* As many records of the flight as obuf takes. */
+static void
+write_flight(struct t13_conn *c)
+{
+	while (c->phase == T13_P_FLIGHT) {
+		size_t r = room(c), n = 0, k;
+		unsigned char *dst = c->obuf + c->oend + 5;
+		int more = 1;
+
+		if (r == 0)
+			return;
+		while (n < r) {
+			if (c->piece.n == 0 && (more = next_piece(c)) <= 0)
+				break;
+			k = c->piece.n < r - n ? c->piece.n : r - n;
+			memcpy(dst + n, c->piece.p, k);
+			t13_transcript_add(&c->th, c->piece.p, k);
+			c->piece.p += k;
+			c->piece.n -= k;
+			n += k;
+		}
+		if (more < 0 || put_record(c, 22, dst, n) < 0) {
+			fail(c, A_INTERNAL);
+			return;
+		}
+		if (more == 0)
+			flight_done(c);
+	}
+}
+
+/* Whatever is owed, once what was written before it is out. */
+static void
+pump(struct t13_conn *c)
+{
+	unsigned char m[5];
+
+	if (c->oout < c->oend)
+		return;
+	c->oout = c->oend = 0;
+	if (c->owed_on) {
+		(void)put_record(c, 21, c->owed, 2);
+		c->owed_on = 0;
+		return;
+	}
+	if (c->phase == T13_P_FLIGHT)
+		write_flight(c);
+	else if (c->ku_owed && c->app_w == 0) {
+		m[0] = 24;
+		put24(m + 1, 1);
+		m[4] = 0;
+		if (put_record(c, 22, m, 5) == 0) {
+			t13_next_secret(c->ks.dig, c->s_secret);
+			t13_rec_init(&c->wr, (int)c->ch.suite, c->s_secret);
+			c->ku_owed = 0;
+		}
+	}
+}
+
+/* ServerHello, or HelloRetryRequest (pub NULL), into obuf as a record. */
+static int
+server_hello(struct t13_conn *c, const unsigned char *pub, size_t publen)
+{
+	unsigned char m[4 + 2 + 32 + 33 + 3 + 2 + 6 + 8 + T13_KX_PUB_MAX], *p;
+	size_t n;
+
+	p = m + 4;
+	put16(p, 0x0303);
+	if (pub == NULL)
+		memcpy(p + 2, hrr_random, 32);
+	else
+		(*c->rng)->generate(c->rng, p + 2, 32);
+	p += 34;
+	*p++ = (unsigned char)c->sid_len;
+	memcpy(p, c->sid, c->sid_len);
+	p += c->sid_len;
+	put16(p, c->ch.suite);
+	p[2] = 0;
+	p += 3;
+	n = 6 + (pub == NULL ? 6 : 8 + publen);
+	put16(p, n);
+	p += 2;
+	put16(p, 43);			/* supported_versions: 1.3 */
+	put16(p + 2, 2);
+	put16(p + 4, 0x0304);
+	p += 6;
+	put16(p, 51);			/* key_share */
+	if (pub == NULL) {
+		put16(p + 2, 2);
+		put16(p + 4, c->group);
+		p += 6;
+	} else {
+		put16(p + 2, 4 + publen);
+		put16(p + 4, c->group);
+		put16(p + 6, publen);
+		memcpy(p + 8, pub, publen);
+		p += 8 + publen;
+	}
+	n = (size_t)(p - m);
+	m[0] = 2;
+	put24(m + 1, n - 4);
+	t13_transcript_add(&c->th, m, n);
+	if (put_record(c, 22, m, n) < 0)
+		return -1;
+	/* Middlebox compatibility (RFC 8446 D.4): one CCS, after the first. */
+	if (c->sid_len > 0 && !c->ccs_sent) {
+		static const unsigned char one = 1;
+
+		c->ccs_sent = 1;
+		return put_record(c, 20, &one, 1);
+	}
+	return 0;
+}
+
+/* A ClientHello, the first or the one after HRR: answer it. */
+static unsigned
+hello(struct t13_conn *c, const unsigned char *m, size_t len)
+{
+	struct t13_hello h;
+	struct t13_choice ch;
+	unsigned char pub[T13_KX_PUB_MAX], dhe[32], th[T13_HASH_MAX];
+	const br_hash_class *dig;
+	unsigned alert, group;
+	size_t publen, dhelen;
+
+	if ((alert = t13_parse(m, len, &h)) != 0)
+		return alert;
+	if ((alert = c->choose(c->choose_ctx, m, &h, &ch)) != 0)
+		return alert;
+	if ((dig = t13_suite_hash((int)ch.suite)) == NULL)
+		return A_INTERNAL;
+	if ((alert = t13_choose_group(&h, &group)) == T13_HRR) {
+		if (c->hrr)
+			return A_ILLEGAL;
+		/* The hello becomes message_hash; HRR follows it. */
+		c->ch = ch;
+		c->group = group;
+		c->hrr = 1;
+		c->hrr_group = group;
+		memcpy(c->sid, m + h.sid, h.sid_len);
+		c->sid_len = h.sid_len;
+		c->skip_early = (h.exts & T13_EXT_EARLY_DATA) != 0;
+		c->early_left = EARLY_MAX;
+		t13_transcript_init(&c->th, dig);
+		t13_transcript_add(&c->th, m, len);
+		t13_transcript_hrr(&c->th);
+		if (server_hello(c, NULL, 0) < 0)
+			return A_INTERNAL;
+		c->phase = T13_P_HELLO2;
+		return 0;
+	} else if (alert != T13_SHARE)
+		return alert;
+	if (c->hrr) {
+		/* RFC 8446 4.1.2: the same offer, with the share asked for. */
+		if (group != c->hrr_group || ch.suite != c->ch.suite ||
+		    h.sid_len != c->sid_len ||
+		    memcmp(m + h.sid, c->sid, c->sid_len) != 0 ||
+		    (h.exts & T13_EXT_EARLY_DATA))
+			return A_ILLEGAL;
+	} else {
+		t13_transcript_init(&c->th, dig);
+		memcpy(c->sid, m + h.sid, h.sid_len);
+		c->sid_len = h.sid_len;
+		c->skip_early = (h.exts & T13_EXT_EARLY_DATA) != 0;
+		c->early_left = EARLY_MAX;
+	}
+	c->ch = ch;
+	c->group = group;
+	t13_transcript_add(&c->th, m, len);
+	publen = t13_kx_gen(&c->kx, (int)group, c->rng, pub, sizeof(pub));
+	dhelen = t13_kx_shared(&c->kx, m + (group == T13_X25519 ? h.x25519 :
+	    h.secp256r1), group == T13_X25519 ? 32 : 65, dhe);
+	t13_kx_wipe(&c->kx);
+	if (publen == 0 || dhelen == 0) {
+		t13_wipe(dhe, sizeof(dhe));
+		return A_ILLEGAL;
+	}
+	if (server_hello(c, pub, publen) < 0) {
+		t13_wipe(dhe, sizeof(dhe));
+		return A_INTERNAL;
+	}
+	t13_ks_early(&c->ks, dig, NULL, 0);
+	t13_ks_handshake(&c->ks, dhe, dhelen);
+	t13_wipe(dhe, sizeof(dhe));
+	t13_transcript_hash(&c->th, th);
+	t13_ks_derive(&c->ks, "c hs traffic", th, c->c_secret);
+	t13_ks_derive(&c->ks, "s hs traffic", th, c->s_secret);
+	t13_rec_init(&c->rd, (int)ch.suite, c->c_secret);
+	t13_rec_init(&c->wr, (int)ch.suite, c->s_secret);
+	c->wr_on = 1;
+	c->fl_stage = 0;
+	c->piece.n = 0;
+	c->phase = T13_P_FLIGHT;
+	return 0;
+}
+
+int
+t13_start(struct t13_conn *c, unsigned char *ibuf, size_t ilen,
+    unsigned char *obuf, size_t olen, const unsigned char *m, size_t len,
+    t13_choose_fn choose, void *ctx, const br_prng_class **rng)
+{
+	unsigned alert;
+
+	memset(c, 0, sizeof(*c));
+	c->ibuf = ibuf;
+	c->ilen = ilen;
+	c->obuf = obuf;
+	c->olen = olen;
+	c->choose = choose;
+	c->choose_ctx = ctx;
+	c->rng = rng;
+	if ((alert = hello(c, m, len)) != 0)
+		fail(c, alert);
+	pump(c);
+	return (int)alert;
+}
+
+/* The client's Finished, over the transcript through ours. */
+static unsigned
+client_finished(struct t13_conn *c, const unsigned char *m, size_t len)
+{
+	unsigned char want[T13_HASH_MAX];
+	int ok;
+
+	if (len != 4 + hash_len(c))
+		return A_DECODE;
+	t13_finished(c->ks.dig, c->c_secret, c->th_sfin, want);
+	ok = t13_ct_eq(want, m + 4, hash_len(c));
+	t13_wipe(want, sizeof(want));
+	if (!ok)
+		return A_DECRYPT;
+	memcpy(c->c_secret, c->c_ap, sizeof(c->c_secret));
+	t13_wipe(c->c_ap, sizeof(c->c_ap));
+	t13_rec_init(&c->rd, (int)c->ch.suite, c->c_secret);
+	t13_ks_wipe(&c->ks);
+	c->ks.dig = t13_suite_hash((int)c->ch.suite);
+	c->ks.hlen = len - 4;
+	c->phase = T13_P_APP;
+	return 0;
+}
+
+/* Handshake bytes under the client's keys: Finished, then KeyUpdate. */
+static unsigned
+handshake(struct t13_conn *c, const unsigned char *p, size_t n)
+{
+	while (n > 0) {
+		size_t k, need, mlen;
+
+		k = sizeof(c->hs) - c->hs_len;
+		if (k > n)
+			k = n;
+		memcpy(c->hs + c->hs_len, p, k);
+		c->hs_len += k;
+		p += k;
+		n -= k;
+		if (c->hs_len < 4)
+			continue;
+		mlen = (size_t)c->hs[1] << 16 | (size_t)c->hs[2] << 8 | c->hs[3];
+		need = 4 + mlen;
+		if (need > sizeof(c->hs))
+			return A_UNEXPECTED;
+		if (c->hs_len < need)
+			continue;
+		if (c->phase == T13_P_FIN && c->hs[0] == 20) {
+			unsigned a = client_finished(c, c->hs, need);
+
+			if (a != 0)
+				return a;
+			/* No message may span the change of keys. */
+			if (c->hs_len > need || n > 0)
+				return A_UNEXPECTED;
+		} else if (c->phase == T13_P_APP && c->hs[0] == 24) {
+			if (mlen != 1 || c->hs[4] > 1)
+				return mlen != 1 ? A_DECODE : A_ILLEGAL;
+			t13_next_secret(c->ks.dig, c->c_secret);
+			t13_rec_init(&c->rd, (int)c->ch.suite, c->c_secret);
+			if (c->hs[4] == 1)
+				c->ku_owed = 1;
+			if (c->hs_len > need || n > 0)
+				return A_UNEXPECTED;
+		} else
+			return A_UNEXPECTED;
+		c->hs_len = 0;
+	}
+	return 0;
+}
+
+/* An alert's two bytes: close_notify ends the peer's side, others all. */
+static void
+alert_in(struct t13_conn *c, const unsigned char *p, size_t n)
+{
+	if (n != 2) {
+		fail(c, A_DECODE);
+		return;
+	}
+	if (p[1] == A_CLOSE_NOTIFY) {
+		c->rclosed = 1;
+		return;
+	}
+	if (p[1] == 90)		/* user_canceled: a close_notify follows */
+		return;
+	c->phase = T13_P_DEAD;
+	c->err = BR_ERR_RECV_FATAL_ALERT + p[1];
+	c->app_len = 0;
+}
+
+/* A whole record in ibuf[0..ipos): act on it; 0 or the alert it earns. */
+static unsigned
+record(struct t13_conn *c)
+{
+	unsigned char *r = c->ibuf;
+	size_t len = c->ipos - 5, reclen = c->ipos;
+	int type;
+
+	c->ipos = 0;
+	switch (r[0]) {
+	case 20:
+		/* RFC 8446 5: dropped between the hellos and client Finished. */
+		return len != 1 || r[5] != 1 || c->phase > T13_P_FIN ?
+		    A_UNEXPECTED : 0;
+	case 21:
+		if (c->phase >= T13_P_APP)
+			return A_UNEXPECTED;
+		alert_in(c, r + 5, len);
+		return 0;
+	case 22:
+		if (c->phase != T13_P_HELLO2)
+			return A_UNEXPECTED;
+		if (len < 4 || len != 4 + ((size_t)r[6] << 16 |
+		    (size_t)r[7] << 8 | r[8]))
+			return A_DECODE;
+		return hello(c, r + 5, len);
+	case 23:
+		break;
+	default:
+		return A_UNEXPECTED;
+	}
+	/* 0-RTT records we refused: dropped while they fit the budget. */
+	if (c->phase == T13_P_HELLO2 && c->skip_early &&
+	    c->early_left >= reclen) {
+		c->early_left -= reclen;
+		return 0;
+	}
+	if (c->phase < T13_P_FLIGHT)
+		return A_UNEXPECTED;
+	type = t13_rec_open(&c->rd, r, reclen, &len);
+	if (type == T13_ERR_MAC && c->skip_early && c->early_left >= reclen) {
+		c->early_left -= reclen;
+		return 0;
+	}
+	c->skip_early = 0;
+	switch (type) {
+	case T13_ERR_MAC:
+		return A_BAD_MAC;
+	case T13_ERR_OVERFLOW:
+		return A_OVERFLOW;
+	case T13_ERR_SEQ:
+		return A_INTERNAL;
+	case 21:
+		alert_in(c, r + 5, len);
+		return 0;
+	case 22:
+		if (len == 0 || c->phase == T13_P_FLIGHT)
+			return A_UNEXPECTED;
+		return handshake(c, r + 5, len);
+	case 23:
+		if (c->phase != T13_P_APP)
+			return A_UNEXPECTED;
+		/* After our close_notify what comes is dropped. */
+		if (!c->closing && len > 0) {
+			c->app_off = 5;
+			c->app_len = len;
+			c->ipos = 5 + len;
+		}
+		return 0;
+	default:		/* T13_ERR_EMPTY, an unknown type */
+		return A_UNEXPECTED;
+	}
+}
+
+unsigned
+t13_state(const struct t13_conn *c)
+{
+	unsigned s = 0;
+
+	if (c->oout < c->oend)
+		s |= BR_SSL_SENDREC;
+	if (c->phase == T13_P_DEAD || (c->closing && c->rclosed)) {
+		if (c->owed_on || c->oout < c->oend)
+			return s | BR_SSL_SENDREC;
+		return BR_SSL_CLOSED;
+	}
+	if (c->app_len > 0)
+		s |= BR_SSL_RECVAPP;
+	else if (!c->rclosed)
+		s |= BR_SSL_RECVREC;
+	if (c->phase == T13_P_APP && !c->closing && c->oout == c->oend &&
+	    !c->ku_owed)
+		s |= BR_SSL_SENDAPP;
+	return s;
+}
+
+/* The record's length from its header, or 0 while the header is short. */
+static size_t
+record_len(const struct t13_conn *c)
+{
+	return c->ipos < 5 ? 0 :
+	    (size_t)c->ibuf[3] << 8 | c->ibuf[4];
+}
+
+unsigned char *
+t13_recvrec_buf(struct t13_conn *c, size_t *len)
+{
+	if (!(t13_state(c) & BR_SSL_RECVREC)) {
+		*len = 0;
+		return NULL;
+	}
+	*len = c->ipos < 5 ? 5 - c->ipos : 5 + record_len(c) - c->ipos;
+	return c->ibuf + c->ipos;
+}
+
+void
+t13_recvrec_ack(struct t13_conn *c, size_t len)
+{
+	unsigned a;
+	size_t rl;
+
+	c->ipos += len;
+	if (c->ipos < 5)
+		return;
+	rl = record_len(c);
+	a = 0;
+	/* RFC 8446 5.1, 5.2: protected or not, the limits. */
+	if (c->ipos == 5 && (rl > T13_CIPHER_MAX ||
+	    (c->ibuf[0] != 23 && rl > T13_PLAIN_MAX)))
+		a = A_OVERFLOW;
+	else if (c->ipos == 5 && rl == 0 && c->ibuf[0] != 23)
+		a = A_DECODE;
+	else if (c->ipos == 5 + rl)
+		a = record(c);
+	if (a != 0)
+		fail(c, a);
+	pump(c);
+}
+
+unsigned char *
+t13_sendrec_buf(struct t13_conn *c, size_t *len)
+{
+	*len = c->oend - c->oout;
+	return *len > 0 ? c->obuf + c->oout : NULL;
+}
+
+void
+t13_sendrec_ack(struct t13_conn *c, size_t len)
+{
+	c->oout += len;
+	pump(c);
+}
+
+unsigned char *
+t13_recvapp_buf(struct t13_conn *c, size_t *len)
+{
+	*len = c->app_len;
+	return c->app_len > 0 ? c->ibuf + c->app_off : NULL;
+}
+
+void
+t13_recvapp_ack(struct t13_conn *c, size_t len)
+{
+	c->app_off += len;
+	c->app_len -= len;
+	if (c->app_len == 0)
+		c->ipos = 0;
+}
+
+unsigned char *
+t13_sendapp_buf(struct t13_conn *c, size_t *len)
+{
+	size_t r;
+
+	if (!(t13_state(c) & BR_SSL_SENDAPP)) {
+		*len = 0;
+		return NULL;
+	}
+	r = room(c);
+	*len = r - c->app_w;
+	return c->obuf + c->oend + 5 + c->app_w;
+}
+
+void
+t13_sendapp_ack(struct t13_conn *c, size_t len)
+{
+	c->app_w += len;
+	if (c->app_w == room(c))
+		t13_flush(c);
+}
+
+void
+t13_flush(struct t13_conn *c)
+{
+	if (c->app_w == 0)
+		return;
+	if (put_record(c, 23, c->obuf + c->oend + 5, c->app_w) < 0)
+		fail(c, A_INTERNAL);
+	c->app_w = 0;
+}
+
+void
+t13_close(struct t13_conn *c)
+{
+	if (c->closing || c->phase == T13_P_DEAD)
+		return;
+	t13_flush(c);
+	c->closing = 1;
+	c->owed[0] = 1;
+	c->owed[1] = A_CLOSE_NOTIFY;
+	c->owed_on = 1;
+	c->app_len = 0;
+	/* In the handshake there is nothing more to say. */
+	if (c->phase != T13_P_APP)
+		c->phase = T13_P_DEAD;
+	pump(c);
+}
+
+int
+t13_peer_closed(const struct t13_conn *c)
+{
+	return c->rclosed;
+}
+
+int
+t13_last_error(const struct t13_conn *c)
+{
+	return c->err;
+}
+
+void
+t13_wipe_conn(struct t13_conn *c)
+{
+	t13_ks_wipe(&c->ks);
+	t13_kx_wipe(&c->kx);
+	t13_rec_wipe(&c->rd);
+	t13_rec_wipe(&c->wr);
+	t13_wipe(c->c_secret, sizeof(c->c_secret));
+	t13_wipe(c->s_secret, sizeof(c->s_secret));
+	t13_wipe(c->c_ap, sizeof(c->c_ap));
+	t13_wipe(c->stage, sizeof(c->stage));
+	t13_wipe(c->hs, sizeof(c->hs));
+}

@@ -1,0 +1,134 @@
+/*
+ * t13.h - a server-side TLS 1.3 engine (RFC 8446) with the shape of
+ * BearSSL's: the same state bits (BR_SSL_SENDREC, ...) and the same four
+ * buffer calls over the caller's input and output buffers, so that the
+ * loop drives both engines alike.
+ *
+ * Owns one connection's TLS 1.3 state: the record layer in both
+ * directions, the handshake from the ClientHello to the client's
+ * Finished (HelloRetryRequest, middlebox CCS, the server's flight
+ * streamed from the certificate chain a record at a time, whatever the
+ * output buffer's size), KeyUpdate both ways, alerts and close_notify.
+ * The choice of suite, certificate, signature scheme and ALPN is the
+ * caller's (t13_choose_fn); the cryptography is t13crypto.c's and the
+ * hello parse t13hello.c's.
+ *
+ * Never allocates, never does I/O.  Like BearSSL's engine it decrypts
+ * records in place and never touches the input buffer past the record
+ * it is reading, so a caller may read ahead into the rest of it.
+ *
+ * Not yet: PSK resumption (tickets), client certificates, 0-RTT (early
+ * data is skipped, within a bound, as RFC 8446 4.2.10 allows).
+ */
+#ifndef TLSGATE_T13_H
+#define TLSGATE_T13_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <bearssl.h>
+
+#include "t13crypto.h"
+#include "t13hello.h"
+
+/* What the caller chose for a hello; see t13_choose_fn. */
+struct t13_choice {
+	unsigned			 suite;		/* 0x1301 .. 0x1303 */
+	unsigned			 scheme;	/* CertificateVerify's */
+	const br_x509_certificate	*chain;
+	size_t				 nchain;
+	const br_ec_private_key		*ec;		/* one of the two */
+	const br_rsa_private_key	*rsa;
+	int				 alpn;		/* answer http/1.1 */
+};
+
+/*
+ * Choose for the hello m (the whole message) as parsed into h: 0, or
+ * the fatal alert to answer (handshake_failure when nothing fits).
+ */
+typedef unsigned (*t13_choose_fn)(void *ctx, const unsigned char *m,
+	    const struct t13_hello *h, struct t13_choice *out);
+
+/* The piece of the server's flight being written (t13.c's cursor). */
+struct t13_piece {
+	const unsigned char	*p;
+	size_t			 n;
+};
+
+struct t13_conn {
+	unsigned char		*ibuf, *obuf;
+	size_t			 ilen, olen;
+	t13_choose_fn		 choose;
+	void			*choose_ctx;
+	const br_prng_class	**rng;
+
+	int			 phase;		/* t13.c's T13_P_* */
+	int			 err;		/* BR_ERR_*, as BearSSL's */
+	unsigned char		 owed[2];	/* an alert to send once */
+	int			 owed_on;	/* ... output drains */
+	int			 ccs_sent;
+	int			 ku_owed;	/* a KeyUpdate to send */
+	int			 closing;	/* close_notify queued or sent */
+	int			 rclosed;	/* the peer's close_notify came */
+	int			 wr_on;		/* records out are protected */
+	int			 hrr;		/* a HelloRetryRequest was sent */
+	unsigned		 hrr_group;
+	int			 skip_early;	/* 0-RTT data to drop */
+	size_t			 early_left;
+
+	size_t			 ipos;		/* bytes of the record in ibuf */
+	size_t			 app_off, app_len; /* its plaintext, unread */
+	size_t			 oout, oend;	/* obuf: sent, written */
+	size_t			 app_w;		/* plaintext at obuf + 5 */
+
+	struct t13_choice	 ch;
+	unsigned char		 sid[32];
+	size_t			 sid_len;
+	unsigned		 group;
+	int			 fl_stage;	/* the flight's cursor */
+	size_t			 fl_cert;
+	struct t13_piece	 piece;
+	unsigned char		 stage[16 + T13_SIG_MAX];
+	unsigned char		 hs[64];	/* a client handshake message */
+	size_t			 hs_len;
+
+	struct t13_transcript	 th;
+	struct t13_ks		 ks;
+	struct t13_kx		 kx;
+	struct t13_rec		 rd, wr;
+	unsigned char		 c_secret[T13_HASH_MAX], s_secret[T13_HASH_MAX];
+	unsigned char		 c_ap[T13_HASH_MAX];
+	unsigned char		 th_sfin[T13_HASH_MAX];
+};
+
+/*
+ * Start on a TLS 1.3 ClientHello: m[0..len) is the whole message (from
+ * its type byte; t13_defrag() gives it), which the engine reads only
+ * during this call.  The input buffer is then empty: bytes that came
+ * after the hello go in through t13_recvrec_buf() as any others.
+ * Returns 0, or the fatal alert queued (the state says when it is out).
+ */
+int	t13_start(struct t13_conn *, unsigned char *ibuf, size_t ilen,
+	    unsigned char *obuf, size_t olen, const unsigned char *m,
+	    size_t len, t13_choose_fn, void *ctx, const br_prng_class **rng);
+
+/* BearSSL's engine calls, with the same meaning. */
+unsigned t13_state(const struct t13_conn *);
+unsigned char *t13_recvrec_buf(struct t13_conn *, size_t *len);
+void	t13_recvrec_ack(struct t13_conn *, size_t len);
+unsigned char *t13_sendrec_buf(struct t13_conn *, size_t *len);
+void	t13_sendrec_ack(struct t13_conn *, size_t len);
+unsigned char *t13_recvapp_buf(struct t13_conn *, size_t *len);
+void	t13_recvapp_ack(struct t13_conn *, size_t len);
+unsigned char *t13_sendapp_buf(struct t13_conn *, size_t *len);
+void	t13_sendapp_ack(struct t13_conn *, size_t len);
+void	t13_flush(struct t13_conn *);
+/* Send close_notify after what is written (RFC 8446 6.1). */
+void	t13_close(struct t13_conn *);
+/* The peer's close_notify came: it will send nothing more. */
+int	t13_peer_closed(const struct t13_conn *);
+/* 0, or why the connection failed (BR_ERR_SEND/RECV_FATAL_ALERT + alert). */
+int	t13_last_error(const struct t13_conn *);
+/* Every secret the connection holds, gone. */
+void	t13_wipe_conn(struct t13_conn *);
+
+#endif

@@ -1,0 +1,220 @@
+"""TLS 1.3 (tls_max = 1.3): real clients through tlsgate's own TLS 1.3
+engine, next to BearSSL's TLS 1.2, with the ECDSA and the RSA
+certificate: every suite and group, HelloRetryRequest, the RSA-PSS and
+ECDSA schemes, ALPN, SNI, KeyUpdate both ways, close_notify as a
+half-close, the downgrade rules, and the log line."""
+import ssl
+import subprocess
+import time
+
+from harness import (SLOW, BioClient, GateTest, certs, check, client_ctx,
+                     http_bytes_body, random_bytes, run, tls_connect)
+
+GET_CLOSE = b"GET /bytes/%d HTTP/1.1\r\nHost: localhost\r\n" \
+    b"Connection: close\r\n\r\n"
+
+
+def ctx13():
+    c = client_ctx()
+    c.minimum_version = ssl.TLSVersion.TLSv1_3
+    return c
+
+
+def s_client(port, args, data, timeout=20):
+    return run(["openssl", "s_client", "-quiet", "-connect",
+                "127.0.0.1:%d" % port] + args, timeout, stdin=data)
+
+
+class TLS13(GateTest):
+    def gate13(self, cert="ec", mode="http", **conf):
+        conf.setdefault("tls_max", "1.3")
+        return self.gate(self.backend("http" if mode == "http" else "echo"),
+                         cert=cert, mode=mode, **conf)
+
+    def last_conn(self, g):
+        c = g.wait_conns(1)[-1]
+        self.assertEqual(c["outcome"], "ok", c)
+        return c
+
+    def get_exact(self, port, args, n=100003):
+        rc, out, err = s_client(port, args, GET_CLOSE % n)
+        self.assertEqual(rc, 0, err)
+        head, _, body = out.partition(b"\r\n\r\n")
+        self.assertTrue(head.startswith(b"HTTP/1.1 200 "), head[:200])
+        self.assertEqual(body, http_bytes_body(n))
+
+    def test_curl_gets_tls13_with_alpn_and_exact_body(self):
+        g = self.gate13()
+        n = 300007
+        rc, out, err = run(["curl", "-sk", "-v", "--max-time", "20",
+                            "https://localhost:%d/bytes/%d" % (g.port, n)],
+                           30)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out, http_bytes_body(n))
+        self.assertIn(b"SSL connection using TLSv1.3", err)
+        self.assertIn(b"ALPN: server accepted http/1.1", err)
+        c = self.last_conn(g)
+        self.assertEqual(c["version"], "TLS1.3")
+        self.assertEqual(c["suite"], "TLS_AES_128_GCM_SHA256")
+        self.assertEqual(c["sni"], "localhost")
+        self.assertEqual(c["resumed"], "no")
+
+    def test_each_suite_and_group_with_openssl(self):
+        g = self.gate13()
+        for suite in ["TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
+                      "TLS_CHACHA20_POLY1305_SHA256"]:
+            for group in ["X25519", "P-256"]:
+                self.get_exact(g.port, ["-tls1_3", "-ciphersuites", suite,
+                                        "-groups", group], 20011)
+                c = g.wait_conns(1)[-1]
+                self.assertEqual((c["version"], c["suite"], c["outcome"]),
+                                 ("TLS1.3", suite, "ok"), (suite, group))
+
+    def test_hello_retry_request_when_the_share_is_for_another_group(self):
+        g = self.gate13()
+        # P-384 first: its share is the only one, then P-256 is asked for.
+        rc, out, err = s_client(g.port, ["-tls1_3", "-msg", "-groups",
+                                         "P-384:P-256"], GET_CLOSE % 10)
+        self.assertEqual(rc, 0, err)
+        self.assertIn(b"HTTP/1.1 200 ", out)
+        text = out.decode("latin-1")
+        self.assertEqual(text.count("ClientHello"), 2, text[:2000])
+        self.assertIn("ServerHello", text)
+        # No group in common: handshake_failure, and the slot is back.
+        rc, out, err = s_client(g.port, ["-tls1_3", "-groups", "P-384"],
+                                GET_CLOSE % 10)
+        self.assertNotEqual(rc, 0)
+        self.assertIn(b"handshake failure", err)
+        self.get_exact(g.port, ["-tls1_3"], 100)
+
+    def test_rsa_certificate_signs_with_each_pss_scheme(self):
+        g = self.gate13(cert="rsa")
+        for alg in ["rsa_pss_rsae_sha256", "rsa_pss_rsae_sha384",
+                    "rsa_pss_rsae_sha512"]:
+            rc, out, err = s_client(g.port, ["-tls1_3", "-sigalgs", alg,
+                                             "-msg"], GET_CLOSE % 33)
+            self.assertEqual(rc, 0, err)
+            self.assertIn(b"HTTP/1.1 200 ", out)
+        # PKCS#1 v1.5 only: TLS 1.3 forbids it in CertificateVerify.
+        rc, out, err = s_client(g.port, ["-tls1_3", "-sigalgs",
+                                         "RSA+SHA256"], GET_CLOSE % 33)
+        self.assertNotEqual(rc, 0)
+        self.assertIn(b"handshake failure", err)
+
+    def test_python_tls13_only_echoes_random_bytes_ecdsa_and_rsa(self):
+        for cert in ["ec", "rsa"]:
+            g = self.gate13(cert=cert, mode="tcp")
+            s = tls_connect(g.port, ctx13())
+            self.assertEqual(s.version(), "TLSv1.3")
+            data = random_bytes(1 << 20, seed=13)
+            s.sendall(data[:1000])
+            got = b""
+            while len(got) < 1000:
+                got += s.recv(65536)
+            self.assertEqual(got, data[:1000])
+            s.close()
+
+    def test_keyupdate_both_ways_with_openssl(self):
+        g = self.gate13(mode="tcp")
+        p = subprocess.Popen(["openssl", "s_client", "-tls1_3", "-msg",
+                              "-connect", "127.0.0.1:%d" % g.port],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT)
+        # K: update and ask for ours; k: update only.  Echo goes on.
+        # s_client reads a command only as a line of its own.
+        for line in [b"one\n", b"K\n", b"two\n", b"k\n", b"three\n"]:
+            time.sleep(0.4 * SLOW)
+            p.stdin.write(line)
+            p.stdin.flush()
+        time.sleep(0.5 * SLOW)
+        out, _ = p.communicate(b"", timeout=20)
+        text = out.decode("latin-1")
+        for w in ["one", "two", "three"]:
+            self.assertIn("\n" + w + "\n", text)
+        self.assertEqual(text.count(">>> TLS 1.3, Handshake [length 0005], "
+                                    "KeyUpdate"), 2, text[-3000:])
+        self.assertEqual(text.count("<<< TLS 1.3, Handshake [length 0005], "
+                                    "KeyUpdate"), 1, text[-3000:])
+        self.assertEqual(self.last_conn(g)["in"], "14")
+
+    def test_close_notify_first_still_gets_the_answer(self):
+        """RFC 8446 6.1: the client's close_notify ends its side only."""
+        g = self.gate13()
+        c = BioClient(g.port, ctx13())
+        try:
+            c.send_hello()
+            c.handshake(5 * SLOW)
+            c.send(b"GET /bytes/5000 HTTP/1.1\r\nHost: x\r\n\r\n")
+            try:
+                c.obj.unwrap()
+            except ssl.SSLWantReadError:
+                pass
+            c.flush()
+            got = b""
+            end = time.monotonic() + 5 * SLOW
+            while True:
+                try:
+                    got += c.obj.read(65536)
+                    continue
+                except ssl.SSLWantReadError:
+                    pass
+                except ssl.SSLZeroReturnError:
+                    break
+                c._feed(end)
+            head, _, body = got.partition(b"\r\n\r\n")
+            self.assertTrue(head.startswith(b"HTTP/1.1 200 "), got[:200])
+            self.assertEqual(body, http_bytes_body(5000))
+        finally:
+            c.close()
+        conn = self.last_conn(g)
+        self.assertEqual(conn["requests"], "1")
+
+    def test_tls_max_12_keeps_tls13_clients_out(self):
+        g = self.gate(self.backend("http"))
+        with self.assertRaises(ssl.SSLError):
+            tls_connect(g.port, ctx13())
+        s = tls_connect(g.port)
+        self.assertEqual(s.version(), "TLSv1.2")
+        s.close()
+
+    def server_random(self, port):
+        rc, out, err = run(["openssl", "s_client", "-connect",
+                            "127.0.0.1:%d" % port, "-tls1_2", "-msg"], 20,
+                           stdin=b"")
+        text = out.decode("latin-1")
+        i = text.index("ServerHello\n")
+        hexes = "".join(text[i:].split("\n")[1:4]).split()
+        return bytes.fromhex("".join(hexes[6:38]))
+
+    def test_downgrade_rules(self):
+        g = self.gate13()
+        # RFC 8446 4.1.3: 1.2 from a server that has 1.3 says so.
+        self.assertEqual(self.server_random(g.port)[-8:], b"DOWNGRD\x01")
+        g12 = self.gate(self.backend("http"))
+        self.assertNotEqual(self.server_random(g12.port)[-8:-1], b"DOWNGRD")
+        # TLS_FALLBACK_SCSV from a client capped at 1.2 is refused.
+        rc, out, err = s_client(g.port, ["-tls1_2", "-fallback_scsv"],
+                                GET_CLOSE % 10)
+        self.assertNotEqual(rc, 0)
+        self.assertIn(b"inappropriate fallback", err)
+        g.wait_log(r"outcome=inappropriate-fallback")
+        s = tls_connect(g.port, client_ctx(
+            max_version=ssl.TLSVersion.TLSv1_2))
+        self.assertEqual(s.version(), "TLSv1.2")
+        s.close()
+
+    def test_client_ca_service_stays_tls12(self):
+        c = certs()
+        g = self.gate(self.backend("http"), tls_max="1.3",
+                      client_ca=c.path["ec.crt"])
+        ctx = client_ctx()
+        ctx.load_cert_chain(c.path["ec.crt"], c.path["ec.key"])
+        s = tls_connect(g.port, ctx)
+        self.assertEqual(s.version(), "TLSv1.2")
+        s.close()
+
+    def test_check_prints_tls_max(self):
+        g = self.gate13()
+        rc, out, err = check(g.conf_path)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("tls_max = 1.3\n", out)
