@@ -188,8 +188,7 @@ t13_defrag(unsigned char *b, size_t end)
 	for (at = 0; end - at >= 5; at += 5 + rl) {
 		if ((rl = get16(b + at + 3)) > end - at - 5)
 			rl = end - at - 5;
-		if (at > 0)
-			memmove(b + w, b + at + 5, rl);
+		memmove(b + w, b + at + 5, rl);	/* the first: in place */
 		w += rl;
 	}
 	return end < 5 ? 0 : w - 5;
