@@ -84,7 +84,7 @@ rd_skip(struct rd *r, size_t n)
 static int
 offers13(struct rd *r, struct t13_peek *pk)
 {
-	size_t n, stop, v;
+	size_t n, stop, v, top = 0;
 	int v13 = 0;
 
 	rd_skip(r, 4);				/* type and length */
@@ -110,16 +110,17 @@ offers13(struct rd *r, struct t13_peek *pk)
 		stop = r->left - n;
 		if (v == 43 && n >= 3 && rd_get(r, 1) == n - 1 && n % 2 == 1) {
 			pk->sv = 1;
-			pk->max_version = 0;
 			while (r->left > stop) {
 				v = rd_get(r, 2);
 				v13 |= v == TLS13;
-				if (!grease(v) && v > pk->max_version)
-					pk->max_version = (unsigned)v;
+				if (!grease(v) && v > top)
+					top = v;
 			}
 		}
 		rd_skip(r, r->left - stop);
 	}
+	if (pk->sv)
+		pk->max_version = (unsigned)top;
 	return r->bad ? -1 : v13;
 }
 
@@ -162,11 +163,7 @@ t13_classify(const unsigned char *b, size_t len, size_t cap,
 		empty |= rl == 0;
 		got += rl;
 	}
-	c.b = b;
-	c.at = 5;
-	c.frag = get16(b + 3);
-	c.left = need;
-	c.bad = 0;
+	c = (struct rd){ b, 5, get16(b + 3), need, 0 };
 	if ((v13 = offers13(&c, &r)) < 0)
 		return T13_BR;
 	r.end = at;
@@ -480,6 +477,7 @@ t13_parse(const unsigned char *m, size_t len, struct t13_hello *h)
 unsigned
 t13_choose_group(const struct t13_hello *h, unsigned *group)
 {
+	/* In the order of groups[], whose codepoint *group gets. */
 	static const unsigned pref[] = { T13_GROUP_X25519,
 	    T13_GROUP_SECP256R1 };
 

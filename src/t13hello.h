@@ -28,14 +28,18 @@
  *	    bytes buf[pk.end..len) are the next records (CCS, early data)
  *
  * Alerts are RFC 8446 6.2 codes.  What the parser enforces, from the
- * hello alone (RFC 8446 4.1.2, 4.2, 9.2): framing and vector lengths
- * (decode_error), legacy_compression_methods exactly {0}, an extension
- * twice, pre_shared_key not last, a key share of the wrong size, for a
- * group not in supported_groups, out of its order there or twice
- * (illegal_parameter), supported_groups without key_share or the
- * reverse, neither pre_shared_key nor both signature_algorithms and
- * supported_groups, pre_shared_key without psk_key_exchange_modes
- * (missing_extension), legacy_version below 0x0303 (protocol_version).
+ * hello alone (RFC 8446 4.1.2, 4.2, 9.2):
+ *  - decode_error: framing and vector lengths;
+ *  - illegal_parameter: legacy_compression_methods other than {0}, an
+ *    extension tlsgate reads seen twice, pre_shared_key not last, a key
+ *    share of the wrong size, or for a group not in supported_groups,
+ *    or out of that list's order, or twice (4.2.8 lets a server check
+ *    these; the order, which every hello captured in the tests keeps,
+ *    makes it one linear pass), PSK identities and binders unpaired;
+ *  - missing_extension: supported_groups without key_share or the
+ *    reverse; neither pre_shared_key nor both signature_algorithms and
+ *    supported_groups; pre_shared_key without psk_key_exchange_modes;
+ *  - protocol_version: legacy_version below 0x0303.
  * What the state machine checks, since it depends on its choices: no
  * common suite or group (handshake_failure), a refused PSK and no
  * signature_algorithms (missing_extension), a cookie it never asked

@@ -445,6 +445,7 @@ fallback_scsv_is_reported(void)
 {
 	struct buf r = { { 0 }, 0 }, m;
 	struct t13_peek pk;
+	struct t13_hello h;
 
 	puthex(&r, openssl_scsv);
 	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_BR);
@@ -456,6 +457,12 @@ fallback_scsv_is_reported(void)
 	records(&r, &m, NULL);
 	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_BR);
 	CHECK(pk.scsv && pk.sv && pk.max_version == 0x0303);
+	/* A second supported_versions lowers nothing (and is refused). */
+	hello_hex(&m, BASE "002b0003020300");
+	records(&r, &m, NULL);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_T13);
+	CHECK(pk.max_version == 0x0304);
+	CHECK(parse(m.b, m.n, &h) == ILLEGAL);
 	/* GREASE above 0x0304 is no version. */
 	hello_hex(&m, "002b0005047a7a0304" GROUPS KS_X SIGS);
 	records(&r, &m, NULL);
