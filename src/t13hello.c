@@ -464,7 +464,7 @@ t13_parse(const unsigned char *m, size_t len, struct t13_hello *h)
 	/* RFC 8446 9.2 and 4.2.9. */
 	b = h->exts & (T13_EXT_SUPPORTED_GROUPS | T13_EXT_KEY_SHARE);
 	if (b != 0 && b != (T13_EXT_SUPPORTED_GROUPS | T13_EXT_KEY_SHARE))
-		return bad(h, MISSING_EXTENSION, "groups-without-key-share");
+		return bad(h, MISSING_EXTENSION, "groups-and-key-share-unpaired");
 	if (!(h->exts & T13_EXT_PRE_SHARED_KEY) &&
 	    (!(h->exts & T13_EXT_SIGNATURE_ALGORITHMS) || b == 0))
 		return bad(h, MISSING_EXTENSION, "no-psk-no-sigalgs-or-groups");
