@@ -1,0 +1,491 @@
+/*
+ * t13hello.c - see t13hello.h.  Two walkers: t13_classify() reads the
+ * hello through its record headers with a cursor (the bytes must stay
+ * as they came, for BearSSL), t13_parse() reads the joined message
+ * strictly.  Every length is checked against what encloses it before
+ * anything it covers is read.
+ */
+#include <string.h>
+
+#include "t13hello.h"
+
+#define UNEXPECTED_MESSAGE	10
+#define HANDSHAKE_FAILURE	40
+#define ILLEGAL_PARAMETER	47
+#define DECODE_ERROR		50
+#define PROTOCOL_VERSION	70
+#define MISSING_EXTENSION	109
+
+#define REC_MAX		16384		/* a plaintext record's body */
+#define TLS13		0x0304
+#define SCSV		0x5600
+
+static size_t
+get16(const unsigned char *p)
+{
+	return (size_t)p[0] << 8 | p[1];
+}
+
+/* RFC 8701: 0x0a0a, 0x1a1a, ... 0xfafa, for versions, groups, suites. */
+static int
+grease(size_t v)
+{
+	return (v & 0x0f0f) == 0x0a0a && v >> 8 == (v & 0xff);
+}
+
+/*
+ * The classifier's cursor over a handshake message spread over records
+ * already checked to hold all of it: at is the next byte of buf, frag
+ * what is left of its record, left what is left of the message.
+ */
+struct rd {
+	const unsigned char	*b;
+	size_t			 at, frag, left;
+	int			 bad;		/* read past the message */
+};
+
+/* The next n bytes (n <= 3), big-endian; 0 and bad past the end. */
+static size_t
+rd_get(struct rd *r, int n)
+{
+	size_t v = 0;
+
+	for (; n > 0; n--) {
+		if (r->left == 0) {
+			r->bad = 1;
+			return 0;
+		}
+		while (r->frag == 0) {		/* empty records too */
+			r->frag = get16(r->b + r->at + 3);
+			r->at += 5;
+		}
+		v = v << 8 | r->b[r->at++];
+		r->frag--;
+		r->left--;
+	}
+	return v;
+}
+
+static void
+rd_skip(struct rd *r, size_t n)
+{
+	if (n > r->left)
+		r->bad = 1;
+	while (n-- > 0 && !r->bad)
+		rd_get(r, 1);
+}
+
+/*
+ * The walk to supported_versions over a whole hello of len bytes:
+ * fills pk's version fields and returns whether 0x0304 is offered, or
+ * -1 if the framing is wrong.  A malformed supported_versions offers
+ * nothing here (t13_parse() has the error).
+ */
+static int
+offers13(struct rd *r, struct t13_peek *pk)
+{
+	size_t n, stop, v, top = 0;
+	int v13 = 0;
+
+	rd_skip(r, 4);				/* type and length */
+	pk->max_version = (unsigned)rd_get(r, 2);
+	rd_skip(r, 32);
+	rd_skip(r, rd_get(r, 1));		/* legacy_session_id */
+	n = rd_get(r, 2);
+	if (n % 2 != 0)
+		return -1;
+	for (; n > 0 && !r->bad; n -= 2)
+		pk->scsv |= rd_get(r, 2) == SCSV;
+	rd_skip(r, rd_get(r, 1));		/* compression methods */
+	if (r->left > 0) {			/* the extensions' length */
+		n = rd_get(r, 2);
+		if (n != r->left || r->bad)
+			return -1;
+	}
+	while (r->left > 0 && !r->bad) {
+		v = rd_get(r, 2);
+		n = rd_get(r, 2);
+		if (n > r->left || r->bad)
+			return -1;
+		stop = r->left - n;
+		if (v == 43 && n >= 3 && rd_get(r, 1) == n - 1 && n % 2 == 1) {
+			pk->sv = 1;
+			while (r->left > stop) {
+				v = rd_get(r, 2);
+				v13 |= v == TLS13;
+				if (!grease(v) && v > top)
+					top = v;
+			}
+		}
+		rd_skip(r, r->left - stop);
+	}
+	if (pk->sv)
+		pk->max_version = (unsigned)top;
+	return r->bad ? -1 : v13;
+}
+
+/* The buffer is full before the hello is whole: not ours to refuse. */
+static int
+more(size_t len, size_t cap)
+{
+	return len < cap ? T13_NEED_MORE : T13_BR;
+}
+
+int
+t13_classify(const unsigned char *b, size_t len, size_t cap,
+    struct t13_peek *pk)
+{
+	unsigned char head[4];
+	size_t at, i, rl = 0, got = 0, need = 0;
+	struct t13_peek r = { 0, 0, 0, 0, 0 };
+	struct rd c;
+	int empty = 0, v13;
+
+	memset(pk, 0, sizeof(*pk));
+	/* Whole records, until they hold the message its header announces. */
+	for (at = 0; need == 0 || got < need; at += 5 + rl) {
+		if (len - at < 5)
+			return more(len, cap);
+		if (b[at] != 22 || b[at + 1] != 3 ||
+		    (rl = get16(b + at + 3)) > REC_MAX)
+			return T13_BR;
+		for (i = 0; i < rl && i < len - at - 5 && got + i < 4; i++)
+			head[got + i] = b[at + 5 + i];
+		if (need == 0 && got + i == 4) {
+			if (head[0] != 1)	/* not a ClientHello */
+				return T13_BR;
+			need = 4 + ((size_t)head[1] << 16 | get16(head + 2));
+			if (cap < 5 || need > cap - 5)
+				return T13_BR;
+		}
+		if (rl > len - at - 5)
+			return more(len, cap);
+		empty |= rl == 0;
+		got += rl;
+	}
+	c = (struct rd){ b, 5, get16(b + 3), need, 0 };
+	if ((v13 = offers13(&c, &r)) < 0)
+		return T13_BR;
+	r.end = at;
+	*pk = r;
+	if (!v13)
+		return T13_BR;
+	if (got > need || empty) {
+		pk->alert = UNEXPECTED_MESSAGE;
+		return T13_ALERT;
+	}
+	return T13_T13;
+}
+
+size_t
+t13_defrag(unsigned char *b, size_t end)
+{
+	size_t at, rl, w = 5;
+
+	for (at = 0; end - at >= 5; at += 5 + rl) {
+		if ((rl = get16(b + at + 3)) > end - at - 5)
+			rl = end - at - 5;
+		memmove(b + w, b + at + 5, rl);	/* the first: in place */
+		w += rl;
+	}
+	return end < 5 ? 0 : w - 5;
+}
+
+static unsigned
+bad(struct t13_hello *h, unsigned alert, const char *why)
+{
+	h->why = why;
+	return alert;
+}
+
+/*
+ * The vector at *p inside m[..end): a w-byte length (1 or 2), then its
+ * body, whose offset goes to *at and length to *n; *p moves past it.
+ * -1, and nothing set, if it does not fit in end or its length is
+ * outside [lo, hi].
+ */
+static int
+vec(const unsigned char *m, size_t *p, size_t end, int w, size_t lo,
+    size_t hi, size_t *at, size_t *n)
+{
+	size_t k;
+
+	if (end - *p < (size_t)w)
+		return -1;
+	k = w == 1 ? m[*p] : get16(m + *p);
+	if (k < lo || k > hi || k > end - *p - (size_t)w)
+		return -1;
+	*at = *p + (size_t)w;
+	*n = k;
+	*p = *at + k;
+	return 0;
+}
+
+/* A list of 16-bit values filling m[p..end) exactly, after its length. */
+static int
+list16(const unsigned char *m, size_t p, size_t end, size_t *at, size_t *n)
+{
+	return vec(m, &p, end, 2, 2, 0xfffe, at, n) != 0 || *n % 2 != 0 ||
+	    p != end ? -1 : 0;
+}
+
+/* The bit of a value in a table of codepoints, or 0. */
+static unsigned
+bit(const unsigned short *t, size_t n, size_t v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i] == v)
+			return 1u << i;
+	return 0;
+}
+
+static const unsigned short exts[] = { 0, 10, 13, 16, 41, 42, 43, 44, 45, 51 };
+static const unsigned short groups[] = { 0x001d, 0x0017, 0x0018, 0x0019 };
+static const unsigned short sigalgs[] = { 0x0403, 0x0503, 0x0603, 0x0804,
+    0x0805, 0x0806, 0x0809, 0x080a, 0x080b };
+#define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* server_name's body, the rules of hello.c, and 255 bytes at most. */
+static unsigned
+sni(const unsigned char *m, size_t p, size_t end, struct t13_hello *h)
+{
+	size_t at, n, k, i;
+
+	if (vec(m, &p, end, 2, 1, 0xffff, &at, &n) || p != end)
+		return bad(h, DECODE_ERROR, "bad-sni");
+	for (i = at; i < end; i += k) {
+		if (end - i < 3 || (k = get16(m + i + 1)) == 0 ||
+		    k > end - i - 3)
+			return bad(h, DECODE_ERROR, "bad-sni");
+		i += 3;
+		if (m[i - 3] != 0)		/* not host_name */
+			continue;
+		if (h->host != 0)
+			return bad(h, ILLEGAL_PARAMETER, "two-sni-host-names");
+		if (k > 255)
+			return bad(h, ILLEGAL_PARAMETER, "sni-too-long");
+		for (size_t j = i; j < i + k; j++)
+			if (!((m[j] >= 'a' && m[j] <= 'z') ||
+			    (m[j] >= 'A' && m[j] <= 'Z') ||
+			    (m[j] >= '0' && m[j] <= '9') || m[j] == '-' ||
+			    m[j] == '.' || m[j] == '_'))
+				return bad(h, ILLEGAL_PARAMETER,
+				    "sni-not-a-host-name");
+		h->host = i;
+		h->host_len = k;
+	}
+	return 0;
+}
+
+/* ALPN's body: a list of non-empty names filling it exactly. */
+static unsigned
+alpn(const unsigned char *m, size_t p, size_t end, struct t13_hello *h)
+{
+	size_t at, n;
+
+	if (vec(m, &p, end, 2, 2, 0xffff, &h->alpn, &h->alpn_len) || p != end)
+		return bad(h, DECODE_ERROR, "bad-alpn");
+	for (p = h->alpn; p < end; p = at + n) {
+		if (vec(m, &p, end, 1, 1, 255, &at, &n))
+			return bad(h, DECODE_ERROR, "bad-alpn");
+		h->alpn_http11 |= n == 8 && memcmp(m + at, "http/1.1", 8) == 0;
+	}
+	return 0;
+}
+
+/* pre_shared_key's body: OfferedPsks, RFC 8446 4.2.11. */
+static unsigned
+psk(const unsigned char *m, size_t p, size_t end, struct t13_hello *h)
+{
+	size_t at, n, q, nb = 0;
+
+	if (vec(m, &p, end, 2, 7, 0xffff, &h->psk_ids, &h->psk_ids_len))
+		return bad(h, DECODE_ERROR, "bad-psk");
+	for (q = h->psk_ids; q < p; q += 4, h->psk_count++)
+		if (vec(m, &q, p, 2, 1, 0xffff, &at, &n) || p - q < 4)
+			return bad(h, DECODE_ERROR, "bad-psk-identity");
+	if (vec(m, &p, end, 2, 33, 0xffff, &q, &n) || p != end)
+		return bad(h, DECODE_ERROR, "bad-psk-binders");
+	h->psk_binders = q - 2;
+	for (; q < end; nb++)
+		if (vec(m, &q, end, 1, 32, 255, &at, &n))
+			return bad(h, DECODE_ERROR, "bad-psk-binder");
+	if (nb != h->psk_count)
+		return bad(h, ILLEGAL_PARAMETER, "psk-binder-count");
+	return 0;
+}
+
+/*
+ * key_share's body, once supported_groups is known (g, gn: its list).
+ * RFC 8446 4.2.8: a share is for a group of supported_groups, in the
+ * same order, once.  One pass over both lists checks all three.
+ */
+static unsigned
+shares(const unsigned char *m, size_t p, size_t end, size_t g, size_t gn,
+    struct t13_hello *h)
+{
+	size_t at, n, grp, j = 0;
+	unsigned b;
+
+	if (vec(m, &p, end, 2, 0, 0xffff, &at, &n) || p != end)
+		return bad(h, DECODE_ERROR, "bad-key-share");
+	for (p = at; p < end; ) {
+		if (end - p < 2)
+			return bad(h, DECODE_ERROR, "bad-key-share");
+		grp = get16(m + p);
+		p += 2;
+		if (vec(m, &p, end, 2, 1, 0xffff, &at, &n))
+			return bad(h, DECODE_ERROR, "bad-key-share");
+		while (j < gn && get16(m + g + j) != grp)
+			j += 2;
+		if (j == gn)
+			return bad(h, ILLEGAL_PARAMETER, "share-not-in-groups");
+		j += 2;
+		if ((b = bit(groups, NELEM(groups), grp)) & h->shares)
+			return bad(h, ILLEGAL_PARAMETER, "two-shares-a-group");
+		h->shares |= b;
+		if (b == T13_GROUP_X25519) {
+			if (n != 32)
+				return bad(h, ILLEGAL_PARAMETER, "bad-x25519-share");
+			h->x25519 = at;
+		} else if (b == T13_GROUP_SECP256R1) {
+			if (n != 65 || m[at] != 4)
+				return bad(h, ILLEGAL_PARAMETER, "bad-p256-share");
+			h->secp256r1 = at;
+		}
+	}
+	return 0;
+}
+
+/* One extension's body m[p..end), of type t. */
+static unsigned
+ext(const unsigned char *m, size_t t, size_t p, size_t end,
+    struct t13_hello *h)
+{
+	size_t at, n, i;
+
+	switch (t) {
+	case 0:
+		return sni(m, p, end, h);
+	case 10:
+	case 13:
+		if (list16(m, p, end, &at, &n))
+			return bad(h, DECODE_ERROR, "bad-groups-or-sigalgs");
+		for (i = at; i < end; i += 2)
+			if (t == 10)
+				h->groups |= bit(groups, NELEM(groups),
+				    get16(m + i));
+			else
+				h->sigalgs |= bit(sigalgs, NELEM(sigalgs),
+				    get16(m + i));
+		return 0;
+	case 16:
+		return alpn(m, p, end, h);
+	case 41:
+		return psk(m, p, end, h);
+	case 42:
+		return p != end ? bad(h, DECODE_ERROR, "bad-early-data") : 0;
+	case 43:
+		if (vec(m, &p, end, 1, 2, 254, &at, &n) || n % 2 != 0 ||
+		    p != end)
+			return bad(h, DECODE_ERROR, "bad-supported-versions");
+		for (i = at; i < end; i += 2)
+			h->v13 |= get16(m + i) == TLS13;
+		return 0;
+	case 44:
+		return vec(m, &p, end, 2, 1, 0xffff, &at, &n) || p != end ?
+		    bad(h, DECODE_ERROR, "bad-cookie") : 0;
+	case 45:
+		if (vec(m, &p, end, 1, 1, 255, &at, &n) || p != end)
+			return bad(h, DECODE_ERROR, "bad-psk-modes");
+		for (i = at; i < end; i++)
+			h->psk_dhe_ke |= m[i] == 1;
+		return 0;
+	}
+	return 0;		/* key_share waits for the walk's end */
+}
+
+unsigned
+t13_parse(const unsigned char *m, size_t len, struct t13_hello *h)
+{
+	size_t p, end = len, at, n, t, g = 0, gn = 0, ks = 0, ksn = 0;
+	unsigned b, a;
+
+	memset(h, 0, sizeof(*h));
+	if (len < 4 + 2 + 32 || m[0] != 1 ||
+	    ((size_t)m[1] << 16 | get16(m + 2)) != len - 4)
+		return bad(h, DECODE_ERROR, "bad-hello-length");
+	h->legacy_version = (unsigned)get16(m + 4);
+	h->random = 6;
+	p = 6 + 32;
+	if (vec(m, &p, end, 1, 0, 32, &h->sid, &h->sid_len))
+		return bad(h, DECODE_ERROR, "bad-session-id");
+	if (vec(m, &p, end, 2, 2, 0xfffe, &at, &n) || n % 2 != 0)
+		return bad(h, DECODE_ERROR, "bad-cipher-suites");
+	for (; n > 0; at += 2, n -= 2) {
+		t = get16(m + at);
+		if (t >= 0x1301 && t <= 0x1303)
+			h->suites |= 1u << (unsigned)(t - 0x1301);
+		h->scsv |= t == SCSV;
+	}
+	if (vec(m, &p, end, 1, 1, 255, &at, &n))
+		return bad(h, DECODE_ERROR, "bad-compression");
+	if (n != 1 || m[at] != 0)
+		return bad(h, ILLEGAL_PARAMETER, "compression-not-null");
+	if (p == end)
+		return bad(h, PROTOCOL_VERSION, "not-tls13");
+	if (vec(m, &p, end, 2, 0, 0xffff, &at, &n) || p != end)
+		return bad(h, DECODE_ERROR, "bad-extensions");
+	for (p = at; p < end; p = at + n) {
+		if (end - p < 4)
+			return bad(h, DECODE_ERROR, "bad-extensions");
+		t = get16(m + p);
+		p += 2;
+		if (vec(m, &p, end, 2, 0, 0xffff, &at, &n))
+			return bad(h, DECODE_ERROR, "bad-extension-length");
+		if ((b = bit(exts, NELEM(exts), t)) & h->exts)
+			return bad(h, ILLEGAL_PARAMETER, "duplicate-extension");
+		h->exts |= b;
+		if (b == T13_EXT_PRE_SHARED_KEY && p != end)
+			return bad(h, ILLEGAL_PARAMETER, "psk-not-last");
+		if (b == T13_EXT_SUPPORTED_GROUPS)
+			(void)list16(m, at, p, &g, &gn);
+		if (b == T13_EXT_KEY_SHARE) {
+			ks = at;
+			ksn = n;
+		}
+		if ((a = ext(m, t, at, p, h)) != 0)
+			return a;
+	}
+	if (!h->v13)
+		return bad(h, PROTOCOL_VERSION, "not-tls13");
+	if (h->legacy_version < 0x0303)
+		return bad(h, PROTOCOL_VERSION, "legacy-version-below-1.2");
+	/* RFC 8446 9.2 and 4.2.9. */
+	b = h->exts & (T13_EXT_SUPPORTED_GROUPS | T13_EXT_KEY_SHARE);
+	if (b != 0 && b != (T13_EXT_SUPPORTED_GROUPS | T13_EXT_KEY_SHARE))
+		return bad(h, MISSING_EXTENSION, "groups-and-key-share-unpaired");
+	if (!(h->exts & T13_EXT_PRE_SHARED_KEY) &&
+	    (!(h->exts & T13_EXT_SIGNATURE_ALGORITHMS) || b == 0))
+		return bad(h, MISSING_EXTENSION, "no-psk-no-sigalgs-or-groups");
+	if ((h->exts & T13_EXT_PRE_SHARED_KEY) &&
+	    !(h->exts & T13_EXT_PSK_KEY_EXCHANGE_MODES))
+		return bad(h, MISSING_EXTENSION, "psk-without-modes");
+	return b != 0 ? shares(m, ks, ks + ksn, g, gn, h) : 0;
+}
+
+unsigned
+t13_choose_group(const struct t13_hello *h, unsigned *group)
+{
+	/* In the order of groups[], whose codepoint *group gets. */
+	static const unsigned pref[] = { T13_GROUP_X25519,
+	    T13_GROUP_SECP256R1 };
+
+	for (unsigned hrr = 0; hrr < 2; hrr++)
+		for (size_t i = 0; i < NELEM(pref); i++)
+			if ((hrr ? h->groups : h->shares) & pref[i]) {
+				*group = groups[i];
+				return hrr ? T13_HRR : T13_SHARE;
+			}
+	return HANDSHAKE_FAILURE;
+}

@@ -1,0 +1,183 @@
+/*
+ * t13hello.h - a client's first flight, read for TLS 1.3: which engine
+ * gets it, and what a TLS 1.3 ClientHello offers.
+ *
+ * Owns: the version dispatch over the raw records (t13_classify),
+ * joining a hello spread over records (t13_defrag), the strict parse of
+ * a TLS 1.3 ClientHello into offsets and bitmasks (t13_parse), and the
+ * server's choice of key share (t13_choose_group).  Layouts are RFC 8446
+ * 4.1.2 and 4.2, RFC 6066 3 (server_name), RFC 7301 3.1 (ALPN).
+ *
+ * Never: allocates, does I/O, keeps state, reads past len, or copies a
+ * field out of the hello.  Only t13_defrag writes, and only inside the
+ * records it is given.  Nothing here knows a configuration: whether 1.3
+ * is enabled, which suite, certificate or ALPN name wins is the
+ * caller's.
+ *
+ * Typical use on a connection's first bytes (buf, len read so far, cap
+ * its size):
+ *
+ *	switch (t13_classify(buf, len, cap, &pk))
+ *	  T13_NEED_MORE: read more, call again
+ *	  T13_BR: replay buf[0..len) into BearSSL; first, if pk.scsv and
+ *	    pk.max_version < 0x0304 and the service allows 1.3, send the
+ *	    alert inappropriate_fallback (86) instead (RFC 7507 3)
+ *	  T13_ALERT: send pk.alert, close
+ *	  T13_T13: n = t13_defrag(buf, pk.end);
+ *	    alert = t13_parse(buf + 5, n, &h);  the hello is buf[5..5+n)
+ *	    bytes buf[pk.end..len) are the next records (CCS, early data)
+ *
+ * Alerts are RFC 8446 6.2 codes.  What the parser enforces, from the
+ * hello alone (RFC 8446 4.1.2, 4.2, 9.2):
+ *  - decode_error: framing and vector lengths;
+ *  - illegal_parameter: legacy_compression_methods other than {0}, an
+ *    extension tlsgate reads seen twice, pre_shared_key not last, a key
+ *    share of the wrong size, or for a group not in supported_groups,
+ *    or out of that list's order, or twice (4.2.8 lets a server check
+ *    these; the order, which every hello captured in the tests keeps,
+ *    makes it one linear pass), PSK identities and binders unpaired;
+ *  - missing_extension: supported_groups without key_share or the
+ *    reverse; neither pre_shared_key nor both signature_algorithms and
+ *    supported_groups; pre_shared_key without psk_key_exchange_modes;
+ *  - protocol_version: legacy_version below 0x0303.
+ * What the state machine checks, since it depends on its choices: no
+ * common suite or group (handshake_failure), a refused PSK and no
+ * signature_algorithms (missing_extension), a cookie it never asked
+ * for, early_data (never accepted), and the second hello after HRR.
+ */
+#ifndef TLSGATE_T13HELLO_H
+#define TLSGATE_T13HELLO_H
+
+#include <stddef.h>
+
+/* t13_classify()'s answers. */
+enum {
+	T13_NEED_MORE,	/* the hello is not all there yet, and may fit */
+	T13_BR,		/* for BearSSL, byte for byte as received */
+	T13_T13,	/* a whole hello offering 0x0304 */
+	T13_ALERT	/* a 1.3 hello that must be refused: pk->alert */
+};
+
+struct t13_peek {
+	unsigned	alert;		/* with T13_ALERT */
+	/*
+	 * Set once a whole hello is framed well: the highest version in
+	 * supported_versions (GREASE aside) or, without it, legacy_version;
+	 * whether the extension was there; whether TLS_FALLBACK_SCSV
+	 * (0x5600) is among the suites.
+	 */
+	unsigned	max_version;
+	int		sv;
+	int		scsv;
+	size_t		end;		/* T13: bytes the hello's records take */
+};
+
+/*
+ * Look at buf[0..len), a connection's first bytes, read into a buffer of
+ * cap bytes.  The hello must come in whole handshake records (type 22,
+ * version 3.x, at most 2^14 bytes): anything else is T13_BR, and so is a
+ * hello that does not fit in cap (a 1.2 client keeps today's behaviour;
+ * a 1.3 one gets 1.2 from BearSSL with the downgrade sentinel and stops,
+ * as it would with a 1.2-only server).  A framing error in the hello is
+ * T13_BR too: BearSSL answers it as it does today.  T13_T13 needs
+ * supported_versions to offer 0x0304; its records end at pk->end.  Such
+ * a hello followed by other bytes in its last record, or carried in an
+ * empty record, is T13_ALERT unexpected_message (RFC 8446 5.1).
+ */
+int	t13_classify(const unsigned char *buf, size_t len, size_t cap,
+	    struct t13_peek *pk);
+
+/*
+ * Join the fragments of the records in buf[0..end) in place, after the
+ * first record's header: they are then buf[5..5+n), n returned.  The
+ * first header and the bytes from 5+n to end are left as they were.
+ * Call it with pk.end of a T13_T13 answer; any end is safe.
+ */
+size_t	t13_defrag(unsigned char *buf, size_t end);
+
+#define T13_SUITE_AES_128_GCM_SHA256		0x01	/* 0x1301 */
+#define T13_SUITE_AES_256_GCM_SHA384		0x02	/* 0x1302 */
+#define T13_SUITE_CHACHA20_POLY1305_SHA256	0x04	/* 0x1303 */
+
+#define T13_GROUP_X25519	0x01	/* 0x001d */
+#define T13_GROUP_SECP256R1	0x02	/* 0x0017 */
+#define T13_GROUP_SECP384R1	0x04	/* 0x0018 */
+#define T13_GROUP_SECP521R1	0x08	/* 0x0019 */
+
+#define T13_SIG_ECDSA_SECP256R1_SHA256	0x001	/* 0x0403 */
+#define T13_SIG_ECDSA_SECP384R1_SHA384	0x002	/* 0x0503 */
+#define T13_SIG_ECDSA_SECP521R1_SHA512	0x004	/* 0x0603 */
+#define T13_SIG_RSA_PSS_RSAE_SHA256	0x008	/* 0x0804 */
+#define T13_SIG_RSA_PSS_RSAE_SHA384	0x010	/* 0x0805 */
+#define T13_SIG_RSA_PSS_RSAE_SHA512	0x020	/* 0x0806 */
+#define T13_SIG_RSA_PSS_PSS_SHA256	0x040	/* 0x0809 */
+#define T13_SIG_RSA_PSS_PSS_SHA384	0x080	/* 0x080a */
+#define T13_SIG_RSA_PSS_PSS_SHA512	0x100	/* 0x080b */
+
+/* Extensions seen (struct t13_hello's exts). */
+#define T13_EXT_SERVER_NAME		0x001	/* 0 */
+#define T13_EXT_SUPPORTED_GROUPS	0x002	/* 10 */
+#define T13_EXT_SIGNATURE_ALGORITHMS	0x004	/* 13 */
+#define T13_EXT_ALPN			0x008	/* 16 */
+#define T13_EXT_PRE_SHARED_KEY		0x010	/* 41 */
+#define T13_EXT_EARLY_DATA		0x020	/* 42 */
+#define T13_EXT_SUPPORTED_VERSIONS	0x040	/* 43 */
+#define T13_EXT_COOKIE			0x080	/* 44 */
+#define T13_EXT_PSK_KEY_EXCHANGE_MODES	0x100	/* 45 */
+#define T13_EXT_KEY_SHARE		0x200	/* 51 */
+
+/*
+ * A parsed ClientHello.  Every offset is from the start of the message
+ * (its type byte), so 0 means absent; with its length it lies inside the
+ * message.  Unknown and GREASE values are left out of the bitmasks.
+ */
+struct t13_hello {
+	unsigned	 legacy_version;
+	size_t		 random;		/* 32 bytes */
+	size_t		 sid, sid_len;		/* legacy_session_id, <= 32 */
+	unsigned	 suites;		/* T13_SUITE_* */
+	int		 scsv;			/* TLS_FALLBACK_SCSV */
+	int		 v13;			/* supported_versions has 0x0304 */
+	unsigned	 exts;			/* T13_EXT_* present */
+	unsigned	 groups;		/* T13_GROUP_* supported */
+	unsigned	 shares;		/* T13_GROUP_* with a key share */
+	size_t		 x25519;		/* its 32-byte share */
+	size_t		 secp256r1;		/* its 65-byte share, 0x04, X, Y */
+	unsigned	 sigalgs;		/* T13_SIG_* */
+	int		 psk_dhe_ke;		/* psk_key_exchange_modes has it */
+	/*
+	 * pre_shared_key: the identities list's body, the number of
+	 * identities (as many as binders), and where the binders list
+	 * starts, its length included: a binder is computed over the
+	 * message up to there (RFC 8446 4.2.11.2).
+	 */
+	size_t		 psk_ids, psk_ids_len;
+	size_t		 psk_count;
+	size_t		 psk_binders;
+	size_t		 host, host_len;	/* server_name's host_name */
+	size_t		 alpn, alpn_len;	/* the ALPN list's body */
+	int		 alpn_http11;		/* it names http/1.1 */
+	const char	*why;			/* for the log, with an alert */
+};
+
+/*
+ * Parse m[0..len), one whole handshake message, strictly, as a TLS 1.3
+ * server must (see the top of this file for what is checked here).
+ * Returns 0, or the fatal alert it earns with h->why set; a hello whose
+ * supported_versions lacks 0x0304 is protocol_version (t13_classify
+ * never hands one over).  h is filled as far as the parse went.
+ */
+unsigned t13_parse(const unsigned char *m, size_t len, struct t13_hello *h);
+
+/*
+ * The group the server's key share will use: X25519, then secp256r1.
+ * Returns T13_SHARE with *group (0x001d or 0x0017) when the client sent
+ * a share for it, T13_HRR with *group when it only lists it in
+ * supported_groups (ask again with a HelloRetryRequest), else
+ * handshake_failure (40).
+ */
+#define T13_SHARE	0
+#define T13_HRR		1
+unsigned t13_choose_group(const struct t13_hello *h, unsigned *group);
+
+#endif

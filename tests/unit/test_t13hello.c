@@ -1,0 +1,889 @@
+/*
+ * test_t13hello.c - the behaviours of src/t13hello.c, one test per
+ * behaviour.
+ *
+ * The real hellos below were captured from the clients of a Debian 12
+ * machine by a small socket server that saved its first bytes; the
+ * comment above each says which command sent it (PORT: the server's).
+ * The crafted ones are built here, from the same parts.  Every input is
+ * copied into a heap buffer of exactly its length before it is read, so
+ * that a read past len is caught when built with -fsanitize=address.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "t13hello.h"
+#include "unit.h"
+
+/* openssl s_client -connect 127.0.0.1:PORT -tls1_3 -servername example.com
+ * (OpenSSL 3.0.22) */
+static const char openssl_tls13[] =
+    "16030100f0010000ec0303e05e664358318a57d0ba733d4230695d78cf9a2d4a"
+    "f9daef1e4f8821200ebb2020fd21a67fbc50686a9b67dd7e659581fb2c62b123"
+    "4f69536d78ac3673efaebc5b000813021303130100ff0100009b00000010000e"
+    "00000b6578616d706c652e636f6d000b000403000102000a00160014001d0017"
+    "001e0019001801000101010201030104002300000016000000170000000d001e"
+    "001c040305030603080708080809080a080b080408050806040105010601002b"
+    "0003020304002d00020101003300260024001d0020b6ae93f45b98c30e5c5103"
+    "40b9426b87f273fcbd3a72062524ba76b9a48efe1d";
+
+/* curl -sk https://localhost:PORT/ (curl 7.88, OpenSSL 3.0.22) */
+static const char curl[] =
+    "1603010200010001fc03039ef7385914fc204ec8dbe5027f8c8328a282716202"
+    "930fc72ac79e18ab960c642089f5e3a6f648d28da1cf319846605b7e352aa120"
+    "1b08338defd43d650583c020003e130213031301c02cc030009fcca9cca8ccaa"
+    "c02bc02f009ec024c028006bc023c0270067c00ac0140039c009c0130033009d"
+    "009c003d003c0035002f00ff010001750000000e000c0000096c6f63616c686f"
+    "7374000b000403000102000a00160014001d0017001e00190018010001010102"
+    "010301040010000e000c02683208687474702f312e3100160000001700000031"
+    "0000000d002a0028040305030603080708080809080a080b0804080508060401"
+    "05010601030303010302040205020602002b0009080304030303020301002d00"
+    "020101003300260024001d002038277e2dfa2027e82649f97cfdd6b1d487c5e1"
+    "8b9b20ee899a9226beed39aa73001500b4000000000000000000000000000000"
+    "0000000000000000000000000000000000000000000000000000000000000000"
+    "0000000000000000000000000000000000000000000000000000000000000000"
+    "0000000000000000000000000000000000000000000000000000000000000000"
+    "0000000000000000000000000000000000000000000000000000000000000000"
+    "0000000000000000000000000000000000000000000000000000000000000000"
+    "0000000000";
+
+/* python3: ssl.create_default_context().wrap_socket(s,
+ *     server_hostname='www.example.org'), no verification (Python 3.11.7, OpenSSL 3.0.22) */
+static const char python[] =
+    "1603010200010001fc03033825086b60f9018c820aa4a9590526f1d41631c772"
+    "f51180c314335c4164a5ec209d29e7e46df90e132f8cf956b1bd48bc26fd2330"
+    "63e3d7aceefb37086b52bf280024130213031301c02cc030c02bc02fcca9cca8"
+    "c024c028c023c027009f009e006b006700ff0100018f00000014001200000f77"
+    "77772e6578616d706c652e6f7267000b000403000102000a00160014001d0017"
+    "001e0019001801000101010201030104002300000016000000170000000d002a"
+    "0028040305030603080708080809080a080b0804080508060401050106010303"
+    "03010302040205020602002b00050403040303002d0002010100330026002400"
+    "1d002061696a3d8ef6919e56e8940cd1cdda64c26e0a4e6a4ca9b13499f6384a"
+    "8d5d7c001500de00000000000000000000000000000000000000000000000000"
+    "0000000000000000000000000000000000000000000000000000000000000000"
+    "0000000000000000000000000000000000000000000000000000000000000000"
+    "0000000000000000000000000000000000000000000000000000000000000000"
+    "0000000000000000000000000000000000000000000000000000000000000000"
+    "0000000000000000000000000000000000000000000000000000000000000000"
+    "0000000000000000000000000000000000000000000000000000000000000000"
+    "0000000000";
+
+/* gnutls-cli --insecure -p PORT localhost (GnuTLS 3.7.9) */
+static const char gnutls[] =
+    "16030101820100017e03034e927a1b44591f9e60f24cb1f8bb28131bd63b52f0"
+    "7c668f8041576b25e2a26a20122489d274a2da1ba8a5442325e7eaa5be82a5b7"
+    "9cf5bd6e0c42e544f433707a003a1302130313011304c02ccca9c0adc00ac02b"
+    "c0acc009c030cca8c014c02fc013009dc09d0035009cc09c002f009fccaac09f"
+    "0039009ec09e0033010000fb000500050100000000000a001600140017001800"
+    "19001d001e01000101010201030104000b00020100000d002200200401080908"
+    "04040308070501080a0805050308080601080b08060603020102030016000000"
+    "170000002300000033006b006900170041040329b3dcb747f69563947dc80823"
+    "8fac8a3b396a7b24e1c382b37b59cf0c8c1948c55e589de05a2982c5e3dd226c"
+    "8b0e65c948144a54e6e46c2fb3a9d724295c001d0020e1e1a035f55f79e6775b"
+    "2c44d3fe99cff0e61a9233df1afcbe13e0b0dfa16414002b0009080304030303"
+    "020301ff010001000000000e000c0000096c6f63616c686f7374002d00030201"
+    "00001c00024001";
+
+/* openssl s_client -connect 127.0.0.1:PORT -tls1_3 -groups P-256:X25519 */
+static const char openssl_p256[] =
+    "16030100ed010000e9030385b3dbb01e9d308ee613419f65efb034ae5fdda57e"
+    "192573a8b8ebfed0550b71204f472ad5611c51df252398d84e3f07a88f0395b2"
+    "f5d52f7b44257c7c5579b3a4000813021303130100ff01000098000b00040300"
+    "0102000a000600040017001d002300000016000000170000000d001e001c0403"
+    "05030603080708080809080a080b080408050806040105010601002b00030203"
+    "04002d00020101003300470045001700410423daa3b1cc3b1d05b2417d17bcd3"
+    "ae39d732abdaae063b8cfd1b4efabd8de85b0490b28d810e7a6af7634934a0b8"
+    "53d1f3c8000037a60aa898c9ad1c12a0d735";
+
+/* openssl s_client -connect 127.0.0.1:PORT -tls1_3 -sess_in sess.pem,
+ * sess.pem from -sess_out against openssl s_server -tls1_3 */
+static const char openssl_psk[] =
+    "16030101eb010001e7030372d7464d26b44b081f096df3f7e5a79d39cc10fbd1"
+    "2b1c5b0fe4dce7235b86fb2069e36362e6d4c8b150e1a79a7593299bf6d2946e"
+    "fa49590dd39e64281883e05d000813021303130100ff01000196000b00040300"
+    "0102000a00160014001d0017001e001900180100010101020103010400230000"
+    "0016000000170000000d001e001c040305030603080708080809080a080b0804"
+    "08050806040105010601002b0003020304002d00020101003300260024001d00"
+    "20c595b1cc2104ee602a38ba2acd6d0a340730eda002c95b72d89f134015446e"
+    "080029010b00d600d035f24f85eaafa8017c923f9fa249ca3e54629aef8d8476"
+    "1e9564ed3e58bdff73b91a9f503e279952cb6eefc8b59d269899fb942087aa4b"
+    "dd271a9dd16704c592c97e7f9373a36c9535cb3b854db580fe4b6e9294be01f2"
+    "1c9a99f38d6d4ee2cb2075a8b0ad36682e62f65a314b7fcb431fc7792f9ba9c6"
+    "b79fd6cda9db425d33a9270929caff1314c6e95ea6e654a0add22fd219c3e594"
+    "ae967726658abb95370042585bc91a00536c24d29b51ccc3e9e5041918aeef59"
+    "a6b83a540f69a38916fdec9aeac4daf8a8073f60ce7b29c5e4bc5f50da003130"
+    "9e213a4fb193cb81498265430a1e728a5005bf60140fcc21fdb812318c6c8ce7"
+    "f5b548166edf12ad859c85136c36347d";
+
+/* openssl s_client -connect 127.0.0.1:PORT -tls1_2 -servername example.com */
+static const char openssl_tls12[] =
+    "16030100cb010000c70303fbac04fea5abb7325c847b62bf5ef48e48dd3912a0"
+    "a0af368982f5ad2d443404000038c02cc030009fcca9cca8ccaac02bc02f009e"
+    "c024c028006bc023c0270067c00ac0140039c009c0130033009d009c003d003c"
+    "0035002f00ff0100006600000010000e00000b6578616d706c652e636f6d000b"
+    "000403000102000a000c000a001d0017001e0019001800230000001600000017"
+    "0000000d002a0028040305030603080708080809080a080b0804080508060401"
+    "05010601030303010302040205020602";
+
+/* openssl s_client -connect 127.0.0.1:PORT -tls1_2 -fallback_scsv
+ *     -servername example.com */
+static const char openssl_scsv[] =
+    "16030100cd010000c903036925cf72013f3354e69073728d1119b43c61b24d60"
+    "fb4cfb0fd2071c77e05f4300003ac02cc030009fcca9cca8ccaac02bc02f009e"
+    "c024c028006bc023c0270067c00ac0140039c009c0130033009d009c003d003c"
+    "0035002f00ff56000100006600000010000e00000b6578616d706c652e636f6d"
+    "000b000403000102000a000c000a001d0017001e001900180023000000160000"
+    "00170000000d002a0028040305030603080708080809080a080b080408050806"
+    "040105010601030303010302040205020602";
+
+#define IBUF		16709	/* BR_SSL_BUFSIZE_INPUT, the hello's room */
+#define UNEXPECTED	10
+#define FAILURE		40
+#define ILLEGAL		47
+#define DECODE		50
+#define VERSION		70
+#define MISSING		109
+
+struct buf {
+	unsigned char	b[4096];
+	size_t		n;
+};
+
+static void
+put(struct buf *h, const void *p, size_t n)
+{
+	memcpy(h->b + h->n, p, n);
+	h->n += n;
+}
+
+static void
+put16(struct buf *h, size_t v)
+{
+	unsigned char x[2] = { (unsigned char)(v >> 8), (unsigned char)v };
+
+	put(h, x, 2);
+}
+
+static unsigned
+nibble(char c)
+{
+	return c <= '9' ? (unsigned)(c - '0') : (unsigned)(c - 'a' + 10);
+}
+
+/* Lower-case hex, an even number of digits. */
+static void
+puthex(struct buf *h, const char *s)
+{
+	for (; s[0] != '\0' && s[1] != '\0'; s += 2)
+		h->b[h->n++] = (unsigned char)(nibble(s[0]) << 4 | nibble(s[1]));
+}
+
+/* The three functions, each on an exact-length heap copy. */
+static int
+classify(const unsigned char *b, size_t len, size_t cap, struct t13_peek *pk)
+{
+	unsigned char *p = malloc(len ? len : 1);
+	int r;
+
+	if (p == NULL)
+		exit(2);
+	memcpy(p, b, len);
+	r = t13_classify(p, len, cap, pk);
+	free(p);
+	return r;
+}
+
+static unsigned
+parse(const unsigned char *m, size_t len, struct t13_hello *h)
+{
+	unsigned char *p = malloc(len ? len : 1);
+	unsigned r;
+
+	if (p == NULL)
+		exit(2);
+	memcpy(p, m, len);
+	r = t13_parse(p, len, h);
+	free(p);
+	return r;
+}
+
+/* Every span the parser returns (offset 0: none) lies in the message. */
+static int
+inside(const struct t13_hello *h, size_t len)
+{
+	const size_t span[][2] = { { h->random, 32 }, { h->sid, h->sid_len },
+	    { h->x25519, h->x25519 ? 32 : 0 },
+	    { h->secp256r1, h->secp256r1 ? 65 : 0 },
+	    { h->psk_ids, h->psk_ids_len }, { h->psk_binders, 2 },
+	    { h->host, h->host_len }, { h->alpn, h->alpn_len } };
+
+	for (size_t i = 0; i < sizeof(span) / sizeof(span[0]); i++)
+		if (span[i][0] != 0 &&
+		    (span[i][0] > len || span[i][1] > len - span[i][0]))
+			return 0;
+	return 1;
+}
+
+/* The same parse, field by field (memcmp would compare padding). */
+static int
+same(const struct t13_hello *a, const struct t13_hello *b)
+{
+	return a->legacy_version == b->legacy_version &&
+	    a->random == b->random && a->sid == b->sid &&
+	    a->sid_len == b->sid_len && a->suites == b->suites &&
+	    a->scsv == b->scsv && a->v13 == b->v13 && a->exts == b->exts &&
+	    a->groups == b->groups && a->shares == b->shares &&
+	    a->x25519 == b->x25519 && a->secp256r1 == b->secp256r1 &&
+	    a->sigalgs == b->sigalgs && a->psk_dhe_ke == b->psk_dhe_ke &&
+	    a->psk_ids == b->psk_ids && a->psk_ids_len == b->psk_ids_len &&
+	    a->psk_count == b->psk_count &&
+	    a->psk_binders == b->psk_binders && a->host == b->host &&
+	    a->host_len == b->host_len && a->alpn == b->alpn &&
+	    a->alpn_len == b->alpn_len && a->alpn_http11 == b->alpn_http11 &&
+	    a->why == b->why;
+}
+
+/*
+ * Records as a client sent them: classified T13_T13 with buf's size,
+ * joined; m gets the message.  Returns the parser's answer, or 999.
+ */
+static unsigned
+real(const char *hex, struct buf *m, struct t13_hello *h)
+{
+	struct t13_peek pk;
+	struct buf r = { { 0 }, 0 };
+
+	puthex(&r, hex);
+	if (classify(r.b, r.n, IBUF, &pk) != T13_T13 || pk.end != r.n)
+		return 999;
+	m->n = t13_defrag(r.b, pk.end);
+	memcpy(m->b, r.b + 5, m->n);
+	return parse(m->b, m->n, h);
+}
+
+/* A ClientHello message with these legacy fields and extensions. */
+static void
+hello(struct buf *m, unsigned version, size_t sid, const char *comp,
+    const struct buf *e)
+{
+	static const unsigned char x[32] = { 0x5a };
+
+	m->n = 0;
+	puthex(m, "01000000");
+	put16(m, version);
+	put(m, x, 32);
+	m->b[m->n++] = (unsigned char)sid;
+	for (size_t i = 0; i < sid; i++)
+		m->b[m->n++] = 0x33;
+	puthex(m, "0008130113021303c02b");
+	puthex(m, comp);
+	put16(m, e->n);
+	put(m, e->b, e->n);
+	m->b[2] = (unsigned char)((m->n - 4) >> 8);
+	m->b[3] = (unsigned char)(m->n - 4);
+}
+
+/* The usual legacy fields around extensions given in hex. */
+static void
+hello_hex(struct buf *m, const char *ext)
+{
+	struct buf e = { { 0 }, 0 };
+
+	puthex(&e, ext);
+	hello(m, 0x0303, 32, "0100", &e);
+}
+
+/* m in one record, or cut into records of the sizes in cut (0 ends). */
+static void
+records(struct buf *r, const struct buf *m, const size_t *cut)
+{
+	size_t at = 0, k;
+
+	r->n = 0;
+	for (size_t i = 0; at < m->n; i++, at += k) {
+		k = cut != NULL && cut[i] != 0 ? cut[i] : m->n - at;
+		if (k > m->n - at)
+			k = m->n - at;
+		puthex(r, "160301");
+		put16(r, k);
+		put(r, m->b + at, k);
+	}
+}
+
+#define X32	"1111111111111111111111111111111111111111111111111111111111111111"
+#define X31	"11111111111111111111111111111111111111111111111111111111111111"
+#define P64	"2222222222222222222222222222222222222222222222222222222222222222" \
+		"2222222222222222222222222222222222222222222222222222222222222222"
+#define SV13	"002b0003020304"
+#define GROUPS	"000a00060004001d0017"		/* x25519, secp256r1 */
+#define KS_X	"003300260024001d0020" X32
+#define SIGS	"000d000600040403" "0804"
+#define MODES	"002d00020101"
+#define PSK	"00290030" "000b00056964656e7400000000" "002120" X32
+#define BASE	SV13 GROUPS KS_X SIGS
+
+static int
+openssl_hello_is_tls13_and_parsed(void)
+{
+	struct buf m;
+	struct t13_hello h;
+	unsigned g;
+
+	CHECK(real(openssl_tls13, &m, &h) == 0);
+	CHECK(m.n == 240 && inside(&h, m.n));
+	CHECK(h.legacy_version == 0x0303 && h.v13 && h.sid_len == 32);
+	CHECK(h.suites == 7 && !h.scsv);
+	CHECK(h.groups == 0xf && h.shares == T13_GROUP_X25519);
+	CHECK(memcmp(m.b + h.x25519, "\xb6\xae\x93\xf4\x5b\x98", 6) == 0);
+	CHECK(memcmp(m.b + h.x25519 + 26, "\x76\xb9\xa4\x8e\xfe\x1d", 6) == 0);
+	CHECK(h.sigalgs == 0x1ff && h.psk_dhe_ke);
+	CHECK(h.host_len == 11 && memcmp(m.b + h.host, "example.com", 11) == 0);
+	CHECK(h.alpn == 0 && h.psk_count == 0);
+	CHECK(!(h.exts & (T13_EXT_COOKIE | T13_EXT_EARLY_DATA)));
+	CHECK(t13_choose_group(&h, &g) == T13_SHARE && g == 0x001d);
+	return 1;
+}
+
+static int
+curl_hello_names_http11(void)
+{
+	struct buf m;
+	struct t13_hello h;
+
+	CHECK(real(curl, &m, &h) == 0 && inside(&h, m.n));
+	CHECK(h.alpn_http11 && h.alpn_len == 12);
+	CHECK(memcmp(m.b + h.alpn, "\x02h2\x08http/1.1", 12) == 0);
+	CHECK(h.host_len == 9 && memcmp(m.b + h.host, "localhost", 9) == 0);
+	CHECK(h.shares == T13_GROUP_X25519 && h.suites == 7);
+	return 1;
+}
+
+static int
+python_hello_offers_13_and_12(void)
+{
+	struct buf m, r = { { 0 }, 0 };
+	struct t13_hello h;
+	struct t13_peek pk;
+
+	CHECK(real(python, &m, &h) == 0 && inside(&h, m.n));
+	CHECK(h.alpn == 0 && !h.alpn_http11);
+	CHECK(h.host_len == 15 &&
+	    memcmp(m.b + h.host, "www.example.org", 15) == 0);
+	puthex(&r, python);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_T13);
+	CHECK(pk.sv && pk.max_version == 0x0304 && !pk.scsv);
+	return 1;
+}
+
+static int
+gnutls_hello_has_two_shares(void)
+{
+	struct buf m;
+	struct t13_hello h;
+	unsigned g;
+
+	CHECK(real(gnutls, &m, &h) == 0 && inside(&h, m.n));
+	CHECK(h.shares == (T13_GROUP_X25519 | T13_GROUP_SECP256R1));
+	CHECK(m.b[h.secp256r1] == 4 && h.x25519 > h.secp256r1 + 65);
+	CHECK(h.psk_dhe_ke && h.groups == 0xf && h.suites == 7);
+	CHECK(t13_choose_group(&h, &g) == T13_SHARE && g == 0x001d);
+	return 1;
+}
+
+static int
+p256_first_hello_is_answered_on_p256(void)
+{
+	struct buf m;
+	struct t13_hello h;
+	unsigned g;
+
+	CHECK(real(openssl_p256, &m, &h) == 0 && inside(&h, m.n));
+	CHECK(h.groups == (T13_GROUP_X25519 | T13_GROUP_SECP256R1));
+	CHECK(h.shares == T13_GROUP_SECP256R1 && h.x25519 == 0);
+	CHECK(memcmp(m.b + h.secp256r1, "\x04\x23\xda\xa3", 4) == 0);
+	CHECK(h.host == 0);
+	CHECK(t13_choose_group(&h, &g) == T13_SHARE && g == 0x0017);
+	return 1;
+}
+
+/* The binders (one, of 48 bytes for SHA-384) end the message. */
+static int
+resumption_hello_gives_psk_offsets(void)
+{
+	struct buf m;
+	struct t13_hello h;
+
+	CHECK(real(openssl_psk, &m, &h) == 0 && inside(&h, m.n));
+	CHECK(h.exts & T13_EXT_PRE_SHARED_KEY);
+	CHECK(h.psk_count == 1 && h.psk_ids_len == 214);
+	CHECK(m.b[h.psk_ids] == 0x00 && m.b[h.psk_ids + 1] == 0xd0);
+	CHECK(h.psk_binders == m.n - 51 && h.psk_binders == h.psk_ids + 214);
+	CHECK(m.b[h.psk_binders] == 0 && m.b[h.psk_binders + 1] == 49 &&
+	    m.b[h.psk_binders + 2] == 48);
+	return 1;
+}
+
+static int
+tls12_hello_goes_to_bearssl(void)
+{
+	struct buf r = { { 0 }, 0 }, m;
+	struct t13_peek pk;
+	struct t13_hello h;
+
+	puthex(&r, openssl_tls12);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_BR);
+	CHECK(!pk.sv && !pk.scsv && pk.max_version == 0x0303);
+	m.n = r.n - 5;
+	memcpy(m.b, r.b + 5, m.n);
+	CHECK(parse(m.b, m.n, &h) == VERSION && !h.v13);
+	return 1;
+}
+
+static int
+fallback_scsv_is_reported(void)
+{
+	struct buf r = { { 0 }, 0 }, m;
+	struct t13_peek pk;
+	struct t13_hello h;
+
+	puthex(&r, openssl_scsv);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_BR);
+	CHECK(pk.scsv && !pk.sv && pk.max_version == 0x0303);
+	/* 1.2 and 1.1 in supported_versions, GREASE first: max 1.2. */
+	hello_hex(&m, "002b0007067a7a03030302");
+	m.b[79] = 0x56;				/* 0xc02b -> 0x5600 */
+	m.b[80] = 0x00;
+	records(&r, &m, NULL);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_BR);
+	CHECK(pk.scsv && pk.sv && pk.max_version == 0x0303);
+	/* A second supported_versions lowers nothing (and is refused). */
+	hello_hex(&m, BASE "002b0003020300");
+	records(&r, &m, NULL);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_T13);
+	CHECK(pk.max_version == 0x0304);
+	CHECK(parse(m.b, m.n, &h) == ILLEGAL);
+	/* GREASE above 0x0304 is no version. */
+	hello_hex(&m, "002b0005047a7a0304" GROUPS KS_X SIGS);
+	records(&r, &m, NULL);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_T13);
+	CHECK(!pk.scsv && pk.max_version == 0x0304);
+	return 1;
+}
+
+/* Fragments of 1, 2, 3, 5 and 100 bytes, then the rest. */
+static int
+hello_over_records_is_joined(void)
+{
+	static const size_t cut[] = { 1, 2, 3, 5, 100, 0 };
+	struct buf r = { { 0 }, 0 }, m, j;
+	struct t13_peek pk;
+	struct t13_hello h1, h2;
+	size_t n;
+
+	CHECK(real(openssl_psk, &m, &h1) == 0);
+	records(&r, &m, cut);
+	CHECK(r.n == m.n + 30);		/* six headers */
+	for (size_t len = 0; len < r.n; len++)
+		CHECK(classify(r.b, len, IBUF, &pk) == T13_NEED_MORE);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_T13 && pk.end == r.n);
+	j = r;
+	n = t13_defrag(j.b, pk.end);
+	CHECK(n == m.n && memcmp(j.b + 5, m.b, n) == 0);
+	CHECK(memcmp(j.b, r.b, 5) == 0);
+	CHECK(parse(j.b + 5, n, &h2) == 0 && same(&h1, &h2));
+	return 1;
+}
+
+static int
+bytes_after_the_hello_are_left(void)
+{
+	struct buf r = { { 0 }, 0 };
+	struct t13_peek pk;
+	size_t n;
+
+	puthex(&r, openssl_tls13);
+	n = r.n;
+	puthex(&r, "140303000101" "170303");	/* CCS, early data */
+	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_T13 && pk.end == n);
+	CHECK(t13_defrag(r.b, pk.end) == n - 5);
+	CHECK(memcmp(r.b + n, "\x14\x03\x03\x00\x01\x01", 6) == 0);
+	return 1;
+}
+
+/* RFC 8446 5.1: a 1.3 hello ends a record and never comes empty. */
+static int
+hello_sharing_a_record_or_empty_one_is_unexpected(void)
+{
+	static const size_t cut[] = { 100, 0 };
+	struct buf r = { { 0 }, 0 }, m, e;
+	struct t13_peek pk;
+
+	puthex(&r, openssl_tls13);
+	r.b[4]++;				/* a byte more in the record */
+	r.b[r.n++] = 0x14;
+	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_ALERT &&
+	    pk.alert == UNEXPECTED);
+	r.n = 0;
+	puthex(&r, openssl_tls12);		/* 1.2: BearSSL's to judge */
+	r.b[4]++;
+	r.b[r.n++] = 0x14;
+	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_BR);
+	hello_hex(&m, BASE);
+	records(&r, &m, cut);
+	e.n = 0;
+	put(&e, r.b, 105);
+	puthex(&e, "1603030000");		/* an empty record between */
+	put(&e, r.b + 105, r.n - 105);
+	CHECK(classify(e.b, e.n, IBUF, &pk) == T13_ALERT &&
+	    pk.alert == UNEXPECTED);
+	return 1;
+}
+
+static int
+what_is_no_client_hello_goes_to_bearssl(void)
+{
+	struct buf r = { { 0 }, 0 }, g;
+	struct t13_peek pk;
+
+	puthex(&r, openssl_tls13);
+	g = r;
+	g.b[0] = 23;				/* application data */
+	CHECK(classify(g.b, g.n, IBUF, &pk) == T13_BR);
+	g = r;
+	g.b[5] = 2;				/* a ServerHello */
+	CHECK(classify(g.b, g.n, IBUF, &pk) == T13_BR);
+	g = r;
+	g.b[1] = 2;				/* an SSL 2-era version */
+	CHECK(classify(g.b, g.n, IBUF, &pk) == T13_BR);
+	g = r;
+	g.b[3] = 0x40;				/* a record over 2^14 */
+	g.b[4] = 0x01;
+	CHECK(classify(g.b, 5, IBUF, &pk) == T13_BR);
+	puthex(&g, "8031010003");		/* an SSL 2 hello */
+	CHECK(classify(g.b + g.n - 5, 5, IBUF, &pk) == T13_BR);
+	g = r;					/* a suites length gone odd */
+	g.b[5 + 4 + 2 + 32 + 1 + 32 + 1]++;
+	CHECK(classify(g.b, g.n, IBUF, &pk) == T13_BR);
+	return 1;
+}
+
+/* Too big for the buffer: BearSSL's, whether it says so early or late. */
+static int
+hello_larger_than_the_buffer_goes_to_bearssl(void)
+{
+	struct buf r = { { 0 }, 0 };
+	struct t13_peek pk;
+
+	puthex(&r, openssl_tls13);
+	CHECK(classify(r.b, r.n, r.n, &pk) == T13_T13);
+	CHECK(classify(r.b, 100, r.n - 1, &pk) == T13_BR);
+	CHECK(classify(r.b, 100, r.n, &pk) == T13_NEED_MORE);
+	for (size_t len = 0; len < r.n; len++)
+		CHECK(classify(r.b, len, len, &pk) == T13_BR);
+	r.b[6] = 1;			/* a message of 65,776 bytes */
+	CHECK(classify(r.b, 9, IBUF, &pk) == T13_BR);
+	return 1;
+}
+
+/*
+ * A real hello cut at every length, its message length made to agree:
+ * never accepted; a decode_error, but protocol_version (no extensions,
+ * so no 1.3) for the cut right before the extensions.
+ */
+static int
+every_truncation_is_refused(void)
+{
+	struct buf m, c;
+	struct t13_hello h;
+	size_t ext = 4 + 2 + 32 + 33 + 2 + 36 + 2;	/* python's */
+
+	CHECK(real(python, &m, &h) == 0 && m.b[ext - 1] == 0);
+	for (size_t len = 0; len < m.n; len++) {
+		c = m;
+		if (len >= 4) {
+			c.b[2] = (unsigned char)((len - 4) >> 8);
+			c.b[3] = (unsigned char)(len - 4);
+		}
+		if (parse(c.b, len, &h) != (len == ext ? VERSION : DECODE) ||
+		    h.why == NULL || !inside(&h, len)) {
+			fprintf(stderr, "  cut at %zu: %s\n", len,
+			    h.why ? h.why : "");
+			CHECK(!"truncation");
+		}
+	}
+	return 1;
+}
+
+/* Every byte of a resumption hello changed: a known answer, no crash. */
+static int
+every_changed_byte_gets_a_clean_answer(void)
+{
+	static const unsigned char to[] = { 0x00, 0x01, 0x20, 0x7f, 0xff };
+	struct buf m, c, r;
+	struct t13_hello h;
+	struct t13_peek pk;
+	unsigned a;
+	int k;
+
+	CHECK(real(openssl_psk, &m, &h) == 0);
+	for (size_t i = 0; i < m.n; i++)
+		for (size_t v = 0; v < sizeof(to); v++) {
+			c = m;
+			c.b[i] = to[v];
+			a = parse(c.b, c.n, &h);
+			if ((a != 0 && a != ILLEGAL && a != DECODE &&
+			    a != VERSION && a != MISSING) ||
+			    (a != 0) != (h.why != NULL) || !inside(&h, c.n)) {
+				fprintf(stderr, "  byte %zu = %u: %u %s\n", i,
+				    to[v], a, h.why ? h.why : "");
+				CHECK(!"answer");
+			}
+			records(&r, &c, NULL);
+			k = classify(r.b, r.n, IBUF, &pk);
+			if (a == 0 && k != T13_T13)
+				CHECK(!"classifier disagrees");
+		}
+	return 1;
+}
+
+struct crafted {
+	const char	*ext;
+	unsigned	 alert;
+};
+
+static const struct crafted crafted[] = {
+	{ BASE, 0 },
+	{ "0a0a0000" BASE "fe0d00021234", 0 },	/* GREASE, unknown */
+	{ SV13 GROUPS GROUPS KS_X SIGS, ILLEGAL },
+	{ BASE SIGS, ILLEGAL },
+	{ BASE MODES PSK, 0 },
+	{ SV13 GROUPS KS_X MODES PSK SIGS, ILLEGAL },	/* psk not last */
+	{ BASE MODES "00290033" "000e" "00010000000000" "00010000000000"
+	    "002120" X32, ILLEGAL },		/* 2 identities, 1 binder */
+	{ BASE MODES "0029002f" "000b00056964656e7400000000" "00201f" X31,
+	    DECODE },				/* a 31-byte binder */
+	{ BASE PSK, MISSING },
+	{ SV13 MODES PSK, 0 },			/* PSK alone: parsed */
+	{ SV13 GROUPS SIGS, MISSING },		/* no key_share */
+	{ SV13 KS_X SIGS, MISSING },		/* no supported_groups */
+	{ SV13 GROUPS KS_X, MISSING },		/* no signature_algorithms */
+	{ SV13 GROUPS "003300250023001d001f" X31 SIGS, ILLEGAL },
+	{ SV13 GROUPS "003300270025001d0021" X32 "11" SIGS, ILLEGAL },
+	{ SV13 GROUPS "00330047004500170041" "04" P64 SIGS, 0 },
+	{ SV13 GROUPS "00330047004500170041" "02" P64 SIGS, ILLEGAL },
+	{ SV13 GROUPS "00330046004400170040" P64 SIGS, ILLEGAL },
+	{ SV13 GROUPS "0033000600040017" "0000" SIGS, DECODE },	/* empty */
+	{ SV13 "000a00040002001d" "00330047004500170041" "04" P64 SIGS,
+	    ILLEGAL },				/* a group not offered */
+	{ SV13 GROUPS "0033004a0048001d0020" X32 "001d0020" X32 SIGS,
+	    ILLEGAL },				/* twice */
+	{ SV13 GROUPS "0033006b006900170041" "04" P64 "001d0020" X32 SIGS,
+	    ILLEGAL },				/* out of order */
+	{ SV13 GROUPS "0033006b0069001d0020" X32 "00170041" "04" P64 SIGS, 0 },
+	{ SV13 GROUPS "003300020000" SIGS, 0 },	/* empty: HRR */
+	{ SV13 GROUPS "0033000400000000" SIGS, DECODE },
+	{ "002b0003020303" GROUPS KS_X SIGS, VERSION },
+	{ GROUPS KS_X SIGS, VERSION },
+	{ "002b00040303040304" GROUPS KS_X SIGS, DECODE },
+	{ "002b0002000304" GROUPS KS_X SIGS, DECODE },
+	{ BASE "002a0000", 0 },			/* early_data: noted */
+	{ BASE "002a000100", DECODE },
+	{ BASE "002c00030001ff", 0 },		/* a cookie: noted */
+	{ BASE "002c00020000", DECODE },
+	{ BASE "002d0000", DECODE },
+	{ SV13 "000a0003000100" KS_X SIGS, DECODE },
+	{ SV13 "000a00020000" KS_X SIGS, DECODE },
+	{ SV13 GROUPS KS_X "000d00020000", DECODE },
+	{ BASE "0010000e000c02683208687474702f312e31", 0 },
+	{ BASE "0010000e000c02683200687474702f312e31", DECODE },
+	{ BASE "0010000e000d02683208687474702f312e31", DECODE },
+	{ BASE "0000000e000c0000096c6f63616c686f7374", 0 },
+	{ BASE "0000000e000c0000096c6f63616c686f2f74", ILLEGAL },
+	{ BASE "0000000e000c00000a6c6f63616c686f7374", DECODE },
+	{ BASE "00000005000300000000", DECODE },
+	{ BASE "0000000a00080000016100000161", ILLEGAL },
+	{ BASE "000000ff", DECODE },		/* longer than the block */
+	{ BASE "00", DECODE },
+};
+
+/* Each crafted hello earns its alert; the classifier agrees. */
+static int
+crafted_hellos_earn_their_alerts(void)
+{
+	struct buf m, r;
+	struct t13_hello h;
+	struct t13_peek pk;
+	unsigned a;
+	int k;
+
+	for (size_t i = 0; i < sizeof(crafted) / sizeof(crafted[0]); i++) {
+		hello_hex(&m, crafted[i].ext);
+		a = parse(m.b, m.n, &h);
+		if (a != crafted[i].alert || !inside(&h, m.n)) {
+			fprintf(stderr, "  crafted[%zu]: %u (%s)\n", i, a,
+			    h.why ? h.why : "");
+			CHECK(!"alert");
+		}
+		records(&r, &m, NULL);
+		k = classify(r.b, r.n, IBUF, &pk);
+		if (a == 0)
+			CHECK(k == T13_T13);
+		if (a == VERSION)
+			CHECK(k == T13_BR);
+	}
+	return 1;
+}
+
+static int
+legacy_fields_are_checked(void)
+{
+	struct buf m, e = { { 0 }, 0 };
+	struct t13_hello h;
+
+	puthex(&e, BASE);
+	hello(&m, 0x0303, 0, "0100", &e);
+	CHECK(parse(m.b, m.n, &h) == 0 && h.sid_len == 0 && h.sid == 39);
+	hello(&m, 0x0304, 32, "0100", &e);	/* ignored: RFC 8446 4.2.1 */
+	CHECK(parse(m.b, m.n, &h) == 0 && h.legacy_version == 0x0304);
+	hello(&m, 0x0301, 32, "0100", &e);
+	CHECK(parse(m.b, m.n, &h) == VERSION);
+	hello(&m, 0x0303, 33, "0100", &e);
+	CHECK(parse(m.b, m.n, &h) == DECODE);
+	hello(&m, 0x0303, 32, "0101", &e);
+	CHECK(parse(m.b, m.n, &h) == ILLEGAL);
+	hello(&m, 0x0303, 32, "020100", &e);
+	CHECK(parse(m.b, m.n, &h) == ILLEGAL);
+	hello(&m, 0x0303, 32, "020001", &e);
+	CHECK(parse(m.b, m.n, &h) == ILLEGAL);
+	hello(&m, 0x0303, 32, "00", &e);
+	CHECK(parse(m.b, m.n, &h) == DECODE);
+	hello(&m, 0x0303, 32, "0100", &e);
+	m.b[4 + 2 + 32 + 33 + 1] = 7;		/* suites' length odd */
+	CHECK(parse(m.b, m.n, &h) == DECODE);
+	return 1;
+}
+
+/*
+ * A browser-like hello: GREASE and a 1,216-byte X25519MLKEM768 share
+ * before the X25519 one, both groups listed, in the same order.
+ */
+static int
+mlkem_and_grease_shares_are_skipped(void)
+{
+	static unsigned char big[1216];
+	struct buf e = { { 0 }, 0 }, m, r;
+	struct t13_hello h;
+	struct t13_peek pk;
+	unsigned g;
+
+	puthex(&e, "dada0000" SV13 SIGS);
+	puthex(&e, "000a000c000a2a2a11ec001d00170018");
+	puthex(&e, "0033");
+	put16(&e, 2 + 5 + 4 + 1216 + 4 + 32);
+	put16(&e, 5 + 4 + 1216 + 4 + 32);
+	puthex(&e, "2a2a000100" "11ec");
+	put16(&e, sizeof(big));
+	put(&e, big, sizeof(big));
+	puthex(&e, "001d0020" X32);
+	hello(&m, 0x0303, 32, "0100", &e);
+	CHECK(parse(m.b, m.n, &h) == 0 && inside(&h, m.n));
+	CHECK(h.shares == T13_GROUP_X25519 && m.b[h.x25519] == 0x11);
+	CHECK(h.x25519 == m.n - 32);
+	CHECK(h.groups == (T13_GROUP_X25519 | T13_GROUP_SECP256R1 |
+	    T13_GROUP_SECP384R1));
+	CHECK(t13_choose_group(&h, &g) == T13_SHARE && g == 0x001d);
+	records(&r, &m, NULL);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_T13);
+	return 1;
+}
+
+static int
+alpn_names_near_http11_are_not_it(void)
+{
+	struct buf m;
+	struct t13_hello h;
+
+	/* h2, http/1.10, HTTP/1.1, http/1. */
+	hello_hex(&m, BASE "00100020001e" "026832" "09687474702f312e3130"
+	    "08485454502f312e31" "07687474702f312e");
+	CHECK(parse(m.b, m.n, &h) == 0 && h.alpn_len == 30 && !h.alpn_http11);
+	hello_hex(&m, BASE "0010000b0009" "08687474702f312e31");
+	CHECK(parse(m.b, m.n, &h) == 0 && h.alpn_http11);
+	return 1;
+}
+
+/* A host name is 255 bytes at most (the 1.3 engine keeps it whole). */
+static int
+host_names_up_to_255_bytes_pass(void)
+{
+	struct buf e, m;
+	struct t13_hello h;
+
+	for (size_t k = 254; k <= 256; k++) {
+		e.n = 0;
+		puthex(&e, BASE "0000");
+		put16(&e, k + 5);
+		put16(&e, k + 3);
+		puthex(&e, "00");
+		put16(&e, k);
+		memset(e.b + e.n, 'a', k);
+		e.n += k;
+		hello(&m, 0x0303, 32, "0100", &e);
+		CHECK(parse(m.b, m.n, &h) == (k <= 255 ? 0 : ILLEGAL));
+		CHECK(k > 255 || (h.host_len == k && m.b[h.host] == 'a'));
+	}
+	return 1;
+}
+
+static int
+no_usable_share_asks_again_or_fails(void)
+{
+	struct buf m;
+	struct t13_hello h;
+	unsigned g = 0;
+
+	hello_hex(&m, SV13 "000a000400020017" "003300020000" SIGS);
+	CHECK(parse(m.b, m.n, &h) == 0);
+	CHECK(t13_choose_group(&h, &g) == T13_HRR && g == 0x0017);
+	hello_hex(&m, SV13 GROUPS "003300020000" SIGS);
+	CHECK(parse(m.b, m.n, &h) == 0);
+	CHECK(t13_choose_group(&h, &g) == T13_HRR && g == 0x001d);
+	hello_hex(&m, SV13 "000a000400020018" "003300020000" SIGS);
+	CHECK(parse(m.b, m.n, &h) == 0);
+	CHECK(t13_choose_group(&h, &g) == FAILURE);
+	hello_hex(&m, SV13 MODES PSK);		/* PSK without DHE */
+	CHECK(parse(m.b, m.n, &h) == 0);
+	CHECK(t13_choose_group(&h, &g) == FAILURE);
+	return 1;
+}
+
+static const struct unit_test tests[] = {
+	T(openssl_hello_is_tls13_and_parsed),
+	T(curl_hello_names_http11),
+	T(python_hello_offers_13_and_12),
+	T(gnutls_hello_has_two_shares),
+	T(p256_first_hello_is_answered_on_p256),
+	T(resumption_hello_gives_psk_offsets),
+	T(tls12_hello_goes_to_bearssl),
+	T(fallback_scsv_is_reported),
+	T(hello_over_records_is_joined),
+	T(bytes_after_the_hello_are_left),
+	T(hello_sharing_a_record_or_empty_one_is_unexpected),
+	T(what_is_no_client_hello_goes_to_bearssl),
+	T(hello_larger_than_the_buffer_goes_to_bearssl),
+	T(every_truncation_is_refused),
+	T(every_changed_byte_gets_a_clean_answer),
+	T(crafted_hellos_earn_their_alerts),
+	T(legacy_fields_are_checked),
+	T(mlkem_and_grease_shares_are_skipped),
+	T(alpn_names_near_http11_are_not_it),
+	T(host_names_up_to_255_bytes_pass),
+	T(no_usable_share_asks_again_or_fails),
+};
+
+int
+main(void)
+{
+	return unit_run(tests, sizeof(tests) / sizeof(tests[0]));
+}
