@@ -1,5 +1,5 @@
 #!/bin/sh
-# Run tlsfuzzer's TLS 1.2 scripts against a tlsgate build, by hand.
+# Run tlsfuzzer's scripts against a tlsgate build, by hand.
 #
 #   sh tests/tlsfuzzer.sh TLSFUZZER_DIR TLSLITE_DIR [BIN [ec|rsa [SCRIPT...]]]
 #
@@ -8,7 +8,8 @@
 # python3 (with python3-ecdsa).  tlsgate runs in http mode in front of
 # tests/backend.py on loopback; TLSMIN=1.0 in the environment adds the
 # ECDHE-CBC suites many scripts hard-code, MODE=tcp uses an echo backend
-# (test-lengths wants one).  Prints one line per script: passed/total and
+# (test-lengths wants one), TLSMAX=1.3 turns TLS 1.3 on and runs the
+# TLS 1.3 scripts by default.  Prints one line per script: passed/total and
 # the failed probes; the full outputs stay in the printed directory.
 set -u
 [ $# -ge 2 ] || { sed -n '2,12p' "$0"; exit 100; }
@@ -44,12 +45,29 @@ bpid=$!
 	echo "slots = 16"
 	echo "log_rate = 0"
 	[ -n "${TLSMIN:-}" ] && echo "tls_min = $TLSMIN"
+	[ -n "${TLSMAX:-}" ] && echo "tls_max = $TLSMAX"
 } >"$out/gate.conf"
 "$bin" -c "$out/gate.conf" 2>"$out/gate.log" &
 gpid=$!
 trap 'kill $gpid $bpid 2>/dev/null' EXIT
 sleep 1
 
+# The TLS 1.3 scripts that apply (no PSK, 0-RTT, client certificates,
+# FFDHE, brainpool, EdDSA, ML-DSA, ML-KEM or certificate compression).
+[ $# -gt 0 ] || [ "${TLSMAX:-}" != 1.3 ] || set -- tls13-conversation \
+    tls13-version-negotiation tls13-legacy-version tls13-serverhello-random \
+    tls13-hrr tls13-keyshare-omitted tls13-crfg-curves tls13-ecdhe-curves \
+    tls13-unrecognised-groups tls13-no-unknown-groups tls13-symetric-ciphers \
+    tls13-invalid-ciphers tls13-nociphers tls13-signature-algorithms \
+    tls13-rsapss-signatures tls13-rsa-signatures tls13-pkcs-signature \
+    tls13-ecdsa-support tls13-finished tls13-finished-plaintext tls13-ccs \
+    tls13-multiple-ccs-messages tls13-record-padding tls13-zero-content-type \
+    tls13-zero-length-data tls13-record-layer-limits tls13-lengths \
+    tls13-keyupdate tls13-keyupdate-from-server tls13-0rtt-garbage \
+    tls13-unencrypted-alert tls13-empty-alert tls13-connection-abort \
+    tls13-large-number-of-extensions tls13-shuffled-extentions \
+    tls13-dhe-shared-secret-padding tls13-obsolete-curves \
+    downgrade-protection fallback-scsv
 # The TLS 1.2 ECDHE/AEAD scripts, and those that probe hello parsing.
 [ $# -gt 0 ] || set -- conversation aes-gcm-nonces chacha20 \
     fuzzed-ciphertext invalid-content-type record-layer-fragmentation \

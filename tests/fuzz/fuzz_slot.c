@@ -11,6 +11,8 @@
  *           (off or 2), per-source limit;
  *   then operations: one byte (op = b & 15, conn = b >> 4 & 3, v = b >> 6)
  *   and their arguments, see run_op().
+ * TLS 1.3 is on (tls_max): the 1.2 clients get the downgrade sentinel,
+ * and raw bytes (seeds: real 1.3 hellos) reach the TLS 1.3 engine.
  * Each input starts from a fresh slot_table_init(), fixed entropy (each
  * server engine is reseeded at accept) and a fake clock, so that it
  * always takes the same path.  tls_load() runs once: its key check alone
@@ -650,6 +652,8 @@ setup(struct input *in)
 	snprintf(sv->certs[0].cert, sizeof(sv->certs[0].cert), "cert");
 	snprintf(sv->certs[0].key, sizeof(sv->certs[0].key), "key");
 	sv->mode = a & 1 ? MODE_HTTP : MODE_TCP;
+	/* BearSSL's client offers 1.2 at most: 1.3 comes as raw hellos. */
+	sv->tls_max = 0x0304;
 	sv->proxy = (a >> 1 & 3) % 3;
 	sv->xff = a >> 3 & 1;
 	sv->xfproto = a >> 4 & 1;

@@ -100,6 +100,14 @@ GET = b'GET / HTTP/1.1\r\nHost: a\r\n\r\n'
 OK = b'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'
 CLOSE = b'GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n'
 
+def raw_hello(name):
+    """A real TLS 1.3 hello (captured for t13hello's seeds), injected."""
+    path = os.path.join(os.path.dirname(__file__), 't13hello', name)
+    with open(path, 'rb') as f:
+        data = f.read()
+    return b''.join(inject(data[i:i + 256]) for i in range(0, len(data), 256))
+
+
 SEEDS = {
     'tcp_echo': config() + HS + send(b'hello world') + settle() +
     backend_send(b'abcde') + settle(),
@@ -182,6 +190,12 @@ SEEDS = {
     settle() + backend_send(OK) + settle() + accept(1) + settle() +
     send(GET, 1) + settle() + backend_end() + settle() +
     backend_send(OK, 1) + settle(),
+    # TLS 1.3 hellos: the engine answers with its flight, then waits.
+    't13_openssl': config(HTTP) + accept(full=1) + raw_hello('openssl-tls13') +
+    settle() + inject(b'\x14\x03\x03\x00\x01\x01') + settle() +
+    inject(b'\x17\x03\x03\x00\x20' + b'\x00' * 32) + settle(),
+    't13_curl': config(TCP) + accept(full=1) + raw_hello('curl') + settle() +
+    clock(40) + turn() + settle(),
 }
 
 
