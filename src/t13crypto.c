@@ -392,10 +392,8 @@ t13_rec_open(struct t13_rec *r, unsigned char *rec, size_t reclen, size_t *len)
 		pos = (pos & ~m) | ((uint32_t)i & m);
 		type = (type & ~m) | (p[i] & m);
 	}
-	if (type == 0) {
-		t13_wipe(p, n);
+	if (type == 0)		/* all zeros: nothing to wipe */
 		return T13_ERR_EMPTY;
-	}
 	*len = pos;
 	return (int)type;
 }
@@ -409,14 +407,9 @@ t13_rec_wipe(struct t13_rec *r)
 static int
 group_curve(int group)
 {
-	switch (group) {
-	case T13_X25519:
+	if (group == T13_X25519)
 		return BR_EC_curve25519;
-	case T13_SECP256R1:
-		return BR_EC_secp256r1;
-	default:
-		return -1;
-	}
+	return group == T13_SECP256R1 ? BR_EC_secp256r1 : -1;
 }
 
 size_t
@@ -606,38 +599,29 @@ t13_pss_verify(const br_hash_class *dig, const br_rsa_public_key *pk,
 	return t13_ct_eq(h, em + dblen, hlen);
 }
 
-static const br_hash_class *
-scheme_hash(int scheme)
-{
-	switch (scheme) {
-	case T13_ECDSA_SECP256R1_SHA256:
-	case T13_RSA_PSS_RSAE_SHA256:
-		return &br_sha256_vtable;
-	case T13_ECDSA_SECP384R1_SHA384:
-	case T13_RSA_PSS_RSAE_SHA384:
-		return &br_sha384_vtable;
-	case T13_ECDSA_SECP521R1_SHA512:
-	case T13_RSA_PSS_RSAE_SHA512:
-		return &br_sha512_vtable;
-	default:
-		return NULL;
-	}
-}
+/*
+ * The signature schemes: hash, and the curve an ECDSA scheme is bound
+ * to in TLS 1.3 (-1 for RSA-PSS).
+ */
+static const struct scheme {
+	int			id, curve;
+	const br_hash_class	*dig;
+} schemes[] = {
+	{ T13_ECDSA_SECP256R1_SHA256, BR_EC_secp256r1, &br_sha256_vtable },
+	{ T13_ECDSA_SECP384R1_SHA384, BR_EC_secp384r1, &br_sha384_vtable },
+	{ T13_ECDSA_SECP521R1_SHA512, BR_EC_secp521r1, &br_sha512_vtable },
+	{ T13_RSA_PSS_RSAE_SHA256, -1, &br_sha256_vtable },
+	{ T13_RSA_PSS_RSAE_SHA384, -1, &br_sha384_vtable },
+	{ T13_RSA_PSS_RSAE_SHA512, -1, &br_sha512_vtable },
+};
 
-/* The curve an ECDSA scheme is bound to in TLS 1.3; -1 for RSA. */
-static int
-scheme_curve(int scheme)
+static const struct scheme *
+scheme_find(int id)
 {
-	switch (scheme) {
-	case T13_ECDSA_SECP256R1_SHA256:
-		return BR_EC_secp256r1;
-	case T13_ECDSA_SECP384R1_SHA384:
-		return BR_EC_secp384r1;
-	case T13_ECDSA_SECP521R1_SHA512:
-		return BR_EC_secp521r1;
-	default:
-		return -1;
-	}
+	for (size_t i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++)
+		if (schemes[i].id == id)
+			return &schemes[i];
+	return NULL;
 }
 
 size_t
@@ -647,12 +631,14 @@ t13_cv_hash(int scheme, int server, const unsigned char *thash, size_t thlen,
 	/* sizeof counts the NUL, which is the 0 separator of 4.4.3. */
 	static const char sctx[] = "TLS 1.3, server CertificateVerify";
 	static const char cctx[] = "TLS 1.3, client CertificateVerify";
-	const br_hash_class *dig = scheme_hash(scheme);
+	const struct scheme *sc = scheme_find(scheme);
+	const br_hash_class *dig;
 	br_hash_compat_context h;
 	unsigned char sp[64];
 
-	if (dig == NULL)
+	if (sc == NULL)
 		return 0;
+	dig = sc->dig;
 	memset(sp, 0x20, sizeof(sp));
 	dig->init(&h.vtable);
 	dig->update(&h.vtable, sp, sizeof(sp));
@@ -667,21 +653,22 @@ t13_cv_sign(int scheme, int server, const unsigned char *thash, size_t thlen,
     const br_ec_private_key *ec, const br_rsa_private_key *rsa,
     const br_prng_class **rng, unsigned char *sig, size_t cap)
 {
+	const struct scheme *sc = scheme_find(scheme);
 	unsigned char h[HASH_ANY_MAX];
-	int curve = scheme_curve(scheme);
 
-	if (t13_cv_hash(scheme, server, thash, thlen, h) == 0)
+	if (sc == NULL)
 		return 0;
-	if (curve >= 0) {
+	t13_cv_hash(scheme, server, thash, thlen, h);
+	if (sc->curve >= 0) {
 		/* 139 bytes: the longest DER signature (P-521). */
-		if (ec == NULL || ec->curve != curve || cap < 139)
+		if (ec == NULL || ec->curve != sc->curve || cap < 139)
 			return 0;
 		return br_ecdsa_sign_asn1_get_default()(br_ec_get_default(),
-		    scheme_hash(scheme), h, ec, sig);
+		    sc->dig, h, ec, sig);
 	}
 	if (rsa == NULL)
 		return 0;
-	return t13_pss_sign(scheme_hash(scheme), rsa, h, rng, sig, cap);
+	return t13_pss_sign(sc->dig, rsa, h, rng, sig, cap);
 }
 
 int
@@ -689,20 +676,21 @@ t13_cv_verify(int scheme, int server, const unsigned char *thash,
     size_t thlen, const br_x509_pkey *pk, const unsigned char *sig,
     size_t siglen)
 {
+	const struct scheme *sc = scheme_find(scheme);
 	unsigned char h[HASH_ANY_MAX];
-	int curve = scheme_curve(scheme);
-	size_t hlen = t13_cv_hash(scheme, server, thash, thlen, h);
+	size_t hlen;
 
-	if (hlen == 0)
+	if (sc == NULL)
 		return 0;
-	if (curve >= 0) {
-		if (pk->key_type != BR_KEYTYPE_EC || pk->key.ec.curve != curve)
+	hlen = t13_cv_hash(scheme, server, thash, thlen, h);
+	if (sc->curve >= 0) {
+		if (pk->key_type != BR_KEYTYPE_EC ||
+		    pk->key.ec.curve != sc->curve)
 			return 0;
 		return (int)br_ecdsa_vrfy_asn1_get_default()(br_ec_get_default(),
 		    h, hlen, &pk->key.ec, sig, siglen);
 	}
 	if (pk->key_type != BR_KEYTYPE_RSA)
 		return 0;
-	return t13_pss_verify(scheme_hash(scheme), &pk->key.rsa, h, sig,
-	    siglen);
+	return t13_pss_verify(sc->dig, &pk->key.rsa, h, sig, siglen);
 }
