@@ -123,6 +123,8 @@ unit: $(UNIT_BINS)
 	$(call T13_OSSL,pss1025,rsa1025,-sha384 $(T13_PSS)48)
 	$(call T13_OSSL,p256,p256,-sha256)
 	$(call T13_OSSL,p384,p384,-sha384)
+	$(call T13_OSSL,p521,p521,-sha512)
+	$(call T13_OSSL,pss2048-512,rsa2048,-sha512 $(T13_PSS)64)
 
 # The daily loop (a few minutes): build, unit tests, the integration
 # suite on the default build.

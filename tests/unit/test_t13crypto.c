@@ -217,6 +217,15 @@ static const char P384_KEY[] =
     "00d9c53819998098b959eae4fae101906c06ae8aa52ea47e7a6bca84e03e3c75"
     "55cc7c695cd480";
 
+static const char P521_KEY[] =
+    "3081dc0201010442008f9c066c6cda69a4d3a6fff6677bb16eab77592b13ede1"
+    "c8e8c721a9ed6abb277e70329d47732bf407b9c0ec43f4f4f677e71fa2c32ed7"
+    "704bca7718b270060409a00706052b81040023a1818903818600040030bc9e29"
+    "d9bd7ef67757b272dfe6cc7601f97a303d091c82edccc73ce0689e3d112c6ea3"
+    "e899d6ecc4e5a18795177c82909e7fb87768a28710ac8fbeff152d329601a166"
+    "1467f9cc9299dccb435c02bc29d3391f759545e8a26db72219be17afc04fccb8"
+    "be1c41878972fcb8b6f94c55706fc15063807e2279eb8d6510f5ecec80a13f";
+
 /*
  * Signatures by OpenSSL 3.0 over the server CertificateVerify content
  * for the transcript hash 00 01 .. 1f (130 bytes: 64 spaces, the
@@ -228,6 +237,9 @@ static const char P384_KEY[] =
  *   openssl dgst -sha256 -sign t13_rsa2048.pem cv.bin    (PKCS#1 v1.5)
  *   openssl dgst -sha256 -sign t13_p256.pem cv.bin
  *   openssl dgst -sha384 -sign t13_p384.pem cv.bin
+ *   openssl dgst -sha512 -sign t13_p521.pem cv.bin
+ *   openssl dgst -sha512 -sigopt rsa_padding_mode:pss \
+ *       -sigopt rsa_pss_saltlen:64 -sign t13_rsa2048.pem cv.bin
  */
 static const char OSSL_PSS2048_SHA256[] =
     "74c00653fed02ca03359614d97d81f2554693f970f28e812e0130b6219221c5e"
@@ -266,6 +278,23 @@ static const char OSSL_ECDSA_P384_SHA384[] =
     "6b355164fc9ea6e3ff2c6c27106149744193a9e29d02307ea6f40d9f062e7074"
     "eea0bf43ffa99e97bc09ba91a5f520bb612670a277810ada8770111f1ce11bcb"
     "5d56e7d826a9bf";
+
+static const char OSSL_ECDSA_P521_SHA512[] =
+    "308188024200b033b9aee6df1a46c92afcaee9028f0e167d8c950c22136003e3"
+    "2ddb10fbffd57e6a6e624ee18f6867f4ee3c16b739fa0425f661d957f49246b0"
+    "2cf4c7b4388266024200e8a96bb13e171d9e7a9361cc41cba825200fdc8f7af1"
+    "4d4d8aab3db0e6ebb4f656fd3c9cc9ee35d23190def44b8ebfeb110a5dbf650b"
+    "76b19b9a6ec3e1ed191e51";
+
+static const char OSSL_PSS2048_SHA512[] =
+    "040ccbaf491448e6242453d525914155b564ded4a064acbb90da46d140675d3c"
+    "9d777b109c0d1d43486c2e3d38fd73f1b6b2647f4d7586d19d6688f7ed8e06a8"
+    "3907278a5491782232fbebe76078716ed7d6b3a13fcbb738950fe29ee53ff864"
+    "e366225284c4b7dc32f0bae38ecebcf8fd86b9808e6050b23a9555b63e790af6"
+    "216e39d91d442e9dcd46981ebc6b2db25f0c90e78460e58418606cc6ad077570"
+    "2972f02c3d54b89bde17ac1956fc69af7542cdb783025ebc1af9946f10ef13e2"
+    "ab616c1d7ce5debc8dc292f4262cb8bcd7a474d8e4baf3d19d81e8996cea49fe"
+    "60042cedcefedc575f718881f524e66ac9081f5f1cddd4ca0ce79e757b3b3adc";
 
 /*
  * Records by tests/unit/t13crypto_vectors.py: the content "hello, TLS
@@ -993,13 +1022,13 @@ static struct key {
 	br_x509_pkey		pk;
 	unsigned char		pub[BR_EC_KBUF_PUB_MAX_SIZE + 4];
 	unsigned char		n[512], e[3];
-} K[4];
+} K[5];
 
 static struct key *
 key(int i)
 {
 	static const char *const der[] = { RSA2048_KEY, RSA1025_KEY, P256_KEY,
-	    P384_KEY };
+	    P384_KEY, P521_KEY };
 	static unsigned char b[2048];
 	struct key *k = &K[i];
 	size_t n = unhex(b, sizeof(b), der[i]);
@@ -1052,6 +1081,8 @@ openssl_rsa_pss_signatures_verify(void)
 	    n) == 0);
 	CHECK(t13_cv_verify(T13_RSA_PSS_RSAE_SHA384, 1, th, 32, &k2->pk, sig,
 	    n) == 0);
+	CHECK(t13_cv_verify(T13_RSA_PSS_RSAE_SHA512, 1, th, 32, &k2->pk, sig,
+	    n) == 0);
 	CHECK(t13_cv_verify(T13_RSA_PSS_RSAE_SHA256, 1, th, 31, &k2->pk, sig,
 	    n) == 0);
 	CHECK(t13_cv_verify(T13_RSA_PSS_RSAE_SHA256, 1, th, 32, &k1->pk, sig,
@@ -1066,6 +1097,11 @@ openssl_rsa_pss_signatures_verify(void)
 	    n) == 1);
 	CHECK(t13_cv_verify(T13_RSA_PSS_RSAE_SHA384, 1, th, 32, &k1->pk, sig,
 	    n - 1) == 0);
+	n = unhex(sig, sizeof(sig), OSSL_PSS2048_SHA512);
+	CHECK(t13_cv_verify(T13_RSA_PSS_RSAE_SHA512, 1, th, 32, &k2->pk, sig,
+	    n) == 1);
+	CHECK(t13_cv_verify(T13_RSA_PSS_RSAE_SHA256, 1, th, 32, &k2->pk, sig,
+	    n) == 0);
 	return 1;
 }
 
@@ -1113,6 +1149,12 @@ openssl_ecdsa_signatures_verify_with_the_curve_bound(void)
 	    sig, n) == 1);
 	CHECK(t13_cv_verify(T13_ECDSA_SECP256R1_SHA256, 1, th, 32, &k384->pk,
 	    sig, n) == 0);
+	n = unhex(sig, sizeof(sig), OSSL_ECDSA_P521_SHA512);
+	CHECK(key(4) != NULL && n > 130);
+	CHECK(t13_cv_verify(T13_ECDSA_SECP521R1_SHA512, 1, th, 32, &K[4].pk,
+	    sig, n) == 1);
+	CHECK(t13_cv_verify(T13_ECDSA_SECP384R1_SHA384, 1, th, 32, &K[4].pk,
+	    sig, n) == 0);
 	return 1;
 }
 
@@ -1146,6 +1188,8 @@ our_signatures_verify_here_and_are_saved_for_openssl(void)
 		{ 1, T13_RSA_PSS_RSAE_SHA384, 129, "pss1025.sig" },
 		{ 2, T13_ECDSA_SECP256R1_SHA256, 0, "p256.sig" },
 		{ 3, T13_ECDSA_SECP384R1_SHA384, 0, "p384.sig" },
+		{ 4, T13_ECDSA_SECP521R1_SHA512, 0, "p521.sig" },
+		{ 0, T13_RSA_PSS_RSAE_SHA512, 256, "pss2048-512.sig" },
 	};
 	unsigned char th[32], cv[130], sig[T13_SIG_MAX], sig2[T13_SIG_MAX];
 	size_t n;
@@ -1156,7 +1200,7 @@ our_signatures_verify_here_and_are_saved_for_openssl(void)
 	memcpy(cv + 98, th, 32);
 	CHECK(save("cv.bin", cv, sizeof(cv)));
 	rng_init();
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
 		struct key *k = key(s[i].key);
 		const br_ec_private_key *ec = NULL;
 		const br_rsa_private_key *rsa = NULL;
@@ -1209,6 +1253,183 @@ signing_refuses_a_key_that_does_not_fit_the_scheme(void)
 	return 1;
 }
 
+/*
+ * EMSA-PSS-ENCODE written again here, with one flaw to choose, and the
+ * raw private-key operation: t13_pss_verify() must take the well-formed
+ * encoding and refuse each flawed one.
+ */
+enum { PSS_OK, PSS_LEAD, PSS_TOPBIT, PSS_SEPARATOR, PSS_PADDING, PSS_TRAILER };
+
+static size_t
+pss_raw(const br_rsa_private_key *sk, const unsigned char *mh,
+    unsigned salt0, int flaw, unsigned char *x)
+{
+	br_sha256_context h;
+	unsigned char salt[32], hh[32], m[32], c[4] = { 0 };
+	size_t k = (sk->n_bitlen + 7) / 8, embits = sk->n_bitlen - 1;
+	size_t emlen = (embits + 7) / 8, dblen = emlen - 33;
+	unsigned char *em = x + (k - emlen);
+
+	memset(salt, (int)salt0, 32);
+	br_sha256_init(&h);
+	br_sha256_update(&h, "\0\0\0\0\0\0\0\0", 8);
+	br_sha256_update(&h, mh, 32);
+	br_sha256_update(&h, salt, 32);
+	br_sha256_out(&h, hh);
+	memset(x, 0, k);
+	em[dblen - 33] = flaw == PSS_SEPARATOR ? 0 : 1;
+	if (flaw == PSS_PADDING)
+		em[dblen - 40] = 1;
+	memcpy(em + dblen - 32, salt, 32);
+	for (size_t u = 0; u < dblen; u += 32) {
+		br_sha256_init(&h);
+		br_sha256_update(&h, hh, 32);
+		br_sha256_update(&h, c, 4);
+		br_sha256_out(&h, m);
+		for (size_t v = 0; v < 32 && u + v < dblen; v++)
+			em[u + v] ^= m[v];
+		c[3]++;
+	}
+	em[0] &= (unsigned char)(0xFF >> (8 * emlen - embits));
+	if (flaw == PSS_TOPBIT)
+		em[0] |= 0x80;
+	if (flaw == PSS_LEAD)
+		x[0] = 1;
+	memcpy(em + dblen, hh, 32);
+	em[emlen - 1] = flaw == PSS_TRAILER ? 0xBB : 0xBC;
+	return k;
+}
+
+/* 1 if the (flawed) encoding is below the modulus, so it can be signed. */
+static int
+pss_sign_raw(struct key *key, const unsigned char *mh, int flaw,
+    unsigned char *sig, size_t *len)
+{
+	const br_rsa_private_key *sk = br_skey_decoder_get_rsa(&key->d);
+
+	for (unsigned s = 0; s < 256; s++) {
+		*len = pss_raw(sk, mh, s, flaw, sig);
+		if (memcmp(sig, key->n, *len) < 0)
+			return br_rsa_private_get_default()(sig, sk) == 1;
+	}
+	return 0;
+}
+
+static int
+pss_verify_refuses_malformed_encodings(void)
+{
+	unsigned char th[32], mh[32], sig[256];
+	size_t n;
+
+	cv_thash(th);
+	CHECK(t13_cv_hash(T13_RSA_PSS_RSAE_SHA256, 1, th, 32, mh) == 32);
+	for (int i = 0; i < 2; i++) {
+		struct key *k = key(i);
+
+		CHECK(k != NULL);
+		CHECK(pss_sign_raw(k, mh, PSS_OK, sig, &n));
+		CHECK(t13_pss_verify(&br_sha256_vtable, &k->pk.key.rsa, mh, sig,
+		    n) == 1);
+		CHECK(t13_cv_verify(T13_RSA_PSS_RSAE_SHA256, 1, th, 32, &k->pk,
+		    sig, n) == 1);
+		for (int flaw = PSS_TOPBIT; flaw <= PSS_TRAILER; flaw++) {
+			if (flaw == PSS_TOPBIT && i == 1)
+				continue;	/* emBits = 8 emLen */
+			CHECK(pss_sign_raw(k, mh, flaw, sig, &n));
+			CHECK(t13_pss_verify(&br_sha256_vtable, &k->pk.key.rsa,
+			    mh, sig, n) == 0);
+		}
+	}
+	/* 1025 bits: a non-zero byte before EM. */
+	CHECK(pss_sign_raw(key(1), mh, PSS_LEAD, sig, &n));
+	CHECK(t13_pss_verify(&br_sha256_vtable, &K[1].pk.key.rsa, mh, sig,
+	    n) == 0);
+	return 1;
+}
+
+/*
+ * 1025 bits: emBits = 8 emLen, so no bit of maskedDB may be cleared;
+ * sixteen salts make it unlikely that a wrong mask goes unseen.
+ */
+static int
+pss_signs_with_a_1025_bit_key_for_any_salt(void)
+{
+	unsigned char th[32], sig[T13_SIG_MAX];
+	struct key *k = key(1);
+	size_t n;
+
+	CHECK(k != NULL);
+	cv_thash(th);
+	rng_init();
+	for (int i = 0; i < 16; i++) {
+		th[0] = (unsigned char)i;
+		n = t13_cv_sign(T13_RSA_PSS_RSAE_SHA256, 1, th, 32, NULL,
+		    br_skey_decoder_get_rsa(&k->d), &rng.vtable, sig,
+		    sizeof(sig));
+		CHECK(n == 129);
+		CHECK(t13_cv_verify(T13_RSA_PSS_RSAE_SHA256, 1, th, 32, &k->pk,
+		    sig, n) == 1);
+	}
+	return 1;
+}
+
+/* A valid ECDSA signature with a hash the curve is not bound to. */
+static int
+ecdsa_verify_binds_the_curve_to_the_hash(void)
+{
+	unsigned char th[32], h[48], sig[160];
+	struct key *k = key(2);
+	size_t n;
+
+	CHECK(k != NULL);
+	cv_thash(th);
+	CHECK(t13_cv_hash(T13_ECDSA_SECP384R1_SHA384, 1, th, 32, h) == 48);
+	n = br_ecdsa_i31_sign_asn1(br_ec_get_default(), &br_sha384_vtable, h,
+	    br_skey_decoder_get_ec(&k->d), sig);
+	CHECK(n > 0);
+	CHECK(br_ecdsa_i31_vrfy_asn1(br_ec_get_default(), h, 48,
+	    &k->pk.key.ec, sig, n) == 1);
+	CHECK(t13_cv_verify(T13_ECDSA_SECP384R1_SHA384, 1, th, 32, &k->pk, sig,
+	    n) == 0);
+	return 1;
+}
+
+/*
+ * An inner plaintext of 2^14 + 1 bytes opens, one more is
+ * record_overflow (5.4), and its plaintext is not left behind.  Our
+ * seal never makes one, so this one is sealed by hand at sequence 0.
+ */
+static int
+inner_plaintext_over_the_limit_is_overflow(void)
+{
+	static struct t13_rec r;
+	unsigned char s[48];
+	size_t len;
+
+	secret_for(T13_AES_256_GCM_SHA384, s);
+	for (size_t n = T13_PLAIN_MAX + 1; n <= T13_PLAIN_MAX + 2; n++) {
+		CHECK(t13_rec_init(&r, T13_AES_256_GCM_SHA384, s));
+		memset(buf + 5, 'y', n);
+		memcpy(buf, "\x17\x03\x03", 3);
+		buf[3] = (unsigned char)((n + 16) >> 8);
+		buf[4] = (unsigned char)(n + 16);
+		br_gcm_reset(&r.gcm, r.iv, 12);
+		br_gcm_aad_inject(&r.gcm, buf, 5);
+		br_gcm_flip(&r.gcm);
+		br_gcm_run(&r.gcm, 1, buf + 5, n);
+		br_gcm_get_tag(&r.gcm, buf + 5 + n);
+		if (n == T13_PLAIN_MAX + 1) {
+			CHECK(t13_rec_open(&r, buf, 5 + n + 16, &len) == 'y');
+			CHECK(len == T13_PLAIN_MAX);
+		} else {
+			CHECK(t13_rec_open(&r, buf, 5 + n + 16, &len) ==
+			    T13_ERR_OVERFLOW);
+			CHECK(buf[5] == 0 && buf[5 + n - 1] == 0);
+		}
+	}
+	return 1;
+}
+
 static int
 constant_time_compare(void)
 {
@@ -1254,6 +1475,10 @@ main(void)
 		T(openssl_ecdsa_signatures_verify_with_the_curve_bound),
 		T(our_signatures_verify_here_and_are_saved_for_openssl),
 		T(signing_refuses_a_key_that_does_not_fit_the_scheme),
+		T(pss_verify_refuses_malformed_encodings),
+		T(pss_signs_with_a_1025_bit_key_for_any_salt),
+		T(ecdsa_verify_binds_the_curve_to_the_hash),
+		T(inner_plaintext_over_the_limit_is_overflow),
 		T(constant_time_compare),
 	};
 
