@@ -50,15 +50,10 @@ t13_ct_eq(const void *a, const void *b, size_t len)
 const br_hash_class *
 t13_suite_hash(int suite)
 {
-	switch (suite) {
-	case T13_AES_128_GCM_SHA256:
-	case T13_CHACHA20_POLY1305_SHA256:
+	if (suite == T13_AES_128_GCM_SHA256 ||
+	    suite == T13_CHACHA20_POLY1305_SHA256)
 		return &br_sha256_vtable;
-	case T13_AES_256_GCM_SHA384:
-		return &br_sha384_vtable;
-	default:
-		return NULL;
-	}
+	return suite == T13_AES_256_GCM_SHA384 ? &br_sha384_vtable : NULL;
 }
 
 /* out = HMAC(key, a || b); the HMAC state is wiped. */
@@ -181,20 +176,6 @@ t13_transcript_hrr(struct t13_transcript *t)
 	t13_transcript_add(t, m, 4 + t->hlen);
 }
 
-/* Derive-Secret(secret, "derived", "") then Extract with `ikm`. */
-static void
-ks_next(struct t13_ks *ks, const void *ikm, size_t ikmlen)
-{
-	br_hash_compat_context h;
-	unsigned char empty[T13_HASH_MAX], salt[T13_HASH_MAX];
-
-	ks->dig->init(&h.vtable);
-	ks->dig->out(&h.vtable, empty);
-	t13_derive_secret(ks->dig, ks->secret, "derived", empty, salt);
-	t13_hkdf_extract(ks->dig, salt, ks->hlen, ikm, ikmlen, ks->secret);
-	t13_wipe(salt, sizeof(salt));
-}
-
 void
 t13_ks_early(struct t13_ks *ks, const br_hash_class *dig, const void *psk,
     size_t psklen)
@@ -204,22 +185,36 @@ t13_ks_early(struct t13_ks *ks, const br_hash_class *dig, const void *psk,
 	t13_hkdf_extract(dig, NULL, 0, psk, psklen, ks->secret);
 }
 
+/* Derive-Secret(secret, "derived", "") then Extract with the DHE. */
 void
 t13_ks_handshake(struct t13_ks *ks, const void *dhe, size_t dhelen)
 {
-	ks_next(ks, dhe, dhelen);
+	unsigned char salt[T13_HASH_MAX];
+
+	t13_ks_derive(ks, "derived", NULL, salt);
+	t13_hkdf_extract(ks->dig, salt, ks->hlen, dhe, dhelen, ks->secret);
+	t13_wipe(salt, sizeof(salt));
 }
 
+/* The same with hash-length zeros. */
 void
 t13_ks_master(struct t13_ks *ks)
 {
-	ks_next(ks, NULL, 0);
+	t13_ks_handshake(ks, NULL, 0);
 }
 
 void
 t13_ks_derive(const struct t13_ks *ks, const char *label,
     const unsigned char *thash, unsigned char *out)
 {
+	br_hash_compat_context h;
+	unsigned char empty[T13_HASH_MAX];
+
+	if (thash == NULL) {
+		ks->dig->init(&h.vtable);
+		ks->dig->out(&h.vtable, empty);
+		thash = empty;
+	}
 	t13_derive_secret(ks->dig, ks->secret, label, thash, out);
 }
 
@@ -535,7 +530,7 @@ t13_pss_sign(const br_hash_class *dig, const br_rsa_private_key *sk,
 	size_t embits = sk->n_bitlen - 1, emlen = (embits + 7) >> 3, dblen;
 	uint32_t ok;
 
-	if (k > cap || emlen < 2 * hlen + 2)
+	if (sk->n_bitlen < 2 || k > cap || emlen < 2 * hlen + 2)
 		return 0;
 	sig[0] = 0;
 	em = sig + (k - emlen);

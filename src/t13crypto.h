@@ -114,7 +114,8 @@ void	t13_transcript_hrr(struct t13_transcript *t);
  * t13_ks_derive() is Derive-Secret from the current stage, with the
  * labels "res binder" / "ext binder" (early), "c hs traffic" /
  * "s hs traffic" (handshake), "c ap traffic" / "s ap traffic" /
- * "res master" (master).
+ * "res master" (master).  A NULL `thash` stands for the hash of no
+ * messages, as the binder keys take.
  */
 struct t13_ks {
 	const br_hash_class	*dig;
