@@ -24,7 +24,8 @@
 static size_t
 hash_len(const br_hash_class *dig)
 {
-	return (size_t)(dig->desc >> BR_HASHDESC_OUT_OFF) & BR_HASHDESC_OUT_MASK;
+	return (size_t)(dig->desc >> BR_HASHDESC_OUT_OFF) &
+	    BR_HASHDESC_OUT_MASK;
 }
 
 void
@@ -56,20 +57,17 @@ t13_suite_hash(int suite)
 	return suite == T13_AES_256_GCM_SHA384 ? &br_sha384_vtable : NULL;
 }
 
-/* out = HMAC(key, a || b); the HMAC state is wiped. */
+/* out = HMAC(key, data); the HMAC state is wiped. */
 static void
-hmac2(const br_hash_class *dig, const void *key, size_t keylen,
-    const void *a, size_t alen, const void *b, size_t blen, unsigned char *out)
+hmac(const br_hash_class *dig, const void *key, size_t keylen,
+    const void *data, size_t len, unsigned char *out)
 {
 	br_hmac_key_context kc;
 	br_hmac_context hc;
 
 	br_hmac_key_init(&kc, dig, key, keylen);
 	br_hmac_init(&hc, &kc, 0);
-	if (alen > 0)
-		br_hmac_update(&hc, a, alen);
-	if (blen > 0)
-		br_hmac_update(&hc, b, blen);
+	br_hmac_update(&hc, data, len);
 	br_hmac_out(&hc, out);
 	t13_wipe(&kc, sizeof(kc));
 	t13_wipe(&hc, sizeof(hc));
@@ -90,7 +88,7 @@ t13_hkdf_extract(const br_hash_class *dig, const void *salt, size_t saltlen,
 		ikm = zero;
 		ikmlen = hlen;
 	}
-	hmac2(dig, salt, saltlen, ikm, ikmlen, NULL, 0, out);
+	hmac(dig, salt, saltlen, ikm, ikmlen, out);
 	return hlen;
 }
 
@@ -232,7 +230,7 @@ t13_finished(const br_hash_class *dig, const unsigned char *base,
 	size_t hlen = hash_len(dig);
 
 	t13_expand_label(dig, base, "finished", NULL, 0, fk, hlen);
-	hmac2(dig, fk, hlen, thash, hlen, NULL, 0, out);
+	hmac(dig, fk, hlen, thash, hlen, out);
 	t13_wipe(fk, sizeof(fk));
 }
 
@@ -682,8 +680,8 @@ t13_cv_verify(int scheme, int server, const unsigned char *thash,
 		if (pk->key_type != BR_KEYTYPE_EC ||
 		    pk->key.ec.curve != sc->curve)
 			return 0;
-		return (int)br_ecdsa_vrfy_asn1_get_default()(br_ec_get_default(),
-		    h, hlen, &pk->key.ec, sig, siglen);
+		return (int)br_ecdsa_vrfy_asn1_get_default()(
+		    br_ec_get_default(), h, hlen, &pk->key.ec, sig, siglen);
 	}
 	if (pk->key_type != BR_KEYTYPE_RSA)
 		return 0;

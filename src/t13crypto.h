@@ -244,6 +244,7 @@ size_t	t13_pss_sign(const br_hash_class *dig, const br_rsa_private_key *sk,
 	    const unsigned char *mhash, const br_prng_class **rng,
 	    unsigned char *sig, size_t cap);
 int	t13_pss_verify(const br_hash_class *dig, const br_rsa_public_key *pk,
-	    const unsigned char *mhash, const unsigned char *sig, size_t siglen);
+	    const unsigned char *mhash, const unsigned char *sig,
+	    size_t siglen);
 
 #endif
