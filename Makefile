@@ -96,13 +96,40 @@ build/unit/asan_test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) \
 	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(CERTGEN_SRC) $(BEARSSL_LIBS)
 
+# The TLS 1.3 cryptography, against RFC 8448, Python and OpenSSL.
+build/unit/test_t13crypto: tests/unit/test_t13crypto.c tests/unit/unit.h \
+	    src/t13crypto.c src/t13crypto.h $(BEARSSL_DEP)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	    src/t13crypto.c $(BEARSSL_LIBS)
+
+build/unit/asan_test_t13crypto: tests/unit/test_t13crypto.c \
+	    tests/unit/unit.h src/t13crypto.c src/t13crypto.h $(BEARSSL_DEP)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	    src/t13crypto.c $(BEARSSL_LIBS)
+
+# The CertificateVerify signatures test_t13crypto wrote, checked by
+# OpenSSL: $(1) signature, $(2) key, $(3) digest and padding.
+T13_PSS	= -sigopt rsa_padding_mode:pss -sigopt rsa_pss_saltlen:
+T13_OSSL = openssl dgst $(3) -prverify tests/unit/t13_$(2).pem \
+	-signature build/unit/t13_$(1).sig build/unit/t13_cv.bin
+
 UNIT_BINS = $(UNITS:%=build/unit/test_%) $(UNITS:%=build/unit/asan_test_%) \
 	build/unit/test_workers build/unit/asan_test_workers \
-	build/unit/test_certgen build/unit/asan_test_certgen
+	build/unit/test_certgen build/unit/asan_test_certgen \
+	build/unit/test_t13crypto build/unit/asan_test_t13crypto
 unit: $(UNIT_BINS)
+	rm -f build/unit/t13_*.sig build/unit/t13_cv.bin
 	for t in $(UNIT_BINS); do \
 		$$t >$$t.log 2>&1; rc=$$?; echo "$$t: $$(tail -1 $$t.log)"; \
 		[ $$rc = 0 ] || { grep -v '^ok' $$t.log; exit 1; }; done
+	$(call T13_OSSL,pss2048,rsa2048,-sha256 $(T13_PSS)32)
+	$(call T13_OSSL,pss1025,rsa1025,-sha384 $(T13_PSS)48)
+	$(call T13_OSSL,p256,p256,-sha256)
+	$(call T13_OSSL,p384,p384,-sha384)
+	$(call T13_OSSL,p521,p521,-sha512)
+	$(call T13_OSSL,pss2048-512,rsa2048,-sha512 $(T13_PSS)64)
 
 # The daily loop (a few minutes): build, unit tests, the integration
 # suite on the default build.
@@ -159,7 +186,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC	?= clang
 FUZZ_FLAGS = -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined \
 	$(CPPFLAGS)
-FUZZERS	= config der hello http slot t13hello
+FUZZERS	= config der hello http slot t13hello t13rec
 
 build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/config.c src/certname.c \
 	    port/posix/port.c
@@ -192,6 +219,12 @@ build/fuzz/fuzz_slot: tests/fuzz/fuzz_slot.c tests/fuzz/fakeport.c \
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) $(WRAP_DRBG) -o $@ \
 	    $(filter %.c,$^) $(BEARSSL_LIBS)
+
+build/fuzz/fuzz_t13rec: tests/fuzz/fuzz_t13rec.c src/t13crypto.c \
+	    src/t13crypto.h $(BEARSSL_DEP)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< src/t13crypto.c \
+	    $(BEARSSL_LIBS)
 
 fuzz: $(FUZZERS:%=build/fuzz/fuzz_%)
 	for f in $(FUZZERS); do \

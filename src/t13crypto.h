@@ -1,0 +1,250 @@
+/*
+ * t13crypto.h - the cryptography of TLS 1.3 (RFC 8446) over BearSSL 0.6's
+ * public primitives: key schedule, transcript hash, record protection,
+ * ECDHE key shares, CertificateVerify signatures (ECDSA, RSA-PSS).
+ *
+ * Owns: HKDF-Extract / HKDF-Expand-Label / Derive-Secret (7.1), the
+ * transcript hash with its HelloRetryRequest rewrite (4.4.1), Finished and
+ * PSK binders (4.4.4, 4.2.11.2), traffic keys (7.3), record protection
+ * per direction (5.2-5.4), X25519 and secp256r1 shares (4.2.8, 7.4),
+ * the CertificateVerify content and its signatures (4.4.3) including
+ * EMSA-PSS (RFC 8017 9.1), which BearSSL 0.6 lacks.
+ *
+ * Never: allocates, does I/O, keeps global state, knows about records in
+ * flight, handshake states or configuration.  Every function works on
+ * the caller's fixed-size structs; every struct that holds a secret has
+ * a wipe call, and secrets on the stack are wiped before return.
+ *
+ * Constant time: tags, Finished and binders are compared with t13_ct_eq;
+ * the padding strip reads the whole record; the X25519 zero check does
+ * not branch on the secret.  RSA-PSS encoding has no secret-dependent
+ * branch (the salt is random, the hash is public).  PKCS#1 v1.5 is not
+ * offered anywhere here: TLS 1.3 forbids it in CertificateVerify.
+ *
+ * Hash functions are BearSSL's classes (br_sha256_vtable or
+ * br_sha384_vtable); T13_HASH_MAX bounds every hash and secret.
+ */
+#ifndef TLSGATE_T13CRYPTO_H
+#define TLSGATE_T13CRYPTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <bearssl.h>
+
+#define T13_HASH_MAX	48		/* SHA-384 */
+
+/* Cipher suites (B.4). */
+#define T13_AES_128_GCM_SHA256		0x1301
+#define T13_AES_256_GCM_SHA384		0x1302
+#define T13_CHACHA20_POLY1305_SHA256	0x1303
+
+/* Named groups (4.2.7). */
+#define T13_SECP256R1	0x0017
+#define T13_X25519	0x001d
+
+/* Signature schemes (4.2.3). */
+#define T13_ECDSA_SECP256R1_SHA256	0x0403
+#define T13_ECDSA_SECP384R1_SHA384	0x0503
+#define T13_ECDSA_SECP521R1_SHA512	0x0603
+#define T13_RSA_PSS_RSAE_SHA256		0x0804
+#define T13_RSA_PSS_RSAE_SHA384		0x0805
+#define T13_RSA_PSS_RSAE_SHA512		0x0806
+
+/* Record protection. */
+#define T13_TAG_LEN	16
+#define T13_PLAIN_MAX	16384		/* 2^14: content of one record */
+#define T13_CIPHER_MAX	(16384 + 256)	/* TLSCiphertext.length */
+#define T13_REC_OVERHEAD (5 + 1 + T13_TAG_LEN)	/* header, type, tag */
+
+/* t13_rec_open() errors, each with the alert the caller sends. */
+#define T13_ERR_MAC	(-1)	/* bad_record_mac (20) */
+#define T13_ERR_OVERFLOW (-2)	/* record_overflow (22) */
+#define T13_ERR_EMPTY	(-3)	/* unexpected_message (10): no type */
+#define T13_ERR_SEQ	(-4)	/* sequence number exhausted: close */
+
+/* Largest CertificateVerify signature: RSA-4096. */
+#define T13_SIG_MAX	512
+
+/* Zero `len` bytes at `p` in a way the compiler may not drop. */
+void	t13_wipe(void *p, size_t len);
+
+/* 1 if the `len` bytes at `a` and `b` are equal, in constant time. */
+int	t13_ct_eq(const void *a, const void *b, size_t len);
+
+/* The hash of a suite (SHA-256 or SHA-384), NULL for anything else. */
+const br_hash_class *t13_suite_hash(int suite);
+
+/*
+ * HKDF (RFC 5869) the way TLS 1.3 uses it.  Every expansion in TLS 1.3
+ * fits in one hash block, so `outlen` must be at most the hash length.
+ * Derive-Secret's `thash` is a transcript hash of the hash's length;
+ * labels are given without the "tls13 " prefix.  Extract returns the
+ * hash length; a NULL salt or ikm means hash-length zeros.
+ */
+size_t	t13_hkdf_extract(const br_hash_class *dig, const void *salt,
+	    size_t saltlen, const void *ikm, size_t ikmlen, unsigned char *out);
+void	t13_expand_label(const br_hash_class *dig, const unsigned char *secret,
+	    const char *label, const void *ctx, size_t ctxlen,
+	    unsigned char *out, size_t outlen);
+void	t13_derive_secret(const br_hash_class *dig, const unsigned char *secret,
+	    const char *label, const unsigned char *thash, unsigned char *out);
+
+/*
+ * The transcript hash (4.4.1).  t13_transcript_hash() gives the hash of
+ * everything added so far and leaves the running hash as it was, so it
+ * can be taken at every point the key schedule needs.
+ * t13_transcript_hrr() replaces the hash of ClientHello1 by the
+ * synthetic message_hash message, before HelloRetryRequest is added.
+ */
+struct t13_transcript {
+	br_hash_compat_context	h;
+	size_t			hlen;
+};
+void	t13_transcript_init(struct t13_transcript *t, const br_hash_class *dig);
+void	t13_transcript_add(struct t13_transcript *t, const void *msg,
+	    size_t len);
+size_t	t13_transcript_hash(const struct t13_transcript *t,
+	    unsigned char *out);
+void	t13_transcript_hrr(struct t13_transcript *t);
+
+/*
+ * The key schedule (7.1).  `secret` is the current stage: the early
+ * secret after t13_ks_early(), the handshake secret after
+ * t13_ks_handshake(), the master secret after t13_ks_master().
+ * t13_ks_derive() is Derive-Secret from the current stage, with the
+ * labels "res binder" / "ext binder" (early), "c hs traffic" /
+ * "s hs traffic" (handshake), "c ap traffic" / "s ap traffic" /
+ * "res master" (master).  A NULL `thash` stands for the hash of no
+ * messages, as the binder keys take.
+ */
+struct t13_ks {
+	const br_hash_class	*dig;
+	size_t			hlen;
+	unsigned char		secret[T13_HASH_MAX];
+};
+/* PSK NULL: no PSK (hash-length zeros). */
+void	t13_ks_early(struct t13_ks *ks, const br_hash_class *dig,
+	    const void *psk, size_t psklen);
+void	t13_ks_handshake(struct t13_ks *ks, const void *dhe, size_t dhelen);
+void	t13_ks_master(struct t13_ks *ks);
+void	t13_ks_derive(const struct t13_ks *ks, const char *label,
+	    const unsigned char *thash, unsigned char *out);
+void	t13_ks_wipe(struct t13_ks *ks);
+
+/*
+ * Finished verify_data (4.4.4) from a base key (a handshake traffic
+ * secret, or a binder key for a PSK binder) and a transcript hash.
+ */
+void	t13_finished(const br_hash_class *dig, const unsigned char *base,
+	    const unsigned char *thash, unsigned char *out);
+
+/* The ticket PSK from the resumption master secret and ticket_nonce. */
+void	t13_ticket_psk(const br_hash_class *dig, const unsigned char *res,
+	    const void *nonce, size_t noncelen, unsigned char *out);
+
+/* application_traffic_secret_N+1, in place (7.2). */
+void	t13_next_secret(const br_hash_class *dig, unsigned char *secret);
+
+/* A traffic key (keylen bytes) and 12-byte IV from a traffic secret. */
+void	t13_traffic_keys(const br_hash_class *dig, const unsigned char *secret,
+	    unsigned char *key, size_t keylen, unsigned char *iv);
+
+/*
+ * Record protection in one direction.  t13_rec_init() derives key and
+ * IV from a traffic secret and sets the sequence number to 0; it returns
+ * 0 for an unknown suite.  The struct points into itself: do not copy
+ * it, init it again.
+ *
+ * t13_rec_seal(): `rec` holds 5 bytes of room for the header, then `len`
+ * bytes of content, and `cap` bytes in all.  Appends the inner type and
+ * `pad` zeros, encrypts in place, writes the header (23, 0x0303, length)
+ * and the tag.  Returns the record's length, or 0 if it does not fit in
+ * `cap`, the inner plaintext would exceed 2^14 + 1 bytes, or the
+ * sequence number is exhausted.
+ *
+ * t13_rec_open(): `rec` is one whole record (header included, `reclen`
+ * bytes) whose header length field the caller has checked against
+ * `reclen`.  Decrypts in place; on success returns the inner content
+ * type and sets *len to the content length (the content starts at
+ * rec + 5, padding and type stripped).  On error returns a T13_ERR_*
+ * and leaves no plaintext behind.
+ */
+struct t13_rec {
+	int			suite;
+	uint64_t		seq;
+	unsigned char		key[32];
+	unsigned char		iv[12];
+	br_aes_gen_ctr_keys	aes;
+	br_gcm_context		gcm;
+	br_chacha20_run		chacha;
+	br_poly1305_run		poly;
+};
+int	t13_rec_init(struct t13_rec *r, int suite, const unsigned char *secret);
+size_t	t13_rec_seal(struct t13_rec *r, unsigned char *rec, size_t len,
+	    size_t cap, int type, size_t pad);
+int	t13_rec_open(struct t13_rec *r, unsigned char *rec, size_t reclen,
+	    size_t *len);
+void	t13_rec_wipe(struct t13_rec *r);
+
+/*
+ * ECDHE (4.2.8, 7.4).  t13_kx_gen() draws a private key from `rng`,
+ * t13_kx_load() takes one from the caller (tests); both write the public
+ * share (32 bytes for X25519, 65 for an uncompressed P-256 point) and
+ * return its length, or 0 for an unknown group or a short `cap`.
+ * t13_kx_shared() checks the peer's share and writes the shared secret
+ * (32 bytes for both groups), returning its length; 0 if the share has
+ * the wrong length or form, is not on the curve, or gives the all-zero
+ * X25519 secret (RFC 7748 6.1).
+ */
+struct t13_kx {
+	int			group;
+	size_t			sklen;
+	unsigned char		sk[32];
+};
+#define T13_KX_PUB_MAX	65
+size_t	t13_kx_gen(struct t13_kx *kx, int group, const br_prng_class **rng,
+	    unsigned char *pub, size_t cap);
+size_t	t13_kx_load(struct t13_kx *kx, int group, const unsigned char *sk,
+	    size_t sklen, unsigned char *pub, size_t cap);
+size_t	t13_kx_shared(const struct t13_kx *kx, const unsigned char *peer,
+	    size_t peerlen, unsigned char *out);
+void	t13_kx_wipe(struct t13_kx *kx);
+
+/*
+ * CertificateVerify (4.4.3).  t13_cv_hash() hashes the signed content
+ * (64 spaces, the server's or client's context string, 0, the
+ * transcript hash) with the scheme's hash; it returns that hash's
+ * length, 0 for an unknown scheme.
+ *
+ * t13_cv_sign(): signs for `scheme` with the EC key (ECDSA, ASN.1 DER
+ * signature; the key's curve must be the scheme's) or the RSA key
+ * (RSA-PSS, salt = hash length, from `rng`).  Returns the signature's
+ * length, 0 if the key does not fit the scheme, `cap` is short or the
+ * private operation fails.
+ *
+ * t13_cv_verify(): 1 if `sig` is a valid signature for `scheme` by
+ * `pk`, 0 otherwise (wrong key type or curve for the scheme included).
+ */
+size_t	t13_cv_hash(int scheme, int server, const unsigned char *thash,
+	    size_t thlen, unsigned char *out);
+size_t	t13_cv_sign(int scheme, int server, const unsigned char *thash,
+	    size_t thlen, const br_ec_private_key *ec,
+	    const br_rsa_private_key *rsa, const br_prng_class **rng,
+	    unsigned char *sig, size_t cap);
+int	t13_cv_verify(int scheme, int server, const unsigned char *thash,
+	    size_t thlen, const br_x509_pkey *pk, const unsigned char *sig,
+	    size_t siglen);
+
+/*
+ * EMSA-PSS (RFC 8017 8.1, 9.1) with MGF1 over the same hash and a salt
+ * of the hash's length, over a message hash `mhash`.  Sign returns the
+ * signature length (the modulus length) or 0; verify returns 1 or 0.
+ */
+size_t	t13_pss_sign(const br_hash_class *dig, const br_rsa_private_key *sk,
+	    const unsigned char *mhash, const br_prng_class **rng,
+	    unsigned char *sig, size_t cap);
+int	t13_pss_verify(const br_hash_class *dig, const br_rsa_public_key *pk,
+	    const unsigned char *mhash, const unsigned char *sig,
+	    size_t siglen);
+
+#endif
