@@ -31,7 +31,7 @@ enum {
 #define A_INTERNAL		80
 
 /* Early data we drop unread, at most (RFC 8446 4.2.10). */
-#define EARLY_MAX		(16 * 1024 + 256) * 4
+#define EARLY_MAX		((size_t)(16384 + 256) * 4)
 
 /* SHA-256("HelloRetryRequest"), HRR's random (RFC 8446 4.1.3). */
 static const unsigned char hrr_random[32] = {
@@ -316,13 +316,45 @@ server_hello(struct t13_conn *c, const unsigned char *pub, size_t publen)
 	return 0;
 }
 
+static size_t
+get16(const unsigned char *p)
+{
+	return (size_t)p[0] << 8 | p[1];
+}
+
+/*
+ * The hash of what a second ClientHello must repeat of the first (RFC
+ * 8446 4.1.2): all but key_share, early_data, cookie, pre_shared_key and
+ * padding, in the same order.  m has passed t13_parse().
+ */
+static void
+hello_digest(const unsigned char *m, size_t len, unsigned char *out)
+{
+	br_sha256_context h;
+	size_t p = 4 + 2 + 32, end;
+
+	br_sha256_init(&h);
+	p += 1 + (size_t)m[p];
+	p += 2 + get16(m + p);
+	p += 1 + (size_t)m[p];
+	br_sha256_update(&h, m + 4, p - 4);
+	end = p + 2 <= len ? p + 2 + get16(m + p) : p;
+	for (p += 2; end <= len && p + 4 <= end; p += 4 + get16(m + p + 2)) {
+		size_t t = get16(m + p);
+
+		if (t != 51 && t != 42 && t != 44 && t != 41 && t != 21)
+			br_sha256_update(&h, m + p, 4 + get16(m + p + 2));
+	}
+	br_sha256_out(&h, out);
+}
+
 /* A ClientHello, the first or the one after HRR: answer it. */
 static unsigned
 hello(struct t13_conn *c, const unsigned char *m, size_t len)
 {
 	struct t13_hello h;
 	struct t13_choice ch;
-	unsigned char pub[T13_KX_PUB_MAX], dhe[32], th[T13_HASH_MAX];
+	unsigned char pub[T13_KX_PUB_MAX], dhe[32], th[T13_HASH_MAX], d[32];
 	const br_hash_class *dig;
 	unsigned alert, group;
 	size_t publen, dhelen;
@@ -345,6 +377,7 @@ hello(struct t13_conn *c, const unsigned char *m, size_t len)
 		c->sid_len = h.sid_len;
 		c->skip_early = (h.exts & T13_EXT_EARLY_DATA) != 0;
 		c->early_left = EARLY_MAX;
+		hello_digest(m, len, c->ch1);
 		t13_transcript_init(&c->th, dig);
 		t13_transcript_add(&c->th, m, len);
 		t13_transcript_hrr(&c->th);
@@ -356,9 +389,9 @@ hello(struct t13_conn *c, const unsigned char *m, size_t len)
 		return alert;
 	if (c->hrr) {
 		/* RFC 8446 4.1.2: the same offer, with the share asked for. */
+		hello_digest(m, len, d);
 		if (group != c->hrr_group || ch.suite != c->ch.suite ||
-		    h.sid_len != c->sid_len ||
-		    memcmp(m + h.sid, c->sid, c->sid_len) != 0 ||
+		    memcmp(d, c->ch1, sizeof(d)) != 0 ||
 		    (h.exts & T13_EXT_EARLY_DATA))
 			return A_ILLEGAL;
 	} else {
@@ -461,8 +494,10 @@ handshake(struct t13_conn *c, const unsigned char *p, size_t n)
 			continue;
 		mlen = (size_t)c->hs[1] << 16 | (size_t)c->hs[2] << 8 | c->hs[3];
 		need = 4 + mlen;
+		/* Finished and KeyUpdate are short; nothing else may come. */
 		if (need > sizeof(c->hs))
-			return A_UNEXPECTED;
+			return c->hs[0] == 20 || c->hs[0] == 24 ? A_DECODE :
+			    A_UNEXPECTED;
 		if (c->hs_len < need)
 			continue;
 		if (c->phase == T13_P_FIN && c->hs[0] == 20) {
@@ -493,8 +528,9 @@ handshake(struct t13_conn *c, const unsigned char *p, size_t n)
 static void
 alert_in(struct t13_conn *c, const unsigned char *p, size_t n)
 {
+	/* RFC 8446 5.4: an empty alert is unexpected, a short one bad. */
 	if (n != 2) {
-		fail(c, A_DECODE);
+		fail(c, n == 0 ? A_UNEXPECTED : A_DECODE);
 		return;
 	}
 	if (p[1] == A_CLOSE_NOTIFY) {
@@ -519,9 +555,11 @@ record(struct t13_conn *c)
 	c->ipos = 0;
 	switch (r[0]) {
 	case 20:
-		/* RFC 8446 5: dropped between the hellos and client Finished. */
-		return len != 1 || r[5] != 1 || c->phase > T13_P_FIN ?
-		    A_UNEXPECTED : 0;
+		/* RFC 8446 5: one, dropped, before the client's Finished. */
+		if (len != 1 || r[5] != 1 || c->phase > T13_P_FIN || c->ccs_in)
+			return A_UNEXPECTED;
+		c->ccs_in = 1;
+		return 0;
 	case 21:
 		if (c->phase >= T13_P_APP)
 			return A_UNEXPECTED;
@@ -553,6 +591,9 @@ record(struct t13_conn *c)
 		return 0;
 	}
 	c->skip_early = 0;
+	/* RFC 8446 5.1: nothing between the records of one message. */
+	if (c->hs_len > 0 && type != 22 && type >= 0)
+		return A_UNEXPECTED;
 	switch (type) {
 	case T13_ERR_MAC:
 		return A_BAD_MAC;

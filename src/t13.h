@@ -65,7 +65,7 @@ struct t13_conn {
 	int			 err;		/* BR_ERR_*, as BearSSL's */
 	unsigned char		 owed[2];	/* an alert to send once */
 	int			 owed_on;	/* ... output drains */
-	int			 ccs_sent;
+	int			 ccs_sent, ccs_in;
 	int			 ku_owed;	/* a KeyUpdate to send */
 	int			 closing;	/* close_notify queued or sent */
 	int			 rclosed;	/* the peer's close_notify came */
@@ -82,6 +82,7 @@ struct t13_conn {
 
 	struct t13_choice	 ch;
 	unsigned char		 sid[32];
+	unsigned char		 ch1[32];	/* what the hello after HRR repeats */
 	size_t			 sid_len;
 	unsigned		 group;
 	int			 fl_stage;	/* the flight's cursor */

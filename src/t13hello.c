@@ -334,8 +334,13 @@ shares(const unsigned char *m, size_t p, size_t end, size_t g, size_t gn,
 			return bad(h, DECODE_ERROR, "bad-key-share");
 		grp = get16(m + p);
 		p += 2;
-		if (vec(m, &p, end, 2, 1, 0xffff, &at, &n))
+		/* Empty is a share of the wrong size: illegal_parameter. */
+		if (vec(m, &p, end, 2, 0, 0xffff, &at, &n))
 			return bad(h, DECODE_ERROR, "bad-key-share");
+		/* RFC 8446 4.2.7: obsolete groups are not for TLS 1.3. */
+		if ((grp >= 0x0001 && grp <= 0x0016) ||
+		    (grp >= 0x001a && grp <= 0x001c))
+			return bad(h, ILLEGAL_PARAMETER, "obsolete-group-share");
 		while (j < gn && get16(m + g + j) != grp)
 			j += 2;
 		if (j == gn)
