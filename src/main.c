@@ -75,10 +75,11 @@ print_footprint(const struct config *c)
 	    (size_t)TLSGATE_MAX_CACHE * TLS_CACHE_ENTRY + other;
 	printf("# footprint (bytes)\n");
 	printf("slot = %zu (TLS context %zu + input buffer %zu + output "
-	    "buffer %zu + head buffer %zu + client auth %zu + state %zu)\n",
-	    slot, SLOT(tls.sc), SLOT(ibuf), SLOT(obuf), SLOT(fwd.hbuf),
-	    SLOT(tls.x509), slot - SLOT(tls.sc) - SLOT(ibuf) - SLOT(obuf) -
-	    SLOT(fwd.hbuf) - SLOT(tls.x509));
+	    "buffer %zu + head buffer %zu + client auth %zu + TLS 1.3 %zu + "
+	    "state %zu)\n", slot, SLOT(tls.sc), SLOT(ibuf), SLOT(obuf),
+	    SLOT(fwd.hbuf), SLOT(tls.x509), SLOT(tls.t13), slot - SLOT(tls.sc) -
+	    SLOT(ibuf) - SLOT(obuf) - SLOT(fwd.hbuf) - SLOT(tls.x509) -
+	    SLOT(tls.t13));
 	printf("slots = %u x %zu = %zu\n", c->slots, slot, slot * c->slots);
 	printf("redirect slots = %u x %zu = %zu (plain HTTP: no TLS state)\n",
 	    plain_slots(c), plain_table_bytes(1),

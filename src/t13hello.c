@@ -337,10 +337,6 @@ shares(const unsigned char *m, size_t p, size_t end, size_t g, size_t gn,
 		/* Empty is a share of the wrong size: illegal_parameter. */
 		if (vec(m, &p, end, 2, 0, 0xffff, &at, &n))
 			return bad(h, DECODE_ERROR, "bad-key-share");
-		/* RFC 8446 4.2.7: obsolete groups are not for TLS 1.3. */
-		if ((grp >= 0x0001 && grp <= 0x0016) ||
-		    (grp >= 0x001a && grp <= 0x001c))
-			return bad(h, ILLEGAL_PARAMETER, "obsolete-group-share");
 		while (j < gn && get16(m + g + j) != grp)
 			j += 2;
 		if (j == gn)
@@ -362,6 +358,18 @@ shares(const unsigned char *m, size_t p, size_t end, size_t g, size_t gn,
 	return 0;
 }
 
+/*
+ * RFC 8446 4.2.7: the groups of TLS 1.2 and before that TLS 1.3 ruled
+ * out "MUST NOT be offered": in a 1.3 hello, illegal_parameter (a share
+ * needs its group listed, so this covers key_share too).
+ */
+static int
+obsolete(size_t g)
+{
+	return (g >= 0x0001 && g <= 0x0016) || (g >= 0x001a && g <= 0x001c) ||
+	    g == 0xff01 || g == 0xff02;
+}
+
 /* One extension's body m[p..end), of type t. */
 static unsigned
 ext(const unsigned char *m, size_t t, size_t p, size_t end,
@@ -377,7 +385,9 @@ ext(const unsigned char *m, size_t t, size_t p, size_t end,
 		if (list16(m, p, end, &at, &n))
 			return bad(h, DECODE_ERROR, "bad-groups-or-sigalgs");
 		for (i = at; i < end; i += 2)
-			if (t == 10)
+			if (t == 10 && obsolete(get16(m + i)))
+				return bad(h, ILLEGAL_PARAMETER, "obsolete-group");
+			else if (t == 10)
 				h->groups |= bit(groups, NELEM(groups),
 				    get16(m + i));
 			else
