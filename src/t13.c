@@ -365,7 +365,8 @@ hello(struct t13_conn *c, const unsigned char *m, size_t len)
 		return alert;
 	if ((dig = t13_suite_hash((int)ch.suite)) == NULL)
 		return A_INTERNAL;
-	if ((alert = t13_choose_group(&h, &group)) == T13_HRR) {
+	if ((alert = t13_choose_group(&h, ch.groups, ch.ngroups, &group)) ==
+	    T13_HRR) {
 		if (c->hrr)
 			return A_ILLEGAL;
 		/* The hello becomes message_hash; HRR follows it. */

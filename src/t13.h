@@ -39,6 +39,8 @@ struct t13_choice {
 	const br_ec_private_key		*ec;		/* one of the two */
 	const br_rsa_private_key	*rsa;
 	int				 alpn;		/* answer http/1.1 */
+	const unsigned			*groups;	/* key shares, in order */
+	size_t				 ngroups;	/* (NULL, 0: ours) */
 };
 
 /*

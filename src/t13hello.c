@@ -490,17 +490,25 @@ t13_parse(const unsigned char *m, size_t len, struct t13_hello *h)
 }
 
 unsigned
-t13_choose_group(const struct t13_hello *h, unsigned *group)
+t13_choose_group(const struct t13_hello *h, const unsigned *pref, size_t n,
+    unsigned *group)
 {
-	/* In the order of groups[], whose codepoint *group gets. */
-	static const unsigned pref[] = { T13_GROUP_X25519,
-	    T13_GROUP_SECP256R1 };
+	static const unsigned ours[] = { 0x001d, 0x0017 };
 
+	if (pref == NULL) {
+		pref = ours;
+		n = NELEM(ours);
+	}
 	for (unsigned hrr = 0; hrr < 2; hrr++)
-		for (size_t i = 0; i < NELEM(pref); i++)
-			if ((hrr ? h->groups : h->shares) & pref[i]) {
-				*group = groups[i];
+		for (size_t i = 0; i < n; i++) {
+			unsigned b = bit(groups, NELEM(groups), pref[i]);
+
+			/* Key shares of ours: X25519 and secp256r1. */
+			if ((b & (T13_GROUP_X25519 | T13_GROUP_SECP256R1)) &&
+			    ((hrr ? h->groups : h->shares) & b)) {
+				*group = pref[i];
 				return hrr ? T13_HRR : T13_SHARE;
 			}
+		}
 	return HANDSHAKE_FAILURE;
 }

@@ -170,14 +170,16 @@ struct t13_hello {
 unsigned t13_parse(const unsigned char *m, size_t len, struct t13_hello *h);
 
 /*
- * The group the server's key share will use: X25519, then secp256r1.
- * Returns T13_SHARE with *group (0x001d or 0x0017) when the client sent
- * a share for it, T13_HRR with *group when it only lists it in
- * supported_groups (ask again with a HelloRetryRequest), else
- * handshake_failure (40).
+ * The group the server's key share will use: the first of pref[0..n)
+ * (codepoints, the server's order; NULL: X25519, then secp256r1) that
+ * is X25519 or secp256r1, the two it can share.  Returns T13_SHARE with
+ * *group when the client sent a share for it, else T13_HRR with *group
+ * when it only lists one in supported_groups (ask again with a
+ * HelloRetryRequest), else handshake_failure (40).
  */
 #define T13_SHARE	0
 #define T13_HRR		1
-unsigned t13_choose_group(const struct t13_hello *h, unsigned *group);
+unsigned t13_choose_group(const struct t13_hello *h, const unsigned *pref,
+	    size_t n, unsigned *group);
 
 #endif

@@ -101,6 +101,7 @@ for s in "$@"; do
 	# The widest options a script takes: ECDHE and our suite, else less;
 	# a TLS 1.3 script gets none (its -C would name a 1.2 suite).
 	case $s in
+	tls13-version-negotiation) try "-d -C $suite" ;;
 	tls13-*) try "" ;;
 	*) try "-d -C $suite" || try "-C $suite" || try "-d" || try "" ;;
 	esac

@@ -75,7 +75,7 @@ parse(const uint8_t *m, size_t len, struct t13_hello *h)
 	if (a == 0 && (!h->v13 || h->host_len > 255 || h->sid_len > 32))
 		abort();
 	if (a == 0) {
-		a = t13_choose_group(h, &g);
+		a = t13_choose_group(h, NULL, 0, &g);
 		if (a == T13_SHARE && !(g == 0x001d ? h->x25519 : h->secp256r1))
 			abort();
 		if (a != T13_SHARE && a != T13_HRR && a != 40)

@@ -341,7 +341,7 @@ openssl_hello_is_tls13_and_parsed(void)
 	CHECK(h.host_len == 11 && memcmp(m.b + h.host, "example.com", 11) == 0);
 	CHECK(h.alpn == 0 && h.psk_count == 0);
 	CHECK(!(h.exts & (T13_EXT_COOKIE | T13_EXT_EARLY_DATA)));
-	CHECK(t13_choose_group(&h, &g) == T13_SHARE && g == 0x001d);
+	CHECK(t13_choose_group(&h, NULL, 0, &g) == T13_SHARE && g == 0x001d);
 	return 1;
 }
 
@@ -387,7 +387,7 @@ gnutls_hello_has_two_shares(void)
 	CHECK(h.shares == (T13_GROUP_X25519 | T13_GROUP_SECP256R1));
 	CHECK(m.b[h.secp256r1] == 4 && h.x25519 > h.secp256r1 + 65);
 	CHECK(h.psk_dhe_ke && h.groups == 0xf && h.suites == 7);
-	CHECK(t13_choose_group(&h, &g) == T13_SHARE && g == 0x001d);
+	CHECK(t13_choose_group(&h, NULL, 0, &g) == T13_SHARE && g == 0x001d);
 	return 1;
 }
 
@@ -403,7 +403,7 @@ p256_first_hello_is_answered_on_p256(void)
 	CHECK(h.shares == T13_GROUP_SECP256R1 && h.x25519 == 0);
 	CHECK(memcmp(m.b + h.secp256r1, "\x04\x23\xda\xa3", 4) == 0);
 	CHECK(h.host == 0);
-	CHECK(t13_choose_group(&h, &g) == T13_SHARE && g == 0x0017);
+	CHECK(t13_choose_group(&h, NULL, 0, &g) == T13_SHARE && g == 0x0017);
 	return 1;
 }
 
@@ -796,7 +796,7 @@ mlkem_and_grease_shares_are_skipped(void)
 	CHECK(h.x25519 == m.n - 32);
 	CHECK(h.groups == (T13_GROUP_X25519 | T13_GROUP_SECP256R1 |
 	    T13_GROUP_SECP384R1));
-	CHECK(t13_choose_group(&h, &g) == T13_SHARE && g == 0x001d);
+	CHECK(t13_choose_group(&h, NULL, 0, &g) == T13_SHARE && g == 0x001d);
 	records(&r, &m, NULL);
 	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_T13);
 	return 1;
@@ -849,16 +849,16 @@ no_usable_share_asks_again_or_fails(void)
 
 	hello_hex(&m, SV13 "000a000400020017" "003300020000" SIGS);
 	CHECK(parse(m.b, m.n, &h) == 0);
-	CHECK(t13_choose_group(&h, &g) == T13_HRR && g == 0x0017);
+	CHECK(t13_choose_group(&h, NULL, 0, &g) == T13_HRR && g == 0x0017);
 	hello_hex(&m, SV13 GROUPS "003300020000" SIGS);
 	CHECK(parse(m.b, m.n, &h) == 0);
-	CHECK(t13_choose_group(&h, &g) == T13_HRR && g == 0x001d);
+	CHECK(t13_choose_group(&h, NULL, 0, &g) == T13_HRR && g == 0x001d);
 	hello_hex(&m, SV13 "000a000400020018" "003300020000" SIGS);
 	CHECK(parse(m.b, m.n, &h) == 0);
-	CHECK(t13_choose_group(&h, &g) == FAILURE);
+	CHECK(t13_choose_group(&h, NULL, 0, &g) == FAILURE);
 	hello_hex(&m, SV13 MODES PSK);		/* PSK without DHE */
 	CHECK(parse(m.b, m.n, &h) == 0);
-	CHECK(t13_choose_group(&h, &g) == FAILURE);
+	CHECK(t13_choose_group(&h, NULL, 0, &g) == FAILURE);
 	return 1;
 }
 
