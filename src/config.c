@@ -77,7 +77,7 @@ static const struct key keys[] = {
 	{ "key",		K_KEY,	S(certs), 0, 0, NULL },
 	{ "client_ca",		K_PATH,	S(client_ca), 0, 0, NULL },
 	{ "session_cache",	K_UINT,	S(cache), 0, TLSGATE_MAX_CACHE, NULL },
-	{ "tls_min",		K_TLS,	S(tls_min), 0x0301, 0x0303, NULL },
+	{ "tls_min",		K_TLS,	S(tls_min), 0x0301, 0x0304, NULL },
 	{ "tls_max",		K_TLS,	S(tls_max), 0x0303, 0x0304, NULL },
 	{ "mode",		K_ENUM,	S(mode), 0, 0, modes },
 	{ "proxy_protocol",	K_ENUM,	S(proxy), 0, 0, proxies },
@@ -399,6 +399,16 @@ check_services(struct parse *p, const char *name, char *err, size_t cap)
 				return fail(err, cap, "%s: [%s]: cert %s: no key "
 				    "line goes with it", name, s->name,
 				    s->certs[j].cert);
+		if (s->tls_min > s->tls_max)
+			return fail(err, cap, "%s:%u: [%s]: tls_min: 1.%u is above "
+			    "tls_max", name, p->cur == &p->tmpl ?
+			    line_of(p, "tls_min") : p->section_line[i], s->name,
+			    s->tls_min - 0x0301);
+		if (s->tls_min >= 0x0304 && s->client_ca[0] != '\0')
+			return fail(err, cap, "%s:%u: [%s]: tls_min: 1.3 has no "
+			    "client certificates yet (client_ca)", name,
+			    p->cur == &p->tmpl ? line_of(p, "tls_min") :
+			    p->section_line[i], s->name);
 		if (s->acme && s->proxy != PROXY_OFF)
 			return fail(err, cap, "%s:%u: [%s]: acme_passthrough: "
 			    "the backend expects a PROXY header "

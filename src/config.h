@@ -42,7 +42,7 @@ struct service {
 	unsigned	ncerts;
 	char		client_ca[CONFIG_PATH_MAX];	/* "": no client auth */
 	unsigned	cache;		/* sessions */
-	unsigned	tls_min;	/* 0x0301 .. 0x0303 */
+	unsigned	tls_min;	/* 0x0301 .. 0x0304 */
 	unsigned	tls_max;	/* 0x0303 or 0x0304 */
 	unsigned	mode;		/* MODE_* */
 	unsigned	proxy;		/* PROXY_* (tcp mode) */

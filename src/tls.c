@@ -408,7 +408,8 @@ tls_conn_reset(struct tls_conn *t, unsigned svc)
 	t->peek = 1;
 	t->t13on = t->v13 = 0;
 	t->sni[0] = '\0';
-	br_ssl_engine_set_versions(eng, sv->tls_min, BR_TLS12);
+	br_ssl_engine_set_versions(eng, sv->tls_min < BR_TLS12 ? sv->tls_min :
+	    BR_TLS12, BR_TLS12);
 	if (sv->tls_min < BR_TLS12)
 		br_ssl_engine_set_hash(eng, br_md5_ID, &br_md5_vtable);
 	br_ssl_engine_set_suites(eng, sv->suites, sv->nsuites);
@@ -564,6 +565,13 @@ tls_hello(struct tls_conn *t, unsigned char *buf, size_t len, size_t *end,
 		    buf + 5, t13_defrag(buf, pk.end), t13_choose, t,
 		    &seed_drbg.vtable);
 		return TLS_HELLO_T13;
+	}
+	/* tls_min = 1.3: BearSSL's versions are all too old. */
+	if (sv->tls_min >= 0x0304) {
+		t->peek = 0;
+		*alert = 70;
+		*why = "protocol-version";
+		return TLS_HELLO_REFUSE;
 	}
 	/* RFC 8446 4.1.3, RFC 7507: a client that could have had 1.3. */
 	if (v13 && pk.scsv && pk.max_version != 0 && pk.max_version < 0x0304) {

@@ -213,6 +213,19 @@ class TLS13(GateTest):
         self.assertEqual(s.version(), "TLSv1.2")
         s.close()
 
+    def test_tls_min_13_refuses_older_clients_with_protocol_version(self):
+        g = self.gate13(tls_min="1.3")
+        rc, out, err = s_client(g.port, ["-tls1_2"], GET_CLOSE % 10)
+        self.assertNotEqual(rc, 0)
+        self.assertIn(b"protocol version", err)
+        g.wait_log(r"alert=70 outcome=protocol-version")
+        self.get_exact(g.port, ["-tls1_3"], 1000)
+        p = self.conf_file(["tls_min = 1.3", "cert = x", "key = y"])
+        rc, out, err = check(p)
+        self.assertEqual(rc, 2, err)
+        self.assertRegex(err, r"t\.conf:1: \[default\]: tls_min: 1\.3 is "
+                         r"above tls_max")
+
     def test_check_prints_tls_max(self):
         g = self.gate13()
         rc, out, err = check(g.conf_path)
