@@ -60,6 +60,12 @@ hash_len(const struct t13_conn *c)
 	return c->ks.hlen;
 }
 
+static size_t
+dig_len(const br_hash_class *dig)
+{
+	return dig->desc >> BR_HASHDESC_OUT_OFF & BR_HASHDESC_OUT_MASK;
+}
+
 /* Fail with a fatal alert: it goes out after what is already written. */
 static void
 fail(struct t13_conn *c, unsigned alert)
@@ -122,6 +128,9 @@ next_piece(struct t13_conn *c)
 	switch (c->fl_stage) {
 	case 0:		/* EncryptedExtensions: ALPN, if asked */
 		s[0] = 8;
+		/* A resumption has the ticket's authentication: Finished. */
+		if (c->resumed)
+			c->fl_stage = 5;
 		if (c->ch.alpn) {
 			static const unsigned char alpn[] = { 0, 16, 0, 11, 0,
 			    9, 8, 'h', 't', 't', 'p', '/', '1', '.', '1' };
@@ -249,7 +258,10 @@ pump(struct t13_conn *c)
 	}
 	if (c->phase == T13_P_FLIGHT)
 		write_flight(c);
-	else if (c->ku_owed && c->app_w == 0) {
+	else if (c->nst_owed && c->app_w == 0) {
+		if (put_record(c, 22, c->nst, 50) == 0)
+			c->nst_owed = 0;
+	} else if (c->ku_owed && c->app_w == 0) {
 		m[0] = 24;
 		put24(m + 1, 1);
 		m[4] = 0;
@@ -265,7 +277,8 @@ pump(struct t13_conn *c)
 static int
 server_hello(struct t13_conn *c, const unsigned char *pub, size_t publen)
 {
-	unsigned char m[4 + 2 + 32 + 33 + 3 + 2 + 6 + 8 + T13_KX_PUB_MAX], *p;
+	unsigned char m[4 + 2 + 32 + 33 + 3 + 2 + 6 + 8 + T13_KX_PUB_MAX + 6];
+	unsigned char *p;
 	size_t n;
 
 	p = m + 4;
@@ -281,9 +294,15 @@ server_hello(struct t13_conn *c, const unsigned char *pub, size_t publen)
 	put16(p, c->ch.suite);
 	p[2] = 0;
 	p += 3;
-	n = 6 + (pub == NULL ? 6 : 8 + publen);
+	n = 6 + (pub == NULL ? 6 : 8 + publen) + (c->resumed ? 6 : 0);
 	put16(p, n);
 	p += 2;
+	if (c->resumed) {		/* pre_shared_key: the first identity */
+		put16(p, 41);
+		put16(p + 2, 2);
+		put16(p + 4, 0);
+		p += 6;
+	}
 	put16(p, 43);			/* supported_versions: 1.3 */
 	put16(p + 2, 2);
 	put16(p + 4, 0x0304);
@@ -348,6 +367,52 @@ hello_digest(const unsigned char *m, size_t len, unsigned char *out)
 	br_sha256_out(&h, out);
 }
 
+/*
+ * The first PSK identity of the hello, if it is one of our tickets for
+ * the suite's hash and its binder, over the hello up to the binders,
+ * verifies (RFC 8446 4.2.11.2): 0, with c->resumed and c->psk if so, or
+ * decrypt_error.  The ticket is gone either way: one use only.
+ */
+static unsigned
+psk(struct t13_conn *c, const unsigned char *m, const struct t13_hello *h,
+    const br_hash_class *dig)
+{
+	const unsigned char *b = m + h->psk_binders + 2;
+	br_ssl_session_parameters sp;
+	struct t13_transcript t;
+	struct t13_ks ks;
+	unsigned char key[T13_HASH_MAX], th[T13_HASH_MAX], want[T13_HASH_MAX];
+	int ok;
+
+	if (c->ops->load == NULL || !(h->exts & T13_EXT_PRE_SHARED_KEY) ||
+	    !h->psk_dhe_ke || get16(m + h->psk_ids) != 32)
+		return 0;
+	memset(&sp, 0, sizeof(sp));
+	memcpy(sp.session_id, m + h->psk_ids + 2, 32);
+	sp.session_id_len = 32;
+	if (!c->ops->load(c->ops->ctx, &sp) || sp.version != 0x0304 ||
+	    t13_suite_hash(sp.cipher_suite) != dig) {
+		t13_wipe(&sp, sizeof(sp));
+		return 0;
+	}
+	t13_ks_early(&ks, dig, sp.master_secret, dig_len(dig));
+	t13_ks_derive(&ks, "res binder", NULL, key);
+	t13_transcript_init(&t, dig);
+	t13_transcript_add(&t, m, h->psk_binders);
+	t13_transcript_hash(&t, th);
+	t13_finished(dig, key, th, want);
+	ok = b[0] == ks.hlen && t13_ct_eq(want, b + 1, ks.hlen);
+	if (ok) {
+		memcpy(c->psk, sp.master_secret, ks.hlen);
+		c->resumed = 1;
+	}
+	t13_wipe(&sp, sizeof(sp));
+	t13_wipe(key, sizeof(key));
+	t13_wipe(want, sizeof(want));
+	t13_ks_wipe(&ks);
+	return ok ? 0 : A_DECRYPT;
+}
+
 /* A ClientHello, the first or the one after HRR: answer it. */
 static unsigned
 hello(struct t13_conn *c, const unsigned char *m, size_t len)
@@ -361,7 +426,7 @@ hello(struct t13_conn *c, const unsigned char *m, size_t len)
 
 	if ((alert = t13_parse(m, len, &h)) != 0)
 		return alert;
-	if ((alert = c->choose(c->choose_ctx, m, &h, &ch)) != 0)
+	if ((alert = c->ops->choose(c->ops->ctx, m, &h, &ch)) != 0)
 		return alert;
 	if ((dig = t13_suite_hash((int)ch.suite)) == NULL)
 		return A_INTERNAL;
@@ -404,6 +469,9 @@ hello(struct t13_conn *c, const unsigned char *m, size_t len)
 	}
 	c->ch = ch;
 	c->group = group;
+	/* After HRR the binders would cover it too: no resumption then. */
+	if (!c->hrr && (alert = psk(c, m, &h, dig)) != 0)
+		return alert;
 	t13_transcript_add(&c->th, m, len);
 	publen = t13_kx_gen(&c->kx, (int)group, c->rng, pub, sizeof(pub));
 	dhelen = t13_kx_shared(&c->kx, m + (group == T13_X25519 ? h.x25519 :
@@ -417,7 +485,8 @@ hello(struct t13_conn *c, const unsigned char *m, size_t len)
 		t13_wipe(dhe, sizeof(dhe));
 		return A_INTERNAL;
 	}
-	t13_ks_early(&c->ks, dig, NULL, 0);
+	t13_ks_early(&c->ks, dig, c->resumed ? c->psk : NULL, dig_len(dig));
+	t13_wipe(c->psk, sizeof(c->psk));
 	t13_ks_handshake(&c->ks, dhe, dhelen);
 	t13_wipe(dhe, sizeof(dhe));
 	t13_transcript_hash(&c->th, th);
@@ -435,7 +504,7 @@ hello(struct t13_conn *c, const unsigned char *m, size_t len)
 int
 t13_start(struct t13_conn *c, unsigned char *ibuf, size_t ilen,
     unsigned char *obuf, size_t olen, const unsigned char *m, size_t len,
-    t13_choose_fn choose, void *ctx, const br_prng_class **rng)
+    const struct t13_ops *ops)
 {
 	unsigned alert;
 
@@ -444,13 +513,48 @@ t13_start(struct t13_conn *c, unsigned char *ibuf, size_t ilen,
 	c->ilen = ilen;
 	c->obuf = obuf;
 	c->olen = olen;
-	c->choose = choose;
-	c->choose_ctx = ctx;
-	c->rng = rng;
+	c->ops = ops;
+	c->rng = ops->rng;
 	if ((alert = hello(c, m, len)) != 0)
 		fail(c, alert);
 	pump(c);
 	return (int)alert;
+}
+
+/*
+ * A ticket for the next connection (RFC 8446 4.6.1): a random
+ * identifier of a session store entry whose secret is the PSK the
+ * resumption master secret gives for nonce 0; NewSessionTicket owed.
+ */
+static void
+ticket(struct t13_conn *c)
+{
+	static const unsigned char nonce = 0;
+	br_ssl_session_parameters sp;
+	unsigned char th[T13_HASH_MAX], res[T13_HASH_MAX], *n = c->nst;
+
+	memset(&sp, 0, sizeof(sp));
+	t13_transcript_hash(&c->th, th);
+	t13_ks_derive(&c->ks, "res master", th, res);
+	t13_ticket_psk(c->ks.dig, res, &nonce, 1, sp.master_secret);
+	t13_wipe(res, sizeof(res));
+	(*c->rng)->generate(c->rng, sp.session_id, 32);
+	sp.session_id_len = 32;
+	sp.version = 0x0304;
+	sp.cipher_suite = (uint16_t)c->ch.suite;
+	c->ops->save(c->ops->ctx, &sp);
+	n[0] = 4;
+	put24(n + 1, 46);
+	put16(n + 4, 0);		/* lifetime: 7,200 s */
+	put16(n + 6, 7200);
+	(*c->rng)->generate(c->rng, n + 8, 4);	/* ticket_age_add */
+	n[12] = 1;
+	n[13] = nonce;
+	put16(n + 14, 32);
+	memcpy(n + 16, sp.session_id, 32);
+	put16(n + 48, 0);		/* no early_data: never 0-RTT */
+	t13_wipe(&sp, sizeof(sp));
+	c->nst_owed = 1;
 }
 
 /* The client's Finished, over the transcript through ours. */
@@ -470,6 +574,10 @@ client_finished(struct t13_conn *c, const unsigned char *m, size_t len)
 	memcpy(c->c_secret, c->c_ap, sizeof(c->c_secret));
 	t13_wipe(c->c_ap, sizeof(c->c_ap));
 	t13_rec_init(&c->rd, (int)c->ch.suite, c->c_secret);
+	if (c->ops->save != NULL) {
+		t13_transcript_add(&c->th, m, len);
+		ticket(c);
+	}
 	t13_ks_wipe(&c->ks);
 	c->ks.dig = t13_suite_hash((int)c->ch.suite);
 	c->ks.hlen = len - 4;
@@ -641,7 +749,7 @@ t13_state(const struct t13_conn *c)
 	else if (!c->rclosed)
 		s |= BR_SSL_RECVREC;
 	if (c->phase == T13_P_APP && !c->closing && c->oout == c->oend &&
-	    !c->ku_owed)
+	    !c->ku_owed && !c->nst_owed)
 		s |= BR_SSL_SENDAPP;
 	return s;
 }

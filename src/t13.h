@@ -10,15 +10,17 @@
  * streamed from the certificate chain a record at a time, whatever the
  * output buffer's size), KeyUpdate both ways, alerts and close_notify.
  * The choice of suite, certificate, signature scheme and ALPN is the
- * caller's (t13_choose_fn); the cryptography is t13crypto.c's and the
+ * caller's (t13_ops); the cryptography is t13crypto.c's and the
  * hello parse t13hello.c's.
  *
  * Never allocates, never does I/O.  Like BearSSL's engine it decrypts
  * records in place and never touches the input buffer past the record
  * it is reading, so a caller may read ahead into the rest of it.
  *
- * Not yet: PSK resumption (tickets), client certificates, 0-RTT (early
- * data is skipped, within a bound, as RFC 8446 4.2.10 allows).
+ * Resumption: one ticket after each handshake, an identifier of an
+ * entry in the caller's session store (t13_ops), good once, psk_dhe_ke
+ * only.  Not yet: client certificates; never 0-RTT (early data is
+ * skipped, within a bound, as RFC 8446 4.2.10 allows).
  */
 #ifndef TLSGATE_T13_H
 #define TLSGATE_T13_H
@@ -30,7 +32,7 @@
 #include "t13crypto.h"
 #include "t13hello.h"
 
-/* What the caller chose for a hello; see t13_choose_fn. */
+/* What the caller chose for a hello; see t13_ops. */
 struct t13_choice {
 	unsigned			 suite;		/* 0x1301 .. 0x1303 */
 	unsigned			 scheme;	/* CertificateVerify's */
@@ -44,11 +46,20 @@ struct t13_choice {
 };
 
 /*
- * Choose for the hello m (the whole message) as parsed into h: 0, or
- * the fatal alert to answer (handshake_failure when nothing fits).
+ * What the engine asks of its caller, with ctx.  choose(): for the hello
+ * m (the whole message) as parsed into h: 0, or the fatal alert to
+ * answer (handshake_failure when nothing fits).  Tickets (NULL: none):
+ * load() fills the entry whose session_id is a ticket's and forgets it
+ * (a ticket is good once), 1 if there was one; save() keeps one.
  */
-typedef unsigned (*t13_choose_fn)(void *ctx, const unsigned char *m,
-	    const struct t13_hello *h, struct t13_choice *out);
+struct t13_ops {
+	unsigned	(*choose)(void *ctx, const unsigned char *m,
+			    const struct t13_hello *h, struct t13_choice *out);
+	int		(*load)(void *ctx, br_ssl_session_parameters *);
+	void		(*save)(void *ctx, const br_ssl_session_parameters *);
+	void		*ctx;
+	const br_prng_class **rng;
+};
 
 /* The piece of the server's flight being written (t13.c's cursor). */
 struct t13_piece {
@@ -59,8 +70,7 @@ struct t13_piece {
 struct t13_conn {
 	unsigned char		*ibuf, *obuf;
 	size_t			 ilen, olen;
-	t13_choose_fn		 choose;
-	void			*choose_ctx;
+	const struct t13_ops	*ops;
 	const br_prng_class	**rng;
 
 	int			 phase;		/* t13.c's T13_P_* */
@@ -74,6 +84,8 @@ struct t13_conn {
 	int			 wr_on;		/* records out are protected */
 	int			 hrr;		/* a HelloRetryRequest was sent */
 	unsigned		 hrr_group;
+	int			 resumed;	/* with a ticket's PSK */
+	int			 nst_owed;	/* a NewSessionTicket to send */
 	int			 skip_early;	/* 0-RTT data to drop */
 	size_t			 early_left;
 
@@ -101,6 +113,8 @@ struct t13_conn {
 	unsigned char		 c_secret[T13_HASH_MAX], s_secret[T13_HASH_MAX];
 	unsigned char		 c_ap[T13_HASH_MAX];
 	unsigned char		 th_sfin[T13_HASH_MAX];
+	unsigned char		 psk[T13_HASH_MAX];
+	unsigned char		 nst[64];	/* the ticket message */
 };
 
 /*
@@ -112,7 +126,7 @@ struct t13_conn {
  */
 int	t13_start(struct t13_conn *, unsigned char *ibuf, size_t ilen,
 	    unsigned char *obuf, size_t olen, const unsigned char *m,
-	    size_t len, t13_choose_fn, void *ctx, const br_prng_class **rng);
+	    size_t len, const struct t13_ops *);
 
 /* BearSSL's engine calls, with the same meaning. */
 unsigned t13_state(const struct t13_conn *);

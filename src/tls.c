@@ -102,6 +102,8 @@ cache_load(const br_ssl_session_cache_class **ctx, br_ssl_server_context *sc,
 	cache_lock();
 	hit = c->lru.vtable->load(&c->lru.vtable, sc, params);
 	port_unlock(caches->lock);
+	/* A TLS 1.3 ticket's entry is not a session for BearSSL. */
+	hit = hit && params->version <= BR_TLS12;
 	if (hit)
 		stats.cache_hits++;
 	else
@@ -531,6 +533,41 @@ __wrap_br_hmac_drbg_generate(br_hmac_drbg_context *ctx, void *out, size_t len)
 	r[27] = eng->session.version == BR_TLS12;
 }
 
+/*
+ * TLS 1.3 tickets are entries of the service's session cache, as the
+ * 1.2 sessions are (t13.h): shared by the workers, kept over reloads.
+ */
+static int
+ticket_load(void *ctx, br_ssl_session_parameters *p)
+{
+	struct tls_conn *t = ctx;
+	struct tls_cache *c = &caches->c[t->svc];
+	int hit;
+
+	cache_lock();
+	hit = c->lru.vtable->load(&c->lru.vtable, &t->sc, p);
+	if (hit)
+		br_ssl_session_cache_lru_forget(&c->lru, p->session_id);
+	port_unlock(caches->lock);
+	if (hit)
+		stats.cache_hits++;
+	else
+		stats.cache_misses++;
+	return hit;
+}
+
+static void
+ticket_save(void *ctx, const br_ssl_session_parameters *p)
+{
+	struct tls_conn *t = ctx;
+	struct tls_cache *c = &caches->c[t->svc];
+
+	stats.cache_saves++;
+	cache_lock();
+	c->lru.vtable->save(&c->lru.vtable, &t->sc, p);
+	port_unlock(caches->lock);
+}
+
 int
 tls_peeking(const struct tls_conn *t)
 {
@@ -561,9 +598,13 @@ tls_hello(struct tls_conn *t, unsigned char *buf, size_t len, size_t *end,
 		t->peek = 0;
 		t->t13on = 1;
 		*end = pk.end;
+		t->ops.choose = t13_choose;
+		t->ops.load = sv->cache_on ? ticket_load : NULL;
+		t->ops.save = sv->cache_on ? ticket_save : NULL;
+		t->ops.ctx = t;
+		t->ops.rng = &seed_drbg.vtable;
 		(void)t13_start(&t->t13, t->ibuf, t->ilen, t->obuf, t->olen,
-		    buf + 5, t13_defrag(buf, pk.end), t13_choose, t,
-		    &seed_drbg.vtable);
+		    buf + 5, t13_defrag(buf, pk.end), &t->ops);
 		return TLS_HELLO_T13;
 	}
 	/* tls_min = 1.3: BearSSL's versions are all too old. */
@@ -725,7 +766,7 @@ tls_conn_release(struct tls_conn *t)
 int
 tls_resumed(const struct tls_conn *t)
 {
-	return !t->t13on && t->cache_hit && !t->cache_saved;
+	return t->t13on ? t->t13.resumed : t->cache_hit && !t->cache_saved;
 }
 
 size_t

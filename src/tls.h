@@ -53,6 +53,7 @@ struct tls_conn {
 	int			 t13on;		/* the TLS 1.3 engine has it */
 	int			 v13;		/* 1.3 allowed: sentinel in 1.2 */
 	char			 sni[256];	/* its server name */
+	struct t13_ops		 ops;		/* the engine's view of us */
 	struct t13_conn		 t13;
 };
 

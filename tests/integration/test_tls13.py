@@ -2,7 +2,8 @@
 engine, next to BearSSL's TLS 1.2, with the ECDSA and the RSA
 certificate: every suite and group, HelloRetryRequest, the RSA-PSS and
 ECDSA schemes, ALPN, SNI, KeyUpdate both ways, close_notify as a
-half-close, the downgrade rules, and the log line."""
+half-close, tickets, the downgrade rules, and the log line."""
+import signal
 import ssl
 import subprocess
 import time
@@ -225,6 +226,61 @@ class TLS13(GateTest):
         self.assertEqual(rc, 2, err)
         self.assertRegex(err, r"t\.conf:1: \[default\]: tls_min: 1\.3 is "
                          r"above tls_max")
+
+    def resume_chain(self, port, n, reuse_first=False):
+        """n connections, each offering the ticket of the one before (or
+        of the first): which of them resumed."""
+        ctx, sess, first, out = ctx13(), None, None, []
+        for i in range(n):
+            s = tls_connect(port, ctx, session=first if reuse_first else
+                            sess)
+            s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            self.assertIn(b"HTTP/1.1 200 ", s.recv(65536))
+            out.append(s.session_reused)
+            sess = s.session
+            first = first or sess
+            s.close()
+        return out
+
+    def test_tickets_resume_once_each(self):
+        g = self.gate13()
+        self.assertEqual(self.resume_chain(g.port, 4),
+                         [False, True, True, True])
+        conns = g.wait_conns(4)
+        self.assertEqual([c["resumed"] for c in conns],
+                         ["no", "yes", "yes", "yes"])
+        # A ticket is good once: the first one, offered again, is not.
+        self.assertEqual(self.resume_chain(g.port, 3, reuse_first=True),
+                         [False, True, False])
+        # openssl s_client too.
+        sess = "%s/s.pem" % self.tmp
+        rc, out, err = run(["openssl", "s_client", "-tls1_3", "-sess_out",
+                            sess, "-connect", "127.0.0.1:%d" % g.port], 20,
+                           stdin=GET_CLOSE % 10)
+        rc, out, err = run(["openssl", "s_client", "-tls1_3", "-sess_in",
+                            sess, "-connect", "127.0.0.1:%d" % g.port], 20,
+                           stdin=GET_CLOSE % 10)
+        self.assertIn(b"Reused, TLSv1.3", out)
+
+    def test_tickets_shared_by_workers_and_kept_over_a_reload(self):
+        g = self.gate13(workers="2")
+        self.assertEqual(self.resume_chain(g.port, 6),
+                         [False] + [True] * 5)
+        ctx = ctx13()
+        s = tls_connect(g.port, ctx)
+        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        s.recv(65536)
+        sess = s.session
+        s.close()
+        g.signal(signal.SIGHUP)
+        g.wait_log(r"reload: done", count=2)
+        s = tls_connect(g.port, ctx, session=sess)
+        self.assertTrue(s.session_reused)
+        s.close()
+
+    def test_no_tickets_without_a_session_cache(self):
+        g = self.gate13(session_cache="0")
+        self.assertEqual(self.resume_chain(g.port, 3), [False] * 3)
 
     def test_check_prints_tls_max(self):
         g = self.gate13()
