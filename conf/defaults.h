@@ -72,7 +72,7 @@
 	"key = tlsgate.key\n" \
 	"session_cache = 1024\n" \
 	"tls_min = 1.2\n" \
-	"tls_max = 1.2\n"		/* 1.3: opt-in until it resumes */ \
+	"tls_max = 1.3\n" \
 	"mode = http\n" \
 	"proxy_protocol = off\n" \
 	"handshake_timeout = 10s\n"	/* absolute, from accept */ \

@@ -571,6 +571,8 @@ class GateTest(unittest.TestCase):
     sets MODE, as the tests of relaying raw bytes set it to "tcp"."""
 
     MODE = None
+    # "1.2": the tests of BearSSL's TLS 1.2 alone (session IDs, say).
+    TLS_MAX = None
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="tlsgate-it-")
@@ -619,6 +621,8 @@ class GateTest(unittest.TestCase):
         full = {"cert": c.path[cert + ".crt"], "key": c.path[cert + ".key"]}
         if self.MODE is not None:
             full["mode"] = self.MODE
+        if self.TLS_MAX is not None:
+            full["tls_max"] = self.TLS_MAX
         if backend is not None:
             full["backend"] = backend if isinstance(backend, str) else \
                 backend.addr

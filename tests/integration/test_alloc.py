@@ -71,7 +71,8 @@ class NoAllocation(GateTest):
             while not harness.is_listening(port):
                 self.assertLess(time.monotonic(), end, "never listened")
                 time.sleep(0.02)
-            ctx = harness.client_ctx()
+            # TLS 1.2 with session IDs, then TLS 1.3 with tickets.
+            ctx = harness.client_ctx(max_version=ssl.TLSVersion.TLSv1_2)
             ctx.options |= ssl.OP_NO_TICKET
             session, resumed = None, 0
             for i in range(1000):
@@ -102,6 +103,17 @@ class NoAllocation(GateTest):
                     except OSError:
                         pass
             self.assertGreater(resumed, 300)
+            ctx = harness.client_ctx(min_version=ssl.TLSVersion.TLSv1_3)
+            session, resumed = None, 0
+            for i in range(200):
+                s = ctx.wrap_socket(socket.create_connection(
+                    (LOOPBACK, port), timeout=10), session=session)
+                s.sendall(b"GET /bytes/100 HTTP/1.1\r\nHost: a\r\n\r\n")
+                self.assertEqual(read_response(s)[-4:], b"0123")
+                resumed += s.session_reused
+                session = s.session
+                s.close()
+            self.assertGreater(resumed, 150)
         finally:
             p.send_signal(signal.SIGTERM)
             rc = p.wait(timeout=30)

@@ -32,7 +32,7 @@ class BackendDown(GateTest):
         self.assertLess(waited, 2.0 * SLOW)
         conns = g.wait_conns(1)
         self.assertEqual(conns[0]["outcome"], "backend-refused", conns[0])
-        self.assertEqual(conns[0]["version"], "TLS1.2")
+        self.assertEqual(conns[0]["version"], "TLS1.3")
         self.backend("echo", port=port)
         s = tls_connect(g.port)
         try:

@@ -1,5 +1,6 @@
-"""Real clients end to end, with the ECDSA and the RSA certificate: the
-bytes they get must be exactly the bytes the backend sent."""
+"""Real clients end to end, with the ECDSA and the RSA certificate, at
+TLS 1.3 (their default) and capped at TLS 1.2: the bytes they get must
+be exactly the bytes the backend sent."""
 import ssl
 
 from harness import (GateTest, close_tls, client_ctx, echo_roundtrip,
@@ -21,31 +22,38 @@ class EndToEnd(GateTest):
     MODE = "tcp"
 
 
-    def check_conn(self, g, kind, n=1):
+    def check_conn(self, g, kind, n=1, v13=False):
         conns = g.wait_conns(n)
         self.assertEqual(conns[-1]["outcome"], "ok", conns[-1])
-        self.assertEqual(conns[-1]["version"], "TLS1.2")
-        self.assertIn("-%s-" % kind, conns[-1]["suite"])
+        if v13:
+            self.assertEqual(conns[-1]["version"], "TLS1.3")
+            self.assertTrue(conns[-1]["suite"].startswith("TLS_AES_"))
+        else:
+            self.assertEqual(conns[-1]["version"], "TLS1.2")
+            self.assertIn("-%s-" % kind, conns[-1]["suite"])
         return conns[-1]
 
-    def curl(self, cert, kind):
+    def curl(self, cert, kind, v13):
         n = 300007
         g = self.gate(self.backend("http"), cert=cert)
         rc, out, err = run(["curl", "-sk", "--max-time", "20", "-w",
                             "\n%{http_code}", "https://127.0.0.1:%d/bytes/%d"
-                            % (g.port, n)], 30)
+                            % (g.port, n)] + ([] if v13 else
+                                              ["--tls-max", "1.2"]), 30)
         self.assertEqual(rc, 0, err)
         body, _, code = out.rpartition(b"\n")
         self.assertEqual(code, b"200")
         self.assertEqual(len(body), n)
         self.assertEqual(body, http_bytes_body(n))
-        self.check_conn(g, kind)
+        self.check_conn(g, kind, v13=v13)
 
     def test_curl_gets_exact_body_ecdsa(self):
-        self.curl("ec", "ECDSA")
+        self.curl("ec", "ECDSA", True)
+        self.curl("ec", "ECDSA", False)
 
     def test_curl_gets_exact_body_rsa(self):
-        self.curl("rsa", "RSA")
+        self.curl("rsa", "RSA", True)
+        self.curl("rsa", "RSA", False)
 
     def s_client(self, cert, kind):
         n = 200003
@@ -68,25 +76,29 @@ class EndToEnd(GateTest):
     def test_openssl_s_client_tls12_gets_exact_body_rsa(self):
         self.s_client("rsa", "RSA")
 
-    def python_echo(self, cert, kind):
+    def python_echo(self, cert, kind, v13):
         g = self.gate(self.backend("echo"), cert=cert)
         data = random_bytes(1 << 20)
-        s = tls_connect(g.port)
+        s = tls_connect(g.port, client_ctx(max_version=None if v13 else
+                                           ssl.TLSVersion.TLSv1_2))
         try:
-            self.assertEqual(s.version(), "TLSv1.2")
-            self.assertIn("-%s-" % kind, s.cipher()[0])
+            self.assertEqual(s.version(), "TLSv1.3" if v13 else "TLSv1.2")
+            if not v13:
+                self.assertIn("-%s-" % kind, s.cipher()[0])
             self.assertEqual(echo_roundtrip(s, data), data)
         finally:
             close_tls(s)
-        conn = self.check_conn(g, kind)
+        conn = self.check_conn(g, kind, v13=v13)
         self.assertEqual(int(conn["in"]), len(data))
         self.assertEqual(int(conn["out"]), len(data))
 
     def test_python_ssl_echoes_random_bytes_ecdsa(self):
-        self.python_echo("ec", "ECDSA")
+        self.python_echo("ec", "ECDSA", True)
+        self.python_echo("ec", "ECDSA", False)
 
     def test_python_ssl_echoes_random_bytes_rsa(self):
-        self.python_echo("rsa", "RSA")
+        self.python_echo("rsa", "RSA", True)
+        self.python_echo("rsa", "RSA", False)
 
     def chacha_only(self, cert, suite):
         g = self.gate(self.backend("echo"), cert=cert)
@@ -110,12 +122,14 @@ class EndToEnd(GateTest):
         # The backend closes after its answer: the client must see a
         # clean TLS close (close_notify), not a bare TCP EOF.
         n = 70000
-        g = self.gate(self.backend("http"))
-        s = tls_connect(g.port)
-        try:
-            s.sendall(GET_CLOSE % n)
-            head, body = split_http(recv_to_eof(s))
-        finally:
-            s.close()
-        self.assertEqual(body, http_bytes_body(n))
-        self.check_conn(g, "ECDSA")
+        for v13 in (True, False):
+            g = self.gate(self.backend("http"))
+            s = tls_connect(g.port, client_ctx(
+                max_version=None if v13 else ssl.TLSVersion.TLSv1_2))
+            try:
+                s.sendall(GET_CLOSE % n)
+                head, body = split_http(recv_to_eof(s))
+            finally:
+                s.close()
+            self.assertEqual(body, http_bytes_body(n))
+            self.check_conn(g, "ECDSA", v13=v13)

@@ -71,7 +71,7 @@ class BadConfig(GateTest):
                        "FILE:6: handshake_timeout: ")
 
     def test_bad_tls_version(self):
-        self.start_bad(["tls_min = 1.3"], "FILE:6: tls_min: ")
+        self.start_bad(["tls_min = 1.4"], "FILE:6: tls_min: ")
 
     def test_unreadable_cert_file(self):
         missing = os.path.join(self.tmp, "no-such.crt")

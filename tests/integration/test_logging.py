@@ -22,6 +22,7 @@ class ConnLog(GateTest):
         try:
             peer = "%s:%d" % s.getsockname()
             suite = s.cipher()[0]
+            version = s.version().replace("v", "")
             self.assertEqual(echo_roundtrip(s, data), data)
             time.sleep(0.25)
         finally:
@@ -37,7 +38,7 @@ class ConnLog(GateTest):
         self.assertGreaterEqual(int(c["ms"]), 250)
         self.assertLess(int(c["ms"]), 10000)
         self.assertEqual(c["resumed"], "no")
-        self.assertEqual(c["version"], "TLS1.2")
+        self.assertEqual(c["version"], version)
         self.assertEqual(c["suite"], suite)
         self.assertEqual(c["outcome"], "ok")
 

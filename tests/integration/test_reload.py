@@ -7,6 +7,7 @@ import hashlib
 import os
 import signal
 import socket
+import ssl
 import threading
 import time
 
@@ -220,7 +221,7 @@ class Reload(GateTest):
         conf["listen"] = "%s:%d" % (LOOPBACK, g.port)
         write_conf(g.conf_path, conf)
         self.hup(g, DONE)
-        ctx = client_ctx()
+        ctx = client_ctx(max_version=ssl.TLSVersion.TLSv1_2)
         s = tls_connect(g.port, ctx)
         sess = s.session
         self.assertIn(b"hello from the backend", keepalive_get(s))

@@ -154,7 +154,7 @@ class SlotReuse(GateTest):
         self.assert_as_fresh("a record of an unknown type")
 
     def test_resumed_session_leaves_nothing_behind(self):
-        ctx = client_ctx()
+        ctx = client_ctx(max_version=ssl.TLSVersion.TLSv1_2)
         s = tls_connect(self.g.port, ctx)
         sess = s.session
         s.close()

@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import socket
+import ssl
 import tempfile
 
 from harness import (LOOPBACK, SLOW, GateTest, client_ctx, free_port,
@@ -131,7 +132,8 @@ class Sni(GateTest):
     def test_rsa_only_client_gets_rsa_certificate_with_its_name(self):
         # The certificate follows the name, not the client's suites: an
         # RSA-only client asking for b.example completes the handshake.
-        ctx = client_ctx(ciphers="ECDHE-RSA-AES128-GCM-SHA256")
+        ctx = client_ctx(ciphers="ECDHE-RSA-AES128-GCM-SHA256",
+                         max_version=ssl.TLSVersion.TLSv1_2)
         raw = socket.create_connection((LOOPBACK, self.port), 5 * SLOW)
         with ctx.wrap_socket(raw, server_hostname="b.example") as s:
             self.assertEqual(s.cipher()[0], "ECDHE-RSA-AES128-GCM-SHA256")
@@ -189,7 +191,7 @@ class Alpn(GateTest):
     def test_resumption_with_an_unknown_alpn_list_is_served(self):
         # This once crashed BearSSL's server (names[0xfffe]).
         g = self.gate(self.backend("http"), mode="http")
-        ctx = client_ctx()
+        ctx = client_ctx(max_version=ssl.TLSVersion.TLSv1_2)
         ctx.set_alpn_protocols(["http/1.1"])
         raw = socket.create_connection((LOOPBACK, g.port), 5 * SLOW)
         with ctx.wrap_socket(raw, server_hostname="localhost") as s:

@@ -10,6 +10,7 @@ import select
 import shutil
 import signal
 import socket
+import ssl
 import struct
 import subprocess
 import threading
@@ -86,7 +87,8 @@ class Stats(GateTest):
         addr = "%s:%d" % (LOOPBACK, free_port())
         g = self.gate(self.backend("echo"), mode="tcp", stats=addr)
         sent = 0
-        ctx = client_ctx()
+        # A session ID from right after the handshake: TLS 1.2.
+        ctx = client_ctx(max_version=ssl.TLSVersion.TLSv1_2)
         s = tls_connect(g.port, ctx)
         sess = s.session
         for n in (100, 200):

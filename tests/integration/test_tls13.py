@@ -171,7 +171,7 @@ class TLS13(GateTest):
         self.assertEqual(conn["requests"], "1")
 
     def test_tls_max_12_keeps_tls13_clients_out(self):
-        g = self.gate(self.backend("http"))
+        g = self.gate(self.backend("http"), tls_max="1.2")
         with self.assertRaises(ssl.SSLError):
             tls_connect(g.port, ctx13())
         s = tls_connect(g.port)
@@ -191,7 +191,7 @@ class TLS13(GateTest):
         g = self.gate13()
         # RFC 8446 4.1.3: 1.2 from a server that has 1.3 says so.
         self.assertEqual(self.server_random(g.port)[-8:], b"DOWNGRD\x01")
-        g12 = self.gate(self.backend("http"))
+        g12 = self.gate(self.backend("http"), tls_max="1.2")
         self.assertNotEqual(self.server_random(g12.port)[-8:-1], b"DOWNGRD")
         # TLS_FALLBACK_SCSV from a client capped at 1.2 is refused.
         rc, out, err = s_client(g.port, ["-tls1_2", "-fallback_scsv"],
@@ -221,11 +221,15 @@ class TLS13(GateTest):
         self.assertIn(b"protocol version", err)
         g.wait_log(r"alert=70 outcome=protocol-version")
         self.get_exact(g.port, ["-tls1_3"], 1000)
-        p = self.conf_file(["tls_min = 1.3", "cert = x", "key = y"])
+        p = self.conf_file(["tls_min = 1.3", "tls_max = 1.2", "cert = x",
+                            "key = y"])
         rc, out, err = check(p)
         self.assertEqual(rc, 2, err)
         self.assertRegex(err, r"t\.conf:1: \[default\]: tls_min: 1\.3 is "
                          r"above tls_max")
+        # The default tls_max is 1.3.
+        rc, out, err = check(self.conf_file(["tls_min = 1.3"], "u.conf"))
+        self.assertNotIn("tls_min", err)
 
     def resume_chain(self, port, n, reuse_first=False):
         """n connections, each offering the ticket of the one before (or
@@ -254,9 +258,10 @@ class TLS13(GateTest):
                          [False, True, False])
         # openssl s_client too.
         sess = "%s/s.pem" % self.tmp
-        rc, out, err = run(["openssl", "s_client", "-tls1_3", "-sess_out",
-                            sess, "-connect", "127.0.0.1:%d" % g.port], 20,
-                           stdin=GET_CLOSE % 10)
+        # -ign_eof: it reads on to the server's close, ticket included.
+        rc, out, err = run(["openssl", "s_client", "-tls1_3", "-ign_eof",
+                            "-sess_out", sess, "-connect",
+                            "127.0.0.1:%d" % g.port], 20, stdin=GET_CLOSE % 10)
         rc, out, err = run(["openssl", "s_client", "-tls1_3", "-sess_in",
                             sess, "-connect", "127.0.0.1:%d" % g.port], 20,
                            stdin=GET_CLOSE % 10)

@@ -35,6 +35,8 @@ def get(port, ctx, session=None):
                  "qemu-user emulates the workers' fork and robust futexes "
                  "too slowly or not at all")
 class Workers(GateTest):
+    # Sessions by ID across workers; TLS 1.3 tickets: test_tls13.py.
+    TLS_MAX = "1.2"
     def start(self):
         return self.gate(self.backend("http"), mode="http", workers="2")
 
