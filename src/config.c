@@ -20,7 +20,7 @@
 #include "log.h"
 
 enum kind { K_ADDR, K_PATH, K_NAME, K_UINT, K_MS, K_TLS, K_ENUM, K_LISTEN,
-	K_CERT, K_KEY, K_NAMES, K_LIST, K_PROFILE };
+	K_CERT, K_KEY, K_NAMES, K_LIST };
 enum scope { GLOBAL, SERVICE };
 
 struct key {
@@ -29,7 +29,7 @@ struct key {
 	enum scope	 scope;
 	size_t		 off;
 	unsigned	 min, max;
-	const struct config_name *names;	/* K_ENUM, K_LIST, K_PROFILE */
+	const struct config_name *names;	/* K_ENUM, K_LIST */
 };
 
 const struct config_name config_levels[] = { { "error", LOG_ERROR },
@@ -60,15 +60,15 @@ const struct config_name config_group_names[] = { { "x25519", 29 },
 static const struct config_name profiles[] = { { "default", PROFILE_DEFAULT },
 	{ "bsi", PROFILE_BSI }, { "modern", PROFILE_MODERN }, { NULL, 0 } };
 /*
- * What a profile sets, spelled as in the file: tls_min, suites, groups.
- * bsi: BSI TR-02102-2's TLS 1.2 suites and groups that tlsgate has (it
- * lists no ChaCha20-Poly1305 and no X25519).  modern has none: it is
- * TLS 1.3 only.
+ * What a profile sets besides tls_min = 1.2: suites and groups, spelled
+ * as in the file.  bsi: BSI TR-02102-2's TLS 1.2 suites and groups that
+ * tlsgate has (it lists no ChaCha20-Poly1305 and no X25519).  modern has
+ * none: it is TLS 1.3 only.
  */
-static const char *const profile_sets[][3] = {
-	{ "1.2", "aes128-gcm aes256-gcm chacha20-poly1305",
+static const char *const profile_sets[][2] = {
+	{ "aes128-gcm aes256-gcm chacha20-poly1305",
 	    "x25519 secp256r1 secp384r1 secp521r1" },
-	{ "1.2", "aes128-gcm aes256-gcm", "secp256r1 secp384r1 secp521r1" },
+	{ "aes128-gcm aes256-gcm", "secp256r1 secp384r1 secp521r1" },
 };
 
 #define G(f)	GLOBAL, offsetof(struct config, f)
@@ -96,7 +96,7 @@ static const struct key keys[] = {
 	{ "client_ca",		K_PATH,	S(client_ca), 0, 0, NULL },
 	{ "session_cache",	K_UINT,	S(cache), 0, TLSGATE_MAX_CACHE, NULL },
 	{ "tls_min",		K_TLS,	S(tls_min), 0, 0, NULL },
-	{ "tls_profile",	K_PROFILE, S(profile), 0, 0, profiles },
+	{ "tls_profile",	K_ENUM,	S(profile), 0, 0, profiles },
 	{ "suites",		K_LIST,	S(suites), 0, 0, config_suite_names },
 	{ "groups",		K_LIST,	S(groups), 0, 0, config_group_names },
 	{ "mode",		K_ENUM,	S(mode), 0, 0, modes },
@@ -216,28 +216,6 @@ set_names(struct service *s, const char *v, size_t len, char *msg,
 	return s->ncert_names == 0 ? "no name" : NULL;
 }
 
-static const struct config_name *
-find_name(const struct config_name *e, const char *v, size_t len)
-{
-	for (; e->name != NULL; e++)
-		if (strlen(e->name) == len && memcmp(e->name, v, len) == 0)
-			return e;
-	return NULL;
-}
-
-/* "expected a, b or c" after what msg already has; returns msg. */
-static const char *
-expected(const struct config_name *e, char *msg, size_t msgcap)
-{
-	size_t n = strlen(msg);
-
-	n += (size_t)snprintf(msg + n, msgcap - n, "expected");
-	for (unsigned i = 0; e[i].name != NULL && n < msgcap; i++)
-		n += (size_t)snprintf(msg + n, msgcap - n, "%s %s", i == 0 ? "" :
-		    e[i + 1].name == NULL ? " or" : ",", e[i].name);
-	return msg;
-}
-
 /*
  * suites, groups: names from one table, separated by commas or blanks,
  * in order, each at most once (so no more than the table has).
@@ -247,7 +225,7 @@ set_list(struct config_list *l, const struct config_name *names,
     const char *v, size_t len, char *msg, size_t msgcap)
 {
 	const struct config_name *e;
-	size_t i = 0, j;
+	size_t i = 0, j, n;
 
 	l->n = 0;
 	while (i < len) {
@@ -257,10 +235,16 @@ set_list(struct config_list *l, const struct config_name *names,
 		}
 		for (j = i; j < len && v[j] != ',' && !is_space(v[j]); j++)
 			;
-		if ((e = find_name(names, v + i, j - i)) == NULL) {
-			snprintf(msg, msgcap, "unknown name \"%.*s\": ",
-			    (int)(j - i), v + i);
-			return expected(names, msg, msgcap);
+		for (e = names; e->name != NULL && (strlen(e->name) != j - i ||
+		    memcmp(e->name, v + i, j - i) != 0); e++)
+			;
+		if (e->name == NULL) {
+			n = (size_t)snprintf(msg, msgcap, "unknown name \"%.*s\", "
+			    "not one of", (int)(j - i), v + i);
+			for (e = names; e->name != NULL && n < msgcap; e++)
+				n += (size_t)snprintf(msg + n, msgcap - n, " %s",
+				    e->name);
+			return msg;
 		}
 		for (unsigned k = 0; k < l->n; k++)
 			if (l->v[k] == e->code) {
@@ -276,49 +260,30 @@ set_list(struct config_list *l, const struct config_name *names,
 	return l->n == 0 ? "an empty list" : NULL;
 }
 
-static const char *
-set_tls(unsigned *field, const char *v, size_t len)
-{
-	if (len == 3 && memcmp(v, "1.", 2) == 0 && v[2] >= '0' &&
-	    v[2] <= '2') {
-		*field = 0x0301u + (unsigned)(v[2] - '0');
-		return NULL;
-	}
-	return "expected 1.0, 1.1 or 1.2";
-}
-
 /*
- * tls_profile: set tls_min, suites and groups, but not those that this
- * scope sets itself, before or after this line.
+ * After a tls_profile line: set tls_min, suites and groups, but not those
+ * that this scope sets itself, before or after it.
  */
 static const char *
-set_profile(struct parse *p, unsigned *field, const char *v, size_t len,
-    char *msg, size_t msgcap)
+set_profile(struct parse *p)
 {
 	struct service *s = p->cur;
-	const struct config_name *e = find_name(profiles, v, len);
-	const char *const *set;
+	const char *const *set = profile_sets[s->profile];
+	char msg[8];
 
-	if (e == NULL) {
-		msg[0] = '\0';
-		return expected(profiles, msg, msgcap);
-	}
-	if (e->code == PROFILE_MODERN)
+	if (s->profile == PROFILE_MODERN)
 		return "modern is TLS 1.3 only, and tlsgate has no TLS 1.3 yet";
-	*field = e->code;
-	set = profile_sets[e->code];
-	for (size_t i = 0; i < NKEYS; i++) {
+	for (size_t i = 0; i < NKEYS; i++)
 		if (p->sseen[i])
 			continue;
-		if (keys[i].kind == K_TLS)
-			(void)set_tls(&s->tls_min, set[0], strlen(set[0]));
+		else if (keys[i].kind == K_TLS)
+			s->tls_min = 0x0303;
 		else if (keys[i].names == config_suite_names)
-			(void)set_list(&s->suites, config_suite_names, set[1],
-			    strlen(set[1]), msg, msgcap);
+			(void)set_list(&s->suites, config_suite_names, set[0],
+			    strlen(set[0]), msg, sizeof(msg));
 		else if (keys[i].names == config_group_names)
-			(void)set_list(&s->groups, config_group_names, set[2],
-			    strlen(set[2]), msg, msgcap);
-	}
+			(void)set_list(&s->groups, config_group_names, set[1],
+			    strlen(set[1]), msg, sizeof(msg));
 	return NULL;
 }
 
@@ -331,7 +296,6 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 	char *field = (k->scope == GLOBAL ? (char *)p->c : (char *)s) + k->off;
 	unsigned long long n, mul = 1000;
 	struct svc_cert *ce;
-	const struct config_name *e;
 	const char *why;
 
 	switch (k->kind) {
@@ -376,18 +340,21 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 	case K_NAME:
 		return copy_str(field, sizeof(p->c->user), v, len);
 	case K_ENUM:
-		if ((e = find_name(k->names, v, len)) != NULL) {
-			*(unsigned *)(void *)field = e->code;
-			return NULL;
-		}
-		msg[0] = '\0';
-		return expected(k->names, msg, msgcap);
+		for (const struct config_name *e = k->names; e->name; e++)
+			if (strlen(e->name) == len &&
+			    memcmp(e->name, v, len) == 0) {
+				*(unsigned *)(void *)field = e->code;
+				return NULL;
+			}
+		n = (unsigned long long)snprintf(msg, msgcap, "expected");
+		for (unsigned i = 0; k->names[i].name != NULL && n < msgcap; i++)
+			n += (unsigned long long)snprintf(msg + n, msgcap - n,
+			    "%s %s", i == 0 ? "" : k->names[i + 1].name == NULL ?
+			    " or" : ",", k->names[i].name);
+		return msg;
 	case K_LIST:
 		return set_list((struct config_list *)(void *)field, k->names, v,
 		    len, msg, msgcap);
-	case K_PROFILE:
-		return set_profile(p, (unsigned *)(void *)field, v, len, msg,
-		    msgcap);
 	case K_UINT:
 	case K_MS:
 		if (k->kind == K_MS) {
@@ -421,7 +388,13 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 		*(unsigned *)(void *)field = (unsigned)n;
 		return NULL;
 	case K_TLS:
-		return set_tls((unsigned *)(void *)field, v, len);
+		if (len == 3 && memcmp(v, "1.", 2) == 0 && v[2] >= '0' &&
+		    v[2] <= '2') {
+			*(unsigned *)(void *)field = 0x0301u + (unsigned)(v[2] -
+			    '0');
+			return NULL;
+		}
+		return "expected 1.0, 1.1 or 1.2";
 	}
 	return "internal error";
 }
@@ -482,7 +455,7 @@ check_scope(const struct parse *p, const char *name, char *err, size_t cap)
 	if (cbc == 0 || s->tls_min < 0x0303)
 		return 0;
 	for (size_t i = 0; i < NKEYS; i++)
-		if ((keys[i].kind == K_TLS || keys[i].kind == K_PROFILE ||
+		if ((keys[i].kind == K_TLS || keys[i].names == profiles ||
 		    keys[i].names == config_suite_names) && p->sseen[i] &&
 		    (at == NKEYS || p->sseen[i] > p->sseen[at]))
 			at = i;
@@ -651,6 +624,8 @@ config_parse(struct config *c, const char *name, const char *text,
 			    line, key->name);
 		why = set_value(&p, key, v, (size_t)(ve - v), line, msg,
 		    sizeof(msg));
+		if (why == NULL && key->names == profiles)
+			why = set_profile(&p);
 		seen[key - keys] = line;
 		if (why != NULL)
 			return fail(err, errcap, "%s:%u: %s: %s: \"%.*s\"", name,
@@ -767,7 +742,6 @@ print_key(const struct key *k, const void *base, int (*put)(const char *))
 		snprintf(line, sizeof(line), "%s = 1.%u", k->name, u - 0x0301);
 		break;
 	case K_ENUM:
-	case K_PROFILE:
 		for (const struct config_name *e = k->names; e->name; e++)
 			if (e->code == u)
 				snprintf(line, sizeof(line), "%s = %s", k->name,

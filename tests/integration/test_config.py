@@ -75,7 +75,7 @@ class BadConfig(GateTest):
 
     def test_unknown_suite(self):
         log = self.start_bad(["suites = aes128-gcm rc4"],
-                             'FILE:6: suites: unknown name "rc4": expected ')
+                             'FILE:6: suites: unknown name "rc4", not one of ')
         self.assertIn("chacha20-poly1305", log)
 
     def test_unknown_group(self):

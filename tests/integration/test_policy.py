@@ -68,11 +68,12 @@ def tearDownModule():
 
 
 def s_client(port, *args, stdin=GET):
-    """openssl s_client -tls1_2 with args, sending an HTTP GET: (exit
-    status, stdout, stderr) as text."""
-    rc, out, err = run(["openssl", "s_client", "-tls1_2", "-no_ticket", "-ign_eof",
-                        "-connect", "%s:%d" % (LOOPBACK, port)] + list(args),
-                       30, stdin=stdin)
+    """openssl s_client with args (TLS 1.2 unless they say), sending an
+    HTTP GET: (exit status, stdout, stderr) as text."""
+    version = [] if {"-tls1", "-min_protocol"} & set(args) else ["-tls1_2"]
+    rc, out, err = run(["openssl", "s_client", "-no_ticket", "-ign_eof",
+                        "-connect", "%s:%d" % (LOOPBACK, port)] + version +
+                       list(args), 30, stdin=stdin)
     return rc, out.decode("latin-1"), err.decode("latin-1")
 
 
@@ -122,6 +123,15 @@ class Policy(GateTest):
             self.refused(g, "-cipher", "ECDHE-%s-%s" % (kind,
                                                         SUITE["aes128-gcm"]))
             g.stop()
+
+    def test_cbc_suites_below_tls_1_2_in_the_services_order(self):
+        g = self.gate(self.backend("http"), tls_min="1.0",
+                      suites="aes256-cbc aes128-gcm")
+        out = self.served(g.port, "-cipher", "ECDHE-ECDSA-AES128-GCM-SHA256:"
+                          "ECDHE-ECDSA-AES256-SHA:ECDHE-ECDSA-AES128-SHA")
+        self.assertIn("Cipher is ECDHE-ECDSA-AES256-SHA", out)
+        self.assertEqual(g.wait_conns(1)[0]["suite"], "ECDHE-ECDSA-AES256-SHA")
+        self.refused(g, "-cipher", "ECDHE-ECDSA-AES128-SHA")
 
     def test_each_allowed_group_is_served_and_the_left_out_one_refused(self):
         g = self.gate(self.backend("http"), cert="rsa",
@@ -246,6 +256,32 @@ class Policy(GateTest):
         conns = g.wait_conns(3)
         self.assertEqual([c["resumed"] for c in conns], ["no", "yes", "no"])
         self.assertEqual(conns[-1]["suite"], "ECDHE-ECDSA-AES128-GCM-SHA256")
+
+    def test_reload_that_raises_tls_min_does_not_resume_older_sessions(self):
+        # TLS 1.0 to 1.1 keeps the CBC suites: only the version tells.
+        g = self.gate(self.backend("http"), tls_min="1.0")
+        sess = os.path.join(self.tmp, "sess.pem")
+        cbc = "ECDHE-ECDSA-AES128-SHA:@SECLEVEL=0"
+        any_version = ["-cipher", cbc, "-min_protocol", "TLSv1",
+                       "-max_protocol", "TLSv1.2", "-sess_in", sess]
+        # s_client's "New, TLSv1.0" is the suite's version, not the one used.
+        out = self.served(g.port, "-tls1", "-cipher", cbc, "-sess_out", sess)
+        self.assertIn("Protocol  : TLSv1\n", out)
+        out = self.served(g.port, *any_version)
+        self.assertIn("Reused, ", out)
+        self.assertIn("Protocol  : TLSv1\n", out)
+        with open(g.conf_path) as f:
+            conf = dict(l.split(" = ", 1) for l in f.read().splitlines())
+        conf["tls_min"] = "1.1"
+        write_conf(g.conf_path, conf)
+        g.signal(signal.SIGHUP)
+        g.wait_log(r"^tlsgate: info: reload: done ", 10)
+        out = self.served(g.port, *any_version)
+        self.assertIn("New, ", out)
+        self.assertIn("Protocol  : TLSv1.2\n", out)
+        self.assertEqual([(c["resumed"], c["version"]) for c in
+                          g.wait_conns(3)], [("no", "TLS1.0"), ("yes", "TLS1.0"),
+                                             ("no", "TLS1.2")])
 
 
 class PolicyConfig(GateTest):
