@@ -108,10 +108,9 @@ cache_load(const br_ssl_session_cache_class **ctx, br_ssl_server_context *sc,
     br_ssl_session_parameters *params)
 {
 	struct tls_cache *c = (struct tls_cache *)(void *)ctx;
-	int hit;
-
 	const struct tls_conn *t = (const struct tls_conn *)(void *)sc;
 	const struct tls_svc *sv = &areas[t->area].svc[t->svc];
+	int hit;
 
 	cache_lock();
 	hit = c->lru.vtable->load(&c->lru.vtable, sc, params);
