@@ -2,8 +2,8 @@
  * tls.c - see tls.h.
  *
  * Policy: TLS 1.2 (1.0 and 1.1 only if tls_min says so, and then with
- * ECDHE CBC suites, since AEAD needs 1.2); ECDHE only; AES-GCM and
- * ChaCha20-Poly1305; server preference; no renegotiation.  Each slot's
+ * ECDHE CBC suites, since AEAD needs 1.2); ECDHE only; the service's
+ * suites and groups, in its order; no renegotiation.  Each slot's
  * context is configured once at start-up and only reset per connection,
  * so BearSSL's per-context HMAC-DRBG keeps running and no file or
  * syscall is needed per connection to seed it.
@@ -47,8 +47,10 @@ struct tls_caches {
 struct tls_svc {
 	unsigned		cred0, ncred;
 	unsigned		anchor0, nanchor;
-	uint16_t		suites[10];
+	uint16_t		suites[10];	/* each SUITE_* at most twice */
 	unsigned		nsuites, tls_min, cache_on, alpn;
+	struct config_list	groups;
+	br_ec_impl		ec;	/* ECDHE: only the groups allowed */
 };
 
 struct tls_area {
@@ -78,6 +80,15 @@ cache_lock(void)
 				    caches->c[i].store, caches->c[i].len);
 }
 
+static int
+has_suite(const uint16_t *v, unsigned n, unsigned suite)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (v[i] == suite)
+			return 1;
+	return 0;
+}
+
 static void
 cache_save(const br_ssl_session_cache_class **ctx, br_ssl_server_context *sc,
     const br_ssl_session_parameters *params)
@@ -97,11 +108,21 @@ cache_load(const br_ssl_session_cache_class **ctx, br_ssl_server_context *sc,
     br_ssl_session_parameters *params)
 {
 	struct tls_cache *c = (struct tls_cache *)(void *)ctx;
+	const struct tls_conn *t = (const struct tls_conn *)(void *)sc;
+	const struct tls_svc *sv = &areas[t->area].svc[t->svc];
 	int hit;
 
 	cache_lock();
 	hit = c->lru.vtable->load(&c->lru.vtable, sc, params);
 	port_unlock(caches->lock);
+	/*
+	 * BearSSL only checks that the client still offers the session's
+	 * suite: one that a reload took out of the service's suites, or a
+	 * version below its tls_min now, gets a full handshake instead.
+	 */
+	if (hit && (params->version < sv->tls_min ||
+	    !has_suite(sv->suites, sv->nsuites, params->cipher_suite)))
+		hit = 0;
 	if (hit)
 		stats.cache_hits++;
 	else
@@ -114,29 +135,44 @@ static const br_ssl_session_cache_class cache_class = {
 	sizeof(struct tls_cache), cache_save, cache_load
 };
 
-static const uint16_t suites_ec[] = {
-	BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
-	BR_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
-	BR_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
-};
-static const uint16_t suites_rsa[] = {
-	BR_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
-	BR_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
-	BR_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
-};
-/* Only below TLS 1.2, where there is no AEAD. */
-static const uint16_t suites_cbc[] = {
-	BR_TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA,
-	BR_TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA,
-	BR_TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA,
-	BR_TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA,
+/*
+ * Each suite name (SUITE_*) with ECDSA and with RSA signatures.  The
+ * certificate the policy picks allows one of the two, so the order the
+ * client sees is the service's list either way.
+ */
+static const uint16_t suite_ids[][2] = {
+	{ BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+	    BR_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 },
+	{ BR_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+	    BR_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384 },
+	{ BR_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+	    BR_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256 },
+	/* Only below TLS 1.2, where there is no AEAD (config.c checks). */
+	{ BR_TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA,
+	    BR_TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA },
+	{ BR_TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA,
+	    BR_TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA },
 };
 
+/* The service's suites and groups, as BearSSL takes them. */
 static void
-add_suites(struct tls_svc *sv, const uint16_t *s, size_t n)
+set_policy(struct tls_svc *sv, const struct service *s, int ec, int rsa)
 {
-	memcpy(sv->suites + sv->nsuites, s, n * sizeof(*s));
-	sv->nsuites += (unsigned)n;
+	struct config_list l;
+
+	config_suites(s, &l);
+	sv->nsuites = 0;
+	for (unsigned i = 0; i < l.n; i++) {
+		if (ec)
+			sv->suites[sv->nsuites++] = suite_ids[l.v[i]][0];
+		if (rsa)
+			sv->suites[sv->nsuites++] = suite_ids[l.v[i]][1];
+	}
+	sv->groups = s->groups;
+	sv->ec = *br_ec_get_default();
+	sv->ec.supported_curves = 0;
+	for (unsigned i = 0; i < s->groups.n; i++)
+		sv->ec.supported_curves |= (uint32_t)1 << s->groups.v[i];
 }
 
 static void
@@ -174,13 +210,7 @@ tls_load(const struct config *c, char *err, size_t cap)
 		    cred_load_anchors(&a->anchors, s->client_ca, err, cap) < 0)
 			goto fail;
 		sv->nanchor = a->anchors.n - sv->anchor0;
-		sv->nsuites = 0;
-		if (ec)
-			add_suites(sv, suites_ec, 3);
-		if (rsa)
-			add_suites(sv, suites_rsa, 3);
-		if (s->tls_min < BR_TLS12)
-			add_suites(sv, suites_cbc, 4);
+		set_policy(sv, s, ec, rsa);
 		sv->tls_min = s->tls_min;
 		sv->alpn = s->mode == MODE_HTTP;
 		/* A resumed session skips client auth: no cache with it. */
@@ -240,6 +270,15 @@ found:
 		br_ssl_server_set_single_rsa(sc, c->chain, c->nchain, &c->rsa,
 		    BR_KEYTYPE_SIGN, br_rsa_private_get_default(),
 		    br_rsa_pkcs1_sign_get_default());
+	/*
+	 * BEARSSL-INTERNAL: curves, the groups client and service share; the
+	 * engine would take X25519, else the lowest ID, so leave it ours.
+	 */
+	for (unsigned i = 0; i < sv->groups.n; i++)
+		if (sc->curves >> sv->groups.v[i] & 1) {
+			sc->curves = (uint32_t)1 << sv->groups.v[i];
+			break;
+		}
 	/* BEARSSL-INTERNAL: policy swap; the engine signs with the new one. */
 	return (*sc->policy_vtable)->choose(sc->policy_vtable, cc, choices);
 }
@@ -282,6 +321,20 @@ static const br_ssl_server_policy_class sni_policy = {
 static br_ssl_server_context pristine;
 static int pristine_ready;
 
+/*
+ * A client's CertificateVerify, which the engine checks with its own EC
+ * implementation: that one has only the service's ECDHE groups, and the
+ * client's key may be on any curve BearSSL has.
+ */
+static uint32_t
+ecdsa_vrfy(const br_ec_impl *impl, const void *hash, size_t hash_len,
+    const br_ec_public_key *pk, const void *sig, size_t sig_len)
+{
+	(void)impl;
+	return br_ecdsa_vrfy_asn1_get_default()(br_ec_get_default(), hash,
+	    hash_len, pk, sig, sig_len);
+}
+
 static void
 pristine_init(void *ibuf, size_t ilen, void *obuf, size_t olen)
 {
@@ -309,6 +362,7 @@ pristine_init(void *ibuf, size_t ilen, void *obuf, size_t olen)
 	/* For client certificates: their CertificateVerify signatures. */
 	br_ssl_engine_set_default_rsavrfy(eng);
 	br_ssl_engine_set_default_ecdsa(eng);
+	br_ssl_engine_set_ecdsa(eng, ecdsa_vrfy);
 	br_ssl_engine_set_all_flags(eng, BR_OPT_ENFORCE_SERVER_PREFERENCES |
 	    BR_OPT_NO_RENEGOTIATION);
 	/* No ALPN names here: tls_peek() sets them, a connection at a time. */
@@ -406,6 +460,7 @@ tls_conn_reset(struct tls_conn *t, unsigned svc)
 	if (sv->tls_min < BR_TLS12)
 		br_ssl_engine_set_hash(eng, br_md5_ID, &br_md5_vtable);
 	br_ssl_engine_set_suites(eng, sv->suites, sv->nsuites);
+	br_ssl_engine_set_ec(eng, &sv->ec);
 	br_ssl_server_set_policy(sc, &t->policy);
 	br_ssl_server_set_cache(sc, sv->cache_on ? &caches->c[svc].vtable :
 	    NULL);
