@@ -20,7 +20,7 @@
 #include "log.h"
 
 enum kind { K_ADDR, K_PATH, K_NAME, K_UINT, K_MS, K_TLS, K_ENUM, K_LISTEN,
-	K_REDIRECT, K_CERT, K_KEY, K_NAMES };
+	K_REDIRECT, K_CERT, K_KEY, K_NAMES, K_LIST };
 enum scope { GLOBAL, SERVICE };
 
 struct key {
@@ -29,7 +29,7 @@ struct key {
 	enum scope	 scope;
 	size_t		 off;
 	unsigned	 min, max;
-	const struct config_name *names;	/* K_ENUM */
+	const struct config_name *names;	/* K_ENUM, K_LIST */
 };
 
 const struct config_name config_levels[] = { { "error", LOG_ERROR },
@@ -48,6 +48,34 @@ static const struct config_name facilities[] = { { "user", 1 },
 	{ "daemon", 3 }, { "auth", 4 }, { "authpriv", 10 }, { "local0", 16 },
 	{ "local1", 17 }, { "local2", 18 }, { "local3", 19 }, { "local4", 20 },
 	{ "local5", 21 }, { "local6", 22 }, { "local7", 23 }, { NULL, 0 } };
+const struct config_name config_suite_names[] = {
+	{ "aes128-gcm", SUITE_AES128_GCM }, { "aes256-gcm", SUITE_AES256_GCM },
+	{ "chacha20-poly1305", SUITE_CHACHA20 },
+	{ "aes128-cbc", SUITE_AES128_CBC }, { "aes256-cbc", SUITE_AES256_CBC },
+	{ NULL, 0 } };
+/* IANA's names and numbers (TLS Supported Groups), BearSSL's curve IDs. */
+const struct config_name config_group_names[] = { { "x25519", 29 },
+	{ "secp256r1", 23 }, { "secp384r1", 24 }, { "secp521r1", 25 },
+	{ NULL, 0 } };
+static const struct config_name profiles[] = { { "default", PROFILE_DEFAULT },
+	{ "bsi", PROFILE_BSI }, { "modern", PROFILE_MODERN }, { NULL, 0 } };
+/*
+ * What a profile sets: tls_min, tls_max, suites and groups (spelled as
+ * in the file).  bsi: BSI TR-02102-2's TLS 1.2 and 1.3 suites and groups
+ * that tlsgate has (it lists no ChaCha20-Poly1305 and no X25519).
+ * modern: Mozilla's, TLS 1.3 only.
+ */
+static const struct {
+	unsigned	 min, max;
+	const char	*suites, *groups;
+} profile_sets[] = {
+	{ 0x0303, 0x0304, "aes128-gcm aes256-gcm chacha20-poly1305",
+	    "x25519 secp256r1 secp384r1 secp521r1" },
+	{ 0x0303, 0x0304, "aes128-gcm aes256-gcm",
+	    "secp256r1 secp384r1 secp521r1" },
+	{ 0x0304, 0x0304, "aes128-gcm aes256-gcm chacha20-poly1305",
+	    "x25519 secp256r1 secp384r1" },
+};
 
 #define G(f)	GLOBAL, offsetof(struct config, f)
 #define S(f)	SERVICE, offsetof(struct service, f)
@@ -79,6 +107,9 @@ static const struct key keys[] = {
 	{ "session_cache",	K_UINT,	S(cache), 0, TLSGATE_MAX_CACHE, NULL },
 	{ "tls_min",		K_TLS,	S(tls_min), 0x0301, 0x0304, NULL },
 	{ "tls_max",		K_TLS,	S(tls_max), 0x0303, 0x0304, NULL },
+	{ "tls_profile",	K_ENUM,	S(profile), 0, 0, profiles },
+	{ "suites",		K_LIST,	S(suites), 0, 0, config_suite_names },
+	{ "groups",		K_LIST,	S(groups), 0, 0, config_group_names },
 	{ "mode",		K_ENUM,	S(mode), 0, 0, modes },
 	{ "proxy_protocol",	K_ENUM,	S(proxy), 0, 0, proxies },
 	{ "handshake_timeout",	K_MS,	S(handshake_ms), 100, H, NULL },
@@ -197,6 +228,77 @@ set_names(struct service *s, const char *v, size_t len, char *msg,
 	return s->ncert_names == 0 ? "no name" : NULL;
 }
 
+/*
+ * suites, groups: names from one table, separated by commas or blanks,
+ * in order, each at most once (so no more than the table has).
+ */
+static const char *
+set_list(struct config_list *l, const struct config_name *names,
+    const char *v, size_t len, char *msg, size_t msgcap)
+{
+	const struct config_name *e;
+	size_t i = 0, j, n;
+
+	l->n = 0;
+	while (i < len) {
+		if (v[i] == ',' || is_space(v[i])) {
+			i++;
+			continue;
+		}
+		for (j = i; j < len && v[j] != ',' && !is_space(v[j]); j++)
+			;
+		for (e = names; e->name != NULL && (strlen(e->name) != j - i ||
+		    memcmp(e->name, v + i, j - i) != 0); e++)
+			;
+		if (e->name == NULL) {
+			n = (size_t)snprintf(msg, msgcap, "unknown name \"%.*s\", "
+			    "not one of", (int)(j - i), v + i);
+			for (e = names; e->name != NULL && n < msgcap; e++)
+				n += (size_t)snprintf(msg + n, msgcap - n, " %s",
+				    e->name);
+			return msg;
+		}
+		for (unsigned k = 0; k < l->n; k++)
+			if (l->v[k] == e->code) {
+				snprintf(msg, msgcap, "\"%.*s\" named twice",
+				    (int)(j - i), v + i);
+				return msg;
+			}
+		if (l->n == CONFIG_LIST_MAX)
+			return "too many names";
+		l->v[l->n++] = (unsigned char)e->code;
+		i = j;
+	}
+	return l->n == 0 ? "an empty list" : NULL;
+}
+
+/*
+ * After a tls_profile line: set tls_min, tls_max, suites and groups, but
+ * not those that this scope sets itself, before or after it.
+ */
+static void
+set_profile(struct parse *p)
+{
+	struct service *s = p->cur;
+	const char *su = profile_sets[s->profile].suites;
+	const char *gr = profile_sets[s->profile].groups;
+	char msg[8];
+
+	for (size_t i = 0; i < NKEYS; i++)
+		if (p->sseen[i])
+			continue;
+		else if (keys[i].off == offsetof(struct service, tls_min))
+			s->tls_min = profile_sets[s->profile].min;
+		else if (keys[i].off == offsetof(struct service, tls_max))
+			s->tls_max = profile_sets[s->profile].max;
+		else if (keys[i].names == config_suite_names)
+			(void)set_list(&s->suites, config_suite_names, su,
+			    strlen(su), msg, sizeof(msg));
+		else if (keys[i].names == config_group_names)
+			(void)set_list(&s->groups, config_group_names, gr,
+			    strlen(gr), msg, sizeof(msg));
+}
+
 /* Returns NULL or the reason; msg has room for a formatted reason. */
 static const char *
 set_value(struct parse *p, const struct key *k, const char *v, size_t len,
@@ -269,6 +371,9 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 			    "%s %s", i == 0 ? "" : k->names[i + 1].name == NULL ?
 			    " or" : ",", k->names[i].name);
 		return msg;
+	case K_LIST:
+		return set_list((struct config_list *)(void *)field, k->names, v,
+		    len, msg, msgcap);
 	case K_UINT:
 	case K_MS:
 		if (k->kind == K_MS) {
@@ -364,16 +469,62 @@ line_of(const struct parse *p, const char *key)
 	return 0;
 }
 
+/*
+ * At the end of a scope (the defaults before the first section count as
+ * one): a CBC suite needs tls_min below 1.2; the error names the latest
+ * of the lines that brought them together.
+ */
+static int
+check_scope(const struct parse *p, const char *name, char *err, size_t cap)
+{
+	const struct service *s = p->cur;
+	size_t at = NKEYS;
+	unsigned cbc = 0;
+
+	for (unsigned i = 0; i < s->suites.n; i++)
+		if (s->suites.v[i] >= SUITE_AES128_CBC && cbc == 0)
+			cbc = s->suites.v[i];
+	if (cbc == 0 || s->tls_min < 0x0303)
+		return 0;
+	for (size_t i = 0; i < NKEYS; i++)
+		if ((keys[i].kind == K_TLS || keys[i].names == profiles ||
+		    keys[i].names == config_suite_names) && p->sseen[i] &&
+		    (at == NKEYS || p->sseen[i] > p->sseen[at]))
+			at = i;
+	if (at == NKEYS)
+		return fail(err, cap, "%s: [%s]: suites: CBC suites are for TLS "
+		    "1.0 and 1.1 only", name, s->name);
+	return fail(err, cap, "%s:%u: %s: %s is a CBC suite, for TLS 1.0 and "
+	    "1.1 only: it needs tls_min = 1.0 or 1.1", name,
+	    p->sseen[at], keys[at].name, config_suite_names[cbc].name);
+}
+
+void
+config_suites(const struct service *s, struct config_list *l)
+{
+	unsigned cbc = 0;
+
+	*l = s->suites;
+	for (unsigned i = 0; i < l->n; i++)
+		cbc |= l->v[i] >= SUITE_AES128_CBC;
+	if (s->tls_min < 0x0303 && !cbc && l->n + 2 <= CONFIG_LIST_MAX) {
+		l->v[l->n++] = SUITE_AES128_CBC;
+		l->v[l->n++] = SUITE_AES256_CBC;
+	}
+}
+
 /* After the last line: every service complete, limits kept. */
 static int
 check_services(struct parse *p, const char *name, char *err, size_t cap)
 {
 	struct config *c = p->c;
-	unsigned cache = 0, creds = 0;
+	unsigned cache = 0, creds = 0, ln;
 
 	if (p->pending_key[0] != '\0')
 		return fail(err, cap, "%s:%u: key: no cert line goes with it",
 		    name, p->pending_line);
+	if (check_scope(p, name, err, cap) < 0)
+		return -1;
 	if (p->cur == &p->tmpl) {
 		/* No sections: the defaults are the one service. */
 		struct port_addr l = c->svc[0].listen[0];
@@ -399,16 +550,18 @@ check_services(struct parse *p, const char *name, char *err, size_t cap)
 				return fail(err, cap, "%s: [%s]: cert %s: no key "
 				    "line goes with it", name, s->name,
 				    s->certs[j].cert);
+		ln = p->cur != &p->tmpl ? p->section_line[i] :
+		    line_of(p, "tls_min") > line_of(p, "tls_max") ?
+		    line_of(p, "tls_min") : line_of(p, "tls_max");
+		if (ln < line_of(p, "tls_profile") && p->cur == &p->tmpl)
+			ln = line_of(p, "tls_profile");
 		if (s->tls_min > s->tls_max)
 			return fail(err, cap, "%s:%u: [%s]: tls_min: 1.%u is above "
-			    "tls_max", name, p->cur == &p->tmpl ?
-			    line_of(p, "tls_min") : p->section_line[i], s->name,
-			    s->tls_min - 0x0301);
+			    "tls_max", name, ln, s->name, s->tls_min - 0x0301);
 		if (s->tls_min >= 0x0304 && s->client_ca[0] != '\0')
 			return fail(err, cap, "%s:%u: [%s]: tls_min: 1.3 has no "
-			    "client certificates yet (client_ca)", name,
-			    p->cur == &p->tmpl ? line_of(p, "tls_min") :
-			    p->section_line[i], s->name);
+			    "client certificates yet (client_ca)", name, ln,
+			    s->name);
 		if (s->acme && s->proxy != PROXY_OFF)
 			return fail(err, cap, "%s:%u: [%s]: acme_passthrough: "
 			    "the backend expects a PROXY header "
@@ -476,6 +629,8 @@ config_parse(struct config *c, const char *name, const char *text,
 		if (k == ve)
 			continue;
 		if (*k == '[') {
+			if (check_scope(&p, name, err, errcap) < 0)
+				return -1;
 			if (ve[-1] != ']' || ve - k < 2)
 				why = "expected [name]";
 			else
@@ -520,6 +675,8 @@ config_parse(struct config *c, const char *name, const char *text,
 			    line, key->name);
 		why = set_value(&p, key, v, (size_t)(ve - v), line, msg,
 		    sizeof(msg));
+		if (why == NULL && key->names == profiles)
+			set_profile(&p);
 		seen[key - keys] = line;
 		if (why != NULL)
 			return fail(err, errcap, "%s:%u: %s: %s: \"%.*s\"", name,
@@ -576,6 +733,7 @@ print_key(const struct key *k, const void *base, int (*put)(const char *))
 	const char *f = (const char *)base + k->off;
 	const struct service *s = base;
 	unsigned u = *(const unsigned *)(const void *)f;
+	struct config_list l;
 	size_t n;
 
 	switch (k->kind) {
@@ -614,6 +772,19 @@ print_key(const struct key *k, const void *base, int (*put)(const char *))
 		for (unsigned i = 0; i < s->ncert_names && n < sizeof(line); i++)
 			n += (size_t)snprintf(line + n, sizeof(line) - n, " %s",
 			    s->cert_names[i]);
+		break;
+	case K_LIST:
+		/* suites as offered: with the CBC ones tls_min adds. */
+		if (k->names == config_suite_names)
+			config_suites(s, &l);
+		else
+			l = *(const struct config_list *)(const void *)f;
+		n = (size_t)snprintf(line, sizeof(line), "%s =", k->name);
+		for (unsigned i = 0; i < l.n && n < sizeof(line); i++)
+			for (const struct config_name *e = k->names; e->name; e++)
+				if (e->code == l.v[i])
+					n += (size_t)snprintf(line + n,
+					    sizeof(line) - n, " %s", e->name);
 		break;
 	case K_UINT:
 		snprintf(line, sizeof(line), "%s = %u", k->name, u);

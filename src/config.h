@@ -22,6 +22,21 @@
 enum { MODE_TCP, MODE_HTTP };
 enum { PROXY_OFF, PROXY_V1, PROXY_V2 };
 enum { LOG_TO_STDERR, LOG_TO_SYSLOG };
+/*
+ * Suites by cipher, one vocabulary for every TLS version: the key
+ * exchange is ECDHE and the signature follows from the certificate.
+ * The CBC ones (HMAC-SHA-1) are only for TLS 1.0 and 1.1.
+ */
+enum { SUITE_AES128_GCM, SUITE_AES256_GCM, SUITE_CHACHA20, SUITE_AES128_CBC,
+	SUITE_AES256_CBC };
+enum { PROFILE_DEFAULT, PROFILE_BSI, PROFILE_MODERN };
+#define CONFIG_LIST_MAX	8
+
+/* An ordered list of codes from one config_name table, no duplicates. */
+struct config_list {
+	unsigned char	v[CONFIG_LIST_MAX];
+	unsigned	n;
+};
 
 struct svc_cert {
 	char		cert[CONFIG_PATH_MAX];
@@ -44,6 +59,9 @@ struct service {
 	unsigned	cache;		/* sessions */
 	unsigned	tls_min;	/* 0x0301 .. 0x0304 */
 	unsigned	tls_max;	/* 0x0303 or 0x0304 */
+	unsigned	profile;	/* PROFILE_*, as given */
+	struct config_list suites;	/* SUITE_*, server order */
+	struct config_list groups;	/* TLS group (curve) IDs, our order */
 	unsigned	mode;		/* MODE_* */
 	unsigned	proxy;		/* PROXY_* (tcp mode) */
 	unsigned	handshake_ms, head_ms, connect_ms, idle_ms;
@@ -81,6 +99,8 @@ struct config_name {
 	unsigned	 code;
 };
 extern const struct config_name config_levels[];
+extern const struct config_name config_suite_names[];
+extern const struct config_name config_group_names[];
 
 /*
  * The compiled-in defaults (TLSGATE_CONFIG in defaults.h), through the
@@ -98,6 +118,12 @@ int	config_parse(struct config *, const char *name, const char *text,
 int	config_load(struct config *, const char *path, char *err, size_t cap);
 /* Static bytes the parser keeps (its file buffer and state). */
 size_t	config_static_bytes(void);
+/*
+ * The suites a service offers, in its order: its list, and when tls_min
+ * is below 1.2 and the list names no CBC suite, aes128-cbc and aes256-cbc
+ * after it (TLS 1.0 and 1.1 have no other).
+ */
+void	config_suites(const struct service *, struct config_list *);
 /* Print every resolved value as "key = value" lines through put(). */
 void	config_print(const struct config *, int (*put)(const char *));
 

@@ -2,8 +2,8 @@
  * tls.c - see tls.h.
  *
  * Policy: TLS 1.2 (1.0 and 1.1 only if tls_min says so, and then with
- * ECDHE CBC suites, since AEAD needs 1.2); ECDHE only; AES-GCM and
- * ChaCha20-Poly1305; server preference; no renegotiation.  Each slot's
+ * ECDHE CBC suites, since AEAD needs 1.2); ECDHE only; the service's
+ * suites and groups, in its order; no renegotiation.  Each slot's
  * context is configured once at start-up and only reset per connection,
  * so BearSSL's per-context HMAC-DRBG keeps running and no file or
  * syscall is needed per connection to seed it.
@@ -47,8 +47,12 @@ struct tls_caches {
 struct tls_svc {
 	unsigned		cred0, ncred;
 	unsigned		anchor0, nanchor;
-	uint16_t		suites[10];
+	uint16_t		suites[10];	/* each SUITE_* at most twice */
 	unsigned		nsuites, tls_min, tls_max, cache_on, alpn;
+	struct config_list	groups;
+	br_ec_impl		ec;	/* ECDHE: only the groups allowed */
+	unsigned		suites13[3], groups13[CONFIG_LIST_MAX];
+	unsigned		nsuites13, ngroups13;	/* the same, TLS 1.3 */
 };
 
 struct tls_area {
@@ -78,6 +82,15 @@ cache_lock(void)
 				    caches->c[i].store, caches->c[i].len);
 }
 
+static int
+has_suite(const uint16_t *v, unsigned n, unsigned suite)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (v[i] == suite)
+			return 1;
+	return 0;
+}
+
 static void
 cache_save(const br_ssl_session_cache_class **ctx, br_ssl_server_context *sc,
     const br_ssl_session_parameters *params)
@@ -97,13 +110,23 @@ cache_load(const br_ssl_session_cache_class **ctx, br_ssl_server_context *sc,
     br_ssl_session_parameters *params)
 {
 	struct tls_cache *c = (struct tls_cache *)(void *)ctx;
+	const struct tls_conn *t = (const struct tls_conn *)(void *)sc;
+	const struct tls_svc *sv = &areas[t->area].svc[t->svc];
 	int hit;
 
 	cache_lock();
 	hit = c->lru.vtable->load(&c->lru.vtable, sc, params);
 	port_unlock(caches->lock);
-	/* A TLS 1.3 ticket's entry is not a session for BearSSL. */
-	hit = hit && params->version <= BR_TLS12;
+	/*
+	 * BearSSL only checks that the client still offers the session's
+	 * suite: one that a reload took out of the service's suites, or a
+	 * version below its tls_min now, gets a full handshake instead.  A
+	 * TLS 1.3 ticket's entry is not a session for BearSSL at all.
+	 */
+	if (hit && (params->version < sv->tls_min ||
+	    params->version > BR_TLS12 ||
+	    !has_suite(sv->suites, sv->nsuites, params->cipher_suite)))
+		hit = 0;
 	if (hit)
 		stats.cache_hits++;
 	else
@@ -116,29 +139,53 @@ static const br_ssl_session_cache_class cache_class = {
 	sizeof(struct tls_cache), cache_save, cache_load
 };
 
-static const uint16_t suites_ec[] = {
-	BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
-	BR_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
-	BR_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
-};
-static const uint16_t suites_rsa[] = {
-	BR_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
-	BR_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
-	BR_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
-};
-/* Only below TLS 1.2, where there is no AEAD. */
-static const uint16_t suites_cbc[] = {
-	BR_TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA,
-	BR_TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA,
-	BR_TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA,
-	BR_TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA,
+/*
+ * Each suite name (SUITE_*) with ECDSA and with RSA signatures.  The
+ * certificate the policy picks allows one of the two, so the order the
+ * client sees is the service's list either way.
+ */
+static const uint16_t suite_ids[][2] = {
+	{ BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+	    BR_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 },
+	{ BR_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+	    BR_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384 },
+	{ BR_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+	    BR_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256 },
+	/* Only below TLS 1.2, where there is no AEAD (config.c checks). */
+	{ BR_TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA,
+	    BR_TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA },
+	{ BR_TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA,
+	    BR_TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA },
 };
 
+/* The service's suites and groups, as BearSSL takes them. */
 static void
-add_suites(struct tls_svc *sv, const uint16_t *s, size_t n)
+set_policy(struct tls_svc *sv, const struct service *s, int ec, int rsa)
 {
-	memcpy(sv->suites + sv->nsuites, s, n * sizeof(*s));
-	sv->nsuites += (unsigned)n;
+	struct config_list l;
+
+	config_suites(s, &l);
+	sv->nsuites = 0;
+	for (unsigned i = 0; i < l.n; i++) {
+		if (ec)
+			sv->suites[sv->nsuites++] = suite_ids[l.v[i]][0];
+		if (rsa)
+			sv->suites[sv->nsuites++] = suite_ids[l.v[i]][1];
+	}
+	sv->groups = s->groups;
+	sv->ec = *br_ec_get_default();
+	sv->ec.supported_curves = 0;
+	for (unsigned i = 0; i < s->groups.n; i++)
+		sv->ec.supported_curves |= (uint32_t)1 << s->groups.v[i];
+	/* TLS 1.3: the AEAD suites by their 1.3 codes; the groups as given. */
+	sv->nsuites13 = 0;
+	for (unsigned i = 0; i < l.n; i++)
+		if (l.v[i] <= SUITE_CHACHA20)
+			sv->suites13[sv->nsuites13++] = T13_AES_128_GCM_SHA256 +
+			    l.v[i];
+	sv->ngroups13 = s->groups.n;
+	for (unsigned i = 0; i < s->groups.n; i++)
+		sv->groups13[i] = s->groups.v[i];
 }
 
 static void
@@ -176,13 +223,7 @@ tls_load(const struct config *c, char *err, size_t cap)
 		    cred_load_anchors(&a->anchors, s->client_ca, err, cap) < 0)
 			goto fail;
 		sv->nanchor = a->anchors.n - sv->anchor0;
-		sv->nsuites = 0;
-		if (ec)
-			add_suites(sv, suites_ec, 3);
-		if (rsa)
-			add_suites(sv, suites_rsa, 3);
-		if (s->tls_min < BR_TLS12)
-			add_suites(sv, suites_cbc, 4);
+		set_policy(sv, s, ec, rsa);
 		sv->tls_min = s->tls_min;
 		sv->tls_max = s->tls_max;
 		sv->alpn = s->mode == MODE_HTTP;
@@ -232,11 +273,11 @@ sni_choose(const br_ssl_server_policy_class **pctx,
 	struct tls_conn *t = (struct tls_conn *)(void *)((char *)(void *)pctx -
 	    offsetof(struct tls_conn, policy));
 	const struct tls_area *a = &areas[t->area];
+	const struct tls_svc *sv = &a->svc[t->svc];
 	const struct cred *c;
 	br_ssl_server_context *sc = &t->sc;
 
-	t->cred = pick_cred(a, &a->svc[t->svc],
-	    br_ssl_engine_get_server_name(&cc->eng));
+	t->cred = pick_cred(a, sv, br_ssl_engine_get_server_name(&cc->eng));
 	c = &a->creds[t->cred];
 	if (c->key_type == BR_KEYTYPE_EC)
 		br_ssl_server_set_single_ec(sc, c->chain, c->nchain, &c->ec,
@@ -246,6 +287,15 @@ sni_choose(const br_ssl_server_policy_class **pctx,
 		br_ssl_server_set_single_rsa(sc, c->chain, c->nchain, &c->rsa,
 		    BR_KEYTYPE_SIGN, br_rsa_private_get_default(),
 		    br_rsa_pkcs1_sign_get_default());
+	/*
+	 * BEARSSL-INTERNAL: curves, the groups client and service share; the
+	 * engine would take X25519, else the lowest ID, so leave it ours.
+	 */
+	for (unsigned i = 0; i < sv->groups.n; i++)
+		if (sc->curves >> sv->groups.v[i] & 1) {
+			sc->curves = (uint32_t)1 << sv->groups.v[i];
+			break;
+		}
 	/* BEARSSL-INTERNAL: policy swap; the engine signs with the new one. */
 	return (*sc->policy_vtable)->choose(sc->policy_vtable, cc, choices);
 }
@@ -288,6 +338,20 @@ static const br_ssl_server_policy_class sni_policy = {
 static br_ssl_server_context pristine;
 static int pristine_ready;
 
+/*
+ * A client's CertificateVerify, which the engine checks with its own EC
+ * implementation: that one has only the service's ECDHE groups, and the
+ * client's key may be on any curve BearSSL has.
+ */
+static uint32_t
+ecdsa_vrfy(const br_ec_impl *impl, const void *hash, size_t hash_len,
+    const br_ec_public_key *pk, const void *sig, size_t sig_len)
+{
+	(void)impl;
+	return br_ecdsa_vrfy_asn1_get_default()(br_ec_get_default(), hash,
+	    hash_len, pk, sig, sig_len);
+}
+
 static void
 pristine_init(void *ibuf, size_t ilen, void *obuf, size_t olen)
 {
@@ -315,6 +379,7 @@ pristine_init(void *ibuf, size_t ilen, void *obuf, size_t olen)
 	/* For client certificates: their CertificateVerify signatures. */
 	br_ssl_engine_set_default_rsavrfy(eng);
 	br_ssl_engine_set_default_ecdsa(eng);
+	br_ssl_engine_set_ecdsa(eng, ecdsa_vrfy);
 	br_ssl_engine_set_all_flags(eng, BR_OPT_ENFORCE_SERVER_PREFERENCES |
 	    BR_OPT_NO_RENEGOTIATION);
 	/* No ALPN names here: tls_peek() sets them, a connection at a time. */
@@ -415,6 +480,7 @@ tls_conn_reset(struct tls_conn *t, unsigned svc)
 	if (sv->tls_min < BR_TLS12)
 		br_ssl_engine_set_hash(eng, br_md5_ID, &br_md5_vtable);
 	br_ssl_engine_set_suites(eng, sv->suites, sv->nsuites);
+	br_ssl_engine_set_ec(eng, &sv->ec);
 	br_ssl_server_set_policy(sc, &t->policy);
 	br_ssl_server_set_cache(sc, sv->cache_on ? &caches->c[svc].vtable :
 	    NULL);
@@ -456,12 +522,6 @@ static unsigned
 t13_choose(void *ctx, const unsigned char *m, const struct t13_hello *h,
     struct t13_choice *out)
 {
-	static const unsigned suites[][2] = {
-		{ T13_SUITE_AES_128_GCM_SHA256, T13_AES_128_GCM_SHA256 },
-		{ T13_SUITE_AES_256_GCM_SHA384, T13_AES_256_GCM_SHA384 },
-		{ T13_SUITE_CHACHA20_POLY1305_SHA256,
-		    T13_CHACHA20_POLY1305_SHA256 },
-	};
 	static const unsigned ec[][3] = {
 		{ BR_EC_secp256r1, T13_SIG_ECDSA_SECP256R1_SHA256,
 		    T13_ECDSA_SECP256R1_SHA256 },
@@ -477,6 +537,7 @@ t13_choose(void *ctx, const unsigned char *m, const struct t13_hello *h,
 	};
 	struct tls_conn *t = ctx;
 	const struct tls_area *a = &areas[t->area];
+	const struct tls_svc *sv = &a->svc[t->svc];
 	const struct cred *c;
 
 	memset(out, 0, sizeof(*out));
@@ -484,11 +545,12 @@ t13_choose(void *ctx, const unsigned char *m, const struct t13_hello *h,
 		memcpy(t->sni, m + h->host, h->host_len);
 		t->sni[h->host_len] = '\0';
 	}
-	t->cred = pick_cred(a, &a->svc[t->svc], t->sni);
+	t->cred = pick_cred(a, sv, t->sni);
 	c = &a->creds[t->cred];
-	for (size_t i = 0; i < 3 && out->suite == 0; i++)
-		if (h->suites & suites[i][0])
-			out->suite = suites[i][1];
+	/* The service's order; T13_SUITE_* is 1 << (code - 0x1301). */
+	for (unsigned i = 0; i < sv->nsuites13 && out->suite == 0; i++)
+		if (h->suites & 1u << (sv->suites13[i] - T13_AES_128_GCM_SHA256))
+			out->suite = sv->suites13[i];
 	for (size_t i = 0; i < 3 && out->scheme == 0; i++)
 		if (c->key_type == BR_KEYTYPE_EC ? c->ec.curve == (int)ec[i][0] &&
 		    (h->sigalgs & ec[i][1]) : (h->sigalgs & pss[i][0]) != 0)
@@ -498,7 +560,9 @@ t13_choose(void *ctx, const unsigned char *m, const struct t13_hello *h,
 	out->nchain = c->nchain;
 	out->ec = c->key_type == BR_KEYTYPE_EC ? &c->ec : NULL;
 	out->rsa = c->key_type == BR_KEYTYPE_EC ? NULL : &c->rsa;
-	out->alpn = a->svc[t->svc].alpn && h->alpn_http11;
+	out->alpn = sv->alpn && h->alpn_http11;
+	out->groups = sv->groups13;
+	out->ngroups = sv->ngroups13;
 	return out->suite != 0 && out->scheme != 0 ? 0 : 40;
 }
 
@@ -580,7 +644,8 @@ tls_hello(struct tls_conn *t, unsigned char *buf, size_t len, size_t *end,
 {
 	const struct tls_svc *sv = &areas[t->area].svc[t->svc];
 	/* No client certificates in TLS 1.3 yet: such a service stays 1.2. */
-	int v13 = sv->tls_max >= 0x0304 && sv->nanchor == 0;
+	int v13 = sv->tls_max >= 0x0304 && sv->nanchor == 0 &&
+	    sv->nsuites13 > 0;
 	struct t13_peek pk;
 	int r = t13_classify(buf, len, t->ilen, &pk);
 

@@ -2,7 +2,7 @@
  * fuzz_config.c - libFuzzer target for the config parser: any bytes as
  * a config file.  Invariants: it never crashes or reads out of bounds;
  * on success every value is within its compile-time range and every
- * service is complete; on failure the message names the file (and the
+ * service is complete, its suites and groups lists too; on failure the message names the file (and the
  * line, for all but the checks made after the last line).
  */
 #include <stdint.h>
@@ -19,6 +19,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct config c;
+	struct config_list l;
 	char err[512];
 
 	if (config_defaults(&c, err, sizeof(err)) < 0)
@@ -47,6 +48,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    memchr(s->certs[0].key, 0, CONFIG_PATH_MAX) == NULL ||
 			    s->certs[0].key[0] == '\0')
 				abort();
+			/* suites and groups: some, each once, CBC below 1.2. */
+			config_suites(s, &l);
+			if (s->groups.n < 1 || s->groups.n > 4 || l.n < 1 ||
+			    l.n > 5 || s->profile == PROFILE_MODERN)
+				abort();
+			for (unsigned j = 0; j < l.n; j++)
+				if (l.v[j] > SUITE_AES256_CBC ||
+				    (l.v[j] >= SUITE_AES128_CBC &&
+				    s->tls_min == 0x0303) ||
+				    memchr(l.v, l.v[j], j) != NULL)
+					abort();
 		}
 		if (cache > TLSGATE_MAX_CACHE)
 			abort();

@@ -73,6 +73,39 @@ class BadConfig(GateTest):
     def test_bad_tls_version(self):
         self.start_bad(["tls_min = 1.4"], "FILE:6: tls_min: ")
 
+    def test_unknown_suite(self):
+        log = self.start_bad(["suites = aes128-gcm rc4"],
+                             'FILE:6: suites: unknown name "rc4", not one of ')
+        self.assertIn("chacha20-poly1305", log)
+
+    def test_unknown_group(self):
+        self.start_bad(["groups = x448"], 'FILE:6: groups: unknown name "x448"')
+
+    def test_empty_group_list(self):
+        self.start_bad(["groups = , ,"], "FILE:6: groups: an empty list")
+
+    def test_duplicate_suite(self):
+        self.start_bad(["suites = aes256-gcm,aes128-gcm aes256-gcm"],
+                       'FILE:6: suites: "aes256-gcm" named twice')
+
+    def test_cbc_suite_with_tls_min_1_2(self):
+        self.start_bad(["suites = aes128-gcm aes128-cbc"],
+                       "FILE:6: suites: aes128-cbc is a CBC suite, for TLS 1.0 "
+                       "and 1.1 only")
+
+    def test_tls_min_1_2_after_a_cbc_suite_names_its_own_line(self):
+        self.start_bad(["tls_min = 1.0", "suites = aes256-cbc", "[s]",
+                        "listen = 127.0.0.1:1", "tls_min = 1.2"],
+                       "FILE:10: tls_min: aes256-cbc is a CBC suite")
+
+    def test_bad_profile(self):
+        self.start_bad(["tls_profile = strict"],
+                       "FILE:6: tls_profile: expected default, bsi or modern")
+
+    def test_modern_profile_with_tls_max_12_is_refused(self):
+        self.start_bad(["tls_profile = modern", "tls_max = 1.2"],
+                       "FILE:7: [default]: tls_min: 1.3 is above tls_max")
+
     def test_unreadable_cert_file(self):
         missing = os.path.join(self.tmp, "no-such.crt")
         self.start_bad([], "cert %s: " % missing, cert=missing)

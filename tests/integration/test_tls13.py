@@ -225,7 +225,7 @@ class TLS13(GateTest):
                             "key = y"])
         rc, out, err = check(p)
         self.assertEqual(rc, 2, err)
-        self.assertRegex(err, r"t\.conf:1: \[default\]: tls_min: 1\.3 is "
+        self.assertRegex(err, r"t\.conf:2: \[default\]: tls_min: 1\.3 is "
                          r"above tls_max")
         # The default tls_max is 1.3.
         rc, out, err = check(self.conf_file(["tls_min = 1.3"], "u.conf"))

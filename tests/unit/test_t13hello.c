@@ -862,7 +862,40 @@ no_usable_share_asks_again_or_fails(void)
 	return 1;
 }
 
+/* The server's order picks among the shares sent, then among the groups. */
+static int
+server_order_picks_the_group(void)
+{
+	static const unsigned p256_first[] = { 0x0017, 0x001d };
+	static const unsigned x_first[] = { 0x001d, 0x0017 };
+	static const unsigned p384_p256[] = { 0x0018, 0x0017 };
+	static const unsigned p384[] = { 0x0018 };
+	struct buf m;
+	struct t13_hello h;
+	unsigned g = 0;
+
+	hello_hex(&m, SV13 GROUPS "0033006b0069001d0020" X32 "00170041" "04"
+	    P64 SIGS);
+	CHECK(parse(m.b, m.n, &h) == 0);
+	CHECK(t13_choose_group(&h, p256_first, 2, &g) == T13_SHARE &&
+	    g == 0x0017);
+	CHECK(t13_choose_group(&h, x_first, 2, &g) == T13_SHARE && g == 0x001d);
+	CHECK(t13_choose_group(&h, p384_p256, 2, &g) == T13_SHARE &&
+	    g == 0x0017);
+	CHECK(t13_choose_group(&h, p384, 1, &g) == FAILURE);
+	/* A share for X25519 only: P-256 first still takes it, no HRR. */
+	hello_hex(&m, BASE);
+	CHECK(parse(m.b, m.n, &h) == 0);
+	CHECK(t13_choose_group(&h, p256_first, 2, &g) == T13_SHARE &&
+	    g == 0x001d);
+	/* Not ours to share: asked for with HRR, in our order. */
+	CHECK(t13_choose_group(&h, p384_p256, 2, &g) == T13_HRR &&
+	    g == 0x0017);
+	return 1;
+}
+
 static const struct unit_test tests[] = {
+	T(server_order_picks_the_group),
 	T(openssl_hello_is_tls13_and_parsed),
 	T(curl_hello_names_http11),
 	T(python_hello_offers_13_and_12),
