@@ -38,13 +38,14 @@ all: $(B)/tlsgate
 # tls.c's downgrade sentinel sees BearSSL's ServerHello random through
 # the linker (a static BearSSL only: a shared one calls inside itself).
 WRAP_DRBG = -Wl,--wrap=br_hmac_drbg_generate
+SENTINEL = -DTLSGATE_SENTINEL=$(if $(filter system,$(BEARSSL)),0,1)
 
 $(B)/tlsgate: $(OBJ) $(BEARSSL_DEP)
 	$(CC) $(CFLAGS) $(LDFLAGS) $(WRAP_DRBG) -o $@ $(OBJ) $(BEARSSL_LIBS)
 
 $(B)/src/%.o: src/%.c src/*.h port/port.h $(CONF)/defaults.h | $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) $(BEARSSL_CFLAGS) -c -o $@ $<
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) $(SENTINEL) $(BEARSSL_CFLAGS) -c -o $@ $<
 
 # The port layer alone sees the platform's headers (accept4, getrandom).
 $(B)/port/%.o: port/%.c port/port.h

@@ -355,6 +355,12 @@ main(int argc, char **argv)
 	tls_commit();
 	if (check) {
 		config_print(cfg, puts);
+#ifndef TLSGATE_SENTINEL
+#define TLSGATE_SENTINEL 1
+#endif
+		/* Only a static BearSSL lets tls.c see its ServerHello random. */
+		printf("# TLS 1.3 downgrade sentinel in TLS 1.2 (RFC 8446 4.1.3): "
+		    "%s\n", TLSGATE_SENTINEL ? "yes" : "no (a shared BearSSL)");
 		printf("# certificates\n");
 		report_certs(cfg, 1);
 		print_footprint(cfg);
