@@ -460,6 +460,8 @@ hello(struct t13_conn *c, const unsigned char *m, size_t len)
 		    memcmp(d, c->ch1, sizeof(d)) != 0 ||
 		    (h.exts & T13_EXT_EARLY_DATA))
 			return A_ILLEGAL;
+		/* 0-RTT records come before this hello, never after it. */
+		c->skip_early = 0;
 	} else {
 		t13_transcript_init(&c->th, dig);
 		memcpy(c->sid, m + h.sid, h.sid_len);
