@@ -31,7 +31,8 @@ static const struct {
 	F(cache_saves), F(tls_errors), F(timeouts), F(backend_errors),
 	F(backend_connects), F(backend_reused), F(backend_retries),
 	F(http_errors), F(evicted), F(refused),
-	F(redirects), F(acme_forwarded), F(bytes_in), F(bytes_out),
+	F(redirects), F(acme_forwarded), F(tls13), F(hrr), F(tickets),
+	F(bytes_in), F(bytes_out),
 	F(cert_days),
 };
 
@@ -58,7 +59,8 @@ stats_text(char *buf, size_t cap, const char *eq, const char *sep)
 static void
 vlog(enum log_level lv, const char *tag, const char *fmt, va_list ap)
 {
-	char buf[512];
+	/* Room for the stats line: 30 counters of up to 20 digits. */
+	char buf[1024];
 	int n, m;
 
 	n = snprintf(buf, sizeof(buf), "%s: ", tag);

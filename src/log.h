@@ -40,6 +40,7 @@ struct stats {
 	unsigned long long	backend_connects, backend_reused, backend_retries;
 	unsigned long long	http_errors, evicted, refused;
 	unsigned long long	redirects, acme_forwarded;
+	unsigned long long	tls13, hrr, tickets;	/* TLS 1.3 handshakes */
 	unsigned long long	bytes_in, bytes_out;
 	unsigned long long	cert_days;	/* the soonest to expire: left */
 };

@@ -39,7 +39,7 @@ loop_static_bytes(void)
 static void
 log_stats(void)
 {
-	char buf[1024];
+	char buf[2048];
 	size_t n = stats_text(buf, sizeof(buf), "=", " ");
 
 	log_msg(LOG_INFO, "stats %.*s", (int)(n > 0 ? n - 1 : 0), buf);
@@ -50,7 +50,7 @@ static void
 serve_stats(int fd)
 {
 	struct port_addr peer, local;
-	char buf[1024];
+	char buf[2048];
 	int c, emfile;
 
 	c = port_accept(fd, &peer, &local, &emfile);

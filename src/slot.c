@@ -616,6 +616,10 @@ handshake_done(struct slot *s)
 		stats.resumed++;
 	else
 		stats.handshakes_full++;
+	if (s->tls.t13on) {
+		stats.tls13++;
+		stats.hrr += (unsigned long long)s->tls.t13.hrr;
+	}
 	s->state = SLOT_RELAY;
 	s->deadline = slot_now + s->svc->idle_ms;
 	if (s->svc->mode == MODE_TCP)

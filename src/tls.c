@@ -627,6 +627,7 @@ ticket_save(void *ctx, const br_ssl_session_parameters *p)
 	struct tls_cache *c = &caches->c[t->svc];
 
 	stats.cache_saves++;
+	stats.tickets++;
 	cache_lock();
 	c->lru.vtable->save(&c->lru.vtable, &t->sc, p);
 	port_unlock(caches->lock);

@@ -36,7 +36,9 @@ COUNTERS = ("accepted", "closed", "live", "high_water", "handshakes",
             "handshakes_full", "resumed", "cache_hits", "cache_misses",
             "cache_saves", "tls_errors", "timeouts", "backend_errors",
             "backend_connects", "backend_reused", "backend_retries",
-            "http_errors", "evicted", "refused", "bytes_in", "bytes_out")
+            "http_errors", "evicted", "refused", "redirects",
+            "acme_forwarded", "tls13", "hrr", "tickets", "bytes_in",
+            "bytes_out")
 
 
 def read_stats(addr):
@@ -65,7 +67,7 @@ def read_stats(addr):
         raise AssertionError("stats text does not end a line: %r" % text)
     out = {}
     for line in text.splitlines():
-        m = re.match(r"^([a-z_]+) (\d+)$", line)
+        m = re.match(r"^([a-z0-9_]+) (\d+)$", line)
         if not m:
             raise AssertionError("not a \"name value\" line: %r" % line)
         out[m.group(1)] = int(m.group(2))

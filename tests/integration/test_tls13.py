@@ -10,6 +10,7 @@ import time
 
 from harness import (SLOW, BioClient, GateTest, certs, check, client_ctx,
                      http_bytes_body, random_bytes, run, tls_connect)
+from test_hostile import stats
 
 GET_CLOSE = b"GET /bytes/%d HTTP/1.1\r\nHost: localhost\r\n" \
     b"Connection: close\r\n\r\n"
@@ -81,6 +82,8 @@ class TLS13(GateTest):
         text = out.decode("latin-1")
         self.assertEqual(text.count("ClientHello"), 2, text[:2000])
         self.assertIn("ServerHello", text)
+        st = stats(g)
+        self.assertEqual((st["tls13"], st["hrr"]), (1, 1))
         # No group in common: handshake_failure, and the slot is back.
         rc, out, err = s_client(g.port, ["-tls1_3", "-groups", "P-384"],
                                 GET_CLOSE % 10)
@@ -250,6 +253,9 @@ class TLS13(GateTest):
         g = self.gate13()
         self.assertEqual(self.resume_chain(g.port, 4),
                          [False, True, True, True])
+        st = stats(g)
+        self.assertEqual((st["tls13"], st["hrr"], st["tickets"], st["resumed"]),
+                         (4, 0, 4, 3))
         conns = g.wait_conns(4)
         self.assertEqual([c["resumed"] for c in conns],
                          ["no", "yes", "yes", "yes"])
