@@ -61,6 +61,45 @@ class TLS13(GateTest):
         self.assertEqual(c["sni"], "localhost")
         self.assertEqual(c["resumed"], "no")
 
+    def test_gnutls_cli_at_both_versions_and_resuming(self):
+        for cert in ["ec", "rsa"]:
+            g = self.gate13(cert=cert)
+            for prio, want in [("NORMAL", b"(TLS1.3-X.509)"),
+                               ("NORMAL:-VERS-ALL:+VERS-TLS1.2",
+                                b"(TLS1.2-X.509)")]:
+                rc, out, err = run(["gnutls-cli", "--insecure", "--priority",
+                                    prio, "-p", str(g.port), "127.0.0.1"],
+                                   20, stdin=GET_CLOSE % 5000)
+                self.assertEqual(rc, 0, err)
+                self.assertIn(want, out)
+                self.assertIn(b"\r\n\r\n" + http_bytes_body(5000) +
+                              b"- Peer has closed", out)
+        # -r: a second connection with the ticket of the first.
+        rc, out, err = run(["gnutls-cli", "--insecure", "-r", "-p",
+                            str(g.port), "127.0.0.1"], 20,
+                           stdin=b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        self.assertIn(b"*** This is a resumed session", out)
+        self.assertEqual([c["resumed"] for c in g.wait_conns(4)][-2:],
+                         ["no", "yes"])
+
+    def test_headless_chromium_gets_tls13_without_a_retry(self):
+        """Its hello carries GREASE and (Chromium 124 and later) a
+        post-quantum X25519MLKEM768 share beside the X25519 one, which
+        tlsgate answers, with no HelloRetryRequest."""
+        g = self.gate13()
+        rc, out, err = run(["chromium", "--headless=new", "--no-sandbox",
+                            "--disable-gpu", "--ignore-certificate-errors",
+                            "--user-data-dir=%s/chromium" % self.tmp,
+                            "--dump-dom", "https://127.0.0.1:%d/" % g.port],
+                           60)
+        self.assertIn(b"hello from the backend behind tlsgate", out, err[-500:])
+        conn = g.wait_conns(1)[0]
+        self.assertEqual((conn["version"], conn["outcome"]), ("TLS1.3", "ok"))
+        st = stats(g)
+        self.assertGreaterEqual(st["tls13"], 1)
+        self.assertEqual(st["hrr"], 0)
+        self.assertEqual(st["tls_errors"], 0)
+
     def test_each_suite_and_group_with_openssl(self):
         g = self.gate13()
         for suite in ["TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
