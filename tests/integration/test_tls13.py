@@ -11,6 +11,7 @@ import time
 from harness import (SLOW, BioClient, GateTest, certs, check, client_ctx,
                      http_bytes_body, random_bytes, run, tls_connect)
 from test_hostile import stats
+from test_scanners import need
 
 GET_CLOSE = b"GET /bytes/%d HTTP/1.1\r\nHost: localhost\r\n" \
     b"Connection: close\r\n\r\n"
@@ -62,6 +63,7 @@ class TLS13(GateTest):
         self.assertEqual(c["resumed"], "no")
 
     def test_gnutls_cli_at_both_versions_and_resuming(self):
+        need("gnutls-cli")
         for cert in ["ec", "rsa"]:
             g = self.gate13(cert=cert)
             for prio, want in [("NORMAL", b"(TLS1.3-X.509)"),
@@ -86,6 +88,7 @@ class TLS13(GateTest):
         """Its hello carries GREASE and (Chromium 124 and later) a
         post-quantum X25519MLKEM768 share beside the X25519 one, which
         tlsgate answers, with no HelloRetryRequest."""
+        need("chromium")
         g = self.gate13()
         rc, out, err = run(["chromium", "--headless=new", "--no-sandbox",
                             "--disable-gpu", "--ignore-certificate-errors",
