@@ -169,7 +169,7 @@ class TLS13(GateTest):
         # K: update and ask for ours; k: update only.  Echo goes on.
         # s_client reads a command only as a line of its own.
         for line in [b"one\n", b"K\n", b"two\n", b"k\n", b"three\n"]:
-            time.sleep(0.4 * SLOW)
+            time.sleep(0.25 * SLOW)
             p.stdin.write(line)
             p.stdin.flush()
         time.sleep(0.5 * SLOW)
