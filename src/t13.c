@@ -438,7 +438,6 @@ hello(struct t13_conn *c, const unsigned char *m, size_t len)
 		c->ch = ch;
 		c->group = group;
 		c->hrr = 1;
-		c->hrr_group = group;
 		memcpy(c->sid, m + h.sid, h.sid_len);
 		c->sid_len = h.sid_len;
 		c->skip_early = (h.exts & T13_EXT_EARLY_DATA) != 0;
@@ -456,7 +455,7 @@ hello(struct t13_conn *c, const unsigned char *m, size_t len)
 	if (c->hrr) {
 		/* RFC 8446 4.1.2: the same offer, with the share asked for. */
 		hello_digest(m, len, d);
-		if (group != c->hrr_group || ch.suite != c->ch.suite ||
+		if (group != c->group || ch.suite != c->ch.suite ||
 		    memcmp(d, c->ch1, sizeof(d)) != 0 ||
 		    (h.exts & T13_EXT_EARLY_DATA))
 			return A_ILLEGAL;
@@ -512,12 +511,16 @@ t13_start(struct t13_conn *c, unsigned char *ibuf, size_t ilen,
 
 	memset(c, 0, sizeof(*c));
 	c->ibuf = ibuf;
-	c->ilen = ilen;
 	c->obuf = obuf;
 	c->olen = olen;
 	c->ops = ops;
 	c->rng = ops->rng;
-	if ((alert = hello(c, m, len)) != 0)
+	/* Records are read whole into ibuf: it must hold the largest. */
+	if (ilen < 5 + T13_CIPHER_MAX)
+		alert = A_INTERNAL;
+	else
+		alert = hello(c, m, len);
+	if (alert != 0)
 		fail(c, alert);
 	pump(c);
 	return (int)alert;

@@ -69,7 +69,7 @@ struct t13_piece {
 
 struct t13_conn {
 	unsigned char		*ibuf, *obuf;
-	size_t			 ilen, olen;
+	size_t			 olen;
 	const struct t13_ops	*ops;
 	const br_prng_class	**rng;
 
@@ -83,7 +83,6 @@ struct t13_conn {
 	int			 rclosed;	/* the peer's close_notify came */
 	int			 wr_on;		/* records out are protected */
 	int			 hrr;		/* a HelloRetryRequest was sent */
-	unsigned		 hrr_group;
 	int			 resumed;	/* with a ticket's PSK */
 	int			 nst_owed;	/* a NewSessionTicket to send */
 	int			 skip_early;	/* 0-RTT data to drop */
@@ -122,7 +121,9 @@ struct t13_conn {
  * its type byte; t13_defrag() gives it), which the engine reads only
  * during this call.  The input buffer is then empty: bytes that came
  * after the hello go in through t13_recvrec_buf() as any others.
- * Returns 0, or the fatal alert queued (the state says when it is out).
+ * ibuf must hold a whole record (5 + T13_CIPHER_MAX bytes; less is
+ * internal_error).  Returns 0, or the fatal alert queued (the state
+ * says when it is out).
  */
 int	t13_start(struct t13_conn *, unsigned char *ibuf, size_t ilen,
 	    unsigned char *obuf, size_t olen, const unsigned char *m,
