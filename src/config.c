@@ -558,10 +558,6 @@ check_services(struct parse *p, const char *name, char *err, size_t cap)
 		if (s->tls_min > s->tls_max)
 			return fail(err, cap, "%s:%u: [%s]: tls_min: 1.%u is above "
 			    "tls_max", name, ln, s->name, s->tls_min - 0x0301);
-		if (s->tls_min >= 0x0304 && s->client_ca[0] != '\0')
-			return fail(err, cap, "%s:%u: [%s]: tls_min: 1.3 has no "
-			    "client certificates yet (client_ca)", name, ln,
-			    s->name);
 		if (s->acme && s->proxy != PROXY_OFF)
 			return fail(err, cap, "%s:%u: [%s]: acme_passthrough: "
 			    "the backend expects a PROXY header "

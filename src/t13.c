@@ -3,7 +3,10 @@
  *
  *   start --no share for a group both have--> HRR, HELLO2
  *   start, HELLO2 --second hello--> ServerHello [CCS] FLIGHT
- *   FLIGHT --EE, Certificate, CertificateVerify, Finished written--> FIN
+ *   FLIGHT --EE, [CertificateRequest,] Certificate, CertificateVerify,
+ *       Finished written--> FIN, or CCERT if a certificate was asked for
+ *   CCERT --the client's Certificate, chain valid--> CCV
+ *   CCV --its CertificateVerify, signature valid--> FIN
  *   FIN --the client's Finished--> APP
  *   any --error--> alert owed --written--> DEAD
  */
@@ -14,6 +17,8 @@
 enum {
 	T13_P_HELLO2,		/* after HRR: the second ClientHello */
 	T13_P_FLIGHT,		/* writing EE .. Finished */
+	T13_P_CCERT,		/* waiting for the client's Certificate */
+	T13_P_CCV,		/* ... and its CertificateVerify */
 	T13_P_FIN,		/* waiting for the client's Finished */
 	T13_P_APP,		/* application data both ways */
 	T13_P_DEAD,		/* failed or closed */
@@ -25,10 +30,15 @@ enum {
 #define A_BAD_MAC		20
 #define A_OVERFLOW		22
 #define A_HANDSHAKE		40
+#define A_BAD_CERT		42
+#define A_UNSUPPORTED_CERT	43
+#define A_CERT_EXPIRED		45
 #define A_ILLEGAL		47
+#define A_UNKNOWN_CA		48
 #define A_DECODE		50
 #define A_DECRYPT		51
 #define A_INTERNAL		80
+#define A_CERT_REQUIRED		116
 
 /* Early data we drop unread, at most (RFC 8446 4.2.10). */
 #define EARLY_MAX		((size_t)(16384 + 256) * 4)
@@ -73,7 +83,7 @@ fail(struct t13_conn *c, unsigned alert)
 	if (c->phase == T13_P_DEAD)
 		return;
 	c->phase = T13_P_DEAD;
-	c->err = BR_ERR_SEND_FATAL_ALERT + (int)alert;
+	c->err = c->why != 0 ? c->why : BR_ERR_SEND_FATAL_ALERT + (int)alert;
 	c->owed[0] = 2;
 	c->owed[1] = (unsigned char)alert;
 	c->owed_on = 1;
@@ -117,20 +127,52 @@ put_record(struct t13_conn *c, int type, const unsigned char *p, size_t n)
 	return 0;
 }
 
-/* The next piece of EE, Certificate, CertificateVerify, Finished. */
+/* The flight's pieces, in order (fl_stage). */
+enum {
+	F_EE, F_CR, F_CA_LEN, F_CA_DN, F_CERT, F_CERT_LEN, F_CERT_DER,
+	F_CERT_EXT, F_CV, F_FIN, F_DONE
+};
+
+/*
+ * CertificateRequest's signature_algorithms: what CertificateVerify may
+ * use.  No signature_algorithms_cert: BearSSL's validator takes the
+ * PKCS#1 v1.5 certificates CAs sign, which a client then need not avoid.
+ */
+static const unsigned char cr_sigs[] = {
+	0, 13, 0, 14, 0, 12, 4, 3, 5, 3, 6, 3, 8, 4, 8, 5, 8, 6,
+};
+
+/* The CA names' bytes in certificate_authorities (0: too many to send). */
+static size_t
+ca_names_len(const struct t13_choice *ch)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ch->ncas; i++)
+		n += 2 + ch->cas[i].dn.len;
+	return n + 6 + sizeof(cr_sigs) + 4 <= 0xffff ? n : 0;
+}
+
+/*
+ * The next piece of EE, [CertificateRequest,] Certificate,
+ * CertificateVerify, Finished: into c->piece, 0 at the end, -1 on error.
+ */
 static int
 next_piece(struct t13_conn *c)
 {
-	unsigned char *s = c->stage, th[T13_HASH_MAX];
+	unsigned char *s = c->msg, th[T13_HASH_MAX];
 	size_t n = 0, total;
 	const br_hash_class *dig = c->ks.dig;
+	int next = c->fl_stage + 1;
 
 	switch (c->fl_stage) {
-	case 0:		/* EncryptedExtensions: ALPN, if asked */
+	case F_EE:	/* EncryptedExtensions: ALPN, if asked */
 		s[0] = 8;
 		/* A resumption has the ticket's authentication: Finished. */
 		if (c->resumed)
-			c->fl_stage = 5;
+			next = F_FIN;
+		else if (c->ch.x509 == NULL)
+			next = F_CERT;
 		if (c->ch.alpn) {
 			static const unsigned char alpn[] = { 0, 16, 0, 11, 0,
 			    9, 8, 'h', 't', 't', 'p', '/', '1', '.', '1' };
@@ -142,7 +184,34 @@ next_piece(struct t13_conn *c)
 		put24(s + 1, n + 2);
 		n += 6;
 		break;
-	case 1:		/* Certificate: empty context, then the list */
+	case F_CR:	/* CertificateRequest: empty context, schemes, CAs */
+		total = ca_names_len(&c->ch);
+		n = sizeof(cr_sigs) + (total > 0 ? 6 : 0);
+		s[0] = 13;
+		put24(s + 1, 3 + n + total);
+		s[4] = 0;
+		put16(s + 5, n + total);
+		memcpy(s + 7, cr_sigs, sizeof(cr_sigs));
+		if (total > 0) {
+			put16(s + 7 + sizeof(cr_sigs), 47);
+			put16(s + 9 + sizeof(cr_sigs), 2 + total);
+			put16(s + 11 + sizeof(cr_sigs), total);
+		} else
+			next = F_CERT;
+		n += 7;
+		c->fl_cert = 0;
+		break;
+	case F_CA_LEN:	/* a CA's name: its length, then its DER */
+		put16(s, c->ch.cas[c->fl_cert].dn.len);
+		n = 2;
+		break;
+	case F_CA_DN:
+		s = c->ch.cas[c->fl_cert].dn.data;
+		n = c->ch.cas[c->fl_cert].dn.len;
+		if (++c->fl_cert < c->ch.ncas)
+			next = F_CA_LEN;
+		break;
+	case F_CERT:	/* Certificate: empty context, then the list */
 		total = 0;
 		for (size_t i = 0; i < c->ch.nchain; i++)
 			total += 3 + c->ch.chain[i].data_len + 2;
@@ -153,29 +222,24 @@ next_piece(struct t13_conn *c)
 		n = 8;
 		c->fl_cert = 0;
 		break;
-	case 2:		/* an entry's length */
+	case F_CERT_LEN:	/* an entry's length */
 		put24(s, c->ch.chain[c->fl_cert].data_len);
 		n = 3;
 		break;
-	case 3:		/* its DER, from the chain */
-		c->piece.p = c->ch.chain[c->fl_cert].data;
-		c->piece.n = c->ch.chain[c->fl_cert].data_len;
-		c->fl_stage++;
-		return 1;
-	case 4:		/* its extensions: none */
+	case F_CERT_DER:	/* its DER, from the chain */
+		s = c->ch.chain[c->fl_cert].data;
+		n = c->ch.chain[c->fl_cert].data_len;
+		break;
+	case F_CERT_EXT:	/* its extensions: none */
 		s[0] = s[1] = 0;
 		n = 2;
-		if (++c->fl_cert < c->ch.nchain) {
-			c->fl_stage = 2;
-			c->piece.p = s;
-			c->piece.n = n;
-			return 1;
-		}
+		if (++c->fl_cert < c->ch.nchain)
+			next = F_CERT_LEN;
 		break;
-	case 5:		/* CertificateVerify over the transcript so far */
+	case F_CV:	/* CertificateVerify over the transcript so far */
 		t13_transcript_hash(&c->th, th);
 		n = t13_cv_sign((int)c->ch.scheme, 1, th, hash_len(c), c->ch.ec,
-		    c->ch.rsa, c->rng, s + 8, sizeof(c->stage) - 8);
+		    c->ch.rsa, c->rng, s + 8, sizeof(c->msg) - 8);
 		if (n == 0)
 			return -1;
 		s[0] = 15;
@@ -184,7 +248,7 @@ next_piece(struct t13_conn *c)
 		put16(s + 6, n);
 		n += 8;
 		break;
-	case 6:		/* Finished */
+	case F_FIN:
 		t13_transcript_hash(&c->th, th);
 		t13_finished(dig, c->s_secret, th, s + 4);
 		s[0] = 20;
@@ -194,7 +258,7 @@ next_piece(struct t13_conn *c)
 	default:
 		return 0;
 	}
-	c->fl_stage++;
+	c->fl_stage = next;
 	c->piece.p = s;
 	c->piece.n = n;
 	return 1;
@@ -204,12 +268,14 @@ next_piece(struct t13_conn *c)
 static void
 flight_done(struct t13_conn *c)
 {
-	t13_transcript_hash(&c->th, c->th_sfin);
+	unsigned char th[T13_HASH_MAX];
+
+	t13_transcript_hash(&c->th, th);
 	t13_ks_master(&c->ks);
-	t13_ks_derive(&c->ks, "s ap traffic", c->th_sfin, c->s_secret);
-	t13_ks_derive(&c->ks, "c ap traffic", c->th_sfin, c->c_ap);
+	t13_ks_derive(&c->ks, "s ap traffic", th, c->s_secret);
+	t13_ks_derive(&c->ks, "c ap traffic", th, c->c_ap);
 	t13_rec_init(&c->wr, (int)c->ch.suite, c->s_secret);
-	c->phase = T13_P_FIN;
+	c->phase = c->ch.x509 != NULL && !c->resumed ? T13_P_CCERT : T13_P_FIN;
 }
 
 /* As many records of the flight as obuf takes. */
@@ -496,7 +562,7 @@ hello(struct t13_conn *c, const unsigned char *m, size_t len)
 	t13_rec_init(&c->rd, (int)ch.suite, c->c_secret);
 	t13_rec_init(&c->wr, (int)ch.suite, c->s_secret);
 	c->wr_on = 1;
-	c->fl_stage = 0;
+	c->fl_stage = F_EE;
 	c->piece.n = 0;
 	c->phase = T13_P_FLIGHT;
 	return 0;
@@ -562,16 +628,15 @@ ticket(struct t13_conn *c)
 	c->nst_owed = 1;
 }
 
-/* The client's Finished, over the transcript through ours. */
+/* The client's Finished, over the transcript through its last message. */
 static unsigned
 client_finished(struct t13_conn *c, const unsigned char *m, size_t len)
 {
-	unsigned char want[T13_HASH_MAX];
+	unsigned char th[T13_HASH_MAX], want[T13_HASH_MAX];
 	int ok;
 
-	if (len != 4 + hash_len(c))
-		return A_DECODE;
-	t13_finished(c->ks.dig, c->c_secret, c->th_sfin, want);
+	t13_transcript_hash(&c->th, th);
+	t13_finished(c->ks.dig, c->c_secret, th, want);
 	ok = t13_ct_eq(want, m + 4, hash_len(c));
 	t13_wipe(want, sizeof(want));
 	if (!ok)
@@ -590,52 +655,246 @@ client_finished(struct t13_conn *c, const unsigned char *m, size_t len)
 	return 0;
 }
 
-/* Handshake bytes under the client's keys: Finished, then KeyUpdate. */
+/* The fields of the client's Certificate (RFC 8446 4.4.2), as cc_field. */
+enum { CC_CTX, CC_LIST, CC_LEN, CC_DER, CC_EXTLEN, CC_EXT };
+
+static void
+cc_next(struct t13_conn *c, int field, size_t need)
+{
+	c->cc_field = field;
+	c->cc_need = need;
+	c->cc_acc = 0;
+}
+
+/*
+ * n more bytes of the client's Certificate, inside the message: each
+ * certificate's DER goes to the validator as it comes, lengths are
+ * checked against what is left of the message.
+ */
+static unsigned
+cert_in(struct t13_conn *c, const unsigned char *p, size_t n)
+{
+	const br_x509_class **x = c->ch.x509;
+	size_t k, left;
+
+	c->cc_left -= n;
+	while (n > 0) {
+		k = 1;
+		if (c->cc_field == CC_DER || c->cc_field == CC_EXT) {
+			k = n < c->cc_need ? n : c->cc_need;
+			if (c->cc_field == CC_DER)
+				(*x)->append(x, p, k);
+		} else
+			c->cc_acc = c->cc_acc << 8 | *p;
+		p += k;
+		n -= k;
+		if ((c->cc_need -= k) > 0)
+			continue;
+		left = c->cc_left + n;		/* after this field */
+		switch (c->cc_field) {
+		case CC_CTX:	/* ours was empty: so is the echo */
+			if (c->cc_acc != 0)
+				return A_ILLEGAL;
+			cc_next(c, CC_LIST, 3);
+			break;
+		case CC_LIST:
+			if (c->cc_acc != left)
+				return A_DECODE;
+			cc_next(c, CC_LEN, 3);
+			break;
+		case CC_LEN:
+			if (c->cc_acc == 0 || c->cc_acc + 2 > left)
+				return A_DECODE;
+			(*x)->start_cert(x, c->cc_acc);
+			c->ncert++;
+			cc_next(c, CC_DER, c->cc_acc);
+			break;
+		case CC_DER:
+			(*x)->end_cert(x);
+			cc_next(c, CC_EXTLEN, 2);
+			break;
+		case CC_EXTLEN:
+			if (c->cc_acc > left)
+				return A_DECODE;
+			cc_next(c, c->cc_acc > 0 ? CC_EXT : CC_LEN,
+			    c->cc_acc > 0 ? c->cc_acc : 3);
+			break;
+		default:	/* CC_EXT: skipped, none was asked for */
+			cc_next(c, CC_LEN, 3);
+			break;
+		}
+	}
+	return 0;
+}
+
+/* The whole Certificate is in: an empty one, or a chain we trust. */
+static unsigned
+cert_end(struct t13_conn *c)
+{
+	const br_x509_class **x = c->ch.x509;
+	unsigned usages;
+	unsigned err;
+
+	if (c->cc_field != CC_LEN || c->cc_need != 3)
+		return A_DECODE;
+	if (c->ncert == 0) {
+		c->why = BR_ERR_NO_CLIENT_AUTH;
+		return A_CERT_REQUIRED;
+	}
+	switch (c->why = (int)(err = (*x)->end_chain(x))) {
+	case 0:
+		break;
+	case BR_ERR_X509_NOT_TRUSTED:
+		return A_UNKNOWN_CA;
+	case BR_ERR_X509_EXPIRED:
+		return A_CERT_EXPIRED;
+	default:
+		return err == BR_ERR_X509_UNSUPPORTED ? A_UNSUPPORTED_CERT :
+		    A_BAD_CERT;
+	}
+	if ((*x)->get_pkey(x, &usages) == NULL || !(usages & BR_KEYTYPE_SIGN)) {
+		c->why = BR_ERR_WRONG_KEY_USAGE;
+		return A_UNSUPPORTED_CERT;
+	}
+	c->phase = T13_P_CCV;
+	return 0;
+}
+
+/* The client's CertificateVerify, over the transcript through Certificate. */
+static unsigned
+client_cv(struct t13_conn *c, const unsigned char *m, size_t len)
+{
+	const br_x509_class **x = c->ch.x509;
+	const br_x509_pkey *pk;
+	unsigned char th[T13_HASH_MAX];
+	unsigned scheme = (unsigned)get16(m + 4);
+	size_t i;
+
+	if (len < 8 || len != 8 + get16(m + 6))
+		return A_DECODE;
+	/* One of those CertificateRequest offered (RFC 8446 4.4.3). */
+	for (i = 6; i < 18 && get16(cr_sigs + i) != scheme; i += 2)
+		;
+	if (i == 18)
+		return A_ILLEGAL;
+	/* ... and one for the key: RSA-PSS, or ECDSA on the key's curve. */
+	pk = (*x)->get_pkey(x, NULL);
+	if (pk->key_type == BR_KEYTYPE_EC ? pk->key.ec.curve < BR_EC_secp256r1 ||
+	    scheme != 0x0403 + 0x100 * (unsigned)(pk->key.ec.curve -
+	    BR_EC_secp256r1) : scheme >> 8 != 8)
+		return A_ILLEGAL;
+	t13_transcript_hash(&c->th, th);
+	if (!t13_cv_verify((int)scheme, 0, th, hash_len(c), pk, m + 8,
+	    len - 8)) {
+		c->why = BR_ERR_BAD_SIGNATURE;
+		return A_DECRYPT;
+	}
+	t13_transcript_add(&c->th, m, len);
+	c->phase = T13_P_FIN;
+	return 0;
+}
+
+/*
+ * A client handshake message's header is in c->msg: is it what the
+ * phase expects, of a length it may have?  A Certificate starts
+ * streaming; the others are read whole into c->msg.
+ */
+static unsigned
+msg_head(struct t13_conn *c)
+{
+	static const struct {
+		int		phase, type;
+		size_t		min, max;
+	} want[] = {
+		{ T13_P_CCERT, 11, 4, 0xffffff },
+		{ T13_P_CCV, 15, 4, sizeof(c->msg) - 4 },
+		{ T13_P_FIN, 20, 0, 0 },	/* the hash's length */
+		{ T13_P_APP, 24, 1, 1 },
+	};
+	size_t i;
+
+	c->mlen = (size_t)c->msg[1] << 16 | (size_t)c->msg[2] << 8 | c->msg[3];
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (want[i].phase == c->phase)
+			break;
+	if (i == sizeof(want) / sizeof(want[0]) || c->msg[0] != want[i].type)
+		return A_UNEXPECTED;
+	if (c->phase == T13_P_FIN ? c->mlen != hash_len(c) :
+	    c->mlen < want[i].min || c->mlen > want[i].max)
+		return A_DECODE;
+	if (c->phase == T13_P_CCERT) {
+		t13_transcript_add(&c->th, c->msg, 4);
+		(*c->ch.x509)->start_chain(c->ch.x509, NULL);
+		c->ncert = 0;
+		c->cc_left = c->mlen;
+		cc_next(c, CC_CTX, 1);
+	}
+	return 0;
+}
+
+/* A whole client handshake message: act on it. */
+static unsigned
+msg_end(struct t13_conn *c)
+{
+	const unsigned char *m = c->msg;
+
+	switch (m[0]) {
+	case 11:
+		return cert_end(c);
+	case 15:
+		return client_cv(c, m, 4 + c->mlen);
+	case 20:
+		return client_finished(c, m, 4 + c->mlen);
+	default:	/* KeyUpdate */
+		if (m[4] > 1)
+			return A_ILLEGAL;
+		t13_next_secret(c->ks.dig, c->c_secret);
+		t13_rec_init(&c->rd, (int)c->ch.suite, c->c_secret);
+		if (m[4] == 1)
+			c->ku_owed = 1;
+		return 0;
+	}
+}
+
+/* Handshake bytes under the client's keys, in any records' split. */
 static unsigned
 handshake(struct t13_conn *c, const unsigned char *p, size_t n)
 {
-	while (n > 0) {
-		size_t k, need, mlen;
+	unsigned a = 0;
 
-		k = sizeof(c->hs) - c->hs_len;
-		if (k > n)
-			k = n;
-		memcpy(c->hs + c->hs_len, p, k);
-		c->hs_len += k;
+	while (n > 0 && a == 0) {
+		size_t k, have;
+		int done;
+
+		if (c->hs_len < 4) {
+			k = 4 - c->hs_len < n ? 4 - c->hs_len : n;
+			memcpy(c->msg + c->hs_len, p, k);
+			c->hs_len += k;
+			if (c->hs_len == 4)
+				a = msg_head(c);
+		} else if (c->msg[0] == 11) {
+			k = c->cc_left < n ? c->cc_left : n;
+			t13_transcript_add(&c->th, p, k);
+			a = cert_in(c, p, k);
+		} else {
+			have = c->hs_len - 4;
+			k = c->mlen - have < n ? c->mlen - have : n;
+			memcpy(c->msg + c->hs_len, p, k);
+			c->hs_len += k;
+		}
 		p += k;
 		n -= k;
-		if (c->hs_len < 4)
+		done = c->hs_len >= 4 && (c->msg[0] == 11 ? c->cc_left == 0 :
+		    c->hs_len == 4 + c->mlen);
+		if (a != 0 || !done)
 			continue;
-		mlen = (size_t)c->hs[1] << 16 | (size_t)c->hs[2] << 8 | c->hs[3];
-		need = 4 + mlen;
-		/* Finished and KeyUpdate are short; nothing else may come. */
-		if (need > sizeof(c->hs))
-			return c->hs[0] == 20 || c->hs[0] == 24 ? A_DECODE :
-			    A_UNEXPECTED;
-		if (c->hs_len < need)
-			continue;
-		if (c->phase == T13_P_FIN && c->hs[0] == 20) {
-			unsigned a = client_finished(c, c->hs, need);
-
-			if (a != 0)
-				return a;
-			/* No message may span the change of keys. */
-			if (c->hs_len > need || n > 0)
-				return A_UNEXPECTED;
-		} else if (c->phase == T13_P_APP && c->hs[0] == 24) {
-			if (mlen != 1 || c->hs[4] > 1)
-				return mlen != 1 ? A_DECODE : A_ILLEGAL;
-			t13_next_secret(c->ks.dig, c->c_secret);
-			t13_rec_init(&c->rd, (int)c->ch.suite, c->c_secret);
-			if (c->hs[4] == 1)
-				c->ku_owed = 1;
-			if (c->hs_len > need || n > 0)
-				return A_UNEXPECTED;
-		} else
-			return A_UNEXPECTED;
+		a = msg_end(c);
 		c->hs_len = 0;
+		/* No message may span a change of keys (RFC 8446 5.1). */
+		if (a == 0 && (c->msg[0] == 20 || c->msg[0] == 24) && n > 0)
+			a = A_UNEXPECTED;
 	}
-	return 0;
+	return a;
 }
 
 /* An alert's two bytes: close_notify ends the peer's side, others all. */
@@ -893,6 +1152,16 @@ t13_last_error(const struct t13_conn *c)
 	return c->err;
 }
 
+unsigned
+t13_alert(const struct t13_conn *c)
+{
+	/* The peer's alert ended it (and ours, if any, was close_notify). */
+	if (c->err == 0 || (c->err >= BR_ERR_RECV_FATAL_ALERT &&
+	    c->err < BR_ERR_SEND_FATAL_ALERT))
+		return 0;
+	return c->owed[1];
+}
+
 void
 t13_wipe_conn(struct t13_conn *c)
 {
@@ -903,6 +1172,5 @@ t13_wipe_conn(struct t13_conn *c)
 	t13_wipe(c->c_secret, sizeof(c->c_secret));
 	t13_wipe(c->s_secret, sizeof(c->s_secret));
 	t13_wipe(c->c_ap, sizeof(c->c_ap));
-	t13_wipe(c->stage, sizeof(c->stage));
-	t13_wipe(c->hs, sizeof(c->hs));
+	t13_wipe(c->msg, sizeof(c->msg));
 }

@@ -19,8 +19,10 @@
  *
  * Resumption: one ticket after each handshake, an identifier of an
  * entry in the caller's session store (t13_ops), good once, psk_dhe_ke
- * only.  Not yet: client certificates; never 0-RTT (early data is
- * skipped, within a bound, as RFC 8446 4.2.10 allows).
+ * only; never 0-RTT (early data is skipped, within a bound, as RFC 8446
+ * 4.2.10 allows).  Client certificates: a CertificateRequest when the
+ * caller gives a validator; the client's chain is streamed into it as
+ * it comes, so nothing here bounds its length.
  */
 #ifndef TLSGATE_T13_H
 #define TLSGATE_T13_H
@@ -43,6 +45,10 @@ struct t13_choice {
 	int				 alpn;		/* answer http/1.1 */
 	const unsigned			*groups;	/* key shares, in order */
 	size_t				 ngroups;	/* (NULL, 0: ours) */
+	/* Client certificates: checked by x509 (NULL: not asked for). */
+	const br_x509_class		**x509;
+	const br_x509_trust_anchor	*cas;		/* names to send */
+	size_t				 ncas;
 };
 
 /*
@@ -75,6 +81,7 @@ struct t13_conn {
 
 	int			 phase;		/* t13.c's T13_P_* */
 	int			 err;		/* BR_ERR_*, as BearSSL's */
+	int			 why;		/* a BR_ERR_* for the next fail */
 	unsigned char		 owed[2];	/* an alert to send once */
 	int			 owed_on;	/* ... output drains */
 	int			 ccs_sent, ccs_in;
@@ -101,9 +108,16 @@ struct t13_conn {
 	int			 fl_stage;	/* the flight's cursor */
 	size_t			 fl_cert;
 	struct t13_piece	 piece;
-	unsigned char		 stage[16 + T13_SIG_MAX];
-	unsigned char		 hs[64];	/* a client handshake message */
-	size_t			 hs_len;
+	/*
+	 * A piece of the flight being written; after it, a client handshake
+	 * message being read (all but Certificate, which streams).
+	 */
+	unsigned char		 msg[16 + T13_SIG_MAX];
+	size_t			 hs_len, mlen;
+	int			 cc_field;	/* the client's Certificate: */
+	size_t			 cc_need, cc_left; /* t13.c's CC_* cursor */
+	uint32_t		 cc_acc;
+	unsigned		 ncert;
 
 	struct t13_transcript	 th;
 	struct t13_ks		 ks;
@@ -111,7 +125,6 @@ struct t13_conn {
 	struct t13_rec		 rd, wr;
 	unsigned char		 c_secret[T13_HASH_MAX], s_secret[T13_HASH_MAX];
 	unsigned char		 c_ap[T13_HASH_MAX];
-	unsigned char		 th_sfin[T13_HASH_MAX];
 	unsigned char		 psk[T13_HASH_MAX];
 	unsigned char		 nst[64];	/* the ticket message */
 };
@@ -144,8 +157,14 @@ void	t13_flush(struct t13_conn *);
 void	t13_close(struct t13_conn *);
 /* The peer's close_notify came: it will send nothing more. */
 int	t13_peer_closed(const struct t13_conn *);
-/* 0, or why the connection failed (BR_ERR_SEND/RECV_FATAL_ALERT + alert). */
+/*
+ * 0, or why the connection failed: BR_ERR_SEND/RECV_FATAL_ALERT + alert,
+ * or, as BearSSL says it, a client certificate's BR_ERR_X509_* (also
+ * BR_ERR_NO_CLIENT_AUTH, BR_ERR_BAD_SIGNATURE).
+ */
 int	t13_last_error(const struct t13_conn *);
+/* The fatal alert sent (or to be), 0 if none. */
+unsigned t13_alert(const struct t13_conn *);
 /* Every secret the connection holds, gone. */
 void	t13_wipe_conn(struct t13_conn *);
 

@@ -563,6 +563,11 @@ t13_choose(void *ctx, const unsigned char *m, const struct t13_hello *h,
 	out->alpn = sv->alpn && h->alpn_http11;
 	out->groups = sv->groups13;
 	out->ngroups = sv->ngroups13;
+	if (t->client_auth) {
+		out->x509 = &t->x509.vtable;
+		out->cas = &a->anchors.ta[sv->anchor0];
+		out->ncas = sv->nanchor;
+	}
 	return out->suite != 0 && out->scheme != 0 ? 0 : 40;
 }
 
@@ -644,9 +649,7 @@ tls_hello(struct tls_conn *t, unsigned char *buf, size_t len, size_t *end,
     unsigned *alert, const char **why)
 {
 	const struct tls_svc *sv = &areas[t->area].svc[t->svc];
-	/* No client certificates in TLS 1.3 yet: such a service stays 1.2. */
-	int v13 = sv->tls_max >= 0x0304 && sv->nanchor == 0 &&
-	    sv->nsuites13 > 0;
+	int v13 = sv->tls_max >= 0x0304 && sv->nsuites13 > 0;
 	struct t13_peek pk;
 	int r = t13_classify(buf, len, t->ilen, &pk);
 
@@ -956,6 +959,8 @@ static const struct {
 unsigned
 tls_fail_alert(const struct tls_conn *t, int err)
 {
+	if (t->t13on)
+		return t13_alert(&t->t13);
 	if (err >= BR_ERR_SEND_FATAL_ALERT)
 		return (unsigned)(err - BR_ERR_SEND_FATAL_ALERT);
 	/*

@@ -1,16 +1,22 @@
 """Client certificates (client_ca): no certificate or one from another
 CA fails the handshake; a good one is let through, and in http mode its
 subject reaches the backend as X-Client-Cert-Subject (a client-sent one
-never does).  Such a service never resumes a session."""
+never does).  Such a service never resumes a session.  ClientAuth runs
+at whatever version the suite runs; ClientAuth13 is TLS 1.3's own:
+openssl, Python and gnutls-cli with EC (P-256, P-384) and RSA keys,
+each CertificateVerify scheme, and the alerts RFC 8446 names."""
 import json
 import os
 import re
 import shutil
 import ssl
+import subprocess
 import tempfile
 
-from harness import (GateTest, client_ctx, close_tls, recv_exact,
+from harness import (SLOW, GateTest, client_ctx, close_tls, recv_exact,
                      recv_to_eof, run, tls_connect)
+from test_hostile import stats
+from test_scanners import need
 
 _dir = None
 SUBJECT = "CN=alice,O=Acme\\, Inc.,C=DE"
@@ -24,8 +30,8 @@ def _openssl(args):
 
 def pki():
     """Two CAs, each with a client certificate; made once per run.
-    ca.crt signed alice.crt (CN, O with a comma, C); other-ca.crt signed
-    mallory.crt."""
+    ca.crt signed alice.crt (CN, O with a comma, C; P-256), bob.crt
+    (RSA 2048) and carol.crt (P-384); other-ca.crt signed mallory.crt."""
     global _dir
     if _dir is not None:
         return _dir
@@ -42,6 +48,16 @@ def pki():
                                  p(client + ".csr"), "-subj", subj])
         _openssl(["x509", "-req", "-in", p(client + ".csr"), "-CA",
                   p(ca + ".crt"), "-CAkey", p(ca + ".key"), "-set_serial",
+                  serial, "-days", "30", "-out", p(client + ".crt")])
+    for client, key, serial in (
+            ("bob", ["-newkey", "rsa:2048"], "13"),
+            ("carol", ["-newkey", "ec", "-pkeyopt",
+                       "ec_paramgen_curve:P-384"], "14")):
+        _openssl(["req"] + key + ["-nodes", "-keyout", p(client + ".key"),
+                                  "-out", p(client + ".csr"), "-subj",
+                                  "/CN=%s/O=Acme/C=DE" % client])
+        _openssl(["x509", "-req", "-in", p(client + ".csr"), "-CA",
+                  p("ca.crt"), "-CAkey", p("ca.key"), "-set_serial",
                   serial, "-days", "30", "-out", p(client + ".crt")])
     return _dir
 
@@ -65,7 +81,7 @@ def requests_seen(log):
         return [e for e in map(json.loads, f) if e["event"] == "request"]
 
 
-class ClientAuth(GateTest):
+class AuthBase(GateTest):
 
     def auth_gate(self, mode="http", backend_mode="http"):
         self.blog = os.path.join(self.tmp, "backend.jsonl")
@@ -86,6 +102,9 @@ class ClientAuth(GateTest):
             finally:
                 s.close()
         return g.wait_conns(1)[0]
+
+
+class ClientAuth(AuthBase):
 
     def test_client_without_certificate_fails_handshake(self):
         g = self.auth_gate()
@@ -190,3 +209,130 @@ class ClientAuth(GateTest):
         self.assertEqual(len(re.findall(r"^Reused,", text, re.M)), 0)
         conns = g.wait_conns(8)
         self.assertEqual({c["resumed"] for c in conns}, {"no"})
+
+
+class ClientAuth13(AuthBase):
+    TLS_MAX = "1.3"
+
+    def s_client(self, g, args, data=b""):
+        return run(["openssl", "s_client", "-tls1_3", "-connect",
+                    "127.0.0.1:%d" % g.port] + args, 30, stdin=data)
+
+    def with_cert(self, client):
+        d = pki()
+        return ["-cert", os.path.join(d, client + ".crt"), "-key",
+                os.path.join(d, client + ".key")]
+
+    def subjects(self):
+        return [v for r in requests_seen(self.blog) for k, v in r["headers"]
+                if k.lower() == "x-client-cert-subject"]
+
+    def test_openssl_each_key_and_scheme(self):
+        """EC P-256 and P-384 keys sign with their curve's ECDSA scheme,
+        an RSA key with each RSA-PSS scheme; the backend gets each
+        subject, the log says TLS 1.3."""
+        g = self.auth_gate()
+        cases = [("alice", "ecdsa_secp256r1_sha256"),
+                 ("carol", "ecdsa_secp384r1_sha384"),
+                 ("bob", "rsa_pss_rsae_sha256"),
+                 ("bob", "rsa_pss_rsae_sha384"),
+                 ("bob", "rsa_pss_rsae_sha512")]
+        for client, scheme in cases:
+            rc, out, err = self.s_client(
+                g, self.with_cert(client) + ["-client_sigalgs", scheme,
+                                             "-quiet"],
+                b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            self.assertEqual(rc, 0, (client, scheme, err))
+            self.assertTrue(out.startswith(b"HTTP/1.1 200 "), out[:100])
+        conns = g.wait_conns(len(cases))
+        self.assertEqual({(c["version"], c["outcome"]) for c in conns},
+                         {("TLS1.3", "ok")})
+        self.assertEqual(self.subjects(),
+                         [SUBJECT, "CN=carol,O=Acme,C=DE"] +
+                         ["CN=bob,O=Acme,C=DE"] * 3)
+
+    def test_python_tls13_only_with_ec_and_rsa_certificates(self):
+        g = self.auth_gate()
+        for client in ["alice", "bob"]:
+            ctx = ctx_with(client)
+            ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+            s = tls_connect(g.port, ctx)
+            try:
+                self.assertEqual(s.version(), "TLSv1.3")
+                s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n"
+                          b"Connection: close\r\n\r\n")
+                self.assertTrue(recv_to_eof(s).startswith(b"HTTP/1.1 200 "))
+            finally:
+                s.close()
+        self.assertEqual(self.subjects(), [SUBJECT, "CN=bob,O=Acme,C=DE"])
+
+    def test_gnutls_cli_with_a_client_certificate(self):
+        need("gnutls-cli")
+        g = self.auth_gate()
+        d = pki()
+        p = subprocess.Popen(
+            ["gnutls-cli", "--insecure", "-p", str(g.port),
+             "--x509certfile", os.path.join(d, "bob.crt"),
+             "--x509keyfile", os.path.join(d, "bob.key"), "127.0.0.1"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL)
+        # stdin stays open until tlsgate closes (test_tls13 says why).
+        p.stdin.write(b"GET / HTTP/1.1\r\nHost: x\r\n"
+                      b"Connection: close\r\n\r\n")
+        p.stdin.flush()
+        out = p.stdout.read()
+        p.stdin.close()
+        self.assertEqual(p.wait(20 * SLOW), 0)
+        self.assertIn(b"(TLS1.3-X.509)", out)
+        self.assertIn(b"HTTP/1.1 200 ", out)
+        self.assertEqual(self.subjects(), ["CN=bob,O=Acme,C=DE"])
+
+    def test_certificate_request_and_certificate_required(self):
+        """The request names our CA (not the other) and the schemes; a
+        client that sends no certificate gets certificate_required."""
+        g = self.auth_gate()
+        rc, out, err = self.s_client(g, ["-ign_eof"],
+                                     b"GET / HTTP/1.1\r\n\r\n")
+        text = out.decode("latin-1")
+        m = re.search(r"^Acceptable client certificate CA names\n"
+                      r"((?:.+\n)+?)(?:Requested|Client Certificate|"
+                      r"Shared|---)", text, re.M)
+        self.assertIsNotNone(m, text)
+        self.assertIn("ca test client CA", m.group(1))
+        self.assertNotIn("other-ca", m.group(1))
+        self.assertRegex(text, r"Requested Signature Algorithms: "
+                         r"ECDSA\+SHA256:ECDSA\+SHA384:ECDSA\+SHA512:"
+                         r"RSA-PSS\+SHA256:RSA-PSS\+SHA384:RSA-PSS\+SHA512\n")
+        self.assertIn(b"alert certificate required", err)
+        c = g.wait_conns(1)[0]
+        self.assertEqual((c["alert"], c["outcome"]), ("116", "no-client-auth"))
+        self.assertEqual(requests_seen(self.blog), [])
+
+    def test_certificate_of_another_ca_gets_unknown_ca(self):
+        g = self.auth_gate()
+        rc, out, err = self.s_client(g, self.with_cert("mallory") +
+                                     ["-ign_eof"],
+                                     b"GET / HTTP/1.1\r\n\r\n")
+        self.assertIn(b"alert unknown ca", err)
+        c = g.wait_conns(1)[0]
+        self.assertEqual((c["alert"], c["outcome"]),
+                         ("48", "client-cert-untrusted"))
+        self.assertEqual(requests_seen(self.blog), [])
+        # The slot's next client is served.
+        rc, out, err = self.s_client(g, self.with_cert("alice") + ["-quiet"],
+                                     b"GET / HTTP/1.1\r\nHost: x\r\n"
+                                     b"Connection: close\r\n\r\n")
+        self.assertTrue(out.startswith(b"HTTP/1.1 200 "), err)
+
+    def test_no_tickets_for_a_client_auth_service(self):
+        g = self.auth_gate(mode="tcp", backend_mode="echo")
+        ctx = ctx_with("alice")
+        ctx.options &= ~ssl.OP_NO_TICKET
+        for _ in range(2):
+            s = tls_connect(g.port, ctx, session=None if _ == 0 else sess)
+            s.sendall(b"ping")
+            self.assertEqual(s.recv(4), b"ping")
+            sess = s.session
+            self.assertFalse(s.session_reused)
+            close_tls(s)
+        self.assertEqual(stats(g)["tickets"], 0)

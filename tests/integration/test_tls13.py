@@ -258,16 +258,6 @@ class TLS13(GateTest):
         self.assertEqual(s.version(), "TLSv1.2")
         s.close()
 
-    def test_client_ca_service_stays_tls12(self):
-        c = certs()
-        g = self.gate(self.backend("http"), tls_max="1.3",
-                      client_ca=c.path["ec.crt"])
-        ctx = client_ctx()
-        ctx.load_cert_chain(c.path["ec.crt"], c.path["ec.key"])
-        s = tls_connect(g.port, ctx)
-        self.assertEqual(s.version(), "TLSv1.2")
-        s.close()
-
     def test_tls_min_13_refuses_older_clients_with_protocol_version(self):
         g = self.gate13(tls_min="1.3")
         rc, out, err = s_client(g.port, ["-tls1_2"], GET_CLOSE % 10)
