@@ -187,7 +187,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC	?= clang
 FUZZ_FLAGS = -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined \
 	$(CPPFLAGS)
-FUZZERS	= config der hello http slot t13hello t13rec
+FUZZERS	= config der hello http slot t13hello t13rec t13cert
 
 build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/config.c src/certname.c \
 	    port/posix/port.c
@@ -226,6 +226,14 @@ build/fuzz/fuzz_t13rec: tests/fuzz/fuzz_t13rec.c src/t13crypto.c \
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< src/t13crypto.c \
 	    $(BEARSSL_LIBS)
+
+# It includes src/t13.c: the client's messages it reads are static there.
+build/fuzz/fuzz_t13cert: tests/fuzz/fuzz_t13cert.c src/t13.c src/t13crypto.c \
+	    src/t13hello.c src/t13.h src/t13crypto.h src/t13hello.h \
+	    $(BEARSSL_DEP)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< src/t13crypto.c \
+	    src/t13hello.c $(BEARSSL_LIBS)
 
 fuzz: $(FUZZERS:%=build/fuzz/fuzz_%)
 	for f in $(FUZZERS); do \
