@@ -9,10 +9,13 @@
 # tests/backend.py on loopback; TLSMIN=1.0 in the environment adds the
 # ECDHE-CBC suites many scripts hard-code, MODE=tcp uses an echo backend
 # (test-lengths wants one), TLSMAX=1.3 turns TLS 1.3 on and runs the
-# TLS 1.3 scripts by default.  Prints one line per script: passed/total and
-# the failed probes; the full outputs stay in the printed directory.
+# TLS 1.3 scripts by default, CLIENT=ec or CLIENT=rsa gives the service a
+# client_ca and the scripts a client certificate (-k, -c) of that type and
+# runs the client-certificate scripts by default.  Prints one line per
+# script: passed/total and the failed probes; the full outputs stay in the
+# printed directory.
 set -u
-[ $# -ge 2 ] || { sed -n '2,12p' "$0"; exit 100; }
+[ $# -ge 2 ] || { sed -n '2,15p' "$0"; exit 100; }
 tf=$1 tl=$2 bin=${3:-build/tlsgate} cert=${4:-ec}
 shift $(($# < 4 ? $# : 4))
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,6 +33,20 @@ else
 	    -out "$out/cert.pem" -subj /CN=localhost -days 2 2>/dev/null
 	suite=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256
 fi
+ckey=
+if [ -n "${CLIENT:-}" ]; then
+	[ "$CLIENT" = ec ] && ck="-newkey ec -pkeyopt ec_paramgen_curve:P-256" ||
+	    ck="-newkey rsa:2048"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+	    -keyout "$out/ca.key" -out "$out/ca.pem" -subj /CN=ca -days 2 \
+	    2>/dev/null
+	# shellcheck disable=SC2086
+	openssl req $ck -nodes -keyout "$out/ckey.pem" -out "$out/c.csr" \
+	    -subj /CN=client 2>/dev/null
+	openssl x509 -req -in "$out/c.csr" -CA "$out/ca.pem" -CAkey \
+	    "$out/ca.key" -set_serial 2 -days 2 -out "$out/ccert.pem" 2>/dev/null
+	ckey="-k $out/ckey.pem -c $out/ccert.pem"
+fi
 mode=${MODE:-http}
 bmode=http
 [ "$mode" = tcp ] && bmode=echo
@@ -46,12 +63,17 @@ bpid=$!
 	echo "log_rate = 0"
 	[ -n "${TLSMIN:-}" ] && echo "tls_min = $TLSMIN"
 	[ -n "${TLSMAX:-}" ] && echo "tls_max = $TLSMAX"
+	[ -n "$ckey" ] && echo "client_ca = $out/ca.pem"
 } >"$out/gate.conf"
 "$bin" -c "$out/gate.conf" 2>"$out/gate.log" &
 gpid=$!
 trap 'kill $gpid $bpid 2>/dev/null' EXIT
 sleep 1
 
+[ $# -gt 0 ] || [ -z "$ckey" ] || set -- tls13-certificate-verify \
+    tls13-certificate-request tls13-ecdsa-in-certificate-verify \
+    certificate-verify certificate-request certificate-verify-malformed \
+    certificate-malformed rsa-sigs-on-certificate-verify
 # The TLS 1.3 scripts that apply (no PSK, 0-RTT, client certificates,
 # FFDHE, brainpool, EdDSA, ML-DSA, ML-KEM or certificate compression).
 [ $# -gt 0 ] || [ "${TLSMAX:-}" != 1.3 ] || set -- tls13-conversation \
@@ -88,12 +110,14 @@ sleep 1
     invalid-server-name-extension point-extension \
     extended-master-secret-extension encrypt-then-mac sslv2hello-protocol \
     client-compatibility atypical-padding
+crsigs="ecdsa_secp256r1_sha256 ecdsa_secp384r1_sha384 ecdsa_secp521r1_sha512"
+crsigs="$crsigs rsa_pss_rsae_sha256 rsa_pss_rsae_sha384 rsa_pss_rsae_sha512"
 # One run of script $s with options $1; true if it got to its summary.
 try() {
 	args=$1
-	# shellcheck disable=SC2086
-	PYTHONPATH="$tf:$tl" timeout 600 $py "$tf/scripts/test-$s.py" \
-	    -h 127.0.0.1 -p "$gp" $args >"$f" 2>&1
+	# eval: args may quote a list.
+	eval "PYTHONPATH=\"\$tf:\$tl\" timeout 600 \$py \"\$tf/scripts/test-\$s.py\" \
+	    -h 127.0.0.1 -p \"\$gp\" $args \$ckey" >"$f" 2>&1
 	grep -q '^TOTAL:' "$f"
 }
 for s in "$@"; do
@@ -102,6 +126,8 @@ for s in "$@"; do
 	# a TLS 1.3 script gets none (its -C would name a 1.2 suite).
 	case $s in
 	tls13-version-negotiation) try "-d -C $suite" ;;
+	# What a CertificateRequest of ours lists.
+	tls13-certificate-*|tls13-ecdsa-in-certificate-verify) try "-s '$crsigs'" ;;
 	tls13-*) try "" ;;
 	*) try "-d -C $suite" || try "-C $suite" || try "-d" || try "" ;;
 	esac
