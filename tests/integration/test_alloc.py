@@ -60,7 +60,8 @@ class NoAllocation(GateTest):
                           "acme_passthrough": "on",
                           "backend": b.addr, "mode": "http",
                           "cert": c.path["ec.crt"], "key": c.path["ec.key"],
-                          "session_cache": "64", "log_level": "info"})
+                          "session_cache": "64", "log_level": "info",
+                          **self.tls_conf()})
         out = os.path.join(self.tmp, "alloc.txt")
         log = open(os.path.join(self.tmp, "a.log"), "wb")
         env = dict(os.environ, LD_PRELOAD=SHIM, ALLOCSHIM_OUT=out)

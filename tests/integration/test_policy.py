@@ -115,7 +115,7 @@ class Policy(GateTest):
         d = pki()
         conf.update(cert=os.path.join(d, "srv.crt"),
                     key=os.path.join(d, "srv.key"),
-                    backend=self.backend("http").addr)
+                    backend=self.backend("http").addr, **self.tls_conf())
         g = Gate(self.tmp, conf)
         self.gates.append(g)
         return g
