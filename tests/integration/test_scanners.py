@@ -56,7 +56,9 @@ class Scanners(GateTest):
         self.assertNotIn("could not negotiate", out.lower())
         for proto, state in (("SSLv2", "disabled"), ("SSLv3", "disabled"),
                              ("TLSv1.0", "disabled"), ("TLSv1.1", "disabled"),
-                             ("TLSv1.2", "enabled")):
+                             ("TLSv1.2", "enabled"),
+                             ("TLSv1.3", "enabled" if self.tls13 else
+                              "disabled")):
             self.assertRegex(out, r"(?m)^%s\s+%s" % (re.escape(proto), state))
         accepted = re.findall(r"(?m)^(?:Preferred|Accepted)\s+(\S+)\s+\d+ "
                               r"bits\s+(\S+)", out)
