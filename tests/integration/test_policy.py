@@ -296,6 +296,7 @@ class Policy(GateTest):
 
 class PolicyConfig(GateTest):
     """What tlsgate -t resolves; modern and the lists in TLS 1.3."""
+    TLS_MAX = "1.3"
 
     def resolved(self, lines):
         """tlsgate -t on a file of a certificate, then lines (from line
