@@ -5,7 +5,9 @@
 
 The binary is --bin, else $TLSGATE_BIN, else build/tlsgate.
 $TLSGATE_WRAP is a command prefix for every launch of it (for example
-"valgrind -q --error-exitcode=99").  Each test's result and time is
+"valgrind -q --error-exitcode=99").  $TLSGATE_TEST_TLS_MAX (1.2 or 1.3)
+is the tls_max of the services of every test class that does not pin
+one (unset: tlsgate's default, 1.3).  Each test's result and time is
 printed as it ends; the last line is exactly "N passed, N failed" (with
 ", N skipped" when any were), and the exit status is 1 if any failed.
 """
@@ -116,8 +118,10 @@ def main():
              if not args.k or any(k in t.id() for k in args.k)]
     result = Result()
     t0 = time.monotonic()
-    print("tlsgate %s%s: %d tests" % (binpath, " (wrapped: %s)" % " ".join(
-        harness.WRAP) if harness.WRAP else "", len(tests)), flush=True)
+    print("tlsgate %s%s%s: %d tests" % (binpath, " (wrapped: %s)" % " ".join(
+        harness.WRAP) if harness.WRAP else "", " (tls_max %s)" %
+        harness.TEST_TLS_MAX if harness.TEST_TLS_MAX else "", len(tests)),
+        flush=True)
     try:
         for t in tests:
             t(result)

@@ -11,6 +11,11 @@ Environment (set by tests/run.py):
   TLSGATE_BIN   the binary under test
   TLSGATE_WRAP  a command prefix for launching it (valgrind, ...)
   TLSGATE_ASAN  set for a sanitizer build: only stretches deadlines
+
+Set by hand (or by make check):
+  TLSGATE_TEST_TLS_MAX  "1.2" or "1.3": tls_max of every service a test
+                starts, unless its class pins one (GateTest.TLS_MAX);
+                unset, tlsgate's own default (1.3)
 """
 import os
 import random
@@ -38,6 +43,10 @@ SLOW = 8.0 if WRAP else 2.0 if os.environ.get("TLSGATE_ASAN") else 1.0
 SANITIZER_MARKS = ("ERROR: AddressSanitizer", "runtime error:",
                    "ERROR: LeakSanitizer")
 LOOPBACK = "127.0.0.1"
+TEST_TLS_MAX = os.environ.get("TLSGATE_TEST_TLS_MAX") or None
+if TEST_TLS_MAX not in (None, "1.2", "1.3"):
+    raise SystemExit("TLSGATE_TEST_TLS_MAX: 1.2 or 1.3, not %r" %
+                     TEST_TLS_MAX)
 
 
 def deadline(seconds):
@@ -571,7 +580,9 @@ class GateTest(unittest.TestCase):
     sets MODE, as the tests of relaying raw bytes set it to "tcp"."""
 
     MODE = None
-    # "1.2": the tests of BearSSL's TLS 1.2 alone (session IDs, say).
+    # "1.2": the tests of BearSSL's TLS 1.2 alone (session IDs, say);
+    # "1.3": the tests of tlsgate's TLS 1.3 engine.  None: the version
+    # the run tests, TLSGATE_TEST_TLS_MAX (tlsgate's default if unset).
     TLS_MAX = None
 
     def setUp(self):
@@ -621,8 +632,7 @@ class GateTest(unittest.TestCase):
         full = {"cert": c.path[cert + ".crt"], "key": c.path[cert + ".key"]}
         if self.MODE is not None:
             full["mode"] = self.MODE
-        if self.TLS_MAX is not None:
-            full["tls_max"] = self.TLS_MAX
+        full.update(self.tls_conf())
         if backend is not None:
             full["backend"] = backend if isinstance(backend, str) else \
                 backend.addr
@@ -630,6 +640,27 @@ class GateTest(unittest.TestCase):
         g = Gate(self.tmp, full, wait_ready)
         self.gates.append(g)
         return g
+
+    @property
+    def tls_max(self):
+        """The tls_max this test's services get: the class's pin, else
+        the run's (None: tlsgate's default)."""
+        return self.TLS_MAX or TEST_TLS_MAX
+
+    @property
+    def tls13(self):
+        """Whether a client that offers TLS 1.3 gets it here."""
+        return self.tls_max != "1.2"
+
+    def tls_conf(self):
+        """{"tls_max": ...} for a config a test writes itself ({} when
+        tlsgate's default is in effect)."""
+        return {"tls_max": self.tls_max} if self.tls_max else {}
+
+    def tls_lines(self):
+        """The same as config lines (service defaults: they go before
+        the first [section])."""
+        return ["%s = %s" % kv for kv in self.tls_conf().items()]
 
     def conf_file(self, lines, name="t.conf"):
         p = os.path.join(self.tmp, name)

@@ -56,7 +56,8 @@ class CertGen(GateTest):
 
     def serve(self, names=None, backend=None, **conf):
         crt, key = self.paths()
-        full = {"cert": crt, "key": key, "cert_generate": "on"}
+        full = {"cert": crt, "key": key, "cert_generate": "on",
+                **self.tls_conf()}
         if names is not None:
             full["cert_names"] = names
         if backend is not None:
@@ -282,7 +283,8 @@ class CertGen(GateTest):
         write_conf(g.conf_path, {"listen": "%s:%d" % (LOOPBACK, g.port),
                                  "backend": "127.0.0.1:9",
                                  "cert": c.path["rsa.crt"],
-                                 "key": c.path["rsa.key"]})
+                                 "key": c.path["rsa.key"],
+                                 **self.tls_conf()})
         g.signal(signal.SIGHUP)
         g.wait_log(r"^tlsgate: info: cert svc=default path=%s sha256=%s "
                    r"days_left=(29|30)$" % (re.escape(c.path["rsa.crt"]),

@@ -200,7 +200,7 @@ class Headers(GateTest):
             path = self.conf_file(lines + [
                 "mode = http", "backend = %s" % backend.addr,
                 "cert = %s" % c.path["ec.crt"],
-                "key = %s" % c.path["ec.key"]])
+                "key = %s" % c.path["ec.key"]] + self.tls_lines())
             g = self.gate_file(path)
             g.port = int(lines[0].rsplit(":", 1)[1])
             end = deadline(10)

@@ -115,7 +115,7 @@ class Policy(GateTest):
         d = pki()
         conf.update(cert=os.path.join(d, "srv.crt"),
                     key=os.path.join(d, "srv.key"),
-                    backend=self.backend("http").addr)
+                    backend=self.backend("http").addr, **self.tls_conf())
         g = Gate(self.tmp, conf)
         self.gates.append(g)
         return g
@@ -296,6 +296,7 @@ class Policy(GateTest):
 
 class PolicyConfig(GateTest):
     """What tlsgate -t resolves; modern and the lists in TLS 1.3."""
+    TLS_MAX = "1.3"
 
     def resolved(self, lines):
         """tlsgate -t on a file of a certificate, then lines (from line

@@ -100,6 +100,7 @@ class Reload(GateTest):
         self.conf = {"mode": mode, "cert": self.crt, "key": self.key,
                      "backend": self.backend(mode if mode == "http" else
                                              "echo").addr}
+        self.conf.update(self.tls_conf())
         self.conf.update(extra)
         g = Gate(self.tmp, self.conf)
         self.gates.append(g)
@@ -215,7 +216,7 @@ class Reload(GateTest):
         crt, key = make_cert(self.tmp, "live", 1)
         ca, _ = make_cert(self.tmp, "ca", 7)
         conf = {"mode": "http", "cert": crt, "key": key,
-                "backend": self.backend("http").addr}
+                "backend": self.backend("http").addr, **self.tls_conf()}
         g = Gate(self.tmp, dict(conf, client_ca=ca))
         self.gates.append(g)
         conf["listen"] = "%s:%d" % (LOOPBACK, g.port)

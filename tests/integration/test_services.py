@@ -99,6 +99,7 @@ class Services(GateTest):
                 "slots = 8",
                 "# service defaults, inherited by both sections",
                 "handshake_timeout = 5s",
+                *self.tls_lines(),
                 "[alpha]",
                 "listen = %s:%d" % (LOOPBACK, pa),
                 "backend = " + echo.addr,

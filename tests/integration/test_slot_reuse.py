@@ -187,7 +187,7 @@ class SlotReuseClientCert(GateTest):
         conf = self.conf_file([
             "slots = 1", "mode = http", "backend = " + b.addr,
             "cert = " + c.path["ec.crt"], "key = " + c.path["ec.key"],
-            "[plain]", "listen = 127.0.0.1:%d" % plain,
+            *self.tls_lines(), "[plain]", "listen = 127.0.0.1:%d" % plain,
             "[mtls]", "listen = 127.0.0.1:%d" % mtls,
             "client_ca = " + p("ca.crt")])
         g = self.gate_file(conf)

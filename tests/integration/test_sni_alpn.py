@@ -75,7 +75,8 @@ class Sni(GateTest):
                 "cert = " + os.path.join(d, "a.crt"),
                 "key = " + os.path.join(d, "a.key"),
                 "cert = " + os.path.join(d, "b.crt"),
-                "key = " + os.path.join(d, "b.key")], "sni%d.conf" % i)
+                "key = " + os.path.join(d, "b.key")] + self.tls_lines(),
+                "sni%d.conf" % i)
             g = self.gate_file(path)
             try:
                 g.wait_log(r"^tlsgate: info: ready ", 10)

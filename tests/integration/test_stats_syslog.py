@@ -241,7 +241,7 @@ class Syslog(GateTest):
             conf = {"listen": "%s:%d" % (LOOPBACK, port), "mode": "tcp",
                     "backend": backend.addr, "cert": c.path["ec.crt"],
                     "key": c.path["ec.key"], "log": "syslog",
-                    "syslog_socket": sink.path}
+                    "syslog_socket": sink.path, **self.tls_conf()}
             conf.update(extra)
             path = os.path.join(self.tmp, "syslog%d.conf" % i)
             write_conf(path, conf)

@@ -29,8 +29,9 @@ def s_client(port, args, data, timeout=20):
 
 
 class TLS13(GateTest):
+    TLS_MAX = "1.3"
+
     def gate13(self, cert="ec", mode="http", **conf):
-        conf.setdefault("tls_max", "1.3")
         return self.gate(self.backend("http" if mode == "http" else "echo"),
                          cert=cert, mode=mode, **conf)
 
