@@ -463,7 +463,11 @@ psk(struct t13_conn *c, const unsigned char *m, const struct t13_hello *h,
 	}
 	t13_ks_early(&ks, dig, sp.master_secret, dig_len(dig));
 	t13_ks_derive(&ks, "res binder", NULL, key);
-	t13_transcript_init(&t, dig);
+	/* After HRR the binder covers the first hello's hash and HRR too. */
+	if (c->hrr)
+		t = c->th;
+	else
+		t13_transcript_init(&t, dig);
 	t13_transcript_add(&t, m, h->psk_binders);
 	t13_transcript_hash(&t, th);
 	t13_finished(dig, key, th, want);
@@ -536,8 +540,7 @@ hello(struct t13_conn *c, const unsigned char *m, size_t len)
 	}
 	c->ch = ch;
 	c->group = group;
-	/* After HRR the binders would cover it too: no resumption then. */
-	if (!c->hrr && (alert = psk(c, m, &h, dig)) != 0)
+	if ((alert = psk(c, m, &h, dig)) != 0)
 		return alert;
 	t13_transcript_add(&c->th, m, len);
 	publen = t13_kx_gen(&c->kx, (int)group, c->rng, pub, sizeof(pub));

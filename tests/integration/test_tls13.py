@@ -291,6 +291,31 @@ class TLS13(GateTest):
             s.close()
         return out
 
+    def test_a_ticket_resumes_after_a_hello_retry_request(self):
+        """The binder of a second hello covers the first's hash and the
+        HelloRetryRequest (RFC 8446 4.2.11.2): openssl, sharing P-384
+        only, is asked for P-256 both times and resumes the second."""
+        g = self.gate13()
+        sess = "%s/sess" % self.tmp
+        outs = []
+        for io in (["-sess_out", sess], ["-sess_in", sess]):
+            # -ign_eof: it reads on to the server's close, ticket included.
+            rc, out, err = run(["openssl", "s_client", "-tls1_3", "-msg",
+                                "-ign_eof", "-groups", "P-384:P-256",
+                                "-connect",
+                                "127.0.0.1:%d" % g.port] + io, 20,
+                               stdin=GET_CLOSE % 10)
+            self.assertEqual(rc, 0, err)
+            outs.append(out.decode("latin-1"))
+        for text in outs:
+            self.assertEqual(text.count("ClientHello"), 2, text[:2000])
+        self.assertIn("New, TLSv1.3", outs[0])
+        self.assertIn("Reused, TLSv1.3", outs[1])
+        st = stats(g)
+        self.assertEqual((st["tls13"], st["hrr"], st["resumed"]), (2, 2, 1))
+        self.assertEqual([c["resumed"] for c in g.wait_conns(2)],
+                         ["no", "yes"])
+
     def test_tickets_resume_once_each(self):
         g = self.gate13()
         self.assertEqual(self.resume_chain(g.port, 4),
