@@ -418,6 +418,80 @@ tls_conn_init(struct tls_conn *t, void *ibuf, size_t ilen, void *obuf,
 	t->area = TLSGATE_MAX_SERVICES;	/* none */
 }
 
+/*
+ * BearSSL's validator checks each certificate's signature with the next
+ * one's key, whether or not the chain ends at a CA of ours, so one long
+ * chain would buy a client thousands of signature checks.  These calls
+ * pass at most TLS_CHAIN_MAX certificates on; a longer chain fails.
+ */
+static struct tls_conn *
+bounded_conn(const br_x509_class **ctx)
+{
+	return (struct tls_conn *)(void *)((char *)(void *)ctx -
+	    offsetof(struct tls_conn, bounded));
+}
+
+static void
+xb_start_chain(const br_x509_class **ctx, const char *server_name)
+{
+	struct tls_conn *t = bounded_conn(ctx);
+
+	t->ncert = 0;
+	t->x509.vtable->start_chain(&t->x509.vtable, server_name);
+}
+
+static void
+xb_start_cert(const br_x509_class **ctx, uint32_t length)
+{
+	struct tls_conn *t = bounded_conn(ctx);
+
+	if (++t->ncert <= TLS_CHAIN_MAX)
+		t->x509.vtable->start_cert(&t->x509.vtable, length);
+}
+
+static void
+xb_append(const br_x509_class **ctx, const unsigned char *buf, size_t len)
+{
+	struct tls_conn *t = bounded_conn(ctx);
+
+	if (t->ncert <= TLS_CHAIN_MAX)
+		t->x509.vtable->append(&t->x509.vtable, buf, len);
+}
+
+static void
+xb_end_cert(const br_x509_class **ctx)
+{
+	struct tls_conn *t = bounded_conn(ctx);
+
+	if (t->ncert <= TLS_CHAIN_MAX)
+		t->x509.vtable->end_cert(&t->x509.vtable);
+}
+
+static unsigned
+xb_end_chain(const br_x509_class **ctx)
+{
+	struct tls_conn *t = bounded_conn(ctx);
+	unsigned err = t->x509.vtable->end_chain(&t->x509.vtable);
+
+	return t->ncert > TLS_CHAIN_MAX ? BR_ERR_X509_LIMIT_EXCEEDED : err;
+}
+
+static const br_x509_pkey *
+xb_get_pkey(const br_x509_class *const *ctx, unsigned *usages)
+{
+	const struct tls_conn *t = (const struct tls_conn *)(const void *)
+	    ((const char *)(const void *)ctx - offsetof(struct tls_conn,
+	    bounded));
+
+	return t->ncert > TLS_CHAIN_MAX ? NULL :
+	    t->x509.vtable->get_pkey(&t->x509.vtable, usages);
+}
+
+static const br_x509_class bounded_class = {
+	sizeof(struct tls_conn), xb_start_chain, xb_start_cert, xb_append,
+	xb_end_cert, xb_end_chain, xb_get_pkey,
+};
+
 /* Client auth against the service's CAs, keeping subject elements. */
 static void
 client_auth(struct tls_conn *t, const struct tls_area *a,
@@ -447,7 +521,8 @@ client_auth(struct tls_conn *t, const struct tls_area *a,
 		t->subj[i].len = TLS_SUBJ_LEN;
 	}
 	br_x509_minimal_set_name_elements(x, t->subj, TLS_SUBJ_ELTS);
-	br_ssl_engine_set_x509(&t->sc.eng, &x->vtable);
+	t->bounded = &bounded_class;
+	br_ssl_engine_set_x509(&t->sc.eng, &t->bounded);
 	br_ssl_server_set_trust_anchor_names_alt(&t->sc,
 	    &a->anchors.ta[sv->anchor0], sv->nanchor);
 }
@@ -564,7 +639,7 @@ t13_choose(void *ctx, const unsigned char *m, const struct t13_hello *h,
 	out->groups = sv->groups13;
 	out->ngroups = sv->ngroups13;
 	if (t->client_auth) {
-		out->x509 = &t->x509.vtable;
+		out->x509 = &t->bounded;
 		out->cas = &a->anchors.ta[sv->anchor0];
 		out->ncas = sv->nanchor;
 	}
@@ -954,6 +1029,7 @@ static const struct {
 	{ "io", BR_ERR_IO, 0 },
 	{ "client-cert-expired", BR_ERR_X509_EXPIRED, 45 },
 	{ "client-cert-untrusted", BR_ERR_X509_NOT_TRUSTED, 48 },
+	{ "client-chain-too-long", BR_ERR_X509_LIMIT_EXCEEDED, 42 },
 };
 
 unsigned

@@ -30,6 +30,9 @@
  */
 #define TLS_CACHE_ENTRY	100
 
+/* The longest client chain taken: its certificates, the client's own first. */
+#define TLS_CHAIN_MAX	8
+
 /* Client-certificate subject elements kept for X-Client-Cert-Subject. */
 #define TLS_SUBJ_ELTS	4
 #define TLS_SUBJ_LEN	64
@@ -46,6 +49,8 @@ struct tls_conn {
 	const br_ssl_server_policy_class *policy;	/* picks by SNI */
 	unsigned		 area, svc, cred;
 	br_x509_minimal_context	 x509;		/* client certificates */
+	const br_x509_class	*bounded;	/* x509, TLS_CHAIN_MAX at most */
+	unsigned		 ncert;
 	br_name_element		 subj[TLS_SUBJ_ELTS];
 	char			 subj_buf[TLS_SUBJ_ELTS][TLS_SUBJ_LEN];
 	unsigned char		*ibuf, *obuf;	/* the engine's, for each reset */

@@ -62,6 +62,32 @@ def pki():
     return _dir
 
 
+def long_chain(n):
+    """A client certificate under n intermediate CAs below ca.crt, as one
+    PEM (leaf first, then the intermediates), with the leaf's key."""
+    d = pki()
+    p = lambda name: os.path.join(d, name)  # noqa: E731
+    with open(p("ca.ext"), "w") as f:
+        f.write("basicConstraints=critical,CA:TRUE\n")
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
+    issuer, pems = "ca", []
+    for i in range(n + 1):
+        name = "chain%d-%d" % (n, i)
+        _openssl(["req"] + ec + ["-keyout", p(name + ".key"), "-out",
+                                 p(name + ".csr"), "-subj", "/CN=" + name])
+        _openssl(["x509", "-req", "-in", p(name + ".csr"), "-CA",
+                  p(issuer + ".crt"), "-CAkey", p(issuer + ".key"),
+                  "-set_serial", str(100 + i), "-days", "30", "-out",
+                  p(name + ".crt")] +
+                 (["-extfile", p("ca.ext")] if i < n else []))
+        with open(p(name + ".crt")) as f:
+            pems.insert(0, f.read())
+        issuer = name
+    with open(p("chain%d.pem" % n), "w") as f:
+        f.write("".join(pems))
+    return p("chain%d.pem" % n), p(issuer + ".key")
+
+
 def tearDownModule():
     if _dir is not None:
         shutil.rmtree(_dir, ignore_errors=True)
@@ -186,6 +212,30 @@ class ClientAuth(AuthBase):
         self.assertIsNotNone(m, text)
         self.assertIn("ca test client CA", m.group(1))
         self.assertNotIn("other-ca", m.group(1))
+
+    def test_a_chain_of_eight_is_taken_and_nine_are_refused(self):
+        """Each certificate costs a signature check, whatever the chain
+        ends at: past TLS_CHAIN_MAX (8) it fails unread."""
+        g = self.auth_gate(mode="tcp", backend_mode="echo")
+        ctx = client_ctx()
+        ctx.load_cert_chain(*long_chain(7))
+        s = tls_connect(g.port, ctx)
+        s.sendall(b"ping")
+        self.assertEqual(s.recv(4), b"ping")
+        close_tls(s)
+        ctx = client_ctx()
+        ctx.load_cert_chain(*long_chain(8))
+        with self.assertRaises((ssl.SSLError, OSError)):
+            s = tls_connect(g.port, ctx)
+            try:
+                s.sendall(b"ping")
+                self.assertEqual(s.recv(4), b"")
+            finally:
+                s.close()
+        conns = g.wait_conns(2)
+        self.assertEqual([c["outcome"] for c in conns],
+                         ["ok", "client-chain-too-long"])
+        self.assertEqual(conns[1]["alert"], "42")
 
     def test_resumption_is_off_for_a_client_auth_service(self):
         g = self.auth_gate(mode="tcp", backend_mode="echo")
