@@ -142,7 +142,8 @@ test: all unit build/allocshim.so build/alloc-selftest
 # run on the system BearSSL, each fuzz target for FUZZ_SECONDS, a 2-minute
 # soak, the suite's core under valgrind, and the arm64 build under qemu.
 check: WERROR = -Werror
-check: all asan unit build/allocshim.so build/alloc-selftest $(B)/tlsload
+check: all asan unit build/allocshim.so build/alloc-selftest $(B)/tlsload \
+    $(B)/cryptobench
 	$(MAKE) lint
 	$(PY) tests/run.py --bin $(B)/tlsgate
 	TLSGATE_ASAN=1 $(PY) tests/run.py --bin build/asan/tlsgate
