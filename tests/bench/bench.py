@@ -43,7 +43,7 @@ BUILD = os.path.join(ROOT, "build")
 OUT = os.path.join(ROOT, "bench", "results")
 SUITE = "ECDHE-ECDSA-AES128-GCM-SHA256"
 SUITE13 = "TLS_AES_128_GCM_SHA256"
-LOAD13_PROCS = 8
+PY_PROCS = 8
 SERVER_CPU, LOAD_CPU = "0", "1"
 IDLE_CONNS = 1000
 BIG = 1 << 20
@@ -429,14 +429,14 @@ def handshakes(port, kind, seconds):
     return n, resumed, errors
 
 
-def load13(port, kind, seconds):
+def pyload(port, kind, seconds):
     """The Python handshake client (run as a child on the load core):
-    LOAD13_PROCS processes of handshakes(); prints key=value."""
+    PY_PROCS processes of handshakes(); prints key=value."""
     import multiprocessing
     t0 = time.monotonic()
-    with multiprocessing.Pool(LOAD13_PROCS) as pool:
+    with multiprocessing.Pool(PY_PROCS) as pool:
         got = pool.starmap(handshakes, [(port, kind, seconds)] *
-                           LOAD13_PROCS)
+                           PY_PROCS)
     print("elapsed_s=%f" % (time.monotonic() - t0))
     for k, v in zip(("conns", "resumed", "errors"), zip(*got)):
         print("%s=%d" % (k, sum(v)))
@@ -616,18 +616,19 @@ def bench_one(name, cmd, port, tcp_only, tmp, a):
 
 
 def py_handshakes(name, pid, port, kind, a, r, pre):
-    """r[pre+kind]: handshakes/s from load13(), with the server's CPU per
+    """r[pre+kind]: handshakes/s from pyload(), with the server's CPU per
     connection and whether all went as they should."""
     c0 = cpu_s(pid)
-    out = child(name + "-py-" + kind, [sys.executable, __file__, "--load13",
-                                       str(port), kind, str(a.d)], a.d + 120)
+    out = child("%s-%s%s" % (name, pre.replace("_", "-"), kind), [
+        sys.executable, __file__, "--pyload", str(port), kind, str(a.d)],
+        a.d + 120)
     o = {k: float(v) for k, v in (line.split("=", 1)
                                   for line in out.splitlines())}
     r[pre + kind] = o[kind if kind == "resumed" else "conns"] / o["elapsed_s"]
     r[pre + kind + "_cpu_us"] = (cpu_s(pid) - c0) * 1e6 / max(o["conns"], 1)
     # Resumed: only each process's first connection is full.
     r[pre + kind + "_ok"] = o["conns"] > 0 and o["errors"] == 0 and (
-        o["conns"] - o["resumed"] <= LOAD13_PROCS if kind == "resumed"
+        o["conns"] - o["resumed"] <= PY_PROCS if kind == "resumed"
         else o["resumed"] == 0)
 
 
@@ -640,11 +641,11 @@ def bench13(name, cmd, port, tmp, a):
     for kind in ("full", "resumed"):
         py_handshakes(name, pid, port, kind, a, r, "t13_")
     c0 = cpu_s(pid)
-    n, dt, errs = wrk(name + "-13-keepalive", url, 10, a.d)
+    n, dt, errs = wrk(name + "-t13-keepalive", url, 10, a.d)
     r["t13_ka"] = n / dt
     r["t13_ka_cpu_us"] = (cpu_s(pid) - c0) * 1e6 / max(n, 1)
     r["t13_ka_ok"] = n > 0 and errs == 0
-    n, dt, errs = wrk(name + "-13-1mb", url + "1m", 4, a.d)
+    n, dt, errs = wrk(name + "-t13-1mb", url + "1m", 4, a.d)
     r["t13_mbps"] = n * BIG / dt / 1e6
     r["t13_mb_ok"] = n > 0 and errs == 0
     r["alive"] = p.poll() is None
@@ -696,7 +697,7 @@ ROWS = [
     ("server CPU us / keep-alive request", "ka_cpu_us", "%.1f"),
     ("tlsload CPU use in the keep-alive run", "ka_client_util", "%.2f"),
     ("MB/s (1 MB body, 4 conns)", "mbps", "%.0f"),
-    ("TLS 1.3 full handshakes/s (%d Python ssl clients)" % LOAD13_PROCS,
+    ("TLS 1.3 full handshakes/s (%d Python ssl clients)" % PY_PROCS,
      "t13_full", "%.0f"),
     ("TLS 1.3 server CPU us / full handshake", "t13_full_cpu_us", "%.0f"),
     ("server CPU us / full TLS 1.2 handshake, by those Python clients",
@@ -704,7 +705,7 @@ ROWS = [
     ("TLS 1.3 / TLS 1.2 server CPU per full handshake (Python clients)",
      "t13_ratio", "%.2f"),
     ("TLS 1.3 resumed handshakes/s (%d Python ssl clients, each the "
-     "previous conn's ticket)" % LOAD13_PROCS, "t13_resumed", "%.0f"),
+     "previous conn's ticket)" % PY_PROCS, "t13_resumed", "%.0f"),
     ("TLS 1.3 server CPU us / resumed handshake", "t13_resumed_cpu_us",
      "%.0f"),
     ("TLS 1.3 keep-alive requests/s (wrk, 64 B body, 10 conns)", "t13_ka",
@@ -737,7 +738,7 @@ NOTES = [
     "ticket (the server took its Finished), no request; the same clients "
     "capped at TLS 1.2 run against the TLS 1.2 process for the ratio; "
     "keep-alive and 1 MB: wrk -t1 (OpenSSL). CPU per operation = server "
-    "CPU over the run / operations done." % (SUITE13, LOAD13_PROCS),
+    "CPU over the run / operations done." % (SUITE13, PY_PROCS),
     "- tlsgate and haproxy parse HTTP (http mode, X-Forwarded-For added); "
     "stunnel4, hitch and tlsgate-tcp relay bytes.",
     "- Debian's stunnel4 runs a thread per connection (no knob for one "
@@ -795,13 +796,13 @@ def main():
                     help="comma-separated server names")
     ap.add_argument("--out", default=OUT, help="results directory")
     ap.add_argument("--hold", nargs=2, type=int, help=argparse.SUPPRESS)
-    ap.add_argument("--load13", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--pyload", nargs=3, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.hold:
         hold(a.hold[0], a.hold[1], 120)
         return 0
-    if a.load13:
-        load13(int(a.load13[0]), a.load13[1], float(a.load13[2]))
+    if a.pyload:
+        pyload(int(a.pyload[0]), a.pyload[1], float(a.pyload[2]))
         return 0
     OUT = os.path.abspath(a.out)
     a.d = 2 if a.quick else 10
