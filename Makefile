@@ -145,7 +145,8 @@ test: all unit build/allocshim.so build/alloc-selftest
 # default build's at tls_max = 1.2 (TLSGATE_TEST_TLS_MAX), the ASan one
 # at the default, 1.3 (test classes that pin a version keep it).
 check: WERROR = -Werror
-check: all asan unit build/allocshim.so build/alloc-selftest $(B)/tlsload
+check: all asan unit build/allocshim.so build/alloc-selftest $(B)/tlsload \
+    $(B)/cryptobench
 	$(MAKE) lint
 	TLSGATE_TEST_TLS_MAX=1.2 $(PY) tests/run.py --bin $(B)/tlsgate
 	TLSGATE_ASAN=1 $(PY) tests/run.py --bin build/asan/tlsgate

@@ -12,9 +12,15 @@ Per server, in this order on a freshly started process: RSS with 1,000
 idle TLS connections, full handshakes/s, resumed handshakes/s,
 keep-alive requests/s (small body), MB/s (1 MB body), syscalls per
 keep-alive request (strace -c) and a fixed-rate soak of new connections.
+
+Then the same four figures in TLS 1.3, on a fresh process of the server
+configured TLS 1.3 only, TLS_AES_128_GCM_SHA256, P-256, tickets on
+(TLS 1.3 resumes by ticket only): handshakes from Python ssl (OpenSSL)
+processes, keep-alive and 1 MB from wrk (OpenSSL); tlsload is TLS 1.2
+only.  Every figure is the server's CPU per operation as well.
 Writes bench/results/ (results.md, tlsload outputs, SVG plots).
 
-usage: bench.py [--quick] [--soak-seconds S] [--only NAME,...]
+usage: bench.py [--quick] [--soak-seconds S] [--only NAME,...] [--out DIR]
 """
 import argparse
 import os
@@ -36,6 +42,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 BUILD = os.path.join(ROOT, "build")
 OUT = os.path.join(ROOT, "bench", "results")
 SUITE = "ECDHE-ECDSA-AES128-GCM-SHA256"
+SUITE13 = "TLS_AES_128_GCM_SHA256"
+PY_PROCS = 8
 SERVER_CPU, LOAD_CPU = "0", "1"
 IDLE_CONNS = 1000
 BIG = 1 << 20
@@ -202,7 +210,9 @@ http {
        "b": SMALL_BODY.decode().replace("\n", "\\n")})
 
 
-def tlsgate_conf(tmp, name, port, bport, crt, key, mode):
+def tlsgate_conf(tmp, name, port, bport, crt, key, mode, v13):
+    tls13 = ("tls_min = 1.3\nsuites = aes128-gcm\ngroups = secp256r1\n"
+             if v13 else "")
     return write(os.path.join(tmp, name + ".conf"), """\
 listen = 127.0.0.1:%d
 backend = 127.0.0.1:%d
@@ -214,45 +224,44 @@ session_cache = 1024
 head_timeout = 120s
 idle_timeout = 600s
 log_level = warn
-""" % (port, bport, crt, key, mode))
+%s""" % (port, bport, crt, key, mode, tls13))
 
 
-def stunnel_conf(tmp, port, bport, crt, key):
+def stunnel_conf(tmp, name, port, bport, crt, key, v13):
     # Debian's stunnel4 is built with one thread per connection; the
     # process is pinned to one core like the others.
-    return write(os.path.join(tmp, "stunnel.conf"), """\
+    return write(os.path.join(tmp, name + ".conf"), """\
 foreground = yes
 pid =
 syslog = no
 debug = 3
-output = %s/stunnel.log
+output = %s/%s.log
 [bench]
 accept = 127.0.0.1:%d
 connect = 127.0.0.1:%d
 cert = %s
 key = %s
-sslVersionMin = TLSv1.2
-sslVersionMax = TLSv1.2
-ciphers = %s
+%s
 curves = prime256v1
-options = NO_TICKET
 sessionCacheSize = 1024
 socket = l:TCP_NODELAY=1
 socket = r:TCP_NODELAY=1
-""" % (tmp, port, bport, crt, key, SUITE))
+""" % (tmp, name, port, bport, crt, key, "sslVersionMin = TLSv1.3\n"
+       "sslVersionMax = TLSv1.3\nciphersuites = " + SUITE13 if v13 else
+       "sslVersionMin = TLSv1.2\nsslVersionMax = TLSv1.2\nciphers = " +
+       SUITE + "\noptions = NO_TICKET"))
 
 
-def hitch_conf(tmp, port, bport, pem):
+def hitch_conf(tmp, name, port, bport, pem, v13):
     # Debian's hitch has no shared session cache (--enable-sessioncache);
     # with one worker, OpenSSL's own per-process cache resumes sessions.
     # As root it must be told whom to run as, or it exits silently.
     os.makedirs(os.path.join(tmp, "ocsp"), exist_ok=True)
-    return write(os.path.join(tmp, "hitch.conf"), """\
+    return write(os.path.join(tmp, name + ".conf"), """\
 frontend = "[127.0.0.1]:%d"
 backend = "[127.0.0.1]:%d"
 pem-file = "%s"
-tls-protos = TLSv1.2
-ciphers = "%s"
+%s
 ecdh-curve = "prime256v1"
 prefer-server-ciphers = on
 workers = 1
@@ -263,18 +272,19 @@ log-level = 1
 ocsp-dir = "%s/ocsp"
 user = "nobody"
 group = "nogroup"
-""" % (port, bport, pem, SUITE, tmp))
+""" % (port, bport, pem, 'tls-protos = TLSv1.3\nciphersuites = "%s"' %
+       SUITE13 if v13 else 'tls-protos = TLSv1.2\nciphers = "%s"' % SUITE,
+       tmp))
 
 
-def haproxy_conf(tmp, port, bport, pem):
-    return write(os.path.join(tmp, "haproxy.cfg"), """\
+def haproxy_conf(tmp, name, port, bport, pem, v13):
+    return write(os.path.join(tmp, name + ".cfg"), """\
 global
 	nbthread 1
 	maxconn 4096
 	tune.ssl.cachesize 1024
-	ssl-default-bind-ciphers %s
+	%s
 	ssl-default-bind-curves P-256
-	ssl-default-bind-options ssl-min-ver TLSv1.2 ssl-max-ver TLSv1.2 no-tls-tickets
 defaults
 	mode http
 	option http-keep-alive
@@ -290,26 +300,34 @@ frontend bench
 backend nginx
 	http-reuse always
 	server nginx 127.0.0.1:%d
-""" % (SUITE, port, pem, bport))
+""" % ("ssl-default-bind-ciphersuites %s\n\tssl-default-bind-options "
+       "ssl-min-ver TLSv1.3 ssl-max-ver TLSv1.3" % SUITE13 if v13 else
+       "ssl-default-bind-ciphers %s\n\tssl-default-bind-options ssl-min-ver "
+       "TLSv1.2 ssl-max-ver TLSv1.2 no-tls-tickets" % SUITE, port, pem, bport))
 
 
-def servers(tmp, bport, crt, key, pem):
-    """name -> (command, port, keep-alive rows only)."""
+def servers(tmp, bport, crt, key, pem, v13):
+    """name -> (command, port, keep-alive rows only); the TLS 1.3 only
+    configurations if v13 (no tlsgate-tcp: the 1.3 rows are http's)."""
     gate = os.path.join(BUILD, "tlsgate")
     out = {}
     for name, mode in (("tlsgate", "http"), ("tlsgate-tcp", "tcp")):
+        if v13 and mode == "tcp":
+            continue
         p = free_port()
-        out[name] = ([gate, "-c", tlsgate_conf(tmp, name, p, bport, crt,
-                                               key, mode)], p, mode == "tcp")
+        out[name] = ([gate, "-c", tlsgate_conf(tmp, name + "13" * v13, p,
+                                               bport, crt, key, mode, v13)],
+                     p, mode == "tcp")
+    sfx = "13" if v13 else ""
     p = free_port()
-    out["stunnel4"] = (["stunnel4", stunnel_conf(tmp, p, bport, crt, key)],
-                       p, False)
+    out["stunnel4"] = (["stunnel4", stunnel_conf(
+        tmp, "stunnel" + sfx, p, bport, crt, key, v13)], p, False)
     p = free_port()
-    out["hitch"] = (["hitch", "--config", hitch_conf(tmp, p, bport, pem)],
-                    p, False)
+    out["hitch"] = (["hitch", "--config", hitch_conf(
+        tmp, "hitch" + sfx, p, bport, pem, v13)], p, False)
     p = free_port()
-    out["haproxy"] = (["haproxy", "-db", "-f", haproxy_conf(tmp, p, bport,
-                                                             pem)], p, False)
+    out["haproxy"] = (["haproxy", "-db", "-f", haproxy_conf(
+        tmp, "haproxy" + sfx, p, bport, pem, v13)], p, False)
     return out
 
 
@@ -318,15 +336,9 @@ def servers(tmp, bport, crt, key, pem):
 def tlsload(tag, url, args):
     """Run build/tlsload on the load core; its key=value report as a dict
     (the raw output is kept in bench/results/)."""
-    cmd = ["taskset", "-c", LOAD_CPU, os.path.join(BUILD, "tlsload"),
-           "--url", url, "--suite", SUITE, "--curve", "p256"] + args
-    COMMANDS.append(" ".join(cmd))
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=4000)
-    with open(os.path.join(OUT, tag + ".txt"), "w") as f:
-        f.write("$ " + " ".join(cmd) + "\n" + p.stdout + p.stderr)
-    if p.returncode != 0:
-        raise RuntimeError("tlsload failed: %s" % p.stderr.strip())
-    kv = dict(line.split("=", 1) for line in p.stdout.splitlines()
+    out = child(tag, [os.path.join(BUILD, "tlsload"), "--url", url,
+                      "--suite", SUITE, "--curve", "p256"] + args, 4000)
+    kv = dict(line.split("=", 1) for line in out.splitlines()
               if "=" in line and " " not in line)
     return {k: float(v) if re.match(r"^-?[\d.]+$", v) else v
             for k, v in kv.items()}
@@ -378,6 +390,79 @@ def idle_rss(pid, port):
     p.stdin.close()
     p.wait(30)
     return before, with_conns, held
+
+
+def handshakes(port, kind, seconds):
+    """Handshakes one after another for seconds: (done, resumed, errors).
+    full12: TLS 1.2, done with the server's Finished.  TLS 1.3 (full,
+    resumed): each waits for a new ticket, the sign that the server took
+    the client's Finished; resumed offers the previous connection's."""
+    ctx, sess = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT), None
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    v = ssl.TLSVersion.TLSv1_2 if kind == "full12" else ssl.TLSVersion.TLSv1_3
+    ctx.minimum_version = ctx.maximum_version = v
+    ctx.set_ecdh_curve("prime256v1")    # the key share: no HelloRetry
+    n = resumed = errors = 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            raw = socket.create_connection(("127.0.0.1", port), 10)
+            with ctx.wrap_socket(raw, session=sess) as s:
+                old = sess.id if sess else None
+                s.setblocking(False)
+                while v == ssl.TLSVersion.TLSv1_3 and not (
+                        s.session.has_ticket and s.session.id != old):
+                    if not select.select([s], [], [], 10)[0]:
+                        raise OSError("no ticket")
+                    try:
+                        if not s.recv(1):
+                            raise OSError("closed")
+                    except ssl.SSLWantReadError:
+                        pass
+                n += 1
+                resumed += s.session_reused
+                sess = s.session if kind == "resumed" else None
+        except OSError:
+            errors += 1
+            sess = None
+    return n, resumed, errors
+
+
+def pyload(port, kind, seconds):
+    """The Python handshake client (run as a child on the load core):
+    PY_PROCS processes of handshakes(); prints key=value."""
+    import multiprocessing
+    t0 = time.monotonic()
+    with multiprocessing.Pool(PY_PROCS) as pool:
+        got = pool.starmap(handshakes, [(port, kind, seconds)] *
+                           PY_PROCS)
+    print("elapsed_s=%f" % (time.monotonic() - t0))
+    for k, v in zip(("conns", "resumed", "errors"), zip(*got)):
+        print("%s=%d" % (k, sum(v)))
+
+
+def child(tag, args, timeout):
+    """Run a client on the load core; its key=value lines as a dict, its
+    output kept in bench/results/tag.txt."""
+    cmd = ["taskset", "-c", LOAD_CPU] + args
+    COMMANDS.append(" ".join(cmd))
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    with open(os.path.join(OUT, tag + ".txt"), "w") as f:
+        f.write("$ " + " ".join(cmd) + "\n" + p.stdout + p.stderr)
+    if p.returncode != 0:
+        raise RuntimeError("%s failed: %s" % (args[0], p.stderr.strip()))
+    return p.stdout
+
+
+def wrk(tag, url, conns, seconds):
+    """wrk (OpenSSL) on the load core: (requests, seconds, errors)."""
+    out = child(tag, ["wrk", "-t1", "-c%d" % conns, "-d%ds" % seconds, url],
+                seconds + 60)
+    m = re.search(r"(\d+) requests in ([\d.]+)s,", out)
+    errs = sum(int(x) for x in re.findall(
+        r"(?:connect|read|write|timeout|responses:) (\d+)", out))
+    return int(m.group(1)), float(m.group(2)), errs
 
 
 def ka_session(port, path):
@@ -507,6 +592,8 @@ def bench_one(name, cmd, port, tcp_only, tmp, a):
         r["resumed_cpu_us"] = (cpu_s(pid) - c0) * 1e6 / max(o["conns"], 1)
         r["resumed_ok"] = (o["conns"] - o["resumed"] <= 32 and
                            o["errors"] == 0)
+        # The TLS 1.3 rows' client in TLS 1.2, for a ratio by one client.
+        py_handshakes(name, pid, port, "full12", a, r, "py_")
     c0 = cpu_s(pid)
     o = tlsload(name + "-keepalive", url, [
         "--conns", "10", "--duration", str(a.d), "--requests-per-conn",
@@ -523,6 +610,44 @@ def bench_one(name, cmd, port, tcp_only, tmp, a):
     r["mb_ok"] = o["errors"] == 0
     r["sys_per_req"], r["sys_loaded"], r["sys_idle"] = \
         syscalls_per_request(pid, port, a.n, tmp)
+    r["alive"] = p.poll() is None
+    stop(p)
+    return r
+
+
+def py_handshakes(name, pid, port, kind, a, r, pre):
+    """r[pre+kind]: handshakes/s from pyload(), with the server's CPU per
+    connection and whether all went as they should."""
+    c0 = cpu_s(pid)
+    out = child("%s-%s%s" % (name, pre.replace("_", "-"), kind), [
+        sys.executable, __file__, "--pyload", str(port), kind, str(a.d)],
+        a.d + 120)
+    o = {k: float(v) for k, v in (line.split("=", 1)
+                                  for line in out.splitlines())}
+    r[pre + kind] = o[kind if kind == "resumed" else "conns"] / o["elapsed_s"]
+    r[pre + kind + "_cpu_us"] = (cpu_s(pid) - c0) * 1e6 / max(o["conns"], 1)
+    # Resumed: only each process's first connection is full.
+    r[pre + kind + "_ok"] = o["conns"] > 0 and o["errors"] == 0 and (
+        o["conns"] - o["resumed"] <= PY_PROCS if kind == "resumed"
+        else o["resumed"] == 0)
+
+
+def bench13(name, cmd, port, tmp, a):
+    """The TLS 1.3 rows, on a fresh TLS 1.3 only server."""
+    r = {}
+    url = "https://127.0.0.1:%d/" % port
+    p = start(name + "-13", cmd, port, tmp)
+    pid = p.pid
+    for kind in ("full", "resumed"):
+        py_handshakes(name, pid, port, kind, a, r, "t13_")
+    c0 = cpu_s(pid)
+    n, dt, errs = wrk(name + "-t13-keepalive", url, 10, a.d)
+    r["t13_ka"] = n / dt
+    r["t13_ka_cpu_us"] = (cpu_s(pid) - c0) * 1e6 / max(n, 1)
+    r["t13_ka_ok"] = n > 0 and errs == 0
+    n, dt, errs = wrk(name + "-t13-1mb", url + "1m", 4, a.d)
+    r["t13_mbps"] = n * BIG / dt / 1e6
+    r["t13_mb_ok"] = n > 0 and errs == 0
     r["alive"] = p.poll() is None
     stop(p)
     return r
@@ -572,6 +697,21 @@ ROWS = [
     ("server CPU us / keep-alive request", "ka_cpu_us", "%.1f"),
     ("tlsload CPU use in the keep-alive run", "ka_client_util", "%.2f"),
     ("MB/s (1 MB body, 4 conns)", "mbps", "%.0f"),
+    ("TLS 1.3 full handshakes/s (%d Python ssl clients)" % PY_PROCS,
+     "t13_full", "%.0f"),
+    ("TLS 1.3 server CPU us / full handshake", "t13_full_cpu_us", "%.0f"),
+    ("server CPU us / full TLS 1.2 handshake, by those Python clients",
+     "py_full12_cpu_us", "%.0f"),
+    ("TLS 1.3 / TLS 1.2 server CPU per full handshake (Python clients)",
+     "t13_ratio", "%.2f"),
+    ("TLS 1.3 resumed handshakes/s (%d Python ssl clients, each the "
+     "previous conn's ticket)" % PY_PROCS, "t13_resumed", "%.0f"),
+    ("TLS 1.3 server CPU us / resumed handshake", "t13_resumed_cpu_us",
+     "%.0f"),
+    ("TLS 1.3 keep-alive requests/s (wrk, 64 B body, 10 conns)", "t13_ka",
+     "%.0f"),
+    ("TLS 1.3 server CPU us / keep-alive request", "t13_ka_cpu_us", "%.1f"),
+    ("TLS 1.3 MB/s (wrk, 1 MB body, 4 conns)", "t13_mbps", "%.0f"),
     ("syscalls / keep-alive request", "sys_per_req", "%.2f"),
     ("RSS idle, kB", "rss_kb", "%d"),
     ("RSS with 1,000 idle TLS conns, kB", "rss_idle_kb", "%d"),
@@ -591,6 +731,14 @@ ROWS = [
 NOTES = [
     "- Same certificate (ECDSA P-256), TLS 1.2, %s, P-256 ECDHE for all; "
     "server on core 0, nginx and the clients on core 1." % SUITE,
+    "- TLS 1.3 rows: a second, fresh process of each server, TLS 1.3 only, "
+    "%s, P-256 key share, tickets on (tlsgate: one single-use ticket per "
+    "connection; the OpenSSL servers their default of two). Handshakes: "
+    "Python ssl (OpenSSL) clients in %d processes, each waiting for the "
+    "ticket (the server took its Finished), no request; the same clients "
+    "capped at TLS 1.2 run against the TLS 1.2 process for the ratio; "
+    "keep-alive and 1 MB: wrk -t1 (OpenSSL). CPU per operation = server "
+    "CPU over the run / operations done." % (SUITE13, PY_PROCS),
     "- tlsgate and haproxy parse HTTP (http mode, X-Forwarded-For added); "
     "stunnel4, hitch and tlsgate-tcp relay bytes.",
     "- Debian's stunnel4 runs a thread per connection (no knob for one "
@@ -636,6 +784,7 @@ def show(name, r):
 
 
 def main():
+    global OUT
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true",
                     help="short durations, about 2-3 minutes in all")
@@ -645,11 +794,17 @@ def main():
                     "handshake rate measured)")
     ap.add_argument("--only", default="",
                     help="comma-separated server names")
+    ap.add_argument("--out", default=OUT, help="results directory")
     ap.add_argument("--hold", nargs=2, type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--pyload", nargs=3, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.hold:
         hold(a.hold[0], a.hold[1], 120)
         return 0
+    if a.pyload:
+        pyload(int(a.pyload[0]), a.pyload[1], float(a.pyload[2]))
+        return 0
+    OUT = os.path.abspath(a.out)
     a.d = 2 if a.quick else 10
     a.n = 500 if a.quick else 3000
     if a.soak_seconds is None:
@@ -660,6 +815,8 @@ def main():
         if not os.access(os.path.join(BUILD, b), os.X_OK):
             ap.error("build/%s missing: make build/tlsgate build/tlsload "
                      "build/cryptobench" % b)
+    if not shutil.which("wrk"):
+        ap.error("wrk missing (the TLS 1.3 keep-alive and 1 MB client)")
     resource.setrlimit(resource.RLIMIT_NOFILE, (20000, 20000))
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
     os.makedirs(OUT, exist_ok=True)
@@ -676,13 +833,21 @@ def main():
               os.path.join(tmp, "nginx.log"), LOAD_CPU)
         wait_port(bport)
         ceil = ceiling()
-        srv = servers(tmp, bport, crt, key, pem)
+        srv = servers(tmp, bport, crt, key, pem, False)
+        srv13 = servers(tmp, bport, crt, key, pem, True)
         names = [n for n in srv if not a.only or n in a.only.split(",")]
         res = {}
         for n in names:
             cmd, port, tcp_only = srv[n]
             print("bench: %s ..." % n, flush=True)
             res[n] = bench_one(n, cmd, port, tcp_only, tmp, a)
+            if n in srv13:
+                print("bench: %s TLS 1.3 ..." % n, flush=True)
+                r13 = bench13(n, srv13[n][0], srv13[n][1], tmp, a)
+                r13["alive"] = r13["alive"] and res[n]["alive"]
+                r13["t13_ratio"] = (r13["t13_full_cpu_us"] /
+                                    res[n]["py_full12_cpu_us"])
+                res[n].update(r13)
             show(n, res[n])
         # One common soak rate, half the lowest full-handshake rate
         # measured: every server gets the same offered load, so their
@@ -719,6 +884,14 @@ def main():
                              "wave resumed, errors 0"),
                             ("ka_ok", "keep-alive: errors 0"),
                             ("mb_ok", "1 MB: errors 0"),
+                            ("py_full12_ok", "Python TLS 1.2 full run: "
+                             "resumed 0, errors 0"),
+                            ("t13_full_ok", "TLS 1.3 full run: resumed 0, "
+                             "errors 0"),
+                            ("t13_resumed_ok", "TLS 1.3 resumed run: all "
+                             "but each client's first resumed, errors 0"),
+                            ("t13_ka_ok", "TLS 1.3 keep-alive: errors 0"),
+                            ("t13_mb_ok", "TLS 1.3 1 MB: errors 0"),
                             ("alive", "server alive at the end")):
                 if k in r and not r[k]:
                     checks.append("%s: FAILED %s" % (n, what))

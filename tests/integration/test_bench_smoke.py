@@ -1,6 +1,6 @@
 """The bench tools work against tlsgate: tlsload's counts agree with
-tlsgate's own log, and soak.py passes a short run and fails on what it
-is there to catch."""
+tlsgate's own log, soak.py passes a short run and fails on what it is
+there to catch, and bench.py --quick passes with its TLS 1.3 rows."""
 import os
 import re
 import shutil
@@ -12,6 +12,7 @@ from harness import (BIN, ROOT, SLOW, WRAP, GateTest, run)
 
 TLSLOAD = os.path.join(ROOT, "build", "tlsload")
 SOAK = os.path.join(ROOT, "tests", "bench", "soak.py")
+BENCH = os.path.join(ROOT, "tests", "bench", "bench.py")
 sys.path.insert(0, os.path.dirname(SOAK))
 import soak  # noqa: E402
 
@@ -136,3 +137,34 @@ class SoakRun(unittest.TestCase):
         self.assertIn("300 conns, 0 errors", text)
         for f in ("tlsload.csv", "tlsload.svg", "samples.csv"):
             self.assertTrue(os.path.getsize(os.path.join(out, f)) > 0, f)
+
+
+@unittest.skipUnless(all(os.access(os.path.join(ROOT, "build", b), os.X_OK)
+                         for b in ("tlsload", "cryptobench")),
+                     "build/tlsload or build/cryptobench not built")
+@unittest.skipUnless(all(map(shutil.which, ("nginx", "wrk", "strace",
+                                            "taskset"))),
+                     "nginx, wrk, strace or taskset missing")
+@unittest.skipIf(WRAP, "bench.py runs build/tlsgate unwrapped")
+@unittest.skipUnless(os.cpu_count() >= 2, "bench.py pins cores 0 and 1")
+class BenchQuick(unittest.TestCase):
+
+    def test_quick_bench_passes_with_tls13_rows(self):
+        out = os.path.join(ROOT, "build", "bench-smoke")
+        p = subprocess.run([sys.executable, BENCH, "--quick", "--only",
+                            "tlsgate", "--soak-seconds", "10", "--out", out],
+                           capture_output=True, timeout=600 * SLOW)
+        text = p.stdout.decode() + p.stderr.decode()
+        # Exit 1 when a check failed (errors, a 1.3 run not resumed...).
+        self.assertEqual(p.returncode, 0, text)
+        with open(os.path.join(out, "results.md")) as f:
+            rows = dict(re.findall(r"^\| (TLS 1\.3 [^|]+?) \| ([^|]*) \|$",
+                                   f.read(), re.M))
+        for what in ("full handshakes/s", "server CPU us / full handshake",
+                     "server CPU us / resumed handshake",
+                     "server CPU us / keep-alive request", "MB/s"):
+            got = [v for k, v in rows.items()
+                   if k.startswith("TLS 1.3 " + what)]
+            self.assertEqual(len(got), 1, (what, rows))
+            self.assertRegex(got[0], r"^\d+(\.\d+)?$", what)
+            self.assertGreater(float(got[0]), 0, what)
