@@ -146,6 +146,8 @@ class SoakRun(unittest.TestCase):
                                             "taskset"))),
                      "nginx, wrk, strace or taskset missing")
 @unittest.skipIf(WRAP, "bench.py runs build/tlsgate unwrapped")
+@unittest.skipIf(os.environ.get("TLSGATE_ASAN"),
+                 "bench.py measures build/tlsgate: the plain run's job")
 @unittest.skipUnless(os.cpu_count() >= 2, "bench.py pins cores 0 and 1")
 class BenchQuick(unittest.TestCase):
 
