@@ -407,6 +407,12 @@ get16(const unsigned char *p)
 	return (size_t)p[0] << 8 | p[1];
 }
 
+static size_t
+get24(const unsigned char *p)
+{
+	return (size_t)p[0] << 16 | get16(p + 1);
+}
+
 /*
  * The hash of what a second ClientHello must repeat of the first (RFC
  * 8446 4.1.2): all but key_share, early_data, cookie, pre_shared_key and
@@ -775,16 +781,11 @@ client_cv(struct t13_conn *c, const unsigned char *m, size_t len)
 
 	if (len < 8 || len != 8 + get16(m + 6))
 		return A_DECODE;
-	/* One of those CertificateRequest offered (RFC 8446 4.4.3). */
-	for (i = 6; i < 18 && get16(cr_sigs + i) != scheme; i += 2)
+	/* One CertificateRequest offered, for the key (RFC 8446 4.4.3). */
+	for (i = 6; i < sizeof(cr_sigs) && get16(cr_sigs + i) != scheme; i += 2)
 		;
-	if (i == 18)
-		return A_ILLEGAL;
-	/* ... and one for the key: RSA-PSS, or ECDSA on the key's curve. */
 	pk = (*x)->get_pkey(x, NULL);
-	if (pk->key_type == BR_KEYTYPE_EC ? pk->key.ec.curve < BR_EC_secp256r1 ||
-	    scheme != 0x0403 + 0x100 * (unsigned)(pk->key.ec.curve -
-	    BR_EC_secp256r1) : scheme >> 8 != 8)
+	if (i == sizeof(cr_sigs) || !t13_cv_fits((int)scheme, pk))
 		return A_ILLEGAL;
 	t13_transcript_hash(&c->th, th);
 	if (!t13_cv_verify((int)scheme, 0, th, hash_len(c), pk, m + 8,
@@ -816,7 +817,7 @@ msg_head(struct t13_conn *c)
 	};
 	size_t i;
 
-	c->mlen = (size_t)c->msg[1] << 16 | (size_t)c->msg[2] << 8 | c->msg[3];
+	c->mlen = get24(c->msg + 1);
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		if (want[i].phase == c->phase)
 			break;
@@ -944,8 +945,7 @@ record(struct t13_conn *c)
 	case 22:
 		if (c->phase != T13_P_HELLO2)
 			return A_UNEXPECTED;
-		if (len < 4 || len != 4 + ((size_t)r[6] << 16 |
-		    (size_t)r[7] << 8 | r[8]))
+		if (len < 4 || len != 4 + get24(r + 6))
 			return A_DECODE;
 		return hello(c, r + 5, len);
 	case 23:
@@ -1025,8 +1025,7 @@ t13_state(const struct t13_conn *c)
 static size_t
 record_len(const struct t13_conn *c)
 {
-	return c->ipos < 5 ? 0 :
-	    (size_t)c->ibuf[3] << 8 | c->ibuf[4];
+	return c->ipos < 5 ? 0 : get16(c->ibuf + 3);
 }
 
 unsigned char *

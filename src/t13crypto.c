@@ -665,6 +665,17 @@ t13_cv_sign(int scheme, int server, const unsigned char *thash, size_t thlen,
 }
 
 int
+t13_cv_fits(int scheme, const br_x509_pkey *pk)
+{
+	const struct scheme *sc = scheme_find(scheme);
+
+	if (sc == NULL)
+		return 0;
+	return sc->curve >= 0 ? pk->key_type == BR_KEYTYPE_EC &&
+	    pk->key.ec.curve == sc->curve : pk->key_type == BR_KEYTYPE_RSA;
+}
+
+int
 t13_cv_verify(int scheme, int server, const unsigned char *thash,
     size_t thlen, const br_x509_pkey *pk, const unsigned char *sig,
     size_t siglen)
@@ -673,17 +684,11 @@ t13_cv_verify(int scheme, int server, const unsigned char *thash,
 	unsigned char h[HASH_ANY_MAX];
 	size_t hlen;
 
-	if (sc == NULL)
+	if (!t13_cv_fits(scheme, pk))
 		return 0;
 	hlen = t13_cv_hash(scheme, server, thash, thlen, h);
-	if (sc->curve >= 0) {
-		if (pk->key_type != BR_KEYTYPE_EC ||
-		    pk->key.ec.curve != sc->curve)
-			return 0;
+	if (sc->curve >= 0)
 		return (int)br_ecdsa_vrfy_asn1_get_default()(
 		    br_ec_get_default(), h, hlen, &pk->key.ec, sig, siglen);
-	}
-	if (pk->key_type != BR_KEYTYPE_RSA)
-		return 0;
 	return t13_pss_verify(sc->dig, &pk->key.rsa, h, sig, siglen);
 }

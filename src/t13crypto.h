@@ -224,6 +224,8 @@ void	t13_kx_wipe(struct t13_kx *kx);
  *
  * t13_cv_verify(): 1 if `sig` is a valid signature for `scheme` by
  * `pk`, 0 otherwise (wrong key type or curve for the scheme included).
+ * t13_cv_fits(): 1 if `pk` may sign with `scheme` at all (RSA-PSS for
+ * an RSA key, ECDSA on the key's own curve), 0 otherwise.
  */
 size_t	t13_cv_hash(int scheme, int server, const unsigned char *thash,
 	    size_t thlen, unsigned char *out);
@@ -234,6 +236,7 @@ size_t	t13_cv_sign(int scheme, int server, const unsigned char *thash,
 int	t13_cv_verify(int scheme, int server, const unsigned char *thash,
 	    size_t thlen, const br_x509_pkey *pk, const unsigned char *sig,
 	    size_t siglen);
+int	t13_cv_fits(int scheme, const br_x509_pkey *pk);
 
 /*
  * EMSA-PSS (RFC 8017 8.1, 9.1) with MGF1 over the same hash and a salt

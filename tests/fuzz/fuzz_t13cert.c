@@ -56,12 +56,6 @@ setup(void)
 	ta.pkey.key.ec = pub;
 }
 
-static size_t
-get24(const uint8_t *p)
-{
-	return (size_t)p[0] << 16 | (size_t)p[1] << 8 | p[2];
-}
-
 /* The engine in CCERT, fresh; the validator by sel. */
 static void
 start(int known)

@@ -378,8 +378,9 @@ class ClientAuth13(AuthBase):
         g = self.auth_gate(mode="tcp", backend_mode="echo")
         ctx = ctx_with("alice")
         ctx.options &= ~ssl.OP_NO_TICKET
+        sess = None
         for _ in range(2):
-            s = tls_connect(g.port, ctx, session=None if _ == 0 else sess)
+            s = tls_connect(g.port, ctx, session=sess)
             s.sendall(b"ping")
             self.assertEqual(s.recv(4), b"ping")
             sess = s.session
