@@ -143,6 +143,7 @@ static struct {
 	const char	*csv_path;
 	const char	*svg_path;
 	const char	*minutes_path;
+	const char	*hist_path;
 	unsigned	 minute_s;	/* seconds a --minutes row covers */
 	long long	body_bytes;
 	int		allow_remote;
@@ -1220,7 +1221,7 @@ usage(void)
 	    "       [--tls-reuse P] [--suite NAME|0xHHHH|all]\n"
 	    "       [--curve x25519|p256|p384|p521|all] [--sni NAME]\n"
 	    "       [--timeout S] [--body-bytes N] [--csv FILE] [--svg FILE]\n"
-	    "       [--minutes FILE] [--minute S]\n"
+	    "       [--minutes FILE] [--minute S] [--hist FILE]\n"
 	    "       [--real-crypto] [--allow-remote]\n"
 	    "HOST is an IPv4 literal or [IPv6]; loopback only unless"
 	    " --allow-remote.\n");
@@ -1424,6 +1425,8 @@ parse_args(int argc, char **argv)
 			opt.svg_path = val;
 		else if (strcmp(name, "--minutes") == 0)
 			opt.minutes_path = val;
+		else if (strcmp(name, "--hist") == 0)
+			opt.hist_path = val;
 		else if (strcmp(name, "--minute") == 0)
 			opt.minute_s = (unsigned)num(name, val, 1, 3600);
 		else
@@ -1494,16 +1497,34 @@ write_csv(const char *path)
 }
 
 /*
- * One row a minute: the percentiles of the whole minute (the per-second
- * histograms merged), of connections complete from their scheduled
- * start: the last response byte with requests, else the handshake.
+ * Connections complete from their scheduled start: at the last response
+ * byte with requests, else at the end of the handshake.  The seconds
+ * [s0, s1) merged into m.
  */
+static unsigned
+merge_seconds(struct hist *m, size_t s0, size_t s1)
+{
+	const struct hist *hh = opt.reqs_per_conn > 0 ? hs_done : hs_conn;
+	unsigned errs = 0;
+
+	memset(m, 0, sizeof(*m));
+	for (size_t t = s0; t < s1; t++) {
+		for (size_t i = 0; i < H_BUCKETS; i++)
+			m->b[i] += hh[t].b[i];
+		m->n += hh[t].n;
+		if (hh[t].max > m->max)
+			m->max = hh[t].max;
+		errs += sec[t].errors;
+	}
+	return errs;
+}
+
+/* One row a minute: the percentiles of the whole minute. */
 static int
 write_minutes(const char *path)
 {
 	static struct hist m;
-	const struct hist *hh = opt.reqs_per_conn > 0 ? hs_done : hs_conn;
-	size_t s, i, n = used_seconds();
+	size_t s, n = used_seconds();
 	FILE *f;
 
 	f = fopen(path, "w");
@@ -1511,23 +1532,42 @@ write_minutes(const char *path)
 		return -1;
 	fprintf(f, "minute,count,errors,p50,p99,p999,max\n");
 	for (s = 0; s < n; s += opt.minute_s) {
-		unsigned errs = 0;
+		unsigned errs = merge_seconds(&m, s, s + opt.minute_s < n ?
+		    s + opt.minute_s : n);
 
-		memset(&m, 0, sizeof(m));
-		for (size_t t = s; t < s + opt.minute_s && t < n; t++) {
-			for (i = 0; i < H_BUCKETS; i++)
-				m.b[i] += hh[t].b[i];
-			m.n += hh[t].n;
-			if (hh[t].max > m.max)
-				m.max = hh[t].max;
-			errs += sec[t].errors;
-		}
 		fprintf(f, "%zu,%llu,%u,%.3f,%.3f,%.3f,%.3f\n", s / opt.minute_s,
 		    (unsigned long long)m.n, errs,
 		    (double)hist_pct(&m, 0.50) / 1000.0,
 		    (double)hist_pct(&m, 0.99) / 1000.0,
 		    (double)hist_pct(&m, 0.999) / 1000.0,
 		    (double)m.max / 1000.0);
+	}
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+/*
+ * Each second's histogram of the same latency, a row per non-empty
+ * bucket (its highest value), so that any set of seconds, of this run or
+ * of several, can be merged exactly.
+ */
+static int
+write_hist(const char *path)
+{
+	static struct hist m;
+	size_t n = used_seconds();
+	FILE *f;
+
+	f = fopen(path, "w");
+	if (f == NULL)
+		return -1;
+	fprintf(f, "second,upper_us,count\n");
+	for (size_t s = 0; s < n; s++) {
+		(void)merge_seconds(&m, s, s + 1);
+		for (unsigned i = 0; i < H_BUCKETS; i++)
+			if (m.b[i] != 0)
+				fprintf(f, "%zu,%llu,%u\n", s,
+				    (unsigned long long)(hist_upper(i) > m.max ?
+				    m.max : hist_upper(i)), m.b[i]);
 	}
 	return fclose(f) == 0 ? 0 : -1;
 }
@@ -1788,6 +1828,10 @@ main(int argc, char **argv)
 	}
 	if (opt.minutes_path != NULL && write_minutes(opt.minutes_path) < 0) {
 		fprintf(stderr, "tlsload: cannot write %s\n", opt.minutes_path);
+		rc = 1;
+	}
+	if (opt.hist_path != NULL && write_hist(opt.hist_path) < 0) {
+		fprintf(stderr, "tlsload: cannot write %s\n", opt.hist_path);
 		rc = 1;
 	}
 	if (opt.svg_path != NULL && write_svg(opt.svg_path) < 0) {

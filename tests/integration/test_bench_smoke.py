@@ -137,8 +137,20 @@ class SoakRun(unittest.TestCase):
                         int(m.group(2)) > 250, text)
         self.assertRegex(text, r"soak: rss at 3 s \d+ kB, at end \d+ kB")
         self.assertRegex(text, r"soak: fds at 3 s \d+ ")
-        self.assertIn("300 conns, 0 errors", text)
-        for f in ("tlsload.csv", "tlsload.svg", "samples.csv"):
+        self.assertIn("soak: tlsgate: 300 conns, 150 resumed, 0 errors",
+                      text)
+        self.assertRegex(text, r"soak: tlsgate, quiet seconds \(\d+, steal "
+                         r"[\d.]+ ticks/s\): p50 ")
+        files = ["samples.csv"]
+        if shutil.which("nginx"):
+            # The load alternated: a segment of each server a window.
+            self.assertIn("soak: nginx: 300 conns, 150 resumed", text)
+            files += ["segments/%s-%04d.%s" % (n, k, e) for n in
+                      ("tlsgate", "nginx") for k in (0, 1)
+                      for e in ("csv", "hist")]
+        else:
+            files += ["tlsgate.csv", "tlsgate.svg", "tlsgate.hist"]
+        for f in files:
             self.assertTrue(os.path.getsize(os.path.join(out, f)) > 0, f)
 
 
