@@ -315,6 +315,8 @@ def load(a, port, out, tag, seconds, every_second=None):
         f.write(report)
     kv = dict(line.split("=", 1) for line in report.splitlines()
               if "=" in line and " " not in line)
+    with open(os.path.join(out, tag + ".steal"), "w") as f:
+        f.write("".join("%d\n" % (b - a) for a, b in zip(steal, steal[1:])))
     hist = read_hist(os.path.join(out, tag + ".hist"))
     return (kv, report.splitlines()[0] if report else "",
             [(h, steal[i + 1] - steal[i] if i + 1 < len(steal) else 0)
@@ -501,21 +503,29 @@ def main():
     kv = {k: str(v) for k, v in gate["kv"].items()}
     w = a.window
 
-    def rows(r, quiet):
+    def rows(r):
+        """Each window: (its quiet seconds, p99 of all its seconds, p50,
+        p99 and p99.9 of its quiet ones)."""
         out = []
         for secs in r["windows"]:
-            hs = [h for h, st in secs if not quiet or st <= QUIET_TICKS]
-            h = merge(hs)
-            out.append((len(hs), pct(h, .50), pct(h, .99), pct(h, .999)))
+            q = [h for h, st in secs if st <= QUIET_TICKS]
+            hq = merge(q)
+            out.append((len(q), pct(merge(h for h, _ in secs), .99),
+                        pct(hq, .50), pct(hq, .99), pct(hq, .999)))
         return out
-    # Judged on quiet seconds when every window has enough of them.
-    quiet = all(n >= MIN_QUIET for r in run.values()
-                for n, *_ in rows(r, True))
-    mine = rows(gate, quiet)
-    theirs = rows(peer, quiet) if peer else None
-    first, last = mine[0][2], mine[-1][2]
-    worst = max(r[2] for r in mine)
-    peer_worst = max(r[2] for r in theirs) if peer else None
+    mine = rows(gate)
+    theirs = rows(peer) if peer else None
+    # A window with enough quiet seconds, in each server, is judged on
+    # them; with fewer than two such windows, every window on all its
+    # seconds.
+    judged = [i for i in range(len(mine)) if mine[i][0] >= MIN_QUIET and
+              (not peer or theirs[i][0] >= MIN_QUIET)]
+    quiet = len(judged) >= 2
+    col = 3 if quiet else 1
+    judged = judged if quiet else list(range(len(mine)))
+    first, last = mine[judged[0]][col], mine[judged[-1]][col]
+    worst = max(mine[i][col] for i in judged)
+    peer_worst = max(theirs[i][col] for i in judged) if peer else None
     conns = max(1, int(kv.get("conns", 1)))
     print(gate["first"] or "soak: no tlsload report")
     for name, r in run.items():
@@ -526,17 +536,17 @@ def main():
           % (end[4].get("backend_connects", 0),
              end[4].get("backend_reused", 0),
              end[4].get("backend_connects", 0) / conns))
-    print("soak: judged on %s" % (
-        "quiet seconds (steal <= %d ticks)" % QUIET_TICKS if quiet else
-        "all seconds (some window had fewer than %d quiet ones)" %
+    print("soak: judged (*) on %s" % (
+        "the quiet seconds (steal <= %d ticks) of the windows with %d or "
+        "more" % (QUIET_TICKS, MIN_QUIET) if quiet else
+        "all seconds (fewer than two windows had %d quiet ones)" %
         MIN_QUIET))
-    print("soak: window  tlsgate: quiet s, p50 p99 p99.9 (ms)%s" % (
-        "   nginx: quiet s, p50 p99 p99.9 (ms)" if peer else ""))
+    print("soak: window   tlsgate: quiet s, p99 all, p50 p99 p99.9 quiet "
+          "(ms)%s" % ("    nginx: the same" if peer else ""))
     for i, r in enumerate(mine):
-        print("soak: %4d s  %5d %6.2f %6.2f %6.2f%s" % (
-            (i * w, rows(gate, True)[i][0]) + r[1:] + (
-                ("          %5d %6.2f %6.2f %6.2f" % (
-                    (rows(peer, True)[i][0],) + theirs[i][1:]))
+        print("soak: %4d s %s %5d %7.2f  %6.2f %6.2f %6.2f%s" % (
+            (i * w, "*" if i in judged else " ") + r + (
+                ("    %5d %7.2f  %6.2f %6.2f %6.2f" % theirs[i])
                 if peer else "",)))
     for name, r in run.items():
         for q in (False, True):
@@ -549,8 +559,9 @@ def main():
                       sum(st for _, st in secs) / max(1, len(secs)),
                       pct(h, .50), pct(h, .99), pct(h, .999)))
     print("soak: p99 first %d s %.2f ms, last %d s %.2f ms (ratio %.2f, "
-          "limit %.2f; floor %.0f ms)" % (w, first, w, last, last / first,
-                                          RATIO, a.floor_ms))
+          "limit %.2f; floor %.0f ms; windows at %d s and %d s)" % (
+              w, first, w, last, last / first, RATIO, a.floor_ms,
+              judged[0] * w, judged[-1] * w))
     if peer:
         print("soak: p99 of the worst %d s: tlsgate %.2f ms, nginx %.2f ms "
               "(ratio %.2f, limit %.2f)" % (w, worst, peer_worst,
