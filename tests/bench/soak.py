@@ -6,10 +6,10 @@ Starts tlsgate (--mode, http by default) pinned to CPU 0, in front of an
 nginx backend (or tests/backend.py when nginx is not installed) pinned
 with build/tlsload and this script to CPU 1, and runs tlsload at --rate
 conns/s, one request per connection, half of them resuming, until
-tlsgate has had --duration seconds of it.  With --peer nginx, nginx
-terminates TLS 1.2 with the same certificate in front of the same
-backend, also on CPU 0, and the load alternates between the two every
---segment seconds: on a shared machine the other tenants' load (steal)
+tlsgate has had --duration seconds of it.  With --peer nginx (or
+haproxy, or nginx,haproxy), each terminates TLS 1.2 with the same
+certificate in front of the same backend, also on CPU 0, and the load
+goes to each server in turn for --segment seconds: on a shared machine the other tenants' load (steal)
 comes and goes by the minute, and alternating makes both servers meet
 the same share of it.  Latency is from each connection's scheduled start
 to the last byte of its response, and its p99 is taken per window of
@@ -20,7 +20,7 @@ the end it asserts, and exits 1 if any fails:
 
   errors     tlsload saw no error of any kind;
   latency    p99 of the last window <= 1.10 x p99 of the first window,
-             and the worst window's p99 <= 1.20 x nginx's worst window,
+             and the worst window's p99 <= 1.20 x the first peer's,
              unless below FLOOR_MS (see below);
   fds        the descriptors that are not connections are as many at
              the end as after the first window, and no connection is
@@ -31,7 +31,8 @@ the end it asserts, and exits 1 if any fails:
              (both are static areas).
 
 usage: soak.py [--duration 1800] [--rate 200] [--window 60]
-               [--segment 10] [--mode http|tcp] [--peer nginx|none]
+               [--segment 10] [--mode http|tcp]
+               [--peer nginx|haproxy|nginx,haproxy|none]
                [--bin build/tlsgate] [--out build/soak]
 """
 import argparse
@@ -237,6 +238,33 @@ def start_nginx_terminator(tmp, port, bport, crt, key):
             bport, port, tmp, crt, key))), 0)
 
 
+def start_haproxy_terminator(tmp, port, bport, crt, key):
+    """haproxy terminating TLS 1.2 as bench.py runs it (one thread,
+    backend connections reused), its session cache as large as tlsgate's,
+    and a line logged a request."""
+    pem, cfg = os.path.join(tmp, "haproxy.pem"), os.path.join(tmp, "h.cfg")
+    with open(pem, "w") as f:
+        f.write(open(crt).read() + open(key).read())
+    with open(cfg, "w") as f:
+        f.write("global\n nbthread 1\n maxconn 2000\n"
+                " tune.ssl.cachesize %d\n log stdout format raw local0\n"
+                " ssl-default-bind-options ssl-min-ver TLSv1.2 ssl-max-ver"
+                " TLSv1.2 no-tls-tickets\n"
+                "defaults\n mode http\n log global\n option httplog\n"
+                " option http-keep-alive\n timeout connect 5s\n"
+                " timeout client 60s\n timeout server 60s\n"
+                "frontend f\n bind 127.0.0.1:%d ssl crt %s\n"
+                " default_backend b\n"
+                "backend b\n http-reuse always\n server b 127.0.0.1:%d\n"
+                % (CACHE, port, pem, bport))
+    log = open(os.path.join(tmp, "haproxy.log"), "w")
+    return spawn(["haproxy", "-db", "-f", cfg], 0, stdout=log)
+
+
+PEERS = {"nginx": start_nginx_terminator,
+         "haproxy": start_haproxy_terminator}
+
+
 def kill(p):
     if p is not None and p.poll() is None:
         try:
@@ -348,13 +376,14 @@ def soak(a, tmp, out):
         if not wait_port(port):
             raise RuntimeError("tlsgate did not start")
         servers = [("tlsgate", port)]
-        if a.peer == "nginx" and shutil.which("nginx"):
+        for name in a.peers:
+            if not shutil.which(name):
+                continue
             pport = free_port()
-            procs["peer"] = start_nginx_terminator(tmp, pport, bport, crt,
-                                                   key)
+            procs[name] = PEERS[name](tmp, pport, bport, crt, key)
             if not wait_port(pport):
-                raise RuntimeError("the nginx terminator did not start")
-            servers.append(("nginx", pport))
+                raise RuntimeError("the %s terminator did not start" % name)
+            servers.append((name, pport))
         seg = a.segment if len(servers) > 1 else a.duration
         segs = os.path.join(out, "segments")
         os.makedirs(segs, exist_ok=True)
@@ -378,9 +407,10 @@ def soak(a, tmp, out):
                           samples[-1][:3], flush=True)
             print("soak: tlsgate (%s mode, backend %s)%s; tlsload at "
                   "%d/s, %d%% resumed" % (
-                      a.mode, backend_name, ", nginx beside it, the load "
-                      "alternating every %d s" % seg if len(servers) > 1
-                      else "",
+                      a.mode, backend_name, ", %s beside it, the load "
+                      "alternating every %d s" % (
+                          " and ".join(n for n, _ in servers[1:]), seg)
+                      if len(servers) > 1 else "",
                       a.rate, a.reuse), flush=True)
             for k in range(a.duration // seg):
                 for name, p in servers:
@@ -433,10 +463,11 @@ def allowance(s10, send, slot):
 
 
 def verdict(kv, first, last, at10, end, alive, slot, floor=FLOOR_MS,
-            worst=None, peer=None):
+            worst=None, peer=None, name="nginx"):
     """The failed assertions, as text (empty: all passed).  at10 and end
     are (second, rss_kb, fds, fds_not_conns, stats); worst and peer the
-    highest window p99 of tlsgate and of nginx (None: no nginx run)."""
+    highest window p99 of tlsgate and of the peer called name (None: no
+    peer ran)."""
     fails = []
     if kv.get("errors") != "0" or int(kv.get("conns", 0)) == 0:
         fails.append("tlsload errors=%s conns=%s" % (kv.get("errors"),
@@ -448,8 +479,8 @@ def verdict(kv, first, last, at10, end, alive, slot, floor=FLOOR_MS,
                      (last, RATIO, first))
     if peer is not None and not (worst <= PEER_RATIO * peer or
                                  worst < floor):
-        fails.append("p99 worst window %.2f ms > %.2f x nginx's %.2f ms" %
-                     (worst, PEER_RATIO, peer))
+        fails.append("p99 worst window %.2f ms > %.2f x %s's %.2f ms" %
+                     (worst, PEER_RATIO, name, peer))
     if end[3] != at10[3] or end[2] != end[3]:
         fails.append("descriptors: %d at %d s, %d at end (%d connections)"
                      % (at10[3], at10[0], end[3], end[2] - end[3]))
@@ -468,20 +499,25 @@ def main():
     ap.add_argument("--floor-ms", type=float, default=FLOOR_MS,
                     help="p99s below this pass the latency tests")
     ap.add_argument("--segment", type=int, default=10,
-                    help="seconds of load a server gets before the other "
-                    "(with --peer nginx; a divisor of --window)")
+                    help="seconds of load a server gets before the next "
+                    "(with a --peer; a divisor of --window)")
     ap.add_argument("--reuse", type=int, default=50,
                     help="percent of connections that resume")
     ap.add_argument("--mode", choices=("http", "tcp"), default="http")
-    ap.add_argument("--peer", choices=("nginx", "none"), default="nginx",
-                    help="run nginx as the terminator too, at the same "
-                    "rate, and compare (skipped if it is not installed)")
+    ap.add_argument("--peer", default="nginx",
+                    help="terminators to run too, at the same rate: "
+                    "nginx, haproxy, both (nginx,haproxy) or none; each "
+                    "is skipped if not installed, and the first is the "
+                    "one the worst window is compared with")
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "tlsgate"))
     ap.add_argument("--tlsload", default=os.path.join(ROOT, "build",
                                                       "tlsload"))
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "soak"))
     a = ap.parse_args()
     a.segment = min(a.segment, a.window)
+    a.peers = [p for p in a.peer.split(",") if p != "none"]
+    if any(p not in PEERS for p in a.peers):
+        ap.error("--peer: nginx, haproxy or none")
     if a.window < 1 or a.duration < 2 * a.window or a.segment < 1 or \
             a.window % a.segment or a.duration % a.segment:
         ap.error("--duration must hold two windows of --window seconds, "
@@ -499,7 +535,8 @@ def main():
         run, at10, end, stats, alive, slot = soak(a, tmp, a.out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    gate, peer = run["tlsgate"], run.get("nginx")
+    gate, others = run["tlsgate"], [n for n in run if n != "tlsgate"]
+    peer = others[0] if others else None
     kv = {k: str(v) for k, v in gate["kv"].items()}
     w = a.window
 
@@ -514,18 +551,19 @@ def main():
                         pct(hq, .50), pct(hq, .99), pct(hq, .999)))
         return out
     mine = rows(gate)
-    theirs = rows(peer) if peer else None
+    theirs = {n: rows(run[n]) for n in others}
     # A window with enough quiet seconds, in each server, is judged on
     # them; with fewer than two such windows, every window on all its
     # seconds.
     judged = [i for i in range(len(mine)) if mine[i][0] >= MIN_QUIET and
-              (not peer or theirs[i][0] >= MIN_QUIET)]
+              all(t[i][0] >= MIN_QUIET for t in theirs.values())]
     quiet = len(judged) >= 2
     col = 3 if quiet else 1
     judged = judged if quiet else list(range(len(mine)))
     first, last = mine[judged[0]][col], mine[judged[-1]][col]
     worst = max(mine[i][col] for i in judged)
-    peer_worst = max(theirs[i][col] for i in judged) if peer else None
+    peer_worst = max(theirs[peer][i][col] for i in judged) if peer \
+        else None
     conns = max(1, int(kv.get("conns", 1)))
     print(gate["first"] or "soak: no tlsload report")
     for name, r in run.items():
@@ -542,12 +580,12 @@ def main():
         "all seconds (fewer than two windows had %d quiet ones)" %
         MIN_QUIET))
     print("soak: window   tlsgate: quiet s, p99 all, p50 p99 p99.9 quiet "
-          "(ms)%s" % ("    nginx: the same" if peer else ""))
+          "(ms)%s" % "".join("    %s: the same" % n for n in others))
     for i, r in enumerate(mine):
         print("soak: %4d s %s %5d %7.2f  %6.2f %6.2f %6.2f%s" % (
-            (i * w, "*" if i in judged else " ") + r + (
-                ("    %5d %7.2f  %6.2f %6.2f %6.2f" % theirs[i])
-                if peer else "",)))
+            (i * w, "*" if i in judged else " ") + r + ("".join(
+                "    %5d %7.2f  %6.2f %6.2f %6.2f" % theirs[n][i]
+                for n in others),)))
     for name, r in run.items():
         for q in (False, True):
             secs = [(h, st) for win in r["windows"] for h, st in win
@@ -563,8 +601,8 @@ def main():
               w, first, w, last, last / first, RATIO, a.floor_ms,
               judged[0] * w, judged[-1] * w))
     if peer:
-        print("soak: p99 of the worst %d s: tlsgate %.2f ms, nginx %.2f ms "
-              "(ratio %.2f, limit %.2f)" % (w, worst, peer_worst,
+        print("soak: p99 of the worst %d s: tlsgate %.2f ms, %s %.2f ms "
+              "(ratio %.2f, limit %.2f)" % (w, worst, peer, peer_worst,
                                              worst / peer_worst, PEER_RATIO))
     print("soak: rss at %d s %d kB, at end %d kB (allowance %d kB; high "
           "water %d -> %d slots)" % (
@@ -573,7 +611,7 @@ def main():
     print("soak: fds at %d s %d (%d not connections), at end %d (%d)" %
           (w, at10[2], at10[3], end[2], end[3]))
     fails = verdict(kv, first, last, at10, end, alive, slot, a.floor_ms,
-                    worst, peer_worst)
+                    worst, peer_worst, peer)
     for f in fails:
         print("soak: FAIL " + f)
     print("soak: %s; wrote %s" % ("FAILED" if fails else "ok",

@@ -124,13 +124,21 @@ class SoakRun(unittest.TestCase):
         out = os.path.join(ROOT, "build", "soak-smoke")
         p = subprocess.run([sys.executable, SOAK, "--bin", BIN, "--duration",
                             "6", "--window", "3", "--rate", "50",
-                            "--floor-ms", "1000", "--out", out], capture_output=True, timeout=60 * SLOW)
+                            "--floor-ms", "1000", "--peer", "nginx,haproxy",
+                            "--out", out], capture_output=True,
+                           timeout=60 * SLOW)
         text = p.stdout.decode()
         self.assertEqual(p.returncode, 0, text + p.stderr.decode())
         self.assertRegex(text, r"soak: p99 first 3 s [\d.]+ ms, last 3 s")
         if shutil.which("nginx"):
             self.assertRegex(text, r"soak: p99 of the worst 3 s: tlsgate "
                              r"[\d.]+ ms, nginx [\d.]+ ms")
+        # Each window's row: 5 figures for each server.
+        peers = [n for n in ("nginx", "haproxy") if shutil.which(n)]
+        row = re.search(r"^soak:    3 s [* ] (.*)$", text, re.M)
+        self.assertTrue(row, text)
+        self.assertEqual(len(row.group(1).split()), 5 * (1 + len(peers)),
+                         row.group(0))
         # The pool: one connect for the first requests, then reuse.
         m = re.search(r"soak: backend connects (\d+), reused (\d+)", text)
         self.assertTrue(m and int(m.group(1)) < 10 and
@@ -142,11 +150,12 @@ class SoakRun(unittest.TestCase):
         self.assertRegex(text, r"soak: tlsgate, quiet seconds \(\d+, steal "
                          r"[\d.]+ ticks/s\): p50 ")
         files = ["samples.csv"]
-        if shutil.which("nginx"):
-            # The load alternated: a segment of each server a window.
-            self.assertIn("soak: nginx: 300 conns, 150 resumed", text)
+        if peers:
+            # The load went to each in turn: a segment of each a window.
+            for n in peers:
+                self.assertIn("soak: %s: 300 conns, 150 resumed" % n, text)
             files += ["segments/%s-%04d.%s" % (n, k, e) for n in
-                      ("tlsgate", "nginx") for k in (0, 1)
+                      ["tlsgate"] + peers for k in (0, 1)
                       for e in ("csv", "hist")]
         else:
             files += ["tlsgate.csv", "tlsgate.svg", "tlsgate.hist"]
