@@ -9,14 +9,15 @@ conns/s, one request per connection, half of them resuming, until
 tlsgate has had --duration seconds of it.  With --peer nginx (or
 haproxy, or nginx,haproxy), each terminates TLS 1.2 with the same
 certificate in front of the same backend, also on CPU 0, and the load
-goes to each server in turn for --segment seconds: on a shared machine the other tenants' load (steal)
-comes and goes by the minute, and alternating makes both servers meet
-the same share of it.  Latency is from each connection's scheduled start
-to the last byte of its response, and its p99 is taken per window of
---window seconds (a minute) of a server's load, over all the window's
-connections (tlsload's histograms merged).  Every second it samples
-tlsgate's VmRSS and open descriptors into build/soak/samples.csv.  At
-the end it asserts, and exits 1 if any fails:
+goes to each server in turn for --segment seconds: on a shared machine
+the other tenants' load (steal) comes and goes by the minute, and taking
+turns makes every server meet the same share of it.  Latency is from
+each connection's scheduled start to the last byte of its response, and
+its p99 is taken per window of --window seconds (a minute) of a server's
+load, over all the window's connections (tlsload's histograms merged).
+Every second it samples tlsgate's VmRSS and open descriptors into
+build/soak/samples.csv.  At the end it asserts, and exits 1 if any
+fails:
 
   errors     tlsload saw no error of any kind;
   latency    p99 of the last window <= 1.10 x p99 of the first window,
@@ -244,7 +245,9 @@ def start_haproxy_terminator(tmp, port, bport, crt, key):
     and a line logged a request."""
     pem, cfg = os.path.join(tmp, "haproxy.pem"), os.path.join(tmp, "h.cfg")
     with open(pem, "w") as f:
-        f.write(open(crt).read() + open(key).read())
+        for part in (crt, key):
+            with open(part) as g:
+                f.write(g.read())
     with open(cfg, "w") as f:
         f.write("global\n nbthread 1\n maxconn 2000\n"
                 " tune.ssl.cachesize %d\n log stdout format raw local0\n"
@@ -257,8 +260,8 @@ def start_haproxy_terminator(tmp, port, bport, crt, key):
                 " default_backend b\n"
                 "backend b\n http-reuse always\n server b 127.0.0.1:%d\n"
                 % (CACHE, port, pem, bport))
-    log = open(os.path.join(tmp, "haproxy.log"), "w")
-    return spawn(["haproxy", "-db", "-f", cfg], 0, stdout=log)
+    with open(os.path.join(tmp, "haproxy.log"), "w") as log:
+        return spawn(["haproxy", "-db", "-f", cfg], 0, stdout=log)
 
 
 PEERS = {"nginx": start_nginx_terminator,
@@ -343,11 +346,12 @@ def load(a, port, out, tag, seconds, every_second=None):
         f.write(report)
     kv = dict(line.split("=", 1) for line in report.splitlines()
               if "=" in line and " " not in line)
+    ticks = [y - x for x, y in zip(steal, steal[1:])]
     with open(os.path.join(out, tag + ".steal"), "w") as f:
-        f.write("".join("%d\n" % (b - a) for a, b in zip(steal, steal[1:])))
+        f.write("".join("%d\n" % t for t in ticks))
     hist = read_hist(os.path.join(out, tag + ".hist"))
     return (kv, report.splitlines()[0] if report else "",
-            [(h, steal[i + 1] - steal[i] if i + 1 < len(steal) else 0)
+            [(h, ticks[i] if i < len(ticks) else 0)
              for i, h in enumerate(hist[:seconds])])
 
 
