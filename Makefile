@@ -65,7 +65,7 @@ build/alloc-selftest: tests/alloc/selftest.c
 	$(CC) -O0 -o $@ tests/alloc/selftest.c
 
 # Unit tests of the pure modules, plain and under the sanitizers.
-UNITS	= http hello der t13hello
+UNITS	= http hello der t13hello cache
 build/unit/test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/%.h
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(CPPFLAGS) -o $@ $< src/$*.c
