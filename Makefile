@@ -27,25 +27,21 @@ SAN	= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	  -fno-sanitize-recover=undefined
 
 SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c src/slot.c \
-	  src/forward.c src/pool.c src/hello.c src/http.c src/loop.c src/log.c \
-	  src/der.c src/certgen.c src/plain.c src/t13.c src/t13crypto.c \
-	  src/t13hello.c
+	  src/forward.c src/pool.c src/http.c src/loop.c src/log.c \
+	  src/der.c src/certgen.c src/plain.c src/t13crypto.c \
+	  src/t13hello.c src/cache.c src/rec.c src/hs12.c src/hs13.c \
+	  src/tlswire.c
 PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)
 
 all: $(B)/tlsgate
 
-# tls.c's downgrade sentinel sees BearSSL's ServerHello random through
-# the linker (a static BearSSL only: a shared one calls inside itself).
-WRAP_DRBG = -Wl,--wrap=br_hmac_drbg_generate
-SENTINEL = -DTLSGATE_SENTINEL=$(if $(filter system,$(BEARSSL)),0,1)
-
 $(B)/tlsgate: $(OBJ) $(BEARSSL_DEP)
-	$(CC) $(CFLAGS) $(LDFLAGS) $(WRAP_DRBG) -o $@ $(OBJ) $(BEARSSL_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJ) $(BEARSSL_LIBS)
 
 $(B)/src/%.o: src/%.c src/*.h port/port.h $(CONF)/defaults.h | $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) $(SENTINEL) $(BEARSSL_CFLAGS) -c -o $@ $<
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) $(BEARSSL_CFLAGS) -c -o $@ $<
 
 # The port layer alone sees the platform's headers (accept4, getrandom).
 $(B)/port/%.o: port/%.c port/port.h

@@ -58,6 +58,7 @@ struct service {
 	char		client_ca[CONFIG_PATH_MAX];	/* "": no client auth */
 	unsigned	cache;		/* sessions */
 	unsigned	tls_min;	/* 0x0301 .. 0x0304 */
+	unsigned	ems_required;	/* TLS 1.2: RFC 7627 */
 	unsigned	tls_max;	/* 0x0303 or 0x0304 */
 	unsigned	profile;	/* PROFILE_*, as given */
 	struct config_list suites;	/* SUITE_*, server order */

@@ -196,7 +196,7 @@ stage_head(struct slot *s, struct fwd *f, const unsigned char *buf,
 	}
 	rc = http_head_end(f->hbuf, f->hlen + n, &f->hscan);
 	if (rc != HTTP_OK) {
-		tls_recvapp_ack(&s->tls, n);
+		eng_recvapp_ack(&s->tls.eng, n);
 		f->hlen += n;
 		if (rc != HTTP_MORE)
 			return refuse(f, http_err_status(rc), http_strerror(rc));
@@ -204,7 +204,7 @@ stage_head(struct slot *s, struct fwd *f, const unsigned char *buf,
 		    "head-too-big") : FWD_MOVED;
 	}
 	/* Only the head's own bytes leave the engine. */
-	tls_recvapp_ack(&s->tls, f->hscan - before);
+	eng_recvapp_ack(&s->tls.eng, f->hscan - before);
 	f->hlen = f->hscan;
 	return head_complete(s, f);
 }
@@ -225,7 +225,7 @@ fwd_client(struct slot *s, unsigned st, const unsigned char **buf,
 	}
 	if (!(st & BR_SSL_RECVAPP))
 		return FWD_IDLE;
-	in = tls_recvapp_buf(&s->tls, len);
+	in = eng_recvapp_buf(&s->tls.eng, len);
 	*buf = in;
 	switch (f->phase) {
 	case FWD_HEAD:
@@ -234,7 +234,7 @@ fwd_client(struct slot *s, unsigned st, const unsigned char **buf,
 			return FWD_IDLE;
 		return stage_head(s, f, in, *len);
 	case FWD_DONE:
-		tls_recvapp_ack(&s->tls, *len);
+		eng_recvapp_ack(&s->tls.eng, *len);
 		return FWD_MOVED;
 	case FWD_RAW:
 		return FWD_WRITE;
@@ -280,7 +280,7 @@ fwd_wrote(struct slot *s, size_t n)
 		f->phase = FWD_BODY;
 		return FWD_MOVED;
 	}
-	tls_recvapp_ack(&s->tls, n);
+	eng_recvapp_ack(&s->tls.eng, n);
 	if (f->phase == FWD_BODY) {
 		f->body_left -= n;
 		if (f->body_left == 0 && f->body_end)

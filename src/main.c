@@ -74,17 +74,16 @@ print_footprint(const struct config *c)
 	max = slot * TLSGATE_MAX_SLOTS + plain_table_bytes(TLSGATE_MAX_PLAIN) +
 	    (size_t)TLSGATE_MAX_CACHE * TLS_CACHE_ENTRY + other;
 	printf("# footprint (bytes)\n");
-	printf("slot = %zu (TLS context %zu + input buffer %zu + output "
-	    "buffer %zu + head buffer %zu + client auth %zu + TLS 1.3 %zu + "
-	    "state %zu)\n", slot, SLOT(tls.sc), SLOT(ibuf), SLOT(obuf),
-	    SLOT(fwd.hbuf), SLOT(tls.x509), SLOT(tls.t13), slot - SLOT(tls.sc) -
-	    SLOT(ibuf) - SLOT(obuf) - SLOT(fwd.hbuf) - SLOT(tls.x509) -
-	    SLOT(tls.t13));
+	printf("slot = %zu (TLS engine %zu + input buffer %zu + output "
+	    "buffer %zu + head buffer %zu + client auth %zu + state %zu)\n",
+	    slot, SLOT(tls.eng), SLOT(ibuf), SLOT(obuf), SLOT(fwd.hbuf),
+	    SLOT(tls.x509), slot - SLOT(tls.eng) - SLOT(ibuf) - SLOT(obuf) -
+	    SLOT(fwd.hbuf) - SLOT(tls.x509));
 	printf("slots = %u x %zu = %zu\n", c->slots, slot, slot * c->slots);
 	printf("redirect slots = %u x %zu = %zu (plain HTTP: no TLS state)\n",
 	    plain_slots(c), plain_table_bytes(1),
 	    plain_table_bytes(plain_slots(c)));
-	printf("session_cache = %u x %d = %zu\n", nsess, TLS_CACHE_ENTRY,
+	printf("session_cache = %u x %zu = %zu\n", nsess, TLS_CACHE_ENTRY,
 	    cache);
 	printf("other static = %zu (certificates and keys twice, for reload; "
 	    "buffers; poll table)\n", other);
@@ -355,12 +354,6 @@ main(int argc, char **argv)
 	tls_commit();
 	if (check) {
 		config_print(cfg, puts);
-#ifndef TLSGATE_SENTINEL
-#define TLSGATE_SENTINEL 1
-#endif
-		/* Only a static BearSSL lets tls.c see its ServerHello random. */
-		printf("# TLS 1.3 downgrade sentinel in TLS 1.2 (RFC 8446 4.1.3): "
-		    "%s\n", TLSGATE_SENTINEL ? "yes" : "no (a shared BearSSL)");
 		printf("# certificates\n");
 		report_certs(cfg, 1);
 		print_footprint(cfg);

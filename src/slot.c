@@ -7,7 +7,7 @@
  *   is drained; poll will tell when more comes).
  * - Writes are attempted at once (sockets are nearly always writable);
  *   POLLOUT is asked for only after a write came back short.
- * - BearSSL asks for a record's 5-byte header, then for its body: two
+ * - The engine asks for a record's 5-byte header, then for its body: two
  *   tiny reads a record.  Instead the client socket is read into all of
  *   the input buffer's free space, and the engine is fed from that
  *   read-ahead (ra_off/ra_len).  The engine leaves bytes past the
@@ -241,8 +241,8 @@ set_outcome(struct slot *s, const char *why)
 
 /*
  * Stop relaying: queue close_notify and give it LINGER_MS to go out.
- * The backend is let go at once: after close_notify no more plaintext
- * can flow either way in TLS 1.2.
+ * The backend is let go at once: after our close_notify nothing more
+ * goes to the client.
  */
 static void
 start_closing(struct slot *s, const char *why)
@@ -251,11 +251,11 @@ start_closing(struct slot *s, const char *why)
 
 	if (why != NULL)
 		set_outcome(s, why);
-	/* After tls_close() unread plaintext would block input. */
-	while (tls_recvapp_buf(&s->tls, &len) != NULL)
-		tls_recvapp_ack(&s->tls, len);
+	/* After eng_close() unread plaintext would block input. */
+	while (eng_recvapp_buf(&s->tls.eng, &len) != NULL)
+		eng_recvapp_ack(&s->tls.eng, len);
 	backend_release(s, 0);
-	tls_close(&s->tls);
+	eng_close(&s->tls.eng);
 	s->state = SLOT_CLOSING;
 	s->deadline = slot_now + LINGER_MS;
 }
@@ -277,32 +277,23 @@ linger(struct slot *s)
 }
 
 /*
- * The engine failed: the client gets the fatal alert that says why
- * (unless BearSSL sent it, or the client sent one), then an orderly
- * close.  Ours is written only if no record of the engine's is half
- * sent, since it would land in the middle of that one.
+ * The engine failed: the fatal alert that says why (unless the client
+ * sent one) is out, as the engine wrote it; then an orderly close.
  */
 static void
 tls_failed(struct slot *s, int err)
 {
-	const unsigned char *rec;
-	size_t len;
-
 	stats.tls_errors++;
 	if (s->outcome == NULL)
 		s->err = err;
-	rec = tls_fail_record(&s->tls, err, &len);
-	/* Without a record of ours, BearSSL's alert (if any) is out. */
-	if (rec == NULL || (!(s->flags & (SLOT_F_CWB | SLOT_F_CSHUT)) &&
-	    port_write(s->cfd, rec, len) == (long)len))
-		s->alert = tls_fail_alert(&s->tls, err);
+	s->alert = eng_alert(&s->tls.eng);
 	linger(s);
 }
 
 /*
- * The hello failed tlsgate's own look at it (tls_peek()), before the
- * engine read a byte: the alert in the clear, as a version not yet
- * agreed is written (TLS 1.0, which every peer reads), then FIN.
+ * The first flight is no hello the engine can read: the alert in the
+ * clear, as a version not yet agreed is written (TLS 1.0, which every
+ * peer reads), then FIN.
  */
 static void
 hello_refused(struct slot *s, unsigned alert, const char *why)
@@ -377,7 +368,7 @@ to_client(struct slot *s, unsigned st)
 	if (!(st & BR_SSL_SENDREC) ||
 	    (s->flags & (SLOT_F_CWB | SLOT_F_CSHUT)))
 		return 0;
-	buf = tls_sendrec_buf(&s->tls, &len);
+	buf = eng_sendrec_buf(&s->tls.eng, &len);
 	n = port_write(s->cfd, buf, len);
 	if (n == PORT_AGAIN || (n > 0 && (size_t)n < len))
 		s->flags |= SLOT_F_CWB;
@@ -387,7 +378,7 @@ to_client(struct slot *s, unsigned st)
 	}
 	if (n <= 0)
 		return 0;
-	tls_sendrec_ack(&s->tls, (size_t)n);
+	eng_sendrec_ack(&s->tls.eng, (size_t)n);
 	return 1;
 }
 
@@ -414,9 +405,9 @@ read_client(struct slot *s, unsigned char *dst, size_t room)
 }
 
 /*
- * The client's hello, whole, before an engine reads a byte of it: it
- * says which engine gets the connection.  The bytes stay in ibuf as the
- * read-ahead, from 0 for BearSSL, after the hello for TLS 1.3.
+ * The client's hello, whole, before the engine starts: it reads the
+ * hello in one piece.  What came after it stays in ibuf as the
+ * read-ahead.
  */
 static int
 peek_hello(struct slot *s)
@@ -435,7 +426,7 @@ peek_hello(struct slot *s)
 	case TLS_HELLO_REFUSE:
 		hello_refused(s, alert, why);
 		return 0;
-	case TLS_HELLO_T13:
+	case TLS_HELLO_STARTED:
 		s->ra_off = end;
 		s->ra_len -= end;
 		break;
@@ -457,9 +448,9 @@ from_client(struct slot *s, unsigned st)
 		return peek_hello(s);
 	if (s->ra_len == 0 && !(s->flags & SLOT_F_CRD))
 		return 0;
-	buf = tls_recvrec_buf(&s->tls, &len);
+	buf = eng_recvrec_buf(&s->tls.eng, &len);
 	if (s->ra_len == 0) {
-		/* BEARSSL-INTERNAL: read-ahead past what recvrec_buf grants. */
+		/* Read ahead past what recvrec_buf grants (eng.h). */
 		s->ra_len = read_client(s, buf,
 		    (size_t)(s->ibuf + sizeof(s->ibuf) - buf));
 		if (s->ra_len == 0)
@@ -471,7 +462,7 @@ from_client(struct slot *s, unsigned st)
 	k = s->ra_len < len ? s->ra_len : len;
 	s->ra_off = (size_t)(buf - s->ibuf) + k;
 	s->ra_len -= k;
-	tls_recvrec_ack(&s->tls, k);
+	eng_recvrec_ack(&s->tls.eng, k);
 	return 1;
 }
 
@@ -487,7 +478,7 @@ from_backend(struct slot *s, unsigned st)
 	    s->state != SLOT_RELAY || !(s->flags & SLOT_F_BRD) ||
 	    (s->flags & SLOT_F_BEOF))
 		return 0;
-	buf = tls_sendapp_buf(&s->tls, &len);
+	buf = eng_sendapp_buf(&s->tls.eng, &len);
 	n = port_read(s->bfd, buf, len);
 	if (n == PORT_AGAIN || (n > 0 && (size_t)n < len))
 		s->flags &= ~SLOT_F_BRD;
@@ -499,8 +490,8 @@ from_backend(struct slot *s, unsigned st)
 	if (n <= 0)
 		return 0;
 	fwd_backend_bytes(&s->fwd, buf, (size_t)n);
-	tls_sendapp_ack(&s->tls, (size_t)n);
-	tls_flush(&s->tls);
+	eng_sendapp_ack(&s->tls.eng, (size_t)n);
+	eng_flush(&s->tls.eng);
 	s->b2c += (unsigned long long)n;
 	return 1;
 }
@@ -587,7 +578,7 @@ pump(struct slot *s)
 	int moved;
 
 	do {
-		st = tls_state(&s->tls);
+		st = eng_state(&s->tls.eng);
 		if (st == BR_SSL_CLOSED)
 			return st;
 		/* Let step() see the handshake end before a close follows. */
@@ -596,11 +587,11 @@ pump(struct slot *s)
 			return st;
 		/* Each move may change what the engine wants next. */
 		moved = to_client(s, st);
-		st = tls_state(&s->tls);
+		st = eng_state(&s->tls.eng);
 		moved |= to_backend(s, st);
-		st = tls_state(&s->tls);
+		st = eng_state(&s->tls.eng);
 		moved |= from_client(s, st);
-		st = tls_state(&s->tls);
+		st = eng_state(&s->tls.eng);
 		moved |= from_backend(s, st);
 	} while (moved);
 	return st;
@@ -616,9 +607,9 @@ handshake_done(struct slot *s)
 		stats.resumed++;
 	else
 		stats.handshakes_full++;
-	if (s->tls.t13on) {
+	if (tls_version(&s->tls) == 0x0304) {
 		stats.tls13++;
-		stats.hrr += (unsigned long long)s->tls.t13.hrr;
+		stats.hrr += (unsigned long long)s->tls.eng.hrr;
 	}
 	s->state = SLOT_RELAY;
 	s->deadline = slot_now + s->svc->idle_ms;
@@ -709,11 +700,11 @@ http_error(struct slot *s, int status, const char *why)
 		return;
 	}
 	page = http_error_page(status, &plen);
-	buf = tls_sendapp_buf(&s->tls, &len);
+	buf = eng_sendapp_buf(&s->tls.eng, &len);
 	if (page != NULL && buf != NULL && len >= plen) {
 		memcpy(buf, page, plen);
-		tls_sendapp_ack(&s->tls, plen);
-		tls_flush(&s->tls);
+		eng_sendapp_ack(&s->tls.eng, plen);
+		eng_flush(&s->tls.eng);
 	}
 	start_closing(s, NULL);
 }
@@ -729,7 +720,7 @@ step(struct slot *s)
 
 		st = pump(s);
 		if (st == BR_SSL_CLOSED) {
-			int err = tls_last_error(&s->tls);
+			int err = eng_last_error(&s->tls.eng);
 
 			if (err == BR_ERR_OK) {
 				slot_close(s, 0);
@@ -777,9 +768,9 @@ step(struct slot *s)
 				if (s->state == SLOT_RELAY &&
 				    (s->flags & SLOT_F_CSHUT))
 					start_closing(s, NULL);
-			} else if (tls_peer_closed(&s->tls)) {
-				/* TLS 1.3 close_notify ends the client's
-				 * side only: what is owed still goes out. */
+			} else if (eng_peer_closed(&s->tls.eng)) {
+				/* close_notify ends the client's side
+				 * only: what is owed still goes out. */
 				if (s->bfd < 0)
 					start_closing(s, NULL);
 				else if (!(st & BR_SSL_RECVAPP) &&
@@ -811,7 +802,7 @@ step(struct slot *s)
 void
 slot_events(const struct slot *s, short *cev, short *bev)
 {
-	unsigned st = tls_state(&s->tls);
+	unsigned st = eng_state(&s->tls.eng);
 
 	*cev = *bev = 0;
 	if (s->state == SLOT_LINGER) {
@@ -911,7 +902,7 @@ void
 slot_drain(struct slot *s)
 {
 	if (s->state != SLOT_RELAY || !fwd_between(&s->fwd) ||
-	    (tls_state(&s->tls) & BR_SSL_RECVAPP))
+	    (eng_state(&s->tls.eng) & BR_SSL_RECVAPP))
 		return;
 	if (s->bfd < 0 || fwd_answer(&s->fwd) == FWD_ANS_DONE) {
 		start_closing(s, "drained");

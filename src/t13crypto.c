@@ -261,25 +261,23 @@ t13_traffic_keys(const br_hash_class *dig, const unsigned char *secret,
 	t13_expand_label(dig, secret, "iv", NULL, 0, iv, 12);
 }
 
-int
-t13_rec_init(struct t13_rec *r, int suite, const unsigned char *secret)
+static int	aead(struct t13_rec *, const unsigned char *, size_t,
+		    const unsigned char *, unsigned char *, size_t,
+		    unsigned char *, int);
+
+/* The AEAD's implementation, on r->key (klen bytes). */
+static void
+rec_keys(struct t13_rec *r, size_t klen)
 {
-	const br_hash_class *dig = t13_suite_hash(suite);
 	const br_block_ctr_class *ctr;
 	br_ghash gh;
-	size_t klen = suite == T13_AES_128_GCM_SHA256 ? 16 : 32;
 
-	if (dig == NULL)
-		return 0;
-	t13_wipe(r, sizeof(*r));
-	r->suite = suite;
-	t13_traffic_keys(dig, secret, r->key, klen, r->iv);
-	if (suite == T13_CHACHA20_POLY1305_SHA256) {
+	if (r->suite == T13_CHACHA20_POLY1305_SHA256) {
 		if ((r->chacha = br_chacha20_sse2_get()) == 0)
 			r->chacha = &br_chacha20_ct_run;
 		if ((r->poly = br_poly1305_ctmulq_get()) == 0)
 			r->poly = &br_poly1305_ctmul_run;
-		return 1;
+		return;
 	}
 	if ((ctr = br_aes_x86ni_ctr_get_vtable()) == NULL)
 		ctr = &br_aes_ct64_ctr_vtable;
@@ -289,34 +287,145 @@ t13_rec_init(struct t13_rec *r, int suite, const unsigned char *secret)
 	br_gcm_init(&r->gcm, &r->aes.vtable, gh);
 	/* The AES subkeys hold it from here on. */
 	t13_wipe(r->key, sizeof(r->key));
+}
+
+int
+t13_rec_init(struct t13_rec *r, int suite, const unsigned char *secret)
+{
+	const br_hash_class *dig = t13_suite_hash(suite);
+	size_t klen = suite == T13_AES_128_GCM_SHA256 ? 16 : 32;
+
+	if (dig == NULL)
+		return 0;
+	t13_wipe(r, sizeof(*r));
+	r->suite = suite;
+	t13_traffic_keys(dig, secret, r->key, klen, r->iv);
+	rec_keys(r, klen);
 	return 1;
 }
 
+int
+t13_rec_init12(struct t13_rec *r, int aead, const unsigned char *key,
+    const unsigned char *iv)
+{
+	size_t klen = aead == T13_AES_128_GCM_SHA256 ? 16 : 32;
+
+	if (t13_suite_hash(aead) == NULL)
+		return 0;
+	t13_wipe(r, sizeof(*r));
+	r->suite = aead;
+	r->v12 = 1;
+	memcpy(r->key, key, klen);
+	memcpy(r->iv, iv, aead == T13_CHACHA20_POLY1305_SHA256 ? 12 : 4);
+	rec_keys(r, klen);
+	return 1;
+}
+
+/* RFC 5246 6.2.3.3's additional data. */
+static void
+aad12(const struct t13_rec *r, int type, size_t len, unsigned char *a)
+{
+	for (int i = 0; i < 8; i++)
+		a[i] = (unsigned char)(r->seq >> (56 - 8 * i));
+	a[8] = (unsigned char)type;
+	a[9] = 3;
+	a[10] = 3;
+	a[11] = (unsigned char)(len >> 8);
+	a[12] = (unsigned char)len;
+}
+
+/* GCM's explicit nonce: 8 bytes before the ciphertext. */
+static size_t
+explicit_len(const struct t13_rec *r)
+{
+	return r->suite == T13_CHACHA20_POLY1305_SHA256 ? 0 : 8;
+}
+
+size_t
+t13_rec_seal12(struct t13_rec *r, unsigned char *rec, size_t len,
+    size_t cap, int type)
+{
+	unsigned char a[13];
+	size_t x = explicit_len(r), n = x + len + T13_TAG_LEN;
+
+	if (r->seq == UINT64_MAX || len > T13_PLAIN_MAX || cap < 5 ||
+	    cap - 5 < n)
+		return 0;
+	memmove(rec + 5 + x, rec + 5, len);
+	aad12(r, type, len, a);
+	/* The explicit nonce is the sequence number: never twice. */
+	memcpy(rec + 5, a, x);
+	rec[0] = (unsigned char)type;
+	rec[1] = 3;
+	rec[2] = 3;
+	rec[3] = (unsigned char)(n >> 8);
+	rec[4] = (unsigned char)n;
+	aead(r, a, 13, x > 0 ? a : NULL, rec + 5 + x, len, rec + 5 + x + len,
+	    1);
+	return 5 + n;
+}
+
+int
+t13_rec_open12(struct t13_rec *r, unsigned char *rec, size_t reclen,
+    size_t *len)
+{
+	unsigned char a[13];
+	size_t x = explicit_len(r), k;
+
+	if (reclen >= 5 && reclen - 5 > T13_PLAIN_MAX + T12_REC_EXTRA)
+		return T13_ERR_OVERFLOW;
+	if (reclen < 5 + x + T13_TAG_LEN)
+		return T13_ERR_MAC;
+	if (r->seq == UINT64_MAX)
+		return T13_ERR_SEQ;
+	k = reclen - 5 - x - T13_TAG_LEN;
+	aad12(r, rec[0], k, a);
+	/* The peer's explicit nonce is its own choice (RFC 5288 3). */
+	if (!aead(r, a, 13, x > 0 ? rec + 5 : NULL, rec + 5 + x, k,
+	    rec + 5 + x + k, 0)) {
+		t13_wipe(rec + 5 + x, k);
+		return T13_ERR_MAC;
+	}
+	if (k > T13_PLAIN_MAX) {
+		t13_wipe(rec + 5 + x, k);
+		return T13_ERR_OVERFLOW;
+	}
+	memmove(rec + 5, rec + 5 + x, k);
+	*len = k;
+	return rec[0];
+}
+
 /*
- * One AEAD operation on `len` bytes at `data` under the record header
- * `hdr` (the AAD), nonce = iv XOR the sequence number (5.3).  Decrypting,
- * returns 1 if `tag` is right, checked in constant time; the sequence
- * number moves on only on success, so a record that fails (a skipped
- * early-data record) does not use one up.
+ * One AEAD operation on `len` bytes at `data` with the additional data
+ * aad[0..alen), under the nonce of the record's version: the IV XOR the
+ * sequence number (5.3, RFC 7905), or TLS 1.2 GCM's salt and explicit
+ * nonce xn (RFC 5288).  Decrypting, returns 1 if `tag` is right,
+ * checked in constant time; the sequence number moves on only on
+ * success, so a record that fails (a skipped early-data record) does
+ * not use one up.
  */
 static int
-aead(struct t13_rec *r, const unsigned char *hdr, unsigned char *data,
-    size_t len, unsigned char *tag, int encrypt)
+aead(struct t13_rec *r, const unsigned char *aad, size_t alen,
+    const unsigned char *xn, unsigned char *data, size_t len,
+    unsigned char *tag, int encrypt)
 {
 	unsigned char n[12], t[T13_TAG_LEN];
 	int ok = 1;
 
 	memcpy(n, r->iv, 12);
-	for (int i = 0; i < 8; i++)
-		n[11 - i] ^= (unsigned char)(r->seq >> (8 * i));
+	if (xn != NULL)		/* TLS 1.2 GCM: the salt, the explicit part */
+		memcpy(n + 4, xn, 8);
+	else
+		for (int i = 0; i < 8; i++)
+			n[11 - i] ^= (unsigned char)(r->seq >> (8 * i));
 	if (r->suite == T13_CHACHA20_POLY1305_SHA256) {
-		r->poly(r->key, n, data, len, hdr, 5, encrypt ? tag : t,
+		r->poly(r->key, n, data, len, aad, alen, encrypt ? tag : t,
 		    r->chacha, encrypt);
 		if (!encrypt)
 			ok = t13_ct_eq(t, tag, T13_TAG_LEN);
 	} else {
 		br_gcm_reset(&r->gcm, n, 12);
-		br_gcm_aad_inject(&r->gcm, hdr, 5);
+		br_gcm_aad_inject(&r->gcm, aad, alen);
 		br_gcm_flip(&r->gcm);
 		br_gcm_run(&r->gcm, encrypt, data, len);
 		if (encrypt)
@@ -349,7 +458,7 @@ t13_rec_seal(struct t13_rec *r, unsigned char *rec, size_t len, size_t cap,
 	rec[2] = 3;
 	rec[3] = (unsigned char)((n + T13_TAG_LEN) >> 8);
 	rec[4] = (unsigned char)(n + T13_TAG_LEN);
-	aead(r, rec, rec + 5, n, rec + 5 + n, 1);
+	aead(r, rec, 5, NULL, rec + 5, n, rec + 5 + n, 1);
 	return 5 + n + T13_TAG_LEN;
 }
 
@@ -367,7 +476,7 @@ t13_rec_open(struct t13_rec *r, unsigned char *rec, size_t reclen, size_t *len)
 	if (r->seq == UINT64_MAX)
 		return T13_ERR_SEQ;
 	n = reclen - 5 - T13_TAG_LEN;
-	if (!aead(r, rec, p, n, p + n, 0)) {
+	if (!aead(r, rec, 5, NULL, p, n, p + n, 0)) {
 		t13_wipe(p, n);
 		return T13_ERR_MAC;
 	}
@@ -400,9 +509,32 @@ t13_rec_wipe(struct t13_rec *r)
 static int
 group_curve(int group)
 {
-	if (group == T13_X25519)
+	switch (group) {
+	case T13_X25519:
 		return BR_EC_curve25519;
-	return group == T13_SECP256R1 ? BR_EC_secp256r1 : -1;
+	case T13_SECP256R1:
+		return BR_EC_secp256r1;
+	case T13_SECP384R1:
+		return BR_EC_secp384r1;
+	case T13_SECP521R1:
+		return BR_EC_secp521r1;
+	}
+	return -1;
+}
+
+/* The share's length: X25519's, or an uncompressed point's. */
+static size_t
+pub_len(int group)
+{
+	switch (group) {
+	case T13_X25519:
+		return 32;
+	case T13_SECP256R1:
+		return 65;
+	case T13_SECP384R1:
+		return 97;
+	}
+	return 133;
 }
 
 size_t
@@ -411,8 +543,8 @@ t13_kx_load(struct t13_kx *kx, int group, const unsigned char *sk,
 {
 	int curve = group_curve(group);
 
-	if (curve < 0 || sklen != sizeof(kx->sk) ||
-	    cap < (group == T13_X25519 ? 32 : 65))
+	if (curve < 0 || sklen == 0 || sklen > sizeof(kx->sk) ||
+	    cap < pub_len(group))
 		return 0;
 	kx->group = group;
 	kx->sklen = sklen;
@@ -424,15 +556,15 @@ size_t
 t13_kx_gen(struct t13_kx *kx, int group, const br_prng_class **rng,
     unsigned char *pub, size_t cap)
 {
-	unsigned char k[32];
+	unsigned char k[sizeof(kx->sk)];
 	int curve = group_curve(group);
-	size_t n;
+	size_t n, klen;
 
 	/* Uniform in [1, order - 1]; X25519 clamps what it gets. */
 	if (curve < 0 ||
-	    br_ec_keygen(rng, br_ec_get_default(), NULL, k, curve) != sizeof(k))
+	    (klen = br_ec_keygen(rng, br_ec_get_default(), NULL, k, curve)) == 0)
 		return 0;
-	n = t13_kx_load(kx, group, k, sizeof(k), pub, cap);
+	n = t13_kx_load(kx, group, k, klen, pub, cap);
 	t13_wipe(k, sizeof(k));
 	return n;
 }
@@ -442,25 +574,26 @@ t13_kx_shared(const struct t13_kx *kx, const unsigned char *peer,
     size_t peerlen, unsigned char *out)
 {
 	const br_ec_impl *ec = br_ec_get_default();
-	unsigned char p[65];
+	unsigned char p[T13_KX_PUB_MAX];
 	size_t xoff = 0, xlen = 32;
+	int curve = group_curve(kx->group);
 	uint32_t ok, z = 0;
 
-	if (kx->group == T13_X25519 && peerlen == 32) {
-		memcpy(p, peer, 32);
-		ok = ec->mul(p, 32, kx->sk, kx->sklen, BR_EC_curve25519);
+	if (curve < 0 || peerlen != pub_len(kx->group))
+		return 0;
+	memcpy(p, peer, peerlen);
+	if (kx->group == T13_X25519) {
+		ok = ec->mul(p, 32, kx->sk, kx->sklen, curve);
 		/* A small-order share gives zero: refuse it, no branch. */
 		for (size_t i = 0; i < 32; i++)
 			z |= p[i];
 		ok &= (z + 0xFF) >> 8;
-	} else if (kx->group == T13_SECP256R1 && peerlen == 65 &&
-	    peer[0] == 4) {
-		/* mul() checks that the point is on the curve. */
-		memcpy(p, peer, 65);
-		ok = ec->mul(p, 65, kx->sk, kx->sklen, BR_EC_secp256r1);
-		xoff = ec->xoff(BR_EC_secp256r1, &xlen);
-	} else
-		return 0;
+	} else {
+		/* mul() checks the point's form and that it is on the curve. */
+		ok = peer[0] == 4 && ec->mul(p, peerlen, kx->sk, kx->sklen,
+		    curve);
+		xoff = ec->xoff(curve, &xlen);
+	}
 	if (ok)
 		memcpy(out, p + xoff, xlen);
 	t13_wipe(p, sizeof(p));

@@ -40,6 +40,8 @@
 
 /* Named groups (4.2.7). */
 #define T13_SECP256R1	0x0017
+#define T13_SECP384R1	0x0018
+#define T13_SECP521R1	0x0019
 #define T13_X25519	0x001d
 
 /* Signature schemes (4.2.3). */
@@ -170,7 +172,8 @@ void	t13_traffic_keys(const br_hash_class *dig, const unsigned char *secret,
  * and leaves no plaintext behind.
  */
 struct t13_rec {
-	int			suite;
+	int			suite;		/* the AEAD, by its 1.3 code */
+	int			v12;		/* RFC 5288 / 7905 nonces */
 	uint64_t		seq;
 	unsigned char		key[32];
 	unsigned char		iv[12];
@@ -187,21 +190,47 @@ int	t13_rec_open(struct t13_rec *r, unsigned char *rec, size_t reclen,
 void	t13_rec_wipe(struct t13_rec *r);
 
 /*
+ * The same AEADs with TLS 1.2's records (RFC 5246 6.2.3.3): the nonce
+ * of RFC 5288 (a 4-byte salt and the 8-byte sequence number, sent
+ * explicitly) for AES-GCM, of RFC 7905 (the 12-byte IV XOR the sequence
+ * number) for ChaCha20-Poly1305; the AAD is the sequence number, type,
+ * version and plaintext length.  t13_rec_init12(): aead is the 1.3 code
+ * of the same AEAD (T13_AES_128_GCM_SHA256 for AES-128-GCM...), key and
+ * iv are from the key block (iv: 4 bytes for GCM, 12 for ChaCha20).
+ * t13_rec_seal12(): as t13_rec_seal, the header's type is `type` and
+ * there is no inner type.  t13_rec_open12(): the content type is the
+ * header's; returns it, or a T13_ERR_*.
+ */
+int	t13_rec_init12(struct t13_rec *r, int aead, const unsigned char *key,
+	    const unsigned char *iv);
+size_t	t13_rec_seal12(struct t13_rec *r, unsigned char *rec, size_t len,
+	    size_t cap, int type);
+int	t13_rec_open12(struct t13_rec *r, unsigned char *rec, size_t reclen,
+	    size_t *len);
+/* The most TLS 1.2 adds to a record's content: explicit nonce, tag. */
+#define T12_REC_EXTRA	(8 + T13_TAG_LEN)
+
+/*
  * ECDHE (4.2.8, 7.4).  t13_kx_gen() draws a private key from `rng`,
  * t13_kx_load() takes one from the caller (tests); both write the public
- * share (32 bytes for X25519, 65 for an uncompressed P-256 point) and
+ * share (32 bytes for X25519, an uncompressed point of 65, 97 or 133
+ * bytes for P-256, P-384, P-521; the last two for TLS 1.2 only) and
  * return its length, or 0 for an unknown group or a short `cap`.
  * t13_kx_shared() checks the peer's share and writes the shared secret
- * (32 bytes for both groups), returning its length; 0 if the share has
+ * (X25519's or the point's X: 32, 48 or 66 bytes), returning its
+ * length; 0 if the share has
  * the wrong length or form, is not on the curve, or gives the all-zero
  * X25519 secret (RFC 7748 6.1).
  */
 struct t13_kx {
 	int			group;
 	size_t			sklen;
-	unsigned char		sk[32];
+	unsigned char		sk[66];
 };
-#define T13_KX_PUB_MAX	65
+/* The longest share: an uncompressed P-521 point. */
+#define T13_KX_PUB_MAX	133
+/* The longest shared secret: P-521's X. */
+#define T13_KX_SHARED_MAX 66
 size_t	t13_kx_gen(struct t13_kx *kx, int group, const br_prng_class **rng,
 	    unsigned char *pub, size_t cap);
 size_t	t13_kx_load(struct t13_kx *kx, int group, const unsigned char *sk,

@@ -12,13 +12,15 @@
 #define UNEXPECTED_MESSAGE	10
 #define HANDSHAKE_FAILURE	40
 #define ILLEGAL_PARAMETER	47
+#define RECORD_OVERFLOW		22
 #define DECODE_ERROR		50
 #define PROTOCOL_VERSION	70
 #define MISSING_EXTENSION	109
 
 #define REC_MAX		16384		/* a plaintext record's body */
 #define TLS13		0x0304
-#define SCSV		0x5600
+#define SCSV		0x5600		/* TLS_FALLBACK_SCSV, RFC 7507 */
+#define RENEG_SCSV	0x00ff		/* RFC 5746 3.3 */
 
 static size_t
 get16(const unsigned char *p)
@@ -124,11 +126,19 @@ offers13(struct rd *r, struct t13_peek *pk)
 	return r->bad ? -1 : v13;
 }
 
-/* The buffer is full before the hello is whole: not ours to refuse. */
+/* An alert for the hello. */
 static int
-more(size_t len, size_t cap)
+refuse(struct t13_peek *pk, unsigned alert)
 {
-	return len < cap ? T13_NEED_MORE : T13_BR;
+	pk->alert = alert;
+	return T13_ALERT;
+}
+
+/* The buffer is full before the hello is whole: too large for us. */
+static int
+more(size_t len, size_t cap, struct t13_peek *pk)
+{
+	return len < cap ? T13_NEED_MORE : refuse(pk, HANDSHAKE_FAILURE);
 }
 
 int
@@ -145,36 +155,36 @@ t13_classify(const unsigned char *b, size_t len, size_t cap,
 	/* Whole records, until they hold the message its header announces. */
 	for (at = 0; need == 0 || got < need; at += 5 + rl) {
 		if (len - at < 5)
-			return more(len, cap);
-		if (b[at] != 22 || b[at + 1] != 3 ||
-		    (rl = get16(b + at + 3)) > REC_MAX)
-			return T13_BR;
+			return more(len, cap, pk);
+		if (b[at] != 22)
+			return refuse(pk, UNEXPECTED_MESSAGE);
+		if (b[at + 1] != 3)
+			return refuse(pk, PROTOCOL_VERSION);
+		if ((rl = get16(b + at + 3)) > REC_MAX)
+			return refuse(pk, RECORD_OVERFLOW);
 		for (i = 0; i < rl && i < len - at - 5 && got + i < 4; i++)
 			head[got + i] = b[at + 5 + i];
 		if (need == 0 && got + i == 4) {
 			if (head[0] != 1)	/* not a ClientHello */
-				return T13_BR;
+				return refuse(pk, UNEXPECTED_MESSAGE);
 			need = 4 + ((size_t)head[1] << 16 | get16(head + 2));
 			if (cap < 5 || need > cap - 5)
-				return T13_BR;
+				return refuse(pk, HANDSHAKE_FAILURE);
 		}
 		if (rl > len - at - 5)
-			return more(len, cap);
+			return more(len, cap, pk);
 		empty |= rl == 0;
 		got += rl;
 	}
 	c = (struct rd){ b, 5, get16(b + 3), need, 0 };
 	if ((v13 = offers13(&c, &r)) < 0)
-		return T13_BR;
+		return refuse(pk, DECODE_ERROR);
 	r.end = at;
 	*pk = r;
-	if (!v13)
-		return T13_BR;
-	if (got > need || empty) {
-		pk->alert = UNEXPECTED_MESSAGE;
-		return T13_ALERT;
-	}
-	return T13_T13;
+	/* RFC 5246 6.2.1, RFC 8446 5.1: nothing else in its records. */
+	if (got > need || empty)
+		return refuse(pk, UNEXPECTED_MESSAGE);
+	return v13 ? T13_T13 : T13_T12;
 }
 
 size_t
@@ -239,10 +249,14 @@ bit(const unsigned short *t, size_t n, size_t v)
 	return 0;
 }
 
-static const unsigned short exts[] = { 0, 10, 13, 16, 41, 42, 43, 44, 45, 51 };
+static const unsigned short exts[] = { 0, 10, 13, 16, 41, 42, 43, 44, 45, 51,
+    11, 23, 0xff01, 35 };
 static const unsigned short groups[] = { 0x001d, 0x0017, 0x0018, 0x0019 };
 static const unsigned short sigalgs[] = { 0x0403, 0x0503, 0x0603, 0x0804,
-    0x0805, 0x0806, 0x0809, 0x080a, 0x080b };
+    0x0805, 0x0806, 0x0809, 0x080a, 0x080b, 0x0401, 0x0501, 0x0601, 0x0201,
+    0x0203 };
+static const unsigned short suites12[] = { 0xc02b, 0xc02c, 0xcca9, 0xc02f,
+    0xc030, 0xcca8 };
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* server_name's body, the rules of hello.c, and 255 bytes at most. */
@@ -386,7 +400,7 @@ ext(const unsigned char *m, size_t t, size_t p, size_t end,
 			return bad(h, DECODE_ERROR, "bad-groups-or-sigalgs");
 		for (i = at; i < end; i += 2)
 			if (t == 10 && obsolete(get16(m + i)))
-				return bad(h, ILLEGAL_PARAMETER, "obsolete-group");
+				h->obsolete = 1;
 			else if (t == 10)
 				h->groups |= bit(groups, NELEM(groups),
 				    get16(m + i));
@@ -404,8 +418,10 @@ ext(const unsigned char *m, size_t t, size_t p, size_t end,
 		if (vec(m, &p, end, 1, 2, 254, &at, &n) || n % 2 != 0 ||
 		    p != end)
 			return bad(h, DECODE_ERROR, "bad-supported-versions");
-		for (i = at; i < end; i += 2)
+		for (i = at; i < end; i += 2) {
 			h->v13 |= get16(m + i) == TLS13;
+			h->v12 |= get16(m + i) == 0x0303;
+		}
 		return 0;
 	case 44:
 		return vec(m, &p, end, 2, 1, 0xffff, &at, &n) || p != end ?
@@ -416,8 +432,35 @@ ext(const unsigned char *m, size_t t, size_t p, size_t end,
 		for (i = at; i < end; i++)
 			h->psk_dhe_ke |= m[i] == 1;
 		return 0;
+	case 11:	/* ec_point_formats, RFC 8422 5.1.2 */
+		if (vec(m, &p, end, 1, 1, 255, &at, &n) || p != end)
+			return bad(h, DECODE_ERROR, "bad-point-formats");
+		for (i = at; i < end; i++)
+			h->ecpf_uncompressed |= m[i] == 0;
+		return 0;
+	case 23:	/* extended_master_secret, RFC 7627 5.1: empty */
+		return p != end ? bad(h, DECODE_ERROR, "bad-ems") : 0;
+	case 0xff01:	/* renegotiation_info, RFC 5746 3.2 */
+		if (vec(m, &p, end, 1, 0, 255, &at, &n) || p != end)
+			return bad(h, DECODE_ERROR, "bad-renegotiation-info");
+		h->reneg_bad = n != 0;
+		return 0;
 	}
 	return 0;		/* key_share waits for the walk's end */
+}
+
+/*
+ * A hello that does not offer TLS 1.3: one for TLS 1.2, if its version
+ * fields say so (RFC 8446 4.2.1, D.2); supported_versions, if there,
+ * must list 1.2.
+ */
+static unsigned
+hello12(struct t13_hello *h)
+{
+	if (h->exts & T13_EXT_SUPPORTED_VERSIONS ? !h->v12 :
+	    h->legacy_version < 0x0303)
+		return bad(h, PROTOCOL_VERSION, "version-below-1.2");
+	return 0;
 }
 
 unsigned
@@ -425,6 +468,7 @@ t13_parse(const unsigned char *m, size_t len, struct t13_hello *h)
 {
 	size_t p, end = len, at, n, t, g = 0, gn = 0, ks = 0, ksn = 0;
 	unsigned b, a;
+	int comp_null, comp_only;
 
 	memset(h, 0, sizeof(*h));
 	if (len < 4 + 2 + 32 || m[0] != 1 ||
@@ -441,14 +485,20 @@ t13_parse(const unsigned char *m, size_t len, struct t13_hello *h)
 		t = get16(m + at);
 		if (t >= 0x1301 && t <= 0x1303)
 			h->suites |= 1u << (unsigned)(t - 0x1301);
+		h->suites12 |= bit(suites12, NELEM(suites12), t);
 		h->scsv |= t == SCSV;
+		h->reneg_scsv |= t == RENEG_SCSV;
 	}
 	if (vec(m, &p, end, 1, 1, 255, &at, &n))
 		return bad(h, DECODE_ERROR, "bad-compression");
-	if (n != 1 || m[at] != 0)
+	/* TLS 1.2 takes a list with null in it, TLS 1.3 null alone. */
+	comp_null = memchr(m + at, 0, n) != NULL;
+	comp_only = n == 1 && comp_null;
+	if (!comp_null)
 		return bad(h, ILLEGAL_PARAMETER, "compression-not-null");
-	if (p == end)
-		return bad(h, PROTOCOL_VERSION, "not-tls13");
+	if (p == end)		/* no extensions: TLS 1.2 */
+		return h->legacy_version < 0x0303 ?
+		    bad(h, PROTOCOL_VERSION, "version-below-1.2") : 0;
 	if (vec(m, &p, end, 2, 0, 0xffff, &at, &n) || p != end)
 		return bad(h, DECODE_ERROR, "bad-extensions");
 	for (p = at; p < end; p = at + n) {
@@ -473,7 +523,11 @@ t13_parse(const unsigned char *m, size_t len, struct t13_hello *h)
 			return a;
 	}
 	if (!h->v13)
-		return bad(h, PROTOCOL_VERSION, "not-tls13");
+		return hello12(h);
+	if (!comp_only)
+		return bad(h, ILLEGAL_PARAMETER, "compression-not-null");
+	if (h->obsolete)
+		return bad(h, ILLEGAL_PARAMETER, "obsolete-group");
 	if (h->legacy_version < 0x0303)
 		return bad(h, PROTOCOL_VERSION, "legacy-version-below-1.2");
 	/* RFC 8446 9.2 and 4.2.9. */

@@ -53,9 +53,9 @@
 /* t13_classify()'s answers. */
 enum {
 	T13_NEED_MORE,	/* the hello is not all there yet, and may fit */
-	T13_BR,		/* for BearSSL, byte for byte as received */
+	T13_T12,	/* a whole hello that does not offer 0x0304 */
 	T13_T13,	/* a whole hello offering 0x0304 */
-	T13_ALERT	/* a 1.3 hello that must be refused: pk->alert */
+	T13_ALERT	/* a first flight that must be refused: pk->alert */
 };
 
 struct t13_peek {
@@ -113,6 +113,19 @@ size_t	t13_defrag(unsigned char *buf, size_t end);
 #define T13_SIG_RSA_PSS_PSS_SHA256	0x040	/* 0x0809 */
 #define T13_SIG_RSA_PSS_PSS_SHA384	0x080	/* 0x080a */
 #define T13_SIG_RSA_PSS_PSS_SHA512	0x100	/* 0x080b */
+#define T13_SIG_RSA_PKCS1_SHA256	0x200	/* 0x0401, TLS 1.2 only */
+#define T13_SIG_RSA_PKCS1_SHA384	0x400	/* 0x0501 */
+#define T13_SIG_RSA_PKCS1_SHA512	0x800	/* 0x0601 */
+#define T13_SIG_RSA_PKCS1_SHA1		0x1000	/* 0x0201 */
+#define T13_SIG_ECDSA_SHA1		0x2000	/* 0x0203 */
+
+/* TLS 1.2 suites (struct t13_hello's suites12), ECDHE and AEAD only. */
+#define T12_SUITE_ECDSA_AES_128_GCM	0x01	/* 0xc02b */
+#define T12_SUITE_ECDSA_AES_256_GCM	0x02	/* 0xc02c */
+#define T12_SUITE_ECDSA_CHACHA20	0x04	/* 0xcca9 */
+#define T12_SUITE_RSA_AES_128_GCM	0x08	/* 0xc02f */
+#define T12_SUITE_RSA_AES_256_GCM	0x10	/* 0xc030 */
+#define T12_SUITE_RSA_CHACHA20		0x20	/* 0xcca8 */
 
 /* Extensions seen (struct t13_hello's exts). */
 #define T13_EXT_SERVER_NAME		0x001	/* 0 */
@@ -125,6 +138,10 @@ size_t	t13_defrag(unsigned char *buf, size_t end);
 #define T13_EXT_COOKIE			0x080	/* 44 */
 #define T13_EXT_PSK_KEY_EXCHANGE_MODES	0x100	/* 45 */
 #define T13_EXT_KEY_SHARE		0x200	/* 51 */
+#define T13_EXT_EC_POINT_FORMATS	0x400	/* 11 */
+#define T13_EXT_EXTENDED_MASTER_SECRET	0x800	/* 23 */
+#define T13_EXT_RENEGOTIATION_INFO	0x1000	/* 0xff01 */
+#define T13_EXT_SESSION_TICKET		0x2000	/* 35 */
 
 /*
  * A parsed ClientHello.  Every offset is from the start of the message
@@ -138,6 +155,12 @@ struct t13_hello {
 	unsigned	 suites;		/* T13_SUITE_* */
 	int		 scsv;			/* TLS_FALLBACK_SCSV */
 	int		 v13;			/* supported_versions has 0x0304 */
+	int		 v12;			/* ... 0x0303 */
+	unsigned	 suites12;		/* T12_SUITE_* */
+	int		 reneg_scsv;		/* TLS_EMPTY_RENEGOTIATION_INFO */
+	int		 reneg_bad;		/* renegotiation_info not empty */
+	int		 ecpf_uncompressed;	/* ec_point_formats has it */
+	int		 obsolete;		/* a group TLS 1.3 ruled out */
 	unsigned	 exts;			/* T13_EXT_* present */
 	unsigned	 groups;		/* T13_GROUP_* supported */
 	unsigned	 shares;		/* T13_GROUP_* with a key share */

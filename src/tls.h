@@ -1,12 +1,14 @@
 /*
- * tls.h - everything tlsgate asks of BearSSL on the server side.
+ * tls.h - tlsgate's TLS policy: credentials, versions, suites, the
+ * choice a hello gets, the session caches, and each connection's engine.
  *
  * Owns the storage of the credentials (decoded and checked by cred.c,
  * which never sees a connection), the TLS policy of each service
- * (versions, suites, SNI choice of a certificate, ALPN),
- * each connection's context, the alert a failed one owes its client, the
- * per-service session caches with their counters, and the entropy every
- * connection is seeded with.
+ * (versions, suites, groups, SNI choice of a certificate, ALPN, client
+ * certificates, the extended master secret), each connection's engine
+ * (eng.h, which the loop drives directly), the per-service session
+ * caches with their counters, and the entropy every connection draws
+ * from.
  *
  * All of that but the caches lives in one of two static areas: a reload
  * loads the new configuration into the area no connection uses, and
@@ -21,14 +23,12 @@
 #include <stdint.h>
 #include <bearssl.h>
 
+#include "cache.h"
 #include "config.h"
-#include "t13.h"
+#include "eng.h"
 
-/*
- * BEARSSL-INTERNAL: the bytes one session takes in BearSSL's LRU cache
- * (LRU_ENTRY_LEN in ssl_lru.c): the cache's memory is sessions times this.
- */
-#define TLS_CACHE_ENTRY	100
+/* The bytes one session takes in a session cache. */
+#define TLS_CACHE_ENTRY	CACHE_ENTRY_SIZE
 
 /* The longest client chain taken: its certificates, the client's own first. */
 #define TLS_CHAIN_MAX	8
@@ -37,29 +37,21 @@
 #define TLS_SUBJ_ELTS	4
 #define TLS_SUBJ_LEN	64
 
-/*
- * One connection's TLS state.  The server context comes first so that
- * the session cache callbacks, which get the server context, can find
- * the flags that say whether this handshake resumed a session.
- */
+/* One connection's TLS state: the engine first. */
 struct tls_conn {
-	br_ssl_server_context	 sc;
-	unsigned char		 cache_hit, cache_saved, client_auth;
-	unsigned char		 peek;		/* tls_peek() still to look */
-	const br_ssl_server_policy_class *policy;	/* picks by SNI */
+	struct eng		 eng;
+	unsigned char		 client_auth;
+	unsigned char		 peek;		/* tls_hello() still to look */
 	unsigned		 area, svc, cred;
 	br_x509_minimal_context	 x509;		/* client certificates */
 	const br_x509_class	*bounded;	/* x509, TLS_CHAIN_MAX at most */
 	unsigned		 ncert;
 	br_name_element		 subj[TLS_SUBJ_ELTS];
 	char			 subj_buf[TLS_SUBJ_ELTS][TLS_SUBJ_LEN];
-	unsigned char		*ibuf, *obuf;	/* the engine's, for each reset */
+	unsigned char		*ibuf, *obuf;	/* the engine's */
 	size_t			 ilen, olen;
-	int			 t13on;		/* the TLS 1.3 engine has it */
-	int			 v13;		/* 1.3 allowed: sentinel in 1.2 */
 	char			 sni[256];	/* its server name */
-	struct t13_ops		 ops;		/* the engine's view of us */
-	struct t13_conn		 t13;
+	struct eng_ops		 ops;		/* the engine's view of us */
 };
 
 /*
@@ -84,49 +76,26 @@ unsigned tls_inactive_refs(void);
 /* Prepare one slot's context once, on its own buffers. */
 void	tls_conn_init(struct tls_conn *, void *ibuf, size_t ilen,
 	    void *obuf, size_t olen);
-/*
- * Ready the context for a new connection to service svc: a fresh copy of
- * the configured context, whatever the last connection did to it; only
- * its DRBG carries on.  0 or -1.
- */
+/* Ready the context for a new connection to service svc.  0 or -1. */
 int	tls_conn_reset(struct tls_conn *, unsigned svc);
 /*
- * The client's first bytes buf[0..len), in the engines' input buffer,
- * before an engine reads them: which engine gets the connection
- * (t13hello.h).  TLS_HELLO_MORE: the hello is not all there yet.
- * TLS_HELLO_BR: BearSSL's, from buf[0] (an http mode service answers
- * ALPN http/1.1 if the hello offers it).  TLS_HELLO_T13: the TLS 1.3
- * engine has started on the hello, which took buf[0..*end).
- * TLS_HELLO_REFUSE: *alert in the clear, and *why for the log.
+ * The client's first bytes buf[0..len), in the engine's input buffer,
+ * before the engine reads them.  TLS_HELLO_MORE: the hello is not all
+ * there yet.  TLS_HELLO_STARTED: the engine has started on the hello,
+ * which took buf[0..*end) (an alert may be what it answers: the state
+ * says).  TLS_HELLO_REFUSE: the first flight is no hello the engine can
+ * read: *alert in the clear, and *why for the log.
  */
-enum { TLS_HELLO_MORE, TLS_HELLO_BR, TLS_HELLO_T13, TLS_HELLO_REFUSE };
+enum { TLS_HELLO_MORE, TLS_HELLO_STARTED, TLS_HELLO_REFUSE };
 int	tls_hello(struct tls_conn *, unsigned char *buf, size_t len,
 	    size_t *end, unsigned *alert, const char **why);
 /* Is tls_hello() still to decide? */
 int	tls_peeking(const struct tls_conn *);
 
-/*
- * The engine's calls, to whichever engine has the connection: BearSSL's
- * (br_ssl_engine_*) or the TLS 1.3 one (t13.h), with BearSSL's meaning.
- */
-unsigned tls_state(const struct tls_conn *);
-unsigned char *tls_recvrec_buf(struct tls_conn *, size_t *len);
-void	tls_recvrec_ack(struct tls_conn *, size_t len);
-unsigned char *tls_sendrec_buf(struct tls_conn *, size_t *len);
-void	tls_sendrec_ack(struct tls_conn *, size_t len);
-unsigned char *tls_recvapp_buf(struct tls_conn *, size_t *len);
-void	tls_recvapp_ack(struct tls_conn *, size_t len);
-unsigned char *tls_sendapp_buf(struct tls_conn *, size_t *len);
-void	tls_sendapp_ack(struct tls_conn *, size_t len);
-void	tls_flush(struct tls_conn *);
-void	tls_close(struct tls_conn *);
-int	tls_last_error(const struct tls_conn *);
-/* TLS 1.3 only: the client's close_notify came; it may still read. */
-int	tls_peer_closed(const struct tls_conn *);
 unsigned tls_version(const struct tls_conn *);
 unsigned tls_suite(const struct tls_conn *);
 const char *tls_server_name(const struct tls_conn *);
-/* The connection is over: its area may be reused. */
+/* The connection is over: its area may be reused, its secrets go. */
 void	tls_conn_release(struct tls_conn *);
 /* Was the handshake a resumption?  Valid once it is done. */
 int	tls_resumed(const struct tls_conn *);
@@ -143,17 +112,6 @@ const char *tls_version_name(unsigned version);
  * name may be in one static buffer, which the next call overwrites.
  */
 const char *tls_error_name(int err);
-/* The fatal alert that reports the engine's failure err (0: none). */
-unsigned tls_fail_alert(const struct tls_conn *, int err);
-/*
- * The engine failed with err, and BearSSL sent no alert: the record of
- * the fatal alert that tells the client why, protected as the engine's
- * write direction is (plaintext before the server's ChangeCipherSpec),
- * built in the engine's output buffer.  NULL when none is owed: the
- * engine is not closed, the peer sent the alert, BearSSL already did.
- */
-const unsigned char *tls_fail_record(struct tls_conn *, int err,
-	    size_t *len);
 /* The leaf of service svc's certificate j, in the active area. */
 const br_x509_certificate *tls_leaf(unsigned svc, unsigned j);
 /* Static bytes, the session cache store aside. */

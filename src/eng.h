@@ -1,0 +1,237 @@
+/*
+ * eng.h - tlsgate's TLS engine, server side, TLS 1.2 (RFC 5246) and
+ * TLS 1.3 (RFC 8446), with the shape of BearSSL's: the same state bits
+ * (BR_SSL_SENDREC, ...) and the same four buffer calls over the
+ * caller's input and output buffers, so the loop drives every version
+ * alike and cannot tell them apart.
+ *
+ * Owns one connection's TLS state: the record layer in both directions
+ * (rec.c), the TLS 1.2 handshake (hs12.c: ECDHE, AEAD suites, extended
+ * master secret, resumption by session ID, renegotiation refused), the
+ * TLS 1.3 handshake (hs13.c: HelloRetryRequest, middlebox CCS, tickets,
+ * KeyUpdate), alerts and close_notify.  The server's flight is streamed
+ * from the certificate chain a record at a time, whatever the output
+ * buffer's size.  The choice of suite, certificate, signature scheme and
+ * ALPN is the caller's (eng_ops); the cryptography is t13crypto.c's on
+ * BearSSL's primitives, the hello parse hello.c's.
+ *
+ * Never allocates, never does I/O.  Like BearSSL's engine it decrypts
+ * records in place and never touches the input buffer past the record
+ * it is reading, so a caller may read ahead into the rest of it.
+ *
+ * Resumption: the caller's session store (eng_ops) keeps TLS 1.2
+ * sessions under the session ID and TLS 1.3 tickets under the ticket's
+ * identity; a TLS 1.3 ticket resumes until its lifetime is over, never
+ * with 0-RTT (early data is skipped, within a bound, as RFC 8446 4.2.10
+ * allows).  Client certificates: a CertificateRequest when the caller
+ * gives a validator; the client's chain is streamed into it as it comes.
+ */
+#ifndef TLSGATE_ENG_H
+#define TLSGATE_ENG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <bearssl.h>
+
+#include "t13crypto.h"
+#include "t13hello.h"
+
+/* A ticket's lifetime, announced and enforced (RFC 8446 4.6.1). */
+#define ENG_TICKET_LIFETIME	7200
+
+/* What the caller chose for a hello; see eng_ops. */
+struct eng_choice {
+	unsigned			 suite;		/* the wire code */
+	unsigned			 scheme;	/* the server's signature */
+	const br_x509_certificate	*chain;
+	size_t				 nchain;
+	const br_ec_private_key		*ec;		/* one of the two */
+	const br_rsa_private_key	*rsa;
+	int				 alpn;		/* answer http/1.1 */
+	const unsigned			*groups;	/* ours, in order */
+	size_t				 ngroups;	/* (NULL, 0: ours) */
+	int				 ems_required;	/* TLS 1.2, RFC 7627 */
+	/* Client certificates: checked by x509 (NULL: not asked for). */
+	const br_x509_class		**x509;
+	const br_x509_trust_anchor	*cas;		/* names to send */
+	size_t				 ncas;
+};
+
+/* A resumable session: a TLS 1.2 session or a TLS 1.3 ticket. */
+struct eng_session {
+	unsigned char	id[32];
+	unsigned char	secret[48];	/* master secret, or ticket PSK */
+	unsigned	version, suite;
+	int		ems;		/* TLS 1.2: made with EMS */
+};
+
+/*
+ * What the engine asks of its caller, with ctx.  choose(): for the hello
+ * m (the whole message) as parsed into h, at version (TLS12 or TLS13):
+ * 0, or the fatal alert to answer (handshake_failure when nothing
+ * fits).  Sessions (NULL: none): load() fills the session whose id is
+ * s->id, 1 if there is one; save() keeps one.  vmin, vmax: the versions
+ * the service allows.
+ */
+struct eng_ops {
+	unsigned	(*choose)(void *ctx, const unsigned char *m,
+			    const struct t13_hello *h, unsigned version,
+			    struct eng_choice *out);
+	int		(*load)(void *ctx, struct eng_session *s);
+	void		(*save)(void *ctx, const struct eng_session *s);
+	void		*ctx;
+	const br_prng_class **rng;
+	unsigned	 vmin, vmax;
+};
+
+/* The piece of the server's flight being written. */
+struct eng_piece {
+	const unsigned char	*p;
+	size_t			 n;
+};
+
+/* The largest server message built whole: ServerKeyExchange. */
+#define ENG_MSG_MAX	(4 + 4 + T13_KX_PUB_MAX + 4 + T13_SIG_MAX)
+
+struct eng {
+	unsigned char		*ibuf, *obuf;
+	size_t			 olen;
+	const struct eng_ops	*ops;
+	const br_prng_class	**rng;
+	unsigned		 version;	/* TLS12 or TLS13, once chosen */
+
+	int			 phase;		/* hs12.c's and hs13.c's P_* */
+	int			 err;		/* BR_ERR_*, as BearSSL's */
+	int			 why;		/* a BR_ERR_* for the next fail */
+	unsigned char		 owed[2];	/* an alert to send once */
+	int			 owed_on;	/* ... output drains */
+	int			 ccs_sent, ccs_in;
+	int			 ku_owed;	/* a KeyUpdate to send */
+	int			 closing;	/* close_notify queued or sent */
+	int			 rclosed;	/* the peer's close_notify came */
+	int			 wr_on, rd_on;	/* records are protected */
+	int			 hrr;		/* a HelloRetryRequest was sent */
+	int			 resumed;
+	int			 nst_owed;	/* a NewSessionTicket to send */
+	int			 skip_early;	/* 0-RTT data to drop */
+	int			 ems;		/* TLS 1.2: extended master secret */
+	int			 reneg;		/* TLS 1.2: RFC 5746 agreed */
+	int			 ecpf;		/* TLS 1.2: point formats asked */
+	size_t			 early_left;
+	size_t			 skip_left;	/* a message read and dropped */
+
+	size_t			 ipos;		/* bytes of the record in ibuf */
+	size_t			 app_off, app_len; /* its plaintext, unread */
+	size_t			 oout, oend;	/* obuf: sent, written */
+	size_t			 app_w;		/* plaintext at obuf + 5 */
+
+	struct eng_choice	 ch;
+	unsigned char		 sid[32];
+	unsigned char		 ch1[32];	/* what the hello after HRR repeats */
+	size_t			 sid_len;
+	unsigned		 group;
+	int			 fl_stage;	/* the flight's cursor */
+	size_t			 fl_cert;
+	struct eng_piece	 piece;
+	/*
+	 * A piece of the flight being written; after it, a client handshake
+	 * message being read (all but Certificate, which streams).
+	 */
+	unsigned char		 msg[ENG_MSG_MAX];
+	size_t			 hs_len, mlen;
+	int			 cc_field;	/* the client's Certificate: */
+	size_t			 cc_need, cc_left; /* rec.c's CC_* cursor */
+	uint32_t		 cc_acc;
+	unsigned		 ncert;
+
+	struct t13_transcript	 th;
+	struct t13_ks		 ks;
+	struct t13_kx		 kx;
+	struct t13_rec		 rd, wr;
+	unsigned char		 c_secret[T13_HASH_MAX], s_secret[T13_HASH_MAX];
+	unsigned char		 c_ap[T13_HASH_MAX];
+	unsigned char		 psk[T13_HASH_MAX];
+	unsigned char		 nst[64];	/* the ticket message */
+	unsigned char		 cr[32], sr[32];	/* TLS 1.2 randoms */
+	unsigned char		 ms[48];	/* TLS 1.2 master secret */
+};
+
+/*
+ * Start on a ClientHello: m[0..len) is the whole message (from its type
+ * byte; t13_defrag() gives it), which the engine reads only during this
+ * call.  The input buffer is then empty: bytes that came after the hello
+ * go in through eng_recvrec_buf() as any others.  ibuf must hold a whole
+ * record (5 + T13_CIPHER_MAX bytes; less is internal_error).  Returns 0,
+ * or the fatal alert queued (the state says when it is out).
+ */
+int	eng_start(struct eng *, unsigned char *ibuf, size_t ilen,
+	    unsigned char *obuf, size_t olen, const unsigned char *m,
+	    size_t len, const struct eng_ops *);
+
+/* BearSSL's engine calls, with the same meaning. */
+unsigned eng_state(const struct eng *);
+unsigned char *eng_recvrec_buf(struct eng *, size_t *len);
+void	eng_recvrec_ack(struct eng *, size_t len);
+unsigned char *eng_sendrec_buf(struct eng *, size_t *len);
+void	eng_sendrec_ack(struct eng *, size_t len);
+unsigned char *eng_recvapp_buf(struct eng *, size_t *len);
+void	eng_recvapp_ack(struct eng *, size_t len);
+unsigned char *eng_sendapp_buf(struct eng *, size_t *len);
+void	eng_sendapp_ack(struct eng *, size_t len);
+void	eng_flush(struct eng *);
+/* Send close_notify after what is written. */
+void	eng_close(struct eng *);
+/*
+ * The peer's close_notify came: it will send nothing more, and in both
+ * versions it may still read (a half-close).
+ */
+int	eng_peer_closed(const struct eng *);
+/*
+ * 0, or why the connection failed: BR_ERR_SEND/RECV_FATAL_ALERT + alert,
+ * or, as BearSSL says it, a client certificate's BR_ERR_X509_* (also
+ * BR_ERR_NO_CLIENT_AUTH, BR_ERR_BAD_SIGNATURE).
+ */
+int	eng_last_error(const struct eng *);
+/* The fatal alert sent (or to be), 0 if none. */
+unsigned eng_alert(const struct eng *);
+/* Every secret the connection holds, gone. */
+void	eng_wipe(struct eng *);
+
+/*
+ * Between the engine's files (rec.c, hs12.c, hs13.c) only.  Phases: each
+ * handshake's own below P_APP; P_APP and P_DEAD are shared.
+ */
+enum { P_APP = 100, P_DEAD };
+void	eng_fail(struct eng *, unsigned alert);
+size_t	eng_room(const struct eng *);
+int	eng_put_record(struct eng *, int type, const unsigned char *p,
+	    size_t n);
+void	eng_write_flight(struct eng *);
+void	eng_cert_start(struct eng *);
+unsigned eng_cert_in(struct eng *, const unsigned char *p, size_t n);
+unsigned eng_cert_end(struct eng *);
+/* The records' bytes in ibuf[0..ipos), one whole record: 0 or an alert. */
+unsigned hs12_record(struct eng *);
+unsigned hs13_record(struct eng *);
+unsigned hs12_hello(struct eng *, const unsigned char *m, size_t len,
+	    const struct t13_hello *);
+unsigned hs13_hello(struct eng *, const unsigned char *m, size_t len,
+	    const struct t13_hello *);
+/* The next piece of the server's flight: 1, 0 at its end, -1 on error. */
+int	hs12_piece(struct eng *);
+int	hs13_piece(struct eng *);
+void	hs12_flight_done(struct eng *);
+void	hs13_flight_done(struct eng *);
+/* Owed handshake output, once what was written before is out. */
+void	hs12_pump(struct eng *);
+void	hs13_pump(struct eng *);
+/* Handshake messages: is the header in msg[0..4) allowed, and the end. */
+unsigned hs12_head(struct eng *);
+unsigned hs13_head(struct eng *);
+unsigned hs12_end(struct eng *);
+unsigned hs13_end(struct eng *);
+/* Handshake bytes of the client, in any records' split. */
+unsigned eng_handshake(struct eng *, const unsigned char *p, size_t n);
+void	eng_alert_in(struct eng *, const unsigned char *p, size_t n);
+
+#endif

@@ -1,0 +1,733 @@
+/*
+ * hs12.c - the TLS 1.2 server handshake of eng.h (RFC 5246), ECDHE
+ * (RFC 8422) with AEAD suites only (RFC 5288, RFC 7905), the extended
+ * master secret (RFC 7627), secure renegotiation's answer (RFC 5746)
+ * and resumption by session ID.
+ *
+ *   hello, a new session --> FLIGHT: ServerHello, Certificate,
+ *       ServerKeyExchange, [CertificateRequest,] ServerHelloDone
+ *   FLIGHT written --> CKE, or CCERT if a certificate was asked for
+ *   CCERT --the client's Certificate, chain valid--> CKE
+ *   CKE --ClientKeyExchange: keys--> CCV if it sent a certificate, CCS
+ *   CCV --its CertificateVerify, signature valid--> CCS
+ *   CCS --ChangeCipherSpec--> FIN --its Finished--> SFIN
+ *   SFIN --our ChangeCipherSpec and Finished written--> APP
+ *
+ *   hello, a session of ours --> FLIGHT: ServerHello --> SFIN
+ *   SFIN --written--> CCS --> FIN --the client's Finished--> APP
+ *
+ *   APP --a ClientHello--> warning no_renegotiation, APP
+ *   any --error--> alert owed --written--> DEAD
+ */
+#include <string.h>
+
+#include "eng.h"
+#include "tlswire.h"
+
+enum {
+	P_FLIGHT,		/* writing ServerHello .. ServerHelloDone */
+	P_CCERT,		/* waiting for the client's Certificate */
+	P_CKE,			/* ... ClientKeyExchange */
+	P_CCV,			/* ... CertificateVerify */
+	P_CCS,			/* ... ChangeCipherSpec */
+	P_FIN,			/* ... Finished */
+	P_SFIN,			/* our ChangeCipherSpec and Finished owed */
+};
+
+/* The flight's pieces, in order (fl_stage). */
+enum {
+	F_SH, F_CERT, F_CERT_LEN, F_CERT_DER, F_SKE, F_CR, F_CA_LEN,
+	F_CA_DN, F_SHD, F_DONE
+};
+
+#define FINISHED_LEN	12	/* verify_data (RFC 5246 7.4.9) */
+#define PMS_MAX		T13_KX_SHARED_MAX
+
+/* The signature schemes of TLS 1.2 tlsgate signs and checks with. */
+static const struct sig12 {
+	unsigned		 id;
+	int			 ec, pss;	/* ECDSA; RSA-PSS, else v1.5 */
+	const br_hash_class	*dig;
+	const unsigned char	*oid;		/* PKCS#1 v1.5's DigestInfo */
+} sigs12[] = {
+	{ 0x0403, 1, 0, &br_sha256_vtable, NULL },
+	{ 0x0503, 1, 0, &br_sha384_vtable, NULL },
+	{ 0x0603, 1, 0, &br_sha512_vtable, NULL },
+	{ 0x0203, 1, 0, &br_sha1_vtable, NULL },
+	{ 0x0804, 0, 1, &br_sha256_vtable, NULL },
+	{ 0x0805, 0, 1, &br_sha384_vtable, NULL },
+	{ 0x0806, 0, 1, &br_sha512_vtable, NULL },
+	{ 0x0401, 0, 0, &br_sha256_vtable, BR_HASH_OID_SHA256 },
+	{ 0x0501, 0, 0, &br_sha384_vtable, BR_HASH_OID_SHA384 },
+	{ 0x0601, 0, 0, &br_sha512_vtable, BR_HASH_OID_SHA512 },
+	{ 0x0201, 0, 0, &br_sha1_vtable, BR_HASH_OID_SHA1 },
+};
+
+static const struct sig12 *
+sig_find(unsigned id)
+{
+	for (size_t i = 0; i < sizeof(sigs12) / sizeof(sigs12[0]); i++)
+		if (sigs12[i].id == id)
+			return &sigs12[i];
+	return NULL;
+}
+
+static size_t
+hash_len(const br_hash_class *dig)
+{
+	return dig->desc >> BR_HASHDESC_OUT_OFF & BR_HASHDESC_OUT_MASK;
+}
+
+/* The suite's AEAD, by the TLS 1.3 code of the same AEAD. */
+static int
+suite_aead(unsigned suite)
+{
+	switch (suite) {
+	case BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256:
+	case BR_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256:
+		return T13_AES_128_GCM_SHA256;
+	case BR_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384:
+	case BR_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384:
+		return T13_AES_256_GCM_SHA384;
+	}
+	return T13_CHACHA20_POLY1305_SHA256;
+}
+
+/* The PRF's hash: SHA-384 for the AES-256 suites (RFC 5289 3.2). */
+static int
+prf384(unsigned suite)
+{
+	return suite_aead(suite) == T13_AES_256_GCM_SHA384;
+}
+
+/* PRF(secret, label, seed1 + seed2) (RFC 5246 5), len bytes. */
+static void
+prf(const struct eng *c, unsigned char *out, size_t len,
+    const unsigned char *secret, size_t slen, const char *label,
+    const unsigned char *s1, size_t n1, const unsigned char *s2, size_t n2)
+{
+	br_tls_prf_seed_chunk seed[2] = { { s1, n1 }, { s2, n2 } };
+
+	(prf384(c->ch.suite) ? br_tls12_sha384_prf : br_tls12_sha256_prf)(
+	    out, len, secret, slen, label, s2 != NULL ? 2 : 1, seed);
+}
+
+/* Record keys from the master secret (RFC 5246 6.3): AEADs, no MAC. */
+static void
+keys(struct eng *c)
+{
+	unsigned char kb[2 * 32 + 2 * 12];
+	int aead = suite_aead(c->ch.suite);
+	size_t klen = aead == T13_AES_128_GCM_SHA256 ? 16 : 32;
+	size_t ivlen = aead == T13_CHACHA20_POLY1305_SHA256 ? 12 : 4;
+
+	prf(c, kb, 2 * klen + 2 * ivlen, c->ms, sizeof(c->ms),
+	    "key expansion", c->sr, 32, c->cr, 32);
+	t13_rec_init12(&c->rd, aead, kb, kb + 2 * klen);
+	t13_rec_init12(&c->wr, aead, kb + klen, kb + 2 * klen + ivlen);
+	t13_wipe(kb, sizeof(kb));
+}
+
+/* verify_data of a Finished, over the transcript so far. */
+static void
+finished(const struct eng *c, const char *label, unsigned char *out)
+{
+	unsigned char th[T13_HASH_MAX];
+	size_t n = t13_transcript_hash(&c->th, th);
+
+	prf(c, out, FINISHED_LEN, c->ms, sizeof(c->ms), label, th, n, NULL, 0);
+}
+
+/* A group's bit among the hello's supported_groups. */
+static unsigned
+group_bit(unsigned g)
+{
+	switch (g) {
+	case T13_X25519:
+		return T13_GROUP_X25519;
+	case T13_SECP256R1:
+		return T13_GROUP_SECP256R1;
+	case T13_SECP384R1:
+		return T13_GROUP_SECP384R1;
+	case T13_SECP521R1:
+		return T13_GROUP_SECP521R1;
+	}
+	return 0;
+}
+
+/*
+ * The first of our groups the client has; without supported_groups,
+ * one of the NIST curves any ECDHE client has (RFC 8422 4).  0: none.
+ */
+static unsigned
+group12(const struct t13_hello *h, const struct eng_choice *ch)
+{
+	for (size_t i = 0; i < ch->ngroups; i++) {
+		unsigned b = group_bit(ch->groups[i]);
+
+		if (h->exts & T13_EXT_SUPPORTED_GROUPS ? (h->groups & b) != 0 :
+		    b != 0 && b != T13_GROUP_X25519)
+			return ch->groups[i];
+	}
+	return 0;
+}
+
+/* Is suite offered in the hello? */
+static int
+offered(const struct t13_hello *h, unsigned suite)
+{
+	static const unsigned codes[] = {
+		BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+		BR_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+		BR_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+		BR_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+		BR_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+		BR_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+	};
+
+	for (unsigned i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		if (codes[i] == suite)
+			return (h->suites12 >> i & 1) != 0;
+	return 0;
+}
+
+/*
+ * Resume the session the hello names, if it is one of ours that this
+ * hello may resume: 1 if so, 0 for a full handshake, or -1 when the
+ * session had the extended master secret and this hello does not offer
+ * it (RFC 7627 5.3: abort).
+ */
+static int
+resume(struct eng *c, const unsigned char *m, const struct t13_hello *h)
+{
+	struct eng_session sp;
+	int r = 0;
+
+	if (c->ops->load == NULL || h->sid_len != sizeof(sp.id))
+		return 0;
+	memset(&sp, 0, sizeof(sp));
+	memcpy(sp.id, m + h->sid, sizeof(sp.id));
+	if (c->ops->load(c->ops->ctx, &sp) && sp.version == TLS12 &&
+	    offered(h, sp.suite)) {
+		if (sp.ems && !c->ems)
+			r = -1;
+		else if (sp.ems == c->ems) {
+			memcpy(c->ms, sp.secret, sizeof(c->ms));
+			memcpy(c->sid, sp.id, sizeof(sp.id));
+			c->sid_len = sizeof(sp.id);
+			c->ch.suite = sp.suite;
+			r = 1;
+		}
+	}
+	t13_wipe(&sp, sizeof(sp));
+	return r;
+}
+
+unsigned
+hs12_hello(struct eng *c, const unsigned char *m, size_t len,
+    const struct t13_hello *h)
+{
+	unsigned alert;
+	int r;
+
+	c->version = TLS12;
+	if (c->ops->vmin > TLS12)
+		return BR_ALERT_PROTOCOL_VERSION;
+	/* RFC 7507 3, RFC 8446 4.1.3: it could have had TLS 1.3. */
+	if (c->ops->vmax >= TLS13 && h->scsv)
+		return ALERT_INAPPROPRIATE_FALLBACK;
+	/* RFC 5746 3.6: a first hello renegotiates nothing. */
+	if (h->reneg_bad)
+		return BR_ALERT_HANDSHAKE_FAILURE;
+	/* RFC 8422 5.1.2: uncompressed points, the one form we write. */
+	if ((h->exts & T13_EXT_EC_POINT_FORMATS) && !h->ecpf_uncompressed)
+		return BR_ALERT_ILLEGAL_PARAMETER;
+	c->reneg = h->reneg_scsv || (h->exts & T13_EXT_RENEGOTIATION_INFO);
+	c->ecpf = (h->exts & T13_EXT_EC_POINT_FORMATS) != 0;
+	c->ems = (h->exts & T13_EXT_EXTENDED_MASTER_SECRET) != 0;
+	if ((alert = c->ops->choose(c->ops->ctx, m, h, TLS12, &c->ch)) != 0)
+		return alert;
+	if (c->ch.ems_required && !c->ems)
+		return BR_ALERT_HANDSHAKE_FAILURE;
+	if ((r = resume(c, m, h)) < 0)
+		return BR_ALERT_HANDSHAKE_FAILURE;
+	c->resumed = r;
+	if (!c->resumed) {
+		if ((c->group = group12(h, &c->ch)) == 0)
+			return BR_ALERT_HANDSHAKE_FAILURE;
+		/* A session ID only when there is a store to keep it. */
+		c->sid_len = c->ops->save != NULL ? 32 : 0;
+		(*c->rng)->generate(c->rng, c->sid, c->sid_len);
+	}
+	memcpy(c->cr, m + h->random, 32);
+	(*c->rng)->generate(c->rng, c->sr, 32);
+	/* RFC 8446 4.1.3: the downgrade sentinel, "DOWNGRD" and 01. */
+	if (c->ops->vmax >= TLS13)
+		memcpy(c->sr + 24, "DOWNGRD\1", 8);
+	t13_transcript_init(&c->th, prf384(c->ch.suite) ? &br_sha384_vtable :
+	    &br_sha256_vtable);
+	t13_transcript_add(&c->th, m, len);
+	if (c->resumed)
+		keys(c);
+	c->fl_stage = F_SH;
+	c->piece.n = 0;
+	c->phase = P_FLIGHT;
+	return 0;
+}
+
+/* The CertificateRequest's schemes: those of the transcript's hash. */
+static size_t
+cr_sigs(const struct eng *c, unsigned *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(sigs12) / sizeof(sigs12[0]); i++)
+		if (sigs12[i].dig == c->th.h.vtable)
+			out[n++] = sigs12[i].id;
+	return n;
+}
+
+/* The bytes of the CA names, or 0 if they do not fit a request. */
+static size_t
+ca_names_len(const struct eng_choice *ch)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ch->ncas; i++)
+		n += 2 + ch->cas[i].dn.len;
+	return n + 64 <= 0xffff ? n : 0;
+}
+
+/* Sign hv (the hash of what is signed) with the scheme: its length. */
+static size_t
+sign(struct eng *c, const struct sig12 *s, const unsigned char *hv,
+    unsigned char *sig, size_t cap)
+{
+	const br_rsa_private_key *rsa = c->ch.rsa;
+
+	if (s->ec) {
+		/* 139 bytes: the longest DER signature (P-521). */
+		if (c->ch.ec == NULL || cap < 139)
+			return 0;
+		return br_ecdsa_sign_asn1_get_default()(br_ec_get_default(),
+		    s->dig, hv, c->ch.ec, sig);
+	}
+	if (rsa == NULL)
+		return 0;
+	if (s->pss)
+		return t13_pss_sign(s->dig, rsa, hv, c->rng, sig, cap);
+	if (cap < (rsa->n_bitlen + 7) / 8 || !br_rsa_pkcs1_sign_get_default()(
+	    s->oid, hv, hash_len(s->dig), rsa, sig))
+		return 0;
+	return (rsa->n_bitlen + 7) / 8;
+}
+
+/* ServerKeyExchange: our ECDHE share, signed with the randoms. */
+static int
+server_kx(struct eng *c, struct tw *w)
+{
+	const struct sig12 *s = sig_find(c->ch.scheme);
+	br_hash_compat_context hc;
+	unsigned char hv[64];
+	size_t p0, n;
+
+	if (s == NULL)
+		return -1;
+	tw_msg(w, HT_SERVER_KEY_EXCHANGE);
+	p0 = w->n;
+	tw_u8(w, 3);				/* named_curve */
+	tw_u16(w, c->group);
+	tw_u8(w, 0);
+	if (w->err || (n = t13_kx_gen(&c->kx, (int)c->group, c->rng,
+	    w->b + w->n, w->cap - w->n)) == 0)
+		return -1;
+	w->b[w->n - 1] = (unsigned char)n;
+	w->n += n;
+	s->dig->init(&hc.vtable);
+	s->dig->update(&hc.vtable, c->cr, 32);
+	s->dig->update(&hc.vtable, c->sr, 32);
+	s->dig->update(&hc.vtable, w->b + p0, w->n - p0);
+	s->dig->out(&hc.vtable, hv);
+	tw_u16(w, s->id);
+	if (w->err || w->cap - w->n < 2)
+		return -1;
+	n = sign(c, s, hv, w->b + w->n + 2, w->cap - w->n - 2);
+	if (n == 0)
+		return -1;
+	tw_u16(w, (unsigned)n);
+	w->n += n;
+	tw_close(w);
+	return 0;
+}
+
+/* ServerHello, with the extensions the client's hello asked for. */
+static void
+server_hello(struct eng *c, struct tw *w)
+{
+	tw_msg(w, HT_SERVER_HELLO);
+	tw_u16(w, TLS12);
+	tw_put(w, c->sr, 32);
+	tw_open(w, 1);
+	tw_put(w, c->sid, c->sid_len);
+	tw_close(w);
+	tw_u16(w, c->ch.suite);
+	tw_u8(w, 0);				/* null compression */
+	tw_open(w, 2);
+	if (c->reneg) {			/* RFC 5746 3.6: empty */
+		tw_u16(w, EXT_RENEGOTIATION_INFO);
+		tw_u16(w, 1);
+		tw_u8(w, 0);
+	}
+	if (c->ems) {
+		tw_u16(w, EXT_EXTENDED_MASTER_SECRET);
+		tw_u16(w, 0);
+	}
+	if (c->ecpf && !c->resumed) {	/* RFC 8422 5.2: uncompressed */
+		tw_u16(w, EXT_EC_POINT_FORMATS);
+		tw_u16(w, 2);
+		tw_u8(w, 1);
+		tw_u8(w, 0);
+	}
+	if (c->ch.alpn) {
+		tw_u16(w, EXT_ALPN);
+		tw_open(w, 2);
+		tw_open(w, 2);
+		tw_open(w, 1);
+		tw_put(w, "http/1.1", 8);
+		tw_close(w);
+		tw_close(w);
+		tw_close(w);
+	}
+	tw_close(w);
+	tw_close(w);
+}
+
+int
+hs12_piece(struct eng *c)
+{
+	const unsigned char *s = c->msg;
+	unsigned sigs[4];
+	size_t total, n, i;
+	struct tw w;
+	int next = c->fl_stage + 1;
+
+	tw_init(&w, c->msg, sizeof(c->msg));
+	switch (c->fl_stage) {
+	case F_SH:
+		server_hello(c, &w);
+		if (c->resumed)
+			next = F_DONE;
+		break;
+	case F_CERT:	/* the chain, streamed */
+		total = 0;
+		for (i = 0; i < c->ch.nchain; i++)
+			total += 3 + c->ch.chain[i].data_len;
+		tw_u8(&w, HT_CERTIFICATE);
+		tw_u24(&w, total + 3);
+		tw_u24(&w, total);
+		c->fl_cert = 0;
+		break;
+	case F_CERT_LEN:
+		tw_u24(&w, c->ch.chain[c->fl_cert].data_len);
+		break;
+	case F_CERT_DER:
+		s = c->ch.chain[c->fl_cert].data;
+		w.n = c->ch.chain[c->fl_cert].data_len;
+		if (++c->fl_cert < c->ch.nchain)
+			next = F_CERT_LEN;
+		break;
+	case F_SKE:
+		if (server_kx(c, &w) < 0)
+			return -1;
+		if (c->ch.x509 == NULL)
+			next = F_SHD;
+		break;
+	case F_CR:	/* the CA names stream after: lengths by count */
+		total = ca_names_len(&c->ch);
+		n = cr_sigs(c, sigs);
+		tw_u8(&w, HT_CERTIFICATE_REQUEST);
+		tw_u24(&w, 3 + 2 + 2 * n + 2 + total);
+		tw_u8(&w, 2);
+		tw_u8(&w, 1);			/* rsa_sign */
+		tw_u8(&w, 64);			/* ecdsa_sign */
+		tw_u16(&w, (unsigned)(2 * n));
+		for (i = 0; i < n; i++)
+			tw_u16(&w, sigs[i]);
+		tw_u16(&w, (unsigned)total);
+		c->fl_cert = 0;
+		if (total == 0)
+			next = F_SHD;
+		break;
+	case F_CA_LEN:
+		tw_u16(&w, (unsigned)c->ch.cas[c->fl_cert].dn.len);
+		break;
+	case F_CA_DN:
+		s = c->ch.cas[c->fl_cert].dn.data;
+		w.n = c->ch.cas[c->fl_cert].dn.len;
+		if (++c->fl_cert < c->ch.ncas)
+			next = F_CA_LEN;
+		break;
+	case F_SHD:
+		tw_msg(&w, HT_SERVER_HELLO_DONE);
+		tw_close(&w);
+		break;
+	default:
+		return 0;
+	}
+	if (w.err)
+		return -1;
+	c->fl_stage = next;
+	c->piece.p = s;
+	c->piece.n = w.n;
+	return 1;
+}
+
+void
+hs12_flight_done(struct eng *c)
+{
+	if (c->resumed)
+		c->phase = P_SFIN;
+	else
+		c->phase = c->ch.x509 != NULL ? P_CCERT : P_CKE;
+}
+
+/* Our ChangeCipherSpec and Finished; obuf is empty. */
+static void
+server_finished(struct eng *c)
+{
+	static const unsigned char one = 1;
+	unsigned char m[4 + FINISHED_LEN];
+	struct tw w;
+
+	tw_init(&w, m, sizeof(m));
+	tw_msg(&w, HT_FINISHED);
+	finished(c, "server finished", m + 4);
+	w.n += FINISHED_LEN;
+	tw_close(&w);
+	if (eng_put_record(c, CT_CHANGE_CIPHER_SPEC, &one, 1) < 0) {
+		eng_fail(c, BR_ALERT_INTERNAL_ERROR);
+		return;
+	}
+	c->wr_on = 1;
+	if (tw_len(&w) == 0 || eng_put_record(c, CT_HANDSHAKE, m,
+	    sizeof(m)) < 0) {
+		eng_fail(c, BR_ALERT_INTERNAL_ERROR);
+		return;
+	}
+	t13_transcript_add(&c->th, m, sizeof(m));
+	c->phase = c->resumed ? P_CCS : P_APP;
+}
+
+void
+hs12_pump(struct eng *c)
+{
+	if (c->phase == P_FLIGHT)
+		eng_write_flight(c);
+	else if (c->phase == P_SFIN)
+		server_finished(c);
+}
+
+/* ClientKeyExchange: the client's share; the master secret, keys. */
+static unsigned
+client_kx(struct eng *c, const unsigned char *m, size_t len)
+{
+	unsigned char pms[PMS_MAX], th[T13_HASH_MAX];
+	size_t n, hl;
+
+	if (len < 5 || m[4] != len - 5)
+		return BR_ALERT_DECODE_ERROR;
+	t13_transcript_add(&c->th, m, len);
+	n = t13_kx_shared(&c->kx, m + 5, len - 5, pms);
+	t13_kx_wipe(&c->kx);
+	if (n == 0)
+		return BR_ALERT_ILLEGAL_PARAMETER;
+	if (c->ems) {	/* RFC 7627 4: over the session hash */
+		hl = t13_transcript_hash(&c->th, th);
+		prf(c, c->ms, sizeof(c->ms), pms, n, "extended master secret",
+		    th, hl, NULL, 0);
+	} else
+		prf(c, c->ms, sizeof(c->ms), pms, n, "master secret",
+		    c->cr, 32, c->sr, 32);
+	t13_wipe(pms, sizeof(pms));
+	keys(c);
+	c->phase = c->ncert > 0 ? P_CCV : P_CCS;
+	return 0;
+}
+
+/* The client's CertificateVerify, over the handshake so far. */
+static unsigned
+client_cv(struct eng *c, const unsigned char *m, size_t len)
+{
+	const br_x509_class **x = c->ch.x509;
+	const br_x509_pkey *pk = (*x)->get_pkey(x, NULL);
+	const struct sig12 *s;
+	unsigned char th[T13_HASH_MAX], out[64];
+	size_t hl, siglen;
+	int ok;
+
+	if (len < 8 || len != 8 + ((size_t)m[6] << 8 | m[7]))
+		return BR_ALERT_DECODE_ERROR;
+	/* One our CertificateRequest offered (cr_sigs()), for the key. */
+	s = sig_find((unsigned)(m[4] << 8 | m[5]));
+	if (s == NULL || s->dig != c->th.h.vtable)
+		return BR_ALERT_ILLEGAL_PARAMETER;
+	if (pk == NULL || (s->ec ? pk->key_type != BR_KEYTYPE_EC :
+	    pk->key_type != BR_KEYTYPE_RSA))
+		return BR_ALERT_ILLEGAL_PARAMETER;
+	hl = t13_transcript_hash(&c->th, th);
+	siglen = len - 8;
+	if (s->ec)
+		ok = (int)br_ecdsa_vrfy_asn1_get_default()(br_ec_get_default(),
+		    th, hl, &pk->key.ec, m + 8, siglen);
+	else if (s->pss)
+		ok = t13_pss_verify(s->dig, &pk->key.rsa, th, m + 8, siglen);
+	else
+		ok = br_rsa_pkcs1_vrfy_get_default()(m + 8, siglen, s->oid, hl,
+		    &pk->key.rsa, out) && t13_ct_eq(out, th, hl);
+	if (!ok) {
+		c->why = BR_ERR_BAD_SIGNATURE;
+		return BR_ALERT_DECRYPT_ERROR;
+	}
+	t13_transcript_add(&c->th, m, len);
+	c->phase = P_CCS;
+	return 0;
+}
+
+/* The client's Finished; a full handshake's session is kept. */
+static unsigned
+client_finished(struct eng *c, const unsigned char *m, size_t len)
+{
+	unsigned char want[FINISHED_LEN];
+	struct eng_session sp;
+	int ok;
+
+	finished(c, "client finished", want);
+	ok = t13_ct_eq(want, m + 4, FINISHED_LEN);
+	t13_wipe(want, sizeof(want));
+	if (!ok)
+		return BR_ALERT_DECRYPT_ERROR;
+	t13_transcript_add(&c->th, m, len);
+	if (c->resumed) {
+		c->phase = P_APP;
+		return 0;
+	}
+	if (c->ops->save != NULL && c->sid_len == sizeof(sp.id)) {
+		memset(&sp, 0, sizeof(sp));
+		memcpy(sp.id, c->sid, sizeof(sp.id));
+		memcpy(sp.secret, c->ms, sizeof(c->ms));
+		sp.version = TLS12;
+		sp.suite = c->ch.suite;
+		sp.ems = c->ems;
+		c->ops->save(c->ops->ctx, &sp);
+		t13_wipe(&sp, sizeof(sp));
+	}
+	c->phase = P_SFIN;
+	return 0;
+}
+
+unsigned
+hs12_head(struct eng *c)
+{
+	static const struct {
+		int		phase, type;
+		size_t		min, max;
+	} want[] = {
+		{ P_CCERT, HT_CERTIFICATE, 3, 0xffffff },
+		{ P_CKE, HT_CLIENT_KEY_EXCHANGE, 2, 1 + T13_KX_PUB_MAX },
+		{ P_CCV, HT_CERTIFICATE_VERIFY, 4, 4 + T13_SIG_MAX },
+		{ P_FIN, HT_FINISHED, FINISHED_LEN, FINISHED_LEN },
+		/* Renegotiation: the hello is read, dropped, answered. */
+		{ P_APP, HT_CLIENT_HELLO, 0, 0xffffff },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (want[i].phase == c->phase && want[i].type == c->msg[0])
+			break;
+	if (i == sizeof(want) / sizeof(want[0]))
+		return BR_ALERT_UNEXPECTED_MESSAGE;
+	if (c->mlen < want[i].min || c->mlen > want[i].max)
+		return BR_ALERT_DECODE_ERROR;
+	if (c->msg[0] == HT_CERTIFICATE) {
+		t13_transcript_add(&c->th, c->msg, 4);
+		eng_cert_start(c);
+	} else if (c->msg[0] == HT_CLIENT_HELLO) {
+		c->skip_left = 1;
+		c->cc_left = c->mlen;
+	}
+	return 0;
+}
+
+unsigned
+hs12_end(struct eng *c)
+{
+	const unsigned char *m = c->msg;
+	unsigned a;
+
+	switch (m[0]) {
+	case HT_CERTIFICATE:
+		if ((a = eng_cert_end(c)) == 0)
+			c->phase = P_CKE;
+		return a;
+	case HT_CLIENT_KEY_EXCHANGE:
+		return client_kx(c, m, 4 + c->mlen);
+	case HT_CERTIFICATE_VERIFY:
+		return client_cv(c, m, 4 + c->mlen);
+	case HT_FINISHED:
+		return client_finished(c, m, 4 + c->mlen);
+	default:	/* a ClientHello, once established: RFC 5746 4.2 */
+		eng_flush(c);
+		c->owed[0] = ALERT_WARNING;
+		c->owed[1] = BR_ALERT_NO_RENEGOTIATION;
+		c->owed_on = 1;
+		return 0;
+	}
+}
+
+unsigned
+hs12_record(struct eng *c)
+{
+	unsigned char *r = c->ibuf;
+	size_t len = c->ipos - 5;
+	int type = r[0];
+
+	c->ipos = 0;
+	if (c->rd_on) {
+		type = t13_rec_open12(&c->rd, r, len + 5, &len);
+		if (type == T13_ERR_MAC)
+			return BR_ALERT_BAD_RECORD_MAC;
+		if (type == T13_ERR_OVERFLOW)
+			return BR_ALERT_RECORD_OVERFLOW;
+		if (type < 0)
+			return BR_ALERT_INTERNAL_ERROR;
+	}
+	/* Nothing between the fragments of one handshake message. */
+	if (c->hs_len > 0 && type != CT_HANDSHAKE)
+		return BR_ALERT_UNEXPECTED_MESSAGE;
+	switch (type) {
+	case CT_CHANGE_CIPHER_SPEC:
+		if (c->phase != P_CCS || len != 1 || r[5] != 1)
+			return BR_ALERT_UNEXPECTED_MESSAGE;
+		c->rd_on = 1;
+		c->phase = P_FIN;
+		return 0;
+	case CT_ALERT:
+		eng_alert_in(c, r + 5, len);
+		return 0;
+	case CT_HANDSHAKE:
+		if (len == 0 || c->phase == P_FLIGHT || c->phase == P_SFIN)
+			return BR_ALERT_UNEXPECTED_MESSAGE;
+		return eng_handshake(c, r + 5, len);
+	case CT_APPLICATION_DATA:
+		if (c->phase != P_APP)
+			return BR_ALERT_UNEXPECTED_MESSAGE;
+		/* After our close_notify what comes is dropped. */
+		if (!c->closing && len > 0) {
+			c->app_off = 5;
+			c->app_len = len;
+			c->ipos = 5 + len;
+		}
+		return 0;
+	}
+	return BR_ALERT_UNEXPECTED_MESSAGE;
+}

@@ -1,0 +1,706 @@
+/*
+ * hs13.c - the TLS 1.3 server handshake of eng.h (RFC 8446).
+ *
+ *   start --no share for a group both have--> HRR, HELLO2
+ *   start, HELLO2 --second hello--> ServerHello [CCS] FLIGHT
+ *   FLIGHT --EE, [CertificateRequest,] Certificate, CertificateVerify,
+ *       Finished written--> FIN, or CCERT if a certificate was asked for
+ *   CCERT --the client's Certificate, chain valid--> CCV
+ *   CCV --its CertificateVerify, signature valid--> FIN
+ *   FIN --the client's Finished--> APP (NewSessionTicket owed)
+ *   any --error--> alert owed --written--> DEAD
+ */
+#include <string.h>
+
+#include "eng.h"
+#include "tlswire.h"
+
+enum {
+	P_HELLO2,		/* after HRR: the second ClientHello */
+	P_FLIGHT,		/* writing EE .. Finished */
+	P_CCERT,		/* waiting for the client's Certificate */
+	P_CCV,			/* ... and its CertificateVerify */
+	P_FIN,			/* waiting for the client's Finished */
+};
+
+/* Early data we drop unread, at most (RFC 8446 4.2.10). */
+#define EARLY_MAX		((size_t)(16384 + 256) * 4)
+
+/* SHA-256("HelloRetryRequest"), HRR's random (RFC 8446 4.1.3). */
+static const unsigned char hrr_random[32] = {
+	0xcf, 0x21, 0xad, 0x74, 0xe5, 0x9a, 0x61, 0x11, 0xbe, 0x1d, 0x8c, 0x02,
+	0x1e, 0x65, 0xb8, 0x91, 0xc2, 0xa2, 0x11, 0x16, 0x7a, 0xbb, 0x8c, 0x5e,
+	0x07, 0x9e, 0x09, 0xe2, 0xc8, 0xa8, 0x33, 0x9c,
+};
+
+static size_t
+get16(const unsigned char *p)
+{
+	return (size_t)p[0] << 8 | p[1];
+}
+
+static size_t
+dig_len(const br_hash_class *dig)
+{
+	return dig->desc >> BR_HASHDESC_OUT_OFF & BR_HASHDESC_OUT_MASK;
+}
+
+/* The flight's pieces, in order (fl_stage). */
+enum {
+	F_EE, F_CR, F_CA_LEN, F_CA_DN, F_CERT, F_CERT_LEN, F_CERT_DER,
+	F_CERT_EXT, F_CV, F_FIN, F_DONE
+};
+
+/*
+ * CertificateRequest's signature_algorithms: what CertificateVerify may
+ * use.  No signature_algorithms_cert: BearSSL's validator takes the
+ * PKCS#1 v1.5 certificates CAs sign, which a client then need not avoid.
+ */
+static const unsigned cr_sigs[] = {
+	T13_ECDSA_SECP256R1_SHA256, T13_ECDSA_SECP384R1_SHA384,
+	T13_ECDSA_SECP521R1_SHA512, T13_RSA_PSS_RSAE_SHA256,
+	T13_RSA_PSS_RSAE_SHA384, T13_RSA_PSS_RSAE_SHA512,
+};
+#define NSIGS	(sizeof(cr_sigs) / sizeof(cr_sigs[0]))
+
+/* Do the CA names fit in a CertificateRequest? (Else none is sent.) */
+static int
+ca_names_fit(const struct eng_choice *ch)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ch->ncas; i++)
+		n += 2 + ch->cas[i].dn.len;
+	return n > 0 && n + 6 + 2 * NSIGS + 10 <= 0xffff;
+}
+
+/* The bytes of the CA names list, each with its length. */
+static size_t
+ca_names_len(const struct eng_choice *ch)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ch->ncas; i++)
+		n += 2 + ch->cas[i].dn.len;
+	return n;
+}
+
+int
+hs13_piece(struct eng *c)
+{
+	unsigned char th[T13_HASH_MAX];
+	const unsigned char *s = c->msg;
+	size_t n, total, i;
+	struct tw w;
+	int next = c->fl_stage + 1;
+
+	tw_init(&w, c->msg, sizeof(c->msg));
+	switch (c->fl_stage) {
+	case F_EE:	/* EncryptedExtensions: ALPN, if asked */
+		/* A resumption has the ticket's authentication: Finished. */
+		if (c->resumed)
+			next = F_FIN;
+		else if (c->ch.x509 == NULL)
+			next = F_CERT;
+		tw_msg(&w, HT_ENCRYPTED_EXTENSIONS);
+		tw_open(&w, 2);
+		if (c->ch.alpn) {
+			tw_u16(&w, EXT_ALPN);
+			tw_open(&w, 2);
+			tw_open(&w, 2);
+			tw_open(&w, 1);
+			tw_put(&w, "http/1.1", 8);
+			tw_close(&w);
+			tw_close(&w);
+			tw_close(&w);
+		}
+		tw_close(&w);
+		tw_close(&w);
+		break;
+	case F_CR:	/* CertificateRequest: empty context, schemes, CAs */
+		total = ca_names_fit(&c->ch) ? ca_names_len(&c->ch) : 0;
+		tw_u8(&w, HT_CERTIFICATE_REQUEST);
+		/* The CA names stream after this piece: lengths by count. */
+		tw_u24(&w, 1 + 2 + 4 + 2 + 2 * NSIGS + (total ? 6 + total : 0));
+		tw_u8(&w, 0);
+		tw_u16(&w, (unsigned)(4 + 2 + 2 * NSIGS +
+		    (total ? 6 + total : 0)));
+		tw_u16(&w, EXT_SIGNATURE_ALGORITHMS);
+		tw_open(&w, 2);
+		tw_open(&w, 2);
+		for (i = 0; i < NSIGS; i++)
+			tw_u16(&w, cr_sigs[i]);
+		tw_close(&w);
+		tw_close(&w);
+		if (total > 0) {
+			tw_u16(&w, EXT_CERTIFICATE_AUTHORITIES);
+			tw_u16(&w, (unsigned)(2 + total));
+			tw_u16(&w, (unsigned)total);
+		} else
+			next = F_CERT;
+		c->fl_cert = 0;
+		break;
+	case F_CA_LEN:	/* a CA's name: its length, then its DER */
+		tw_u16(&w, (unsigned)c->ch.cas[c->fl_cert].dn.len);
+		break;
+	case F_CA_DN:
+		s = c->ch.cas[c->fl_cert].dn.data;
+		w.n = c->ch.cas[c->fl_cert].dn.len;
+		if (++c->fl_cert < c->ch.ncas)
+			next = F_CA_LEN;
+		break;
+	case F_CERT:	/* Certificate: empty context, then the list */
+		total = 0;
+		for (i = 0; i < c->ch.nchain; i++)
+			total += 3 + c->ch.chain[i].data_len + 2;
+		tw_u8(&w, HT_CERTIFICATE);
+		tw_u24(&w, total + 4);
+		tw_u8(&w, 0);
+		tw_u24(&w, total);
+		c->fl_cert = 0;
+		break;
+	case F_CERT_LEN:	/* an entry's length */
+		tw_u24(&w, c->ch.chain[c->fl_cert].data_len);
+		break;
+	case F_CERT_DER:	/* its DER, from the chain */
+		s = c->ch.chain[c->fl_cert].data;
+		w.n = c->ch.chain[c->fl_cert].data_len;
+		break;
+	case F_CERT_EXT:	/* its extensions: none */
+		tw_u16(&w, 0);
+		if (++c->fl_cert < c->ch.nchain)
+			next = F_CERT_LEN;
+		break;
+	case F_CV:	/* CertificateVerify over the transcript so far */
+		t13_transcript_hash(&c->th, th);
+		n = t13_cv_sign((int)c->ch.scheme, 1, th, c->ks.hlen,
+		    c->ch.ec, c->ch.rsa, c->rng, c->msg + 8,
+		    sizeof(c->msg) - 8);
+		if (n == 0)
+			return -1;
+		tw_msg(&w, HT_CERTIFICATE_VERIFY);
+		tw_u16(&w, c->ch.scheme);
+		tw_u16(&w, (unsigned)n);
+		w.n += n;
+		tw_close(&w);
+		break;
+	case F_FIN:
+		t13_transcript_hash(&c->th, th);
+		tw_msg(&w, HT_FINISHED);
+		t13_finished(c->ks.dig, c->s_secret, th, c->msg + 4);
+		w.n += c->ks.hlen;
+		tw_close(&w);
+		break;
+	default:
+		return 0;
+	}
+	if (w.err)
+		return -1;
+	c->fl_stage = next;
+	c->piece.p = s;
+	c->piece.n = w.n;
+	return 1;
+}
+
+/* After our Finished: application keys out, the client's to come. */
+void
+hs13_flight_done(struct eng *c)
+{
+	unsigned char th[T13_HASH_MAX];
+
+	t13_transcript_hash(&c->th, th);
+	t13_ks_master(&c->ks);
+	t13_ks_derive(&c->ks, "s ap traffic", th, c->s_secret);
+	t13_ks_derive(&c->ks, "c ap traffic", th, c->c_ap);
+	t13_rec_init(&c->wr, (int)c->ch.suite, c->s_secret);
+	c->phase = c->ch.x509 != NULL && !c->resumed ? P_CCERT : P_FIN;
+}
+
+void
+hs13_pump(struct eng *c)
+{
+	unsigned char m[5];
+	struct tw w;
+
+	if (c->phase == P_FLIGHT)
+		eng_write_flight(c);
+	else if (c->nst_owed && c->app_w == 0) {
+		if (eng_put_record(c, CT_HANDSHAKE, c->nst, 50) == 0)
+			c->nst_owed = 0;
+	} else if (c->ku_owed && c->app_w == 0) {
+		tw_init(&w, m, sizeof(m));
+		tw_msg(&w, HT_KEY_UPDATE);
+		tw_u8(&w, 0);		/* update_not_requested */
+		tw_close(&w);
+		if (eng_put_record(c, CT_HANDSHAKE, m, tw_len(&w)) == 0) {
+			t13_next_secret(c->ks.dig, c->s_secret);
+			t13_rec_init(&c->wr, (int)c->ch.suite, c->s_secret);
+			c->ku_owed = 0;
+		}
+	}
+}
+
+/* ServerHello, or HelloRetryRequest (pub NULL), into obuf as a record. */
+static int
+server_hello(struct eng *c, const unsigned char *pub, size_t publen)
+{
+	unsigned char m[4 + 2 + 32 + 33 + 3 + 2 + 6 + 8 + T13_KX_PUB_MAX + 6];
+	unsigned char r[32];
+	struct tw w;
+	size_t n;
+
+	tw_init(&w, m, sizeof(m));
+	tw_msg(&w, HT_SERVER_HELLO);
+	tw_u16(&w, TLS12);		/* legacy_version */
+	if (pub == NULL)
+		memcpy(r, hrr_random, 32);
+	else
+		(*c->rng)->generate(c->rng, r, 32);
+	tw_put(&w, r, 32);
+	tw_open(&w, 1);
+	tw_put(&w, c->sid, c->sid_len);
+	tw_close(&w);
+	tw_u16(&w, c->ch.suite);
+	tw_u8(&w, 0);			/* legacy_compression_method */
+	tw_open(&w, 2);
+	if (c->resumed) {		/* pre_shared_key: the first identity */
+		tw_u16(&w, EXT_PRE_SHARED_KEY);
+		tw_u16(&w, 2);
+		tw_u16(&w, 0);
+	}
+	tw_u16(&w, EXT_SUPPORTED_VERSIONS);
+	tw_u16(&w, 2);
+	tw_u16(&w, TLS13);
+	tw_u16(&w, EXT_KEY_SHARE);
+	tw_open(&w, 2);
+	tw_u16(&w, c->group);
+	if (pub != NULL) {
+		tw_open(&w, 2);
+		tw_put(&w, pub, publen);
+		tw_close(&w);
+	}
+	tw_close(&w);
+	tw_close(&w);
+	tw_close(&w);
+	if ((n = tw_len(&w)) == 0)
+		return -1;
+	t13_transcript_add(&c->th, m, n);
+	if (eng_put_record(c, CT_HANDSHAKE, m, n) < 0)
+		return -1;
+	/* Middlebox compatibility (RFC 8446 D.4): one CCS, after the first. */
+	if (c->sid_len > 0 && !c->ccs_sent) {
+		static const unsigned char one = 1;
+
+		c->ccs_sent = 1;
+		return eng_put_record(c, CT_CHANGE_CIPHER_SPEC, &one, 1);
+	}
+	return 0;
+}
+
+/*
+ * The hash of what a second ClientHello must repeat of the first (RFC
+ * 8446 4.1.2): all but key_share, early_data, cookie, pre_shared_key and
+ * padding, in the same order.  m has passed t13_parse().
+ */
+static void
+hello_digest(const unsigned char *m, size_t len, unsigned char *out)
+{
+	br_sha256_context h;
+	size_t p = 4 + 2 + 32, end;
+
+	br_sha256_init(&h);
+	p += 1 + (size_t)m[p];
+	p += 2 + get16(m + p);
+	p += 1 + (size_t)m[p];
+	br_sha256_update(&h, m + 4, p - 4);
+	end = p + 2 <= len ? p + 2 + get16(m + p) : p;
+	for (p += 2; end <= len && p + 4 <= end; p += 4 + get16(m + p + 2)) {
+		size_t t = get16(m + p);
+
+		if (t != EXT_KEY_SHARE && t != EXT_EARLY_DATA &&
+		    t != EXT_COOKIE && t != EXT_PRE_SHARED_KEY && t != 21)
+			br_sha256_update(&h, m + p, 4 + get16(m + p + 2));
+	}
+	br_sha256_out(&h, out);
+}
+
+/*
+ * The first PSK identity of the hello, if it is one of our tickets for
+ * the suite's hash and its binder, over the hello up to the binders,
+ * verifies (RFC 8446 4.2.11.2): 0, with c->resumed and c->psk if so, or
+ * decrypt_error.  A ticket resumes until its lifetime is over (the
+ * store's load() enforces it): tlsgate never takes 0-RTT data, which is
+ * what single use protects (RFC 8446 8.1).
+ */
+static unsigned
+psk(struct eng *c, const unsigned char *m, const struct t13_hello *h,
+    const br_hash_class *dig)
+{
+	const unsigned char *b = m + h->psk_binders + 2;
+	struct eng_session sp;
+	struct t13_transcript t;
+	struct t13_ks ks;
+	unsigned char key[T13_HASH_MAX], th[T13_HASH_MAX], want[T13_HASH_MAX];
+	int ok;
+
+	if (c->ops->load == NULL || !(h->exts & T13_EXT_PRE_SHARED_KEY) ||
+	    !h->psk_dhe_ke || get16(m + h->psk_ids) != 32)
+		return 0;
+	memset(&sp, 0, sizeof(sp));
+	memcpy(sp.id, m + h->psk_ids + 2, 32);
+	if (!c->ops->load(c->ops->ctx, &sp) || sp.version != TLS13 ||
+	    t13_suite_hash((int)sp.suite) != dig) {
+		t13_wipe(&sp, sizeof(sp));
+		return 0;
+	}
+	t13_ks_early(&ks, dig, sp.secret, dig_len(dig));
+	t13_ks_derive(&ks, "res binder", NULL, key);
+	/* After HRR the binder covers the first hello's hash and HRR too. */
+	if (c->hrr)
+		t = c->th;
+	else
+		t13_transcript_init(&t, dig);
+	t13_transcript_add(&t, m, h->psk_binders);
+	t13_transcript_hash(&t, th);
+	t13_finished(dig, key, th, want);
+	ok = b[0] == ks.hlen && t13_ct_eq(want, b + 1, ks.hlen);
+	if (ok) {
+		memcpy(c->psk, sp.secret, ks.hlen);
+		c->resumed = 1;
+	}
+	t13_wipe(&sp, sizeof(sp));
+	t13_wipe(key, sizeof(key));
+	t13_wipe(want, sizeof(want));
+	t13_ks_wipe(&ks);
+	return ok ? 0 : BR_ALERT_DECRYPT_ERROR;
+}
+
+/* A ClientHello, the first or the one after HRR: answer it. */
+unsigned
+hs13_hello(struct eng *c, const unsigned char *m, size_t len,
+    const struct t13_hello *hp)
+{
+	struct t13_hello h = *hp;
+	struct eng_choice ch;
+	unsigned char pub[T13_KX_PUB_MAX], dhe[32], th[T13_HASH_MAX], d[32];
+	const br_hash_class *dig;
+	unsigned alert, group;
+	size_t publen, dhelen;
+
+	c->version = TLS13;
+	if (!h.v13)
+		return BR_ALERT_ILLEGAL_PARAMETER;
+	if (c->ops->vmin > TLS13)
+		return BR_ALERT_PROTOCOL_VERSION;
+	if ((alert = c->ops->choose(c->ops->ctx, m, &h, TLS13, &ch)) != 0)
+		return alert;
+	if ((dig = t13_suite_hash((int)ch.suite)) == NULL)
+		return BR_ALERT_INTERNAL_ERROR;
+	if ((alert = t13_choose_group(&h, ch.groups, ch.ngroups, &group)) ==
+	    T13_HRR) {
+		if (c->hrr)
+			return BR_ALERT_ILLEGAL_PARAMETER;
+		/* The hello becomes message_hash; HRR follows it. */
+		c->ch = ch;
+		c->group = group;
+		c->hrr = 1;
+		memcpy(c->sid, m + h.sid, h.sid_len);
+		c->sid_len = h.sid_len;
+		c->skip_early = (h.exts & T13_EXT_EARLY_DATA) != 0;
+		c->early_left = EARLY_MAX;
+		hello_digest(m, len, c->ch1);
+		t13_transcript_init(&c->th, dig);
+		t13_transcript_add(&c->th, m, len);
+		t13_transcript_hrr(&c->th);
+		if (server_hello(c, NULL, 0) < 0)
+			return BR_ALERT_INTERNAL_ERROR;
+		c->phase = P_HELLO2;
+		return 0;
+	} else if (alert != T13_SHARE)
+		return alert;
+	if (c->hrr) {
+		/* RFC 8446 4.1.2: the same offer, with the share asked for. */
+		hello_digest(m, len, d);
+		if (group != c->group || ch.suite != c->ch.suite ||
+		    memcmp(d, c->ch1, sizeof(d)) != 0 ||
+		    (h.exts & T13_EXT_EARLY_DATA))
+			return BR_ALERT_ILLEGAL_PARAMETER;
+		/* 0-RTT records come before this hello, never after it. */
+		c->skip_early = 0;
+	} else {
+		t13_transcript_init(&c->th, dig);
+		memcpy(c->sid, m + h.sid, h.sid_len);
+		c->sid_len = h.sid_len;
+		c->skip_early = (h.exts & T13_EXT_EARLY_DATA) != 0;
+		c->early_left = EARLY_MAX;
+	}
+	c->ch = ch;
+	c->group = group;
+	if ((alert = psk(c, m, &h, dig)) != 0)
+		return alert;
+	t13_transcript_add(&c->th, m, len);
+	publen = t13_kx_gen(&c->kx, (int)group, c->rng, pub, sizeof(pub));
+	dhelen = t13_kx_shared(&c->kx, m + (group == T13_X25519 ? h.x25519 :
+	    h.secp256r1), group == T13_X25519 ? 32 : 65, dhe);
+	t13_kx_wipe(&c->kx);
+	if (publen == 0 || dhelen == 0) {
+		t13_wipe(dhe, sizeof(dhe));
+		return BR_ALERT_ILLEGAL_PARAMETER;
+	}
+	if (server_hello(c, pub, publen) < 0) {
+		t13_wipe(dhe, sizeof(dhe));
+		return BR_ALERT_INTERNAL_ERROR;
+	}
+	t13_ks_early(&c->ks, dig, c->resumed ? c->psk : NULL, dig_len(dig));
+	t13_wipe(c->psk, sizeof(c->psk));
+	t13_ks_handshake(&c->ks, dhe, dhelen);
+	t13_wipe(dhe, sizeof(dhe));
+	t13_transcript_hash(&c->th, th);
+	t13_ks_derive(&c->ks, "c hs traffic", th, c->c_secret);
+	t13_ks_derive(&c->ks, "s hs traffic", th, c->s_secret);
+	t13_rec_init(&c->rd, (int)ch.suite, c->c_secret);
+	t13_rec_init(&c->wr, (int)ch.suite, c->s_secret);
+	c->wr_on = 1;
+	c->fl_stage = F_EE;
+	c->piece.n = 0;
+	c->phase = P_FLIGHT;
+	return 0;
+}
+
+/*
+ * A ticket for the next connections (RFC 8446 4.6.1): a random
+ * identifier of a session store entry whose secret is the PSK the
+ * resumption master secret gives for nonce 0; NewSessionTicket owed.
+ */
+static void
+ticket(struct eng *c)
+{
+	static const unsigned char nonce = 0;
+	struct eng_session sp;
+	unsigned char th[T13_HASH_MAX], res[T13_HASH_MAX], age_add[4];
+	struct tw w;
+
+	memset(&sp, 0, sizeof(sp));
+	t13_transcript_hash(&c->th, th);
+	t13_ks_derive(&c->ks, "res master", th, res);
+	t13_ticket_psk(c->ks.dig, res, &nonce, 1, sp.secret);
+	t13_wipe(res, sizeof(res));
+	(*c->rng)->generate(c->rng, sp.id, 32);
+	sp.version = TLS13;
+	sp.suite = c->ch.suite;
+	c->ops->save(c->ops->ctx, &sp);
+	(*c->rng)->generate(c->rng, age_add, sizeof(age_add));
+	tw_init(&w, c->nst, sizeof(c->nst));
+	tw_msg(&w, HT_NEW_SESSION_TICKET);
+	tw_u16(&w, 0);			/* ticket_lifetime, 32 bits */
+	tw_u16(&w, ENG_TICKET_LIFETIME);
+	tw_put(&w, age_add, sizeof(age_add));
+	tw_open(&w, 1);
+	tw_put(&w, &nonce, 1);
+	tw_close(&w);
+	tw_open(&w, 2);
+	tw_put(&w, sp.id, 32);
+	tw_close(&w);
+	tw_u16(&w, 0);			/* no early_data: never 0-RTT */
+	tw_close(&w);
+	t13_wipe(&sp, sizeof(sp));
+	c->nst_owed = tw_len(&w) == 50;
+}
+
+/* The client's Finished, over the transcript through its last message. */
+static unsigned
+client_finished(struct eng *c, const unsigned char *m, size_t len)
+{
+	unsigned char th[T13_HASH_MAX], want[T13_HASH_MAX];
+	int ok;
+
+	t13_transcript_hash(&c->th, th);
+	t13_finished(c->ks.dig, c->c_secret, th, want);
+	ok = t13_ct_eq(want, m + 4, c->ks.hlen);
+	t13_wipe(want, sizeof(want));
+	if (!ok)
+		return BR_ALERT_DECRYPT_ERROR;
+	memcpy(c->c_secret, c->c_ap, sizeof(c->c_secret));
+	t13_wipe(c->c_ap, sizeof(c->c_ap));
+	t13_rec_init(&c->rd, (int)c->ch.suite, c->c_secret);
+	if (c->ops->save != NULL) {
+		t13_transcript_add(&c->th, m, len);
+		ticket(c);
+	}
+	t13_ks_wipe(&c->ks);
+	c->ks.dig = t13_suite_hash((int)c->ch.suite);
+	c->ks.hlen = len - 4;
+	c->phase = P_APP;
+	return 0;
+}
+
+/* The client's CertificateVerify, over the transcript through Certificate. */
+static unsigned
+client_cv(struct eng *c, const unsigned char *m, size_t len)
+{
+	const br_x509_class **x = c->ch.x509;
+	const br_x509_pkey *pk;
+	unsigned char th[T13_HASH_MAX];
+	unsigned scheme = (unsigned)get16(m + 4);
+	size_t i;
+
+	if (len < 8 || len != 8 + get16(m + 6))
+		return BR_ALERT_DECODE_ERROR;
+	/* One CertificateRequest offered, for the key (RFC 8446 4.4.3). */
+	for (i = 0; i < NSIGS && cr_sigs[i] != scheme; i++)
+		;
+	pk = (*x)->get_pkey(x, NULL);
+	if (i == NSIGS || !t13_cv_fits((int)scheme, pk))
+		return BR_ALERT_ILLEGAL_PARAMETER;
+	t13_transcript_hash(&c->th, th);
+	if (!t13_cv_verify((int)scheme, 0, th, c->ks.hlen, pk, m + 8,
+	    len - 8)) {
+		c->why = BR_ERR_BAD_SIGNATURE;
+		return BR_ALERT_DECRYPT_ERROR;
+	}
+	t13_transcript_add(&c->th, m, len);
+	c->phase = P_FIN;
+	return 0;
+}
+
+/*
+ * A client handshake message's header is in c->msg: is it what the
+ * phase expects, of a length it may have?  A Certificate starts
+ * streaming; the others are read whole into c->msg.
+ */
+unsigned
+hs13_head(struct eng *c)
+{
+	static const struct {
+		int		phase, type;
+		size_t		min, max;
+	} want[] = {
+		{ P_CCERT, HT_CERTIFICATE, 4, 0xffffff },
+		{ P_CCV, HT_CERTIFICATE_VERIFY, 4, sizeof(c->msg) - 4 },
+		{ P_FIN, HT_FINISHED, 0, 0 },	/* the hash's length */
+		{ P_APP, HT_KEY_UPDATE, 1, 1 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (want[i].phase == c->phase)
+			break;
+	if (i == sizeof(want) / sizeof(want[0]) || c->msg[0] != want[i].type)
+		return BR_ALERT_UNEXPECTED_MESSAGE;
+	if (c->phase == P_FIN ? c->mlen != c->ks.hlen :
+	    c->mlen < want[i].min || c->mlen > want[i].max)
+		return BR_ALERT_DECODE_ERROR;
+	if (c->phase == P_CCERT) {
+		t13_transcript_add(&c->th, c->msg, 4);
+		eng_cert_start(c);
+	}
+	return 0;
+}
+
+/* A whole client handshake message: act on it. */
+unsigned
+hs13_end(struct eng *c)
+{
+	const unsigned char *m = c->msg;
+	unsigned a;
+
+	switch (m[0]) {
+	case HT_CERTIFICATE:
+		if ((a = eng_cert_end(c)) == 0)
+			c->phase = P_CCV;
+		return a;
+	case HT_CERTIFICATE_VERIFY:
+		return client_cv(c, m, 4 + c->mlen);
+	case HT_FINISHED:
+		return client_finished(c, m, 4 + c->mlen);
+	default:	/* KeyUpdate */
+		if (m[4] > 1)
+			return BR_ALERT_ILLEGAL_PARAMETER;
+		t13_next_secret(c->ks.dig, c->c_secret);
+		t13_rec_init(&c->rd, (int)c->ch.suite, c->c_secret);
+		if (m[4] == 1)
+			c->ku_owed = 1;
+		return 0;
+	}
+}
+
+unsigned
+hs13_record(struct eng *c)
+{
+	unsigned char *r = c->ibuf;
+	size_t len = c->ipos - 5, reclen = c->ipos;
+	struct t13_hello h;
+	unsigned a;
+	int type;
+
+	c->ipos = 0;
+	switch (r[0]) {
+	case CT_CHANGE_CIPHER_SPEC:
+		/* RFC 8446 5: one, dropped, before the client's Finished. */
+		if (len != 1 || r[5] != 1 || c->phase >= P_APP || c->ccs_in)
+			return BR_ALERT_UNEXPECTED_MESSAGE;
+		c->ccs_in = 1;
+		return 0;
+	case CT_ALERT:
+		if (c->phase >= P_APP)
+			return BR_ALERT_UNEXPECTED_MESSAGE;
+		eng_alert_in(c, r + 5, len);
+		return 0;
+	case CT_HANDSHAKE:
+		if (c->phase != P_HELLO2)
+			return BR_ALERT_UNEXPECTED_MESSAGE;
+		if (len < 4 || len != 4 + (get16(r + 6) | (size_t)r[5] << 16))
+			return BR_ALERT_DECODE_ERROR;
+		if ((a = t13_parse(r + 5, len, &h)) != 0)
+			return a;
+		return hs13_hello(c, r + 5, len, &h);
+	case CT_APPLICATION_DATA:
+		break;
+	default:
+		return BR_ALERT_UNEXPECTED_MESSAGE;
+	}
+	/* 0-RTT records we refused: dropped while they fit the budget. */
+	if (c->phase == P_HELLO2 && c->skip_early &&
+	    c->early_left >= reclen) {
+		c->early_left -= reclen;
+		return 0;
+	}
+	if (c->phase < P_FLIGHT)
+		return BR_ALERT_UNEXPECTED_MESSAGE;
+	type = t13_rec_open(&c->rd, r, reclen, &len);
+	if (type == T13_ERR_MAC && c->skip_early && c->early_left >= reclen) {
+		c->early_left -= reclen;
+		return 0;
+	}
+	c->skip_early = 0;
+	/* RFC 8446 5.1: nothing between the records of one message. */
+	if (c->hs_len > 0 && type != CT_HANDSHAKE && type >= 0)
+		return BR_ALERT_UNEXPECTED_MESSAGE;
+	switch (type) {
+	case T13_ERR_MAC:
+		return BR_ALERT_BAD_RECORD_MAC;
+	case T13_ERR_OVERFLOW:
+		return BR_ALERT_RECORD_OVERFLOW;
+	case T13_ERR_SEQ:
+		return BR_ALERT_INTERNAL_ERROR;
+	case CT_ALERT:
+		eng_alert_in(c, r + 5, len);
+		return 0;
+	case CT_HANDSHAKE:
+		if (len == 0 || c->phase == P_FLIGHT)
+			return BR_ALERT_UNEXPECTED_MESSAGE;
+		return eng_handshake(c, r + 5, len);
+	case CT_APPLICATION_DATA:
+		if (c->phase != P_APP)
+			return BR_ALERT_UNEXPECTED_MESSAGE;
+		/* After our close_notify what comes is dropped. */
+		if (!c->closing && len > 0) {
+			c->app_off = 5;
+			c->app_len = len;
+			c->ipos = 5 + len;
+		}
+		return 0;
+	default:		/* T13_ERR_EMPTY, an unknown type */
+		return BR_ALERT_UNEXPECTED_MESSAGE;
+	}
+}

@@ -1,0 +1,95 @@
+/*
+ * tlswire.h - TLS's wire vocabulary by name, and a writer for handshake
+ * messages that counts their lengths by construction.
+ *
+ * Owns the numbers of RFC 5246 and RFC 8446 the engine writes or
+ * compares (content types, handshake types, extensions, the alerts
+ * BearSSL has no name for) and the message writer.  The writer never
+ * allocates and never writes past cap: the first overflow sets a sticky
+ * error, every later call does nothing, and the caller checks once, at
+ * the end, as with der.h.
+ */
+#ifndef TLSGATE_TLSWIRE_H
+#define TLSGATE_TLSWIRE_H
+
+#include <stddef.h>
+#include <bearssl.h>		/* BR_ALERT_*, BR_TLS12, BR_SSL_* */
+
+/* ContentType (RFC 5246 6.2.1, RFC 8446 5.1). */
+#define CT_CHANGE_CIPHER_SPEC	20
+#define CT_ALERT		21
+#define CT_HANDSHAKE		22
+#define CT_APPLICATION_DATA	23
+
+/* HandshakeType (RFC 5246 7.4, RFC 8446 4). */
+#define HT_HELLO_REQUEST	0
+#define HT_CLIENT_HELLO		1
+#define HT_SERVER_HELLO		2
+#define HT_NEW_SESSION_TICKET	4
+#define HT_ENCRYPTED_EXTENSIONS	8
+#define HT_CERTIFICATE		11
+#define HT_SERVER_KEY_EXCHANGE	12
+#define HT_CERTIFICATE_REQUEST	13
+#define HT_SERVER_HELLO_DONE	14
+#define HT_CERTIFICATE_VERIFY	15
+#define HT_CLIENT_KEY_EXCHANGE	16
+#define HT_FINISHED		20
+#define HT_KEY_UPDATE		24
+
+/* ExtensionType (RFC 8446 4.2 and the RFCs each names). */
+#define EXT_SERVER_NAME			0	/* RFC 6066 */
+#define EXT_SUPPORTED_GROUPS		10	/* RFC 8422 */
+#define EXT_EC_POINT_FORMATS		11	/* RFC 8422 */
+#define EXT_SIGNATURE_ALGORITHMS	13
+#define EXT_ALPN			16	/* RFC 7301 */
+#define EXT_EXTENDED_MASTER_SECRET	23	/* RFC 7627 */
+#define EXT_SESSION_TICKET		35	/* RFC 5077 */
+#define EXT_PRE_SHARED_KEY		41
+#define EXT_EARLY_DATA			42
+#define EXT_SUPPORTED_VERSIONS		43
+#define EXT_COOKIE			44
+#define EXT_PSK_KEY_EXCHANGE_MODES	45
+#define EXT_CERTIFICATE_AUTHORITIES	47
+#define EXT_KEY_SHARE			51
+#define EXT_RENEGOTIATION_INFO		0xff01	/* RFC 5746 */
+
+/* Alerts BearSSL 0.6 has no name for. */
+#define ALERT_INAPPROPRIATE_FALLBACK	86	/* RFC 7507 */
+#define ALERT_MISSING_EXTENSION		109	/* RFC 8446 */
+#define ALERT_CERTIFICATE_REQUIRED	116	/* RFC 8446 */
+
+/* AlertLevel (RFC 5246 7.2). */
+#define ALERT_WARNING		1
+#define ALERT_FATAL		2
+
+#define TLS12			0x0303
+#define TLS13			0x0304
+
+/* A message being written; see the top of this file. */
+struct tw {
+	unsigned char	*b;
+	size_t		 cap, n;
+	size_t		 open[6];	/* where each open vector's length is */
+	int		 width[6];
+	int		 depth;
+	int		 err;
+};
+
+void	tw_init(struct tw *, unsigned char *b, size_t cap);
+void	tw_u8(struct tw *, unsigned v);
+void	tw_u16(struct tw *, unsigned v);
+void	tw_u24(struct tw *, size_t v);
+void	tw_put(struct tw *, const void *p, size_t n);
+/*
+ * A vector, or a message body: tw_open() reserves its length field of
+ * width bytes (1, 2 or 3), tw_close() fills it with what was written
+ * since.  Nest them as the RFC's structures nest, six deep at most.
+ */
+void	tw_open(struct tw *, int width);
+void	tw_close(struct tw *);
+/* A whole handshake message: its type, then its body as a vector. */
+void	tw_msg(struct tw *, unsigned type);
+/* The bytes written, or 0 after an error or with a vector left open. */
+size_t	tw_len(const struct tw *);
+
+#endif
