@@ -293,10 +293,12 @@ $(B)/tlsload: tests/bench/tlsload.c $(BEARSSL_DEP)
 	$(CC) $(WARN) -O2 $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ \
 	    tests/bench/tlsload.c $(BEARSSL_LIBS) -lm
 
-$(B)/cryptobench: tests/bench/cryptobench.c $(BEARSSL_DEP)
+# It times tlsgate's ECDSA signer (src/ecdsa.c) beside BearSSL's.
+$(B)/cryptobench: tests/bench/cryptobench.c $(T13CRYPTO_SRC) src/ecdsa.h \
+	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O2 $(BEARSSL_CFLAGS) -o $@ tests/bench/cryptobench.c \
-	    $(BEARSSL_LIBS)
+	$(CC) $(WARN) -O2 -Isrc $(BEARSSL_CFLAGS) -o $@ \
+	    tests/bench/cryptobench.c $(T13CRYPTO_SRC) $(BEARSSL_LIBS)
 
 bench-crypto: $(B)/cryptobench
 	$(B)/cryptobench -l '$(BEARSSL) $(BEARSSL_OPT)'
