@@ -30,7 +30,7 @@ SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c src/slot.c \
 	  src/forward.c src/pool.c src/http.c src/loop.c src/log.c \
 	  src/der.c src/certgen.c src/plain.c src/t13crypto.c \
 	  src/t13hello.c src/cache.c src/rec.c src/hs12.c src/hs13.c \
-	  src/tlswire.c
+	  src/tlswire.c src/ecdsa.c
 PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)
 
@@ -94,17 +94,38 @@ build/unit/asan_test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) \
 	    $(CERTGEN_SRC) $(BEARSSL_LIBS)
 
 # The TLS 1.3 cryptography, against RFC 8448, Python and OpenSSL.
+T13CRYPTO_SRC = src/t13crypto.c src/ecdsa.c
 build/unit/test_t13crypto: tests/unit/test_t13crypto.c tests/unit/unit.h \
-	    src/t13crypto.c src/t13crypto.h $(BEARSSL_DEP)
+	    $(T13CRYPTO_SRC) src/t13crypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
-	    src/t13crypto.c $(BEARSSL_LIBS)
+	    $(T13CRYPTO_SRC) $(BEARSSL_LIBS)
 
 build/unit/asan_test_t13crypto: tests/unit/test_t13crypto.c \
-	    tests/unit/unit.h src/t13crypto.c src/t13crypto.h $(BEARSSL_DEP)
+	    tests/unit/unit.h $(T13CRYPTO_SRC) src/t13crypto.h src/ecdsa.h \
+	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
-	    src/t13crypto.c $(BEARSSL_LIBS)
+	    $(T13CRYPTO_SRC) $(BEARSSL_LIBS)
+
+# ECDSA signing, byte for byte against BearSSL's.  With a BearSSL source
+# tree at hand, ecdsa.c is first compiled under BearSSL's own inner.h, so
+# that a prototype it declares that differs from 0.6's fails the build.
+ECDSA_INNER = $(if $(filter-out system,$(BEARSSL)),$(CC) $(WARN) \
+	$(CPPFLAGS) $(BEARSSL_CFLAGS) -I$(BEARSSL_SRC)/src -include inner.h \
+	-fsyntax-only src/ecdsa.c)
+build/unit/test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
+	    $(T13CRYPTO_SRC) src/t13crypto.h src/ecdsa.h $(BEARSSL_DEP)
+	@mkdir -p $(@D)
+	$(ECDSA_INNER)
+	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	    $(T13CRYPTO_SRC) $(BEARSSL_LIBS)
+
+build/unit/asan_test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
+	    $(T13CRYPTO_SRC) src/t13crypto.h src/ecdsa.h $(BEARSSL_DEP)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	    $(T13CRYPTO_SRC) $(BEARSSL_LIBS)
 
 # The CertificateVerify signatures test_t13crypto wrote, checked by
 # OpenSSL: $(1) signature, $(2) key, $(3) digest and padding.
@@ -115,7 +136,8 @@ T13_OSSL = openssl dgst $(3) -prverify tests/unit/t13_$(2).pem \
 UNIT_BINS = $(UNITS:%=build/unit/test_%) $(UNITS:%=build/unit/asan_test_%) \
 	build/unit/test_workers build/unit/asan_test_workers \
 	build/unit/test_certgen build/unit/asan_test_certgen \
-	build/unit/test_t13crypto build/unit/asan_test_t13crypto
+	build/unit/test_t13crypto build/unit/asan_test_t13crypto \
+	build/unit/test_ecdsa build/unit/asan_test_ecdsa
 unit: $(UNIT_BINS)
 	rm -f build/unit/t13_*.sig build/unit/t13_cv.bin
 	for t in $(UNIT_BINS); do \
@@ -215,24 +237,25 @@ build/fuzz/fuzz_http: tests/fuzz/fuzz_http.c src/http.c
 build/fuzz/fuzz_slot: tests/fuzz/fuzz_slot.c tests/fuzz/fakeport.c \
 	    src/slot.c src/forward.c src/http.c src/tls.c src/cred.c src/config.c \
 	    src/hello.c src/pool.c src/t13.c src/t13crypto.c src/t13hello.c \
+	    src/ecdsa.c \
 	    src/log.c src/certname.c src/*.h port/port.h $(CONF)/defaults.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) $(WRAP_DRBG) -o $@ \
 	    $(filter %.c,$^) $(BEARSSL_LIBS)
 
-build/fuzz/fuzz_t13rec: tests/fuzz/fuzz_t13rec.c src/t13crypto.c \
-	    src/t13crypto.h $(BEARSSL_DEP)
+build/fuzz/fuzz_t13rec: tests/fuzz/fuzz_t13rec.c $(T13CRYPTO_SRC) \
+	    src/t13crypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< src/t13crypto.c \
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(T13CRYPTO_SRC) \
 	    $(BEARSSL_LIBS)
 
 # It includes src/t13.c: the client's messages it reads are static there.
-build/fuzz/fuzz_t13cert: tests/fuzz/fuzz_t13cert.c src/t13.c src/t13crypto.c \
+build/fuzz/fuzz_t13cert: tests/fuzz/fuzz_t13cert.c src/t13.c $(T13CRYPTO_SRC) \
 	    src/t13hello.c src/t13.h src/t13crypto.h src/t13hello.h \
-	    $(BEARSSL_DEP)
+	    src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< src/t13crypto.c \
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(T13CRYPTO_SRC) \
 	    src/t13hello.c $(BEARSSL_LIBS)
 
 fuzz: $(FUZZERS:%=build/fuzz/fuzz_%)
@@ -266,10 +289,12 @@ $(B)/tlsload: tests/bench/tlsload.c $(BEARSSL_DEP)
 	$(CC) $(WARN) -O2 $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ \
 	    tests/bench/tlsload.c $(BEARSSL_LIBS) -lm
 
-$(B)/cryptobench: tests/bench/cryptobench.c $(BEARSSL_DEP)
+# It times tlsgate's ECDSA signer (src/ecdsa.c) beside BearSSL's.
+$(B)/cryptobench: tests/bench/cryptobench.c $(T13CRYPTO_SRC) src/ecdsa.h \
+	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O2 $(BEARSSL_CFLAGS) -o $@ tests/bench/cryptobench.c \
-	    $(BEARSSL_LIBS)
+	$(CC) $(WARN) -O2 -Isrc $(BEARSSL_CFLAGS) -o $@ \
+	    tests/bench/cryptobench.c $(T13CRYPTO_SRC) $(BEARSSL_LIBS)
 
 bench-crypto: $(B)/cryptobench
 	$(B)/cryptobench -l '$(BEARSSL) $(BEARSSL_OPT)'

@@ -21,6 +21,7 @@
  */
 #include <string.h>
 
+#include "ecdsa.h"
 #include "eng.h"
 #include "tlswire.h"
 
@@ -306,11 +307,10 @@ sign(struct eng *c, const struct sig12 *s, const unsigned char *hv,
 	const br_rsa_private_key *rsa = c->ch.rsa;
 
 	if (s->ec) {
-		/* 139 bytes: the longest DER signature (P-521). */
-		if (c->ch.ec == NULL || cap < 139)
+		if (c->ch.ec == NULL || cap < TG_ECDSA_SIG_MAX)
 			return 0;
-		return br_ecdsa_sign_asn1_get_default()(br_ec_get_default(),
-		    s->dig, hv, c->ch.ec, sig);
+		return tg_ecdsa_sign_asn1(br_ec_get_default(), s->dig, hv,
+		    c->ch.ec, sig);
 	}
 	if (rsa == NULL)
 		return 0;

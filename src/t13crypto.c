@@ -17,6 +17,7 @@
 #include <string.h>
 #include <bearssl.h>
 
+#include "ecdsa.h"
 #include "t13crypto.h"
 
 #define HASH_ANY_MAX	64		/* SHA-512, for signatures */
@@ -789,8 +790,8 @@ t13_cv_sign(int scheme, int server, const unsigned char *thash, size_t thlen,
 		/* 139 bytes: the longest DER signature (P-521). */
 		if (ec == NULL || ec->curve != sc->curve || cap < 139)
 			return 0;
-		return br_ecdsa_sign_asn1_get_default()(br_ec_get_default(),
-		    sc->dig, h, ec, sig);
+		return tg_ecdsa_sign_asn1(br_ec_get_default(), sc->dig, h, ec,
+		    sig);
 	}
 	if (rsa == NULL)
 		return 0;

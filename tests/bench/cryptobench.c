@@ -3,8 +3,9 @@
  * per implementation, and what full-handshake rate per core do they allow.
  *
  * Owns: one table on stdout, exit status 1 if any implementation fails or
- * disagrees with the others. Uses only BearSSL's public API; keys come from
- * a fixed-seed HMAC-DRBG so every run and every build does the same work.
+ * disagrees with the others. Uses BearSSL's public API, and tlsgate's own
+ * ECDSA signer (src/ecdsa.c) beside BearSSL's; keys come from a
+ * fixed-seed HMAC-DRBG so every run and every build does the same work.
  * Never touches the network or the file system.
  *
  * usage: cryptobench [-t seconds_per_line] [-n ops_per_round] [-l label]
@@ -23,6 +24,8 @@
 #include <time.h>
 
 #include <bearssl.h>
+
+#include "ecdsa.h"
 
 #define REC_LEN		16384	/* largest TLS record plaintext */
 #define ROUNDS		3
@@ -556,6 +559,8 @@ main(int argc, char **argv)
 	bsign = bsign384 = bp256 = bx25519 = brsa = 0;
 	sign = ec_line("ecdsa-p256-sign", "default", eng.iec,
 	    br_ecdsa_sign_asn1_get_default(), BR_EC_secp256r1, &bsign);
+	ec_line("ecdsa-p256-sign", "tlsgate", eng.iec, &tg_ecdsa_sign_asn1,
+	    BR_EC_secp256r1, &bsign);
 	ec_line("ecdsa-p256-sign", "p256_m31/i31", &br_ec_p256_m31,
 	    &br_ecdsa_i31_sign_asn1, BR_EC_secp256r1, &bsign);
 	ec_line("ecdsa-p256-sign", "p256_m15/i31", &br_ec_p256_m15,
@@ -568,6 +573,8 @@ main(int argc, char **argv)
 	    &br_ecdsa_i15_sign_asn1, BR_EC_secp256r1, &bsign);
 	sign384 = ec_line("ecdsa-p384-sign", "default", eng.iec,
 	    br_ecdsa_sign_asn1_get_default(), BR_EC_secp384r1, &bsign384);
+	ec_line("ecdsa-p384-sign", "tlsgate", eng.iec, &tg_ecdsa_sign_asn1,
+	    BR_EC_secp384r1, &bsign384);
 	ec_line("ecdsa-p384-sign", "prime_i31/i31", &br_ec_prime_i31,
 	    &br_ecdsa_i31_sign_asn1, BR_EC_secp384r1, &bsign384);
 	ec_line("ecdsa-p384-sign", "prime_i15/i15", &br_ec_prime_i15,

@@ -1,0 +1,128 @@
+/*
+ * ecdsa.c - see ecdsa.h.
+ *
+ * The nonce, r and the encoding are computed as BearSSL 0.6's
+ * ecdsa_i31_sign_raw.c computes them, with the same functions, so the
+ * bytes are the same; s is the same number reached another way, one
+ * br_i31_moddiv where BearSSL converts k twice and raises it to n - 2.
+ * The order comes from impl->order(): BearSSL reads the same bytes from
+ * its own curve tables, which are internal.  Integers are i31: x[0] is
+ * the encoded bit length, then 31-bit words, least significant first.
+ */
+#include <stdint.h>
+#include <string.h>
+#include <bearssl.h>
+
+#include "ecdsa.h"
+#include "t13crypto.h"	/* t13_wipe(), the tree's one wipe */
+
+/*
+ * BEARSSL-INTERNAL: 0.6's prototypes, declared only in its src/inner.h;
+ * the library exports them.  test_ecdsa compiles this file under it.
+ */
+uint32_t br_i31_iszero(const uint32_t *x);
+uint32_t br_i31_add(uint32_t *a, const uint32_t *b, uint32_t ctl);
+uint32_t br_i31_sub(uint32_t *a, const uint32_t *b, uint32_t ctl);
+void	 br_i31_decode(uint32_t *x, const void *src, size_t len);
+uint32_t br_i31_decode_mod(uint32_t *x, const void *src, size_t len,
+	    const uint32_t *m);
+void	 br_i31_encode(void *dst, size_t len, const uint32_t *x);
+uint32_t br_i31_ninv31(uint32_t x);
+void	 br_i31_montymul(uint32_t *d, const uint32_t *x, const uint32_t *y,
+	    const uint32_t *m, uint32_t m0i);
+void	 br_i31_from_monty(uint32_t *x, const uint32_t *m, uint32_t m0i);
+uint32_t br_i31_moddiv(uint32_t *x, const uint32_t *y, const uint32_t *m,
+	    uint32_t m0i, uint32_t *t);
+void	 br_ecdsa_i31_bits2int(uint32_t *x, const void *src, size_t len,
+	    uint32_t ebitlen);
+
+#define ORDER_MAX	66	/* bytes of P-521's order */
+/* An i31 integer decoded from ORDER_MAX bytes: 1 + 18 words. */
+#define I31_WORDS	(1 + (ORDER_MAX * 8 + 30) / 31)
+
+size_t
+tg_ecdsa_sign_asn1(const br_ec_impl *impl, const br_hash_class *hf,
+    const void *hash_value, const br_ec_private_key *sk, void *sig)
+{
+	uint32_t n[I31_WORDS], x[I31_WORDS], m[I31_WORDS], k[I31_WORDS];
+	uint32_t r[I31_WORDS], s[I31_WORDS], t[3 * I31_WORDS];
+	unsigned char tt[2 * ORDER_MAX], pt[1 + 2 * ORDER_MAX];
+	unsigned char raw[2 * ORDER_MAX + 9];	/* raw_to_asn1 adds <= 9 */
+	br_hmac_drbg_context drbg;
+	const unsigned char *order;
+	size_t nlen, hlen, ptlen, siglen = 0;
+	uint32_t n0i, ctl;
+
+	if (sk->curve != BR_EC_secp256r1 && sk->curve != BR_EC_secp384r1 &&
+	    sk->curve != BR_EC_secp521r1)
+		return 0;
+	if ((impl->supported_curves >> sk->curve & 1) == 0)
+		return 0;
+	order = impl->order(sk->curve, &nlen);
+	if (nlen > ORDER_MAX)
+		return 0;
+	br_i31_decode(n, order, nlen);
+	n0i = br_i31_ninv31(n[1]);
+	/* decode_mod leaves 0 for a key >= n, so one test refuses both. */
+	br_i31_decode_mod(x, sk->x, sk->xlen, n);
+	if (br_i31_iszero(x))
+		goto done;
+
+	/* h: the hash's leftmost bits as an integer, below 2n, then mod n. */
+	hlen = (hf->desc >> BR_HASHDESC_OUT_OFF) & BR_HASHDESC_OUT_MASK;
+	br_ecdsa_i31_bits2int(m, hash_value, hlen, n[0]);
+	br_i31_sub(m, n, br_i31_sub(m, n, 0) ^ 1);
+
+	/*
+	 * RFC 6979 3.2: HMAC_DRBG over hf, seeded with int2octets(x) ||
+	 * bits2octets(h); candidates of the order's length until one is in
+	 * [1, n-1].  br_hmac_drbg_generate() ends with the update that
+	 * step h.3 asks of a retry.
+	 */
+	br_i31_encode(tt, nlen, x);
+	br_i31_encode(tt + nlen, nlen, m);
+	br_hmac_drbg_init(&drbg, hf, tt, 2 * nlen);
+	do {
+		br_hmac_drbg_generate(&drbg, tt, nlen);
+		br_ecdsa_i31_bits2int(k, tt, nlen, n[0]);
+	} while (br_i31_iszero(k) | (br_i31_sub(k, n, 0) ^ 1));
+
+	/* r = x(kG) mod n: x(kG) < p < 2n on these curves. */
+	br_i31_encode(tt, nlen, k);
+	ptlen = impl->mulgen(pt, tt, nlen, sk->curve);
+	if (ptlen != 1 + 2 * nlen)	/* a backstop: impl said it has it */
+		goto done;
+	memset(r, 0, sizeof(r));
+	br_i31_decode(r, pt + 1, nlen);
+	r[0] = n[0];
+	br_i31_sub(r, n, br_i31_sub(r, n, 0) ^ 1);
+
+	/*
+	 * s = (h + x r) / k mod n.  montymul gives x r / R and from_monty
+	 * h / R and k / R (R the Montgomery factor): the R's cancel in
+	 * the quotient, which moddiv leaves in normal form.  k / R is not
+	 * 0 and n is prime, so moddiv cannot fail; the test is a backstop.
+	 */
+	br_i31_from_monty(m, n, n0i);
+	br_i31_montymul(s, x, r, n, n0i);
+	ctl = br_i31_add(s, m, 1);
+	ctl |= br_i31_sub(s, n, 0) ^ 1;
+	br_i31_sub(s, n, ctl);
+	br_i31_from_monty(k, n, n0i);
+	if (!br_i31_moddiv(s, k, n, n0i, t))
+		goto done;
+
+	br_i31_encode(raw, nlen, r);
+	br_i31_encode(raw + nlen, nlen, s);
+	siglen = br_ecdsa_raw_to_asn1(raw, 2 * nlen);
+	memcpy(sig, raw, siglen);
+done:
+	t13_wipe(x, sizeof(x));
+	t13_wipe(m, sizeof(m));
+	t13_wipe(k, sizeof(k));
+	t13_wipe(s, sizeof(s));
+	t13_wipe(t, sizeof(t));
+	t13_wipe(tt, sizeof(tt));
+	t13_wipe(&drbg, sizeof(drbg));
+	return siglen;
+}

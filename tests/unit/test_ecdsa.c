@@ -1,0 +1,358 @@
+/*
+ * test_ecdsa.c - src/ecdsa.c signs byte for byte as BearSSL's
+ * br_ecdsa_i31_sign_asn1 does: over keys from a seeded HMAC-DRBG on
+ * P-256, P-384 and P-521, hashes of every length the curves meet, the
+ * edge keys and hashes, and every P-256 implementation; its signatures
+ * verify; the RFC 6979 vectors come out as the RFC prints them; and it
+ * refuses, writing nothing, what BearSSL refuses.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <bearssl.h>
+
+#include "ecdsa.h"
+#include "unit.h"
+
+static br_hmac_drbg_context rng;
+
+static const int curves[] = {
+	BR_EC_secp256r1, BR_EC_secp384r1, BR_EC_secp521r1
+};
+static const br_hash_class *const hashes[] = {
+	&br_sha256_vtable, &br_sha384_vtable, &br_sha512_vtable
+};
+
+static size_t
+unhex(unsigned char *out, const char *hex)
+{
+	size_t n = 0;
+	unsigned v;
+
+	for (; hex[0] != '\0' && hex[1] != '\0'; hex += 2) {
+		sscanf(hex, "%2x", &v);
+		out[n++] = (unsigned char)v;
+	}
+	return n;
+}
+
+static size_t
+hash_len(const br_hash_class *hf)
+{
+	return (size_t)(hf->desc >> BR_HASHDESC_OUT_OFF) &
+	    BR_HASHDESC_OUT_MASK;
+}
+
+static void
+hash(const br_hash_class *hf, const void *msg, size_t len, unsigned char *out)
+{
+	br_hash_compat_context h;
+
+	hf->init(&h.vtable);
+	hf->update(&h.vtable, msg, len);
+	hf->out(&h.vtable, out);
+}
+
+/*
+ * 1 if tg_ecdsa_sign_asn1 and br_ecdsa_i31_sign_asn1 write the same
+ * bytes for this key and hash, and they verify with BearSSL's verifier
+ * when `pk` is given.
+ */
+static int
+same_as_bearssl(const br_ec_impl *impl, const br_hash_class *hf,
+    const unsigned char *h, const br_ec_private_key *sk,
+    const br_ec_public_key *pk)
+{
+	unsigned char ours[TG_ECDSA_SIG_MAX], theirs[TG_ECDSA_SIG_MAX];
+	size_t n, m;
+
+	n = tg_ecdsa_sign_asn1(impl, hf, h, sk, ours);
+	m = br_ecdsa_i31_sign_asn1(impl, hf, h, sk, theirs);
+	if (n == 0 || n != m || memcmp(ours, theirs, n) != 0) {
+		fprintf(stderr, "  curve %d, hash %zu bytes: %zu vs %zu bytes\n",
+		    sk->curve, hash_len(hf), n, m);
+		return 0;
+	}
+	return pk == NULL || br_ecdsa_i31_vrfy_asn1(br_ec_get_default(), h,
+	    hash_len(hf), pk, ours, n) == 1;
+}
+
+/*
+ * `keys` keys from the DRBG on `curve`; for each, two messages of
+ * random length hashed with SHA-256, SHA-384 and SHA-512: shorter
+ * than, as long as and longer than the order, on some curve.
+ */
+static int
+random_keys_sign_as_bearssl(int curve, int keys)
+{
+	unsigned char kbuf[BR_EC_KBUF_PRIV_MAX_SIZE];
+	unsigned char pbuf[BR_EC_KBUF_PUB_MAX_SIZE];
+	unsigned char msg[200], h[64], len;
+	const br_ec_impl *impl = br_ec_get_default();
+	br_ec_private_key sk;
+	br_ec_public_key pk;
+	int signed_ = 0;
+
+	for (int i = 0; i < keys; i++) {
+		CHECK(br_ec_keygen(&rng.vtable, impl, &sk, kbuf, curve) != 0);
+		CHECK(br_ec_compute_pub(impl, &pk, pbuf, &sk) != 0);
+		for (int j = 0; j < 2; j++) {
+			br_hmac_drbg_generate(&rng, &len, 1);
+			br_hmac_drbg_generate(&rng, msg, sizeof(msg));
+			for (size_t a = 0; a < 3; a++) {
+				hash(hashes[a], msg, len % sizeof(msg), h);
+				CHECK(same_as_bearssl(impl, hashes[a], h, &sk,
+				    &pk));
+				signed_++;
+			}
+		}
+	}
+	CHECK(signed_ == keys * 6);
+	return 1;
+}
+
+static int
+p256_signatures_are_bearssls_and_verify(void)
+{
+	return random_keys_sign_as_bearssl(BR_EC_secp256r1, 100);
+}
+
+static int
+p384_signatures_are_bearssls_and_verify(void)
+{
+	return random_keys_sign_as_bearssl(BR_EC_secp384r1, 25);
+}
+
+static int
+p521_signatures_are_bearssls_and_verify(void)
+{
+	return random_keys_sign_as_bearssl(BR_EC_secp521r1, 12);
+}
+
+/*
+ * RFC 6979 A.2.5-A.2.7: the keys, and "sample" or "test" signed with
+ * a hash shorter than, as long as and longer than the order.
+ */
+static int
+rfc6979_vectors_come_out_as_printed(void)
+{
+	static const struct {
+		int		curve;
+		const br_hash_class *hf;
+		const char	*msg, *x, *der;
+	} v[] = {
+		{ BR_EC_secp256r1, &br_sha256_vtable, "sample",
+		  "C9AFA9D845BA75166B5C215767B1D6934E50C3DB36E89B127B8A622B12"
+		  "0F6721",
+		  "3046022100EFD48B2AACB6A8FD1140DD9CD45E81D69D2C877B56AAF991"
+		  "C34D0EA84EAF3716022100F7CB1C942D657C41D436C7A1B6E29F65F3E9"
+		  "00DBB9AFF4064DC4AB2F843ACDA8" },
+		{ BR_EC_secp256r1, &br_sha512_vtable, "test",
+		  "C9AFA9D845BA75166B5C215767B1D6934E50C3DB36E89B127B8A622B12"
+		  "0F6721",
+		  "30440220461D93F31B6540894788FD206C07CFA0CC35F46FA3C91816FF"
+		  "F1040AD1581A04022039AF9F15DE0DB8D97E72719C74820D304CE5226E"
+		  "32DEDAE67519E840D1194E55" },
+		{ BR_EC_secp384r1, &br_sha384_vtable, "sample",
+		  "6B9D3DAD2E1B8C1C05B19875B6659F4DE23C3B667BF297BA9AA4774078"
+		  "7137D896D5724E4C70A825F872C9EA60D2EDF5",
+		  "306602310094EDBB92A5ECB8AAD4736E56C691916B3F88140666CE9FA7"
+		  "3D64C4EA95AD133C81A648152E44ACF96E36DD1E80FABE460231009"
+		  "9EF4AEB15F178CEA1FE40DB2603138F130E740A19624526203B6351D0"
+		  "A3A94FA329C145786E679E7B82C71A38628AC8" },
+		{ BR_EC_secp521r1, &br_sha256_vtable, "sample",
+		  "00FAD06DAA62BA3B25D2FB40133DA757205DE67F5BB0018FEE8C86E1B6"
+		  "8C7E75CAA896EB32F1F47C70855836A6D16FCC1466F6D8FBEC67DB89EC"
+		  "0C08B0E996B83538",
+		  "308187024201511BB4D675114FE266FC4372B87682BAECC01D3CC62CF2"
+		  "303C92B3526012659D16876E25C7C1E57648F23B73564D67F61C6F14D5"
+		  "27D54972810421E7D87589E1A702414A171143A83163D6DF460AAF6152"
+		  "2695F207A58B95C0644D87E52AA1A347916E4F7A72930B1BC06DBE22CE"
+		  "3F58264AFD23704CBB63B29B931F7DE6C9D949A7ECFC" },
+		{ BR_EC_secp521r1, &br_sha512_vtable, "sample",
+		  "00FAD06DAA62BA3B25D2FB40133DA757205DE67F5BB0018FEE8C86E1B6"
+		  "8C7E75CAA896EB32F1F47C70855836A6D16FCC1466F6D8FBEC67DB89EC"
+		  "0C08B0E996B83538",
+		  "308187024200C328FAFCBD79DD77850370C46325D987CB525569FB63C5"
+		  "D3BC53950E6D4C5F174E25A1EE9017B5D450606ADD152B534931D7D4E8"
+		  "455CC91F9B15BF05EC36E377FA0241617CCE7CF5064806C467F678D3B4"
+		  "080D6F1CC50AF26CA209417308281B68AF282623EAA63E5B5C0723D8B8"
+		  "C37FF0777B1A20F8CCB1DCCC43997F1EE0E44DA4A67A" },
+	};
+	unsigned char x[66], der[TG_ECDSA_SIG_MAX], sig[TG_ECDSA_SIG_MAX];
+	unsigned char h[64];
+	br_ec_private_key sk;
+	size_t n;
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		sk.curve = v[i].curve;
+		sk.x = x;
+		sk.xlen = unhex(x, v[i].x);
+		n = unhex(der, v[i].der);
+		hash(v[i].hf, v[i].msg, strlen(v[i].msg), h);
+		CHECK(tg_ecdsa_sign_asn1(br_ec_get_default(), v[i].hf, h, &sk,
+		    sig) == n);
+		CHECK(memcmp(sig, der, n) == 0);
+	}
+	return 1;
+}
+
+/* The private keys 1 and n - 1, on each curve, with each hash. */
+static int
+edge_keys_sign_as_bearssl(void)
+{
+	const br_ec_impl *impl = br_ec_get_default();
+	unsigned char x[66], h[64];
+	const unsigned char *order;
+	br_ec_private_key sk;
+	size_t olen;
+
+	for (size_t c = 0; c < 3; c++) {
+		order = impl->order(curves[c], &olen);
+		sk.curve = curves[c];
+		sk.x = x;
+		sk.xlen = olen;
+		memset(h, 0x5a, sizeof(h));
+		memset(x, 0, olen);
+		x[olen - 1] = 1;
+		for (size_t a = 0; a < 3; a++)
+			CHECK(same_as_bearssl(impl, hashes[a], h, &sk, NULL));
+		/* n is odd (prime): n - 1 only changes the last byte. */
+		memcpy(x, order, olen);
+		x[olen - 1]--;
+		for (size_t a = 0; a < 3; a++)
+			CHECK(same_as_bearssl(impl, hashes[a], h, &sk, NULL));
+	}
+	return 1;
+}
+
+/*
+ * Hashes whose leftmost bits are 0, the order itself (h = 0 mod n),
+ * above the order (all ones: one subtraction) and n - 1.
+ */
+static int
+edge_hashes_sign_as_bearssl(void)
+{
+	const br_ec_impl *impl = br_ec_get_default();
+	unsigned char kbuf[BR_EC_KBUF_PRIV_MAX_SIZE], h[64];
+	const unsigned char *order;
+	br_ec_private_key sk;
+	size_t olen, hlen;
+
+	for (size_t c = 0; c < 3; c++) {
+		CHECK(br_ec_keygen(&rng.vtable, impl, &sk, kbuf, curves[c]));
+		order = impl->order(curves[c], &olen);
+		for (size_t a = 0; a < 3; a++) {
+			hlen = hash_len(hashes[a]);
+			memset(h, 0, sizeof(h));
+			CHECK(same_as_bearssl(impl, hashes[a], h, &sk, NULL));
+			memset(h, 0xff, sizeof(h));
+			CHECK(same_as_bearssl(impl, hashes[a], h, &sk, NULL));
+			/* Only where the hash is the order's length. */
+			if (hlen != olen)
+				continue;
+			memcpy(h, order, olen);
+			CHECK(same_as_bearssl(impl, hashes[a], h, &sk, NULL));
+			h[olen - 1]--;
+			CHECK(same_as_bearssl(impl, hashes[a], h, &sk, NULL));
+		}
+	}
+	return 1;
+}
+
+/* The nonce's point comes from the implementation given: all agree. */
+static int
+every_p256_implementation_gives_the_same_bytes(void)
+{
+	const br_ec_impl *impls[] = {
+		&br_ec_p256_m31, &br_ec_p256_m15, &br_ec_prime_i31,
+		&br_ec_prime_i15, &br_ec_all_m15, &br_ec_all_m31
+	};
+	unsigned char kbuf[BR_EC_KBUF_PRIV_MAX_SIZE], h[32];
+	unsigned char ref[TG_ECDSA_SIG_MAX], sig[TG_ECDSA_SIG_MAX];
+	br_ec_private_key sk;
+	size_t n;
+
+	CHECK(br_ec_keygen(&rng.vtable, br_ec_get_default(), &sk, kbuf,
+	    BR_EC_secp256r1));
+	br_hmac_drbg_generate(&rng, h, sizeof(h));
+	n = br_ecdsa_i31_sign_asn1(&br_ec_p256_m31, &br_sha256_vtable, h, &sk,
+	    ref);
+	CHECK(n != 0);
+	for (size_t i = 0; i < sizeof(impls) / sizeof(impls[0]); i++) {
+		memset(sig, 0, sizeof(sig));
+		CHECK(tg_ecdsa_sign_asn1(impls[i], &br_sha256_vtable, h, &sk,
+		    sig) == n);
+		CHECK(memcmp(sig, ref, n) == 0);
+	}
+	return 1;
+}
+
+/*
+ * Key 0, n, all ones, X25519, and a curve the implementation lacks:
+ * 0 from both, and not a byte of `sig` written.
+ */
+static int
+refuses_what_bearssl_refuses_and_writes_nothing(void)
+{
+	const br_ec_impl *impl = br_ec_get_default();
+	unsigned char x[66], h[64], sig[TG_ECDSA_SIG_MAX];
+	const unsigned char *order;
+	br_ec_private_key sk;
+	size_t olen;
+
+	memset(h, 0x33, sizeof(h));
+	sk.x = x;
+	for (size_t c = 0; c < 3; c++) {
+		order = impl->order(curves[c], &olen);
+		sk.curve = curves[c];
+		sk.xlen = olen;
+		for (int k = 0; k < 3; k++) {
+			if (k == 0)
+				memset(x, 0, olen);
+			else if (k == 1)
+				memcpy(x, order, olen);
+			else
+				memset(x, 0xff, olen);
+			memset(sig, 0xa5, sizeof(sig));
+			CHECK(br_ecdsa_i31_sign_asn1(impl, &br_sha256_vtable,
+			    h, &sk, sig) == 0);
+			CHECK(tg_ecdsa_sign_asn1(impl, &br_sha256_vtable, h,
+			    &sk, sig) == 0);
+			for (size_t i = 0; i < sizeof(sig); i++)
+				CHECK(sig[i] == 0xa5);
+		}
+	}
+	memset(x, 0x11, 32);
+	sk.xlen = 32;
+	sk.curve = BR_EC_curve25519;
+	CHECK(br_ecdsa_i31_sign_asn1(impl, &br_sha256_vtable, h, &sk, sig) ==
+	    0);
+	CHECK(tg_ecdsa_sign_asn1(impl, &br_sha256_vtable, h, &sk, sig) == 0);
+	sk.curve = BR_EC_secp384r1;
+	sk.xlen = 48;
+	CHECK(br_ecdsa_i31_sign_asn1(&br_ec_p256_m31, &br_sha384_vtable, h,
+	    &sk, sig) == 0);
+	CHECK(tg_ecdsa_sign_asn1(&br_ec_p256_m31, &br_sha384_vtable, h, &sk,
+	    sig) == 0);
+	for (size_t i = 0; i < sizeof(sig); i++)
+		CHECK(sig[i] == 0xa5);
+	return 1;
+}
+
+int
+main(void)
+{
+	static const struct unit_test tests[] = {
+		T(rfc6979_vectors_come_out_as_printed),
+		T(p256_signatures_are_bearssls_and_verify),
+		T(p384_signatures_are_bearssls_and_verify),
+		T(p521_signatures_are_bearssls_and_verify),
+		T(edge_keys_sign_as_bearssl),
+		T(edge_hashes_sign_as_bearssl),
+		T(every_p256_implementation_gives_the_same_bytes),
+		T(refuses_what_bearssl_refuses_and_writes_nothing),
+	};
+
+	br_hmac_drbg_init(&rng, &br_sha256_vtable, "tlsgate ecdsa test", 18);
+	return unit_run(tests, sizeof(tests) / sizeof(tests[0]));
+}
