@@ -103,6 +103,7 @@ struct eng {
 	int			 phase;		/* hs12.c's and hs13.c's P_* */
 	int			 err;		/* BR_ERR_*, as BearSSL's */
 	int			 why;		/* a BR_ERR_* for the next fail */
+	const char		*reason;	/* the hello's fault, for the log */
 	unsigned char		 owed[2];	/* an alert to send once */
 	int			 owed_on;	/* ... output drains */
 	int			 ccs_sent, ccs_in;
@@ -117,6 +118,7 @@ struct eng {
 	int			 ems;		/* TLS 1.2: extended master secret */
 	int			 reneg;		/* TLS 1.2: RFC 5746 agreed */
 	int			 ecpf;		/* TLS 1.2: point formats asked */
+	unsigned		 mfl;		/* max_fragment_length's code */
 	size_t			 early_left;
 	size_t			 skip_left;	/* a message read and dropped */
 
@@ -203,6 +205,8 @@ void	eng_wipe(struct eng *);
  */
 enum { P_APP = 100, P_DEAD };
 void	eng_fail(struct eng *, unsigned alert);
+/* The alert, with the reason the log gives for it. */
+unsigned eng_refuse(struct eng *, unsigned alert, const char *reason);
 size_t	eng_room(const struct eng *);
 int	eng_put_record(struct eng *, int type, const unsigned char *p,
 	    size_t n);

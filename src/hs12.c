@@ -233,10 +233,12 @@ hs12_hello(struct eng *c, const unsigned char *m, size_t len,
 
 	c->version = TLS12;
 	if (c->ops->vmin > TLS12)
-		return BR_ALERT_PROTOCOL_VERSION;
+		return eng_refuse(c, BR_ALERT_PROTOCOL_VERSION,
+		    "protocol-version");
 	/* RFC 7507 3, RFC 8446 4.1.3: it could have had TLS 1.3. */
 	if (c->ops->vmax >= TLS13 && h->scsv)
-		return ALERT_INAPPROPRIATE_FALLBACK;
+		return eng_refuse(c, ALERT_INAPPROPRIATE_FALLBACK,
+		    "inappropriate-fallback");
 	/* RFC 5746 3.6: a first hello renegotiates nothing. */
 	if (h->reneg_bad)
 		return BR_ALERT_HANDSHAKE_FAILURE;
@@ -249,9 +251,11 @@ hs12_hello(struct eng *c, const unsigned char *m, size_t len,
 	if ((alert = c->ops->choose(c->ops->ctx, m, h, TLS12, &c->ch)) != 0)
 		return alert;
 	if (c->ch.ems_required && !c->ems)
-		return BR_ALERT_HANDSHAKE_FAILURE;
+		return eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
+		    "no-extended-master-secret");
 	if ((r = resume(c, m, h)) < 0)
-		return BR_ALERT_HANDSHAKE_FAILURE;
+		return eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
+		    "resumption-without-ems");
 	c->resumed = r;
 	if (!c->resumed) {
 		if ((c->group = group12(h, &c->ch)) == 0)
@@ -387,6 +391,11 @@ server_hello(struct eng *c, struct tw *w)
 		tw_u16(w, 2);
 		tw_u8(w, 1);
 		tw_u8(w, 0);
+	}
+	if (c->mfl != 0) {
+		tw_u16(w, EXT_MAX_FRAGMENT_LENGTH);
+		tw_u16(w, 1);
+		tw_u8(w, c->mfl);
 	}
 	if (c->ch.alpn) {
 		tw_u16(w, EXT_ALPN);
@@ -695,7 +704,7 @@ hs12_record(struct eng *c)
 	if (c->rd_on) {
 		type = t13_rec_open12(&c->rd, r, len + 5, &len);
 		if (type == T13_ERR_MAC)
-			return BR_ALERT_BAD_RECORD_MAC;
+			return eng_refuse(c, BR_ALERT_BAD_RECORD_MAC, "bad-mac");
 		if (type == T13_ERR_OVERFLOW)
 			return BR_ALERT_RECORD_OVERFLOW;
 		if (type < 0)
