@@ -151,11 +151,6 @@ static const uint16_t suite_ids[][2] = {
 	    BR_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384 },
 	{ BR_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
 	    BR_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256 },
-	/* Only below TLS 1.2, where there is no AEAD (config.c checks). */
-	{ BR_TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA,
-	    BR_TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA },
-	{ BR_TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA,
-	    BR_TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA },
 };
 
 /* The service's suites and groups, as BearSSL takes them. */
@@ -164,7 +159,7 @@ set_policy(struct tls_svc *sv, const struct service *s, int ec, int rsa)
 {
 	struct config_list l;
 
-	config_suites(s, &l);
+	l = s->suites;
 	sv->nsuites = 0;
 	for (unsigned i = 0; i < l.n; i++) {
 		if (ec)
@@ -550,10 +545,7 @@ tls_conn_reset(struct tls_conn *t, unsigned svc)
 	t->peek = 1;
 	t->t13on = t->v13 = 0;
 	t->sni[0] = '\0';
-	br_ssl_engine_set_versions(eng, sv->tls_min < BR_TLS12 ? sv->tls_min :
-	    BR_TLS12, BR_TLS12);
-	if (sv->tls_min < BR_TLS12)
-		br_ssl_engine_set_hash(eng, br_md5_ID, &br_md5_vtable);
+	br_ssl_engine_set_versions(eng, BR_TLS12, BR_TLS12);
 	br_ssl_engine_set_suites(eng, sv->suites, sv->nsuites);
 	br_ssl_engine_set_ec(eng, &sv->ec);
 	br_ssl_server_set_policy(sc, &t->policy);
@@ -957,16 +949,12 @@ tls_suite_name(unsigned s)
 		    "ECDHE-ECDSA-AES256-GCM-SHA384" },
 		{ BR_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
 		    "ECDHE-ECDSA-CHACHA20-POLY1305" },
-		{ BR_TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, "ECDHE-ECDSA-AES128-SHA" },
-		{ BR_TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA, "ECDHE-ECDSA-AES256-SHA" },
 		{ BR_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
 		    "ECDHE-RSA-AES128-GCM-SHA256" },
 		{ BR_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
 		    "ECDHE-RSA-AES256-GCM-SHA384" },
 		{ BR_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
 		    "ECDHE-RSA-CHACHA20-POLY1305" },
-		{ BR_TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA, "ECDHE-RSA-AES128-SHA" },
-		{ BR_TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA, "ECDHE-RSA-AES256-SHA" },
 		{ T13_AES_128_GCM_SHA256, "TLS_AES_128_GCM_SHA256" },
 		{ T13_AES_256_GCM_SHA384, "TLS_AES_256_GCM_SHA384" },
 		{ T13_CHACHA20_POLY1305_SHA256, "TLS_CHACHA20_POLY1305_SHA256" },
