@@ -64,21 +64,24 @@ const struct config_name config_group_names[] = { { "x25519", 29 },
 	{ NULL, 0 } };
 static const struct config_name profiles[] = { { "default", PROFILE_DEFAULT },
 	{ "bsi", PROFILE_BSI }, { "modern", PROFILE_MODERN }, { NULL, 0 } };
+static const struct config_name ems_modes[] = { { "optional", 0 },
+	{ "required", 1 }, { NULL, 0 } };
 /*
- * What a profile sets: tls_min, tls_max, suites and groups (spelled as
- * in the file).  bsi: BSI TR-02102-2's TLS 1.2 and 1.3 suites and groups
- * that tlsgate has (it lists no ChaCha20-Poly1305 and no X25519).
- * modern: Mozilla's, TLS 1.3 only.
+ * What a profile sets: tls_min, tls_max, ems, suites and groups (spelled
+ * as in the file).  bsi: BSI TR-02102-2's TLS 1.2 and 1.3 suites and
+ * groups that tlsgate has (it lists no ChaCha20-Poly1305 and no X25519),
+ * and the extended master secret it asks of TLS 1.2.  modern: Mozilla's,
+ * TLS 1.3 only, where EMS does not apply.
  */
 static const struct {
-	unsigned	 min, max;
+	unsigned	 min, max, ems;
 	const char	*suites, *groups;
 } profile_sets[] = {
-	{ 0x0303, 0x0304, "aes128-gcm aes256-gcm chacha20-poly1305",
+	{ 0x0303, 0x0304, 0, "aes128-gcm aes256-gcm chacha20-poly1305",
 	    "x25519 secp256r1 secp384r1 secp521r1" },
-	{ 0x0303, 0x0304, "aes128-gcm aes256-gcm",
+	{ 0x0303, 0x0304, 1, "aes128-gcm aes256-gcm",
 	    "secp256r1 secp384r1 secp521r1" },
-	{ 0x0304, 0x0304, "aes128-gcm aes256-gcm chacha20-poly1305",
+	{ 0x0304, 0x0304, 0, "aes128-gcm aes256-gcm chacha20-poly1305",
 	    "x25519 secp256r1 secp384r1" },
 };
 
@@ -112,6 +115,7 @@ static const struct key keys[] = {
 	{ "session_cache",	K_UINT,	S(cache), 0, TLSGATE_MAX_CACHE, NULL },
 	{ "tls_min",		K_TLS,	S(tls_min), 0x0303, 0x0304, NULL },
 	{ "tls_max",		K_TLS,	S(tls_max), 0x0303, 0x0304, NULL },
+	{ "ems",		K_ENUM,	S(ems_required), 0, 0, ems_modes },
 	{ "tls_profile",	K_ENUM,	S(profile), 0, 0, profiles },
 	{ "suites",		K_LIST,	S(suites), 0, 0, config_suite_names },
 	{ "groups",		K_LIST,	S(groups), 0, 0, config_group_names },
@@ -292,8 +296,8 @@ set_list(struct config_list *l, const struct config_name *names,
 }
 
 /*
- * After a tls_profile line: set tls_min, tls_max, suites and groups, but
- * not those that this scope sets itself, before or after it.
+ * After a tls_profile line: set tls_min, tls_max, ems, suites and groups,
+ * but not those that this scope sets itself, before or after it.
  */
 static void
 set_profile(struct parse *p)
@@ -304,12 +308,14 @@ set_profile(struct parse *p)
 	char msg[8];
 
 	for (size_t i = 0; i < NKEYS; i++)
-		if (p->sseen[i])
+		if (p->sseen[i] || keys[i].scope != SERVICE)
 			continue;
 		else if (keys[i].off == offsetof(struct service, tls_min))
 			s->tls_min = profile_sets[s->profile].min;
 		else if (keys[i].off == offsetof(struct service, tls_max))
 			s->tls_max = profile_sets[s->profile].max;
+		else if (keys[i].off == offsetof(struct service, ems_required))
+			s->ems_required = profile_sets[s->profile].ems;
 		else if (keys[i].names == config_suite_names)
 			(void)set_list(&s->suites, config_suite_names, su,
 			    strlen(su), msg, sizeof(msg));

@@ -58,6 +58,7 @@ struct service {
 	unsigned	cache;		/* sessions */
 	unsigned	tls_min;	/* 0x0303 or 0x0304 */
 	unsigned	tls_max;	/* 0x0303 or 0x0304 */
+	unsigned	ems_required;	/* TLS 1.2 without EMS: refused */
 	unsigned	profile;	/* PROFILE_*, as given */
 	struct config_list suites;	/* SUITE_*, server order */
 	struct config_list groups;	/* TLS group (curve) IDs, our order */

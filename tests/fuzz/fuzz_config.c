@@ -43,6 +43,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    s->ncerts < 1 || s->ncerts > TLSGATE_MAX_SVC_CERTS ||
 			    s->tls_min < 0x0303 || s->tls_min > s->tls_max ||
 			    s->tls_max < 0x0303 || s->tls_max > 0x0304 ||
+			    s->ems_required > 1 ||
 			    s->mode > 1 || s->proxy > 2 ||
 			    memchr(s->certs[0].key, 0, CONFIG_PATH_MAX) == NULL ||
 			    s->certs[0].key[0] == '\0')

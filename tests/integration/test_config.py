@@ -107,6 +107,10 @@ class BadConfig(GateTest):
                        "removed with TLS 1.0 and 1.1; the AEAD ones remain: "
                        "aes128-gcm aes256-gcm chacha20-poly1305: ")
 
+    def test_unknown_ems_value(self):
+        self.start_bad(["ems = bogus"],
+                       'FILE:6: ems: expected optional or required: "bogus"')
+
     def test_bad_profile(self):
         self.start_bad(["tls_profile = strict"],
                        "FILE:6: tls_profile: expected default, bsi or modern")

@@ -302,6 +302,33 @@ class PolicyConfig(GateTest):
         self.assertIn("\nsuites = chacha20-poly1305 aes128-gcm\n", out)
         self.assertIn("\ngroups = secp384r1 x25519\n", out)
 
+    def test_ems_is_optional_by_default_and_required_is_shown(self):
+        rc, out, err, _ = self.resolved([])
+        self.assertEqual(rc, 0, err)
+        self.assertIn("\nems = optional\n", out)
+        rc, out, err, _ = self.resolved(["ems = required"])
+        self.assertEqual(rc, 0, err)
+        self.assertIn("\nems = required\n", out)
+        self.assertNotIn("\nems = optional\n", out)
+
+    def test_bsi_profile_requires_ems_unless_its_scope_says_otherwise(self):
+        rc, out, err, _ = self.resolved(["tls_profile = bsi"])
+        self.assertEqual(rc, 0, err)
+        self.assertIn("\nems = required\n", out)
+        for lines in (["ems = optional", "tls_profile = bsi"],
+                      ["tls_profile = bsi", "ems = optional"]):
+            rc, out, err, _ = self.resolved(lines)
+            self.assertEqual(rc, 0, err)
+            self.assertIn("\nems = optional\n", out)
+        # A section's profile replaces what the section inherits.
+        rc, out, err, _ = self.resolved([
+            "ems = required", "[a]", "listen = 127.0.0.1:1",
+            "tls_profile = default", "[b]", "listen = 127.0.0.1:2"])
+        self.assertEqual(rc, 0, err)
+        a, b = out.split("\n[a]\n")[1].split("\n[b]\n")
+        self.assertIn("\nems = optional\n", a)
+        self.assertIn("\nems = required\n", b)
+
     def test_explicit_keys_win_over_the_profile_in_either_order(self):
         for lines in (["suites = aes256-gcm", "tls_profile = bsi"],
                       ["tls_profile = bsi", "suites = aes256-gcm"]):
