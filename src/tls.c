@@ -189,7 +189,7 @@ tls_load(const struct config *c, char *err, size_t cap)
 		    cred_load_anchors(&a->anchors, s->client_ca, err, cap) < 0)
 			goto fail;
 		sv->nanchor = a->anchors.n - sv->anchor0;
-		config_suites(s, &sv->suites);
+		sv->suites = s->suites;
 		sv->ngroups = s->groups.n;
 		for (unsigned k = 0; k < s->groups.n; k++)
 			sv->groups[k] = s->groups.v[k];

@@ -73,6 +73,7 @@
 	"session_cache = 256\n" \
 	"tls_min = 1.2\n" \
 	"tls_max = 1.3\n" \
+	"ems = optional\n" \
 	"tls_profile = default\n" \
 	"suites = aes128-gcm aes256-gcm chacha20-poly1305\n" \
 	"groups = x25519 secp256r1 secp384r1 secp521r1\n" \
