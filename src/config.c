@@ -113,6 +113,7 @@ static const struct key keys[] = {
 	{ "key",		K_KEY,	S(certs), 0, 0, NULL },
 	{ "client_ca",		K_PATH,	S(client_ca), 0, 0, NULL },
 	{ "session_cache",	K_UINT,	S(cache), 0, TLSGATE_MAX_CACHE, NULL },
+	{ "session_lifetime",	K_MS,	S(lifetime_ms), 1000, 7 * 24 * H, NULL },
 	{ "tls_min",		K_TLS,	S(tls_min), 0x0303, 0x0304, NULL },
 	{ "tls_max",		K_TLS,	S(tls_max), 0x0303, 0x0304, NULL },
 	{ "ems",		K_ENUM,	S(ems_required), 0, 0, ems_modes },

@@ -56,6 +56,7 @@ struct service {
 	unsigned	ncerts;
 	char		client_ca[CONFIG_PATH_MAX];	/* "": no client auth */
 	unsigned	cache;		/* sessions */
+	unsigned	lifetime_ms;	/* of a session or ticket */
 	unsigned	tls_min;	/* 0x0303 or 0x0304 */
 	unsigned	tls_max;	/* 0x0303 or 0x0304 */
 	unsigned	ems_required;	/* TLS 1.2 without EMS: refused */

@@ -71,6 +71,7 @@
 	"cert = tlsgate.crt\n" \
 	"key = tlsgate.key\n" \
 	"session_cache = 256\n" \
+	"session_lifetime = 120m\n"	/* 1.2 sessions, 1.3 tickets; 7 days at most */ \
 	"tls_min = 1.2\n" \
 	"tls_max = 1.3\n" \
 	"ems = optional\n" \
