@@ -201,7 +201,7 @@ check-system:
 	$(MAKE) BEARSSL=$(OTHER_BEARSSL) B=build/$(OTHER_BEARSSL) \
 	    build/$(OTHER_BEARSSL)/tlsgate
 	$(PY) tests/run.py --bin build/$(OTHER_BEARSSL)/tlsgate -k test_clients \
-	    -k test_resumption -k test_refusals -k test_bulk
+	    -k test_resumption -k test_refusals -k test_bulk -k test_downgrade
 
 # Fuzz targets (clang's libFuzzer); each runs FUZZ_SECONDS on a copy of
 # its seed corpus from tests/fuzz/<name>/.
