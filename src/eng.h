@@ -121,6 +121,7 @@ struct eng {
 	unsigned		 mfl;		/* max_fragment_length's code */
 	size_t			 early_left;
 	size_t			 skip_left;	/* a message read and dropped */
+	size_t			 h2len;		/* the hello after HRR, so far */
 
 	size_t			 ipos;		/* bytes of the record in ibuf */
 	size_t			 app_off, app_len; /* its plaintext, unread */

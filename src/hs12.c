@@ -163,12 +163,16 @@ group_bit(unsigned g)
 static unsigned
 group12(const struct t13_hello *h, const struct eng_choice *ch)
 {
-	for (size_t i = 0; i < ch->ngroups; i++) {
-		unsigned b = group_bit(ch->groups[i]);
+	static const unsigned ours[] = { T13_X25519, T13_SECP256R1 };
+	const unsigned *g = ch->groups != NULL ? ch->groups : ours;
+	size_t n = ch->groups != NULL ? ch->ngroups : 2;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned b = group_bit(g[i]);
 
 		if (h->exts & T13_EXT_SUPPORTED_GROUPS ? (h->groups & b) != 0 :
 		    b != 0 && b != T13_GROUP_X25519)
-			return ch->groups[i];
+			return g[i];
 	}
 	return 0;
 }

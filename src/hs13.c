@@ -630,13 +630,44 @@ hs13_end(struct eng *c)
 	}
 }
 
+/*
+ * A fragment of the ClientHello after HRR (RFC 8446 5.1: any split).  It
+ * is gathered in obuf, which has nothing to send until it is answered;
+ * then it is parsed and answered from there.
+ */
+static unsigned
+hello2_in(struct eng *c, const unsigned char *p, size_t n)
+{
+	struct t13_hello h;
+	size_t need;
+	unsigned a;
+
+	if (n > c->olen - c->h2len)
+		return eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
+		    "hello-too-large");
+	memcpy(c->obuf + c->h2len, p, n);
+	c->h2len += n;
+	if (c->h2len < 4)
+		return 0;
+	if (c->obuf[0] != HT_CLIENT_HELLO)
+		return BR_ALERT_UNEXPECTED_MESSAGE;
+	need = 4 + ((size_t)c->obuf[1] << 16 | get16(c->obuf + 2));
+	if (c->h2len < need)
+		return 0;
+	/* Nothing may follow it before the keys change (RFC 8446 5.1). */
+	if (c->h2len > need)
+		return BR_ALERT_UNEXPECTED_MESSAGE;
+	if ((a = t13_parse(c->obuf, need, &h)) != 0)
+		return eng_refuse(c, a, h.why);
+	/* hs13_hello() reads it all before it writes the ServerHello. */
+	return hs13_hello(c, c->obuf, need, &h);
+}
+
 unsigned
 hs13_record(struct eng *c)
 {
 	unsigned char *r = c->ibuf;
 	size_t len = c->ipos - 5, reclen = c->ipos;
-	struct t13_hello h;
-	unsigned a;
 	int type;
 
 	c->ipos = 0;
@@ -653,13 +684,9 @@ hs13_record(struct eng *c)
 		eng_alert_in(c, r + 5, len);
 		return 0;
 	case CT_HANDSHAKE:
-		if (c->phase != P_HELLO2)
+		if (c->phase != P_HELLO2 || c->oend > 0)
 			return BR_ALERT_UNEXPECTED_MESSAGE;
-		if (len < 4 || len != 4 + ((size_t)r[6] << 16 | get16(r + 7)))
-			return BR_ALERT_DECODE_ERROR;
-		if ((a = t13_parse(r + 5, len, &h)) != 0)
-			return a;
-		return hs13_hello(c, r + 5, len, &h);
+		return hello2_in(c, r + 5, len);
 	case CT_APPLICATION_DATA:
 		break;
 	default:
