@@ -1,0 +1,151 @@
+/*
+ * engtest.h - what test_eng12.c and test_eng13.c share: the connection
+ * under test (S, the engine's side; C, the scripted client), how a test
+ * starts one, and the behaviours both versions have, each a function of
+ * the version (v13) that each file's table runs for its own.  Header
+ * only, as unit.h: each test binary includes it once.
+ */
+#ifndef TLSGATE_ENGTEST_H
+#define TLSGATE_ENGTEST_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "engclient.h"
+#include "tlswire.h"
+#include "unit.h"
+
+/*
+ * A small output buffer: records of 512 bytes of content (512 + 85),
+ * smaller than any flight here, so every one of them streams.
+ */
+#define SMALL_OBUF	597
+
+/* As CHECK, for a client call: 0 or it says why it failed. */
+#define CHECK_OK(x) do {						\
+	if ((x) != 0) {							\
+		fprintf(stderr, "  %s:%d: %s: %s\n", __FILE__, __LINE__, \
+		    #x, cli_why);					\
+		return 0;						\
+	}								\
+} while (0)
+
+static struct srv S;
+static struct cli C;
+
+/* eng_last_error() after the engine sent the fatal alert. */
+#define FATAL(alert)	(BR_ERR_SEND_FATAL_ALERT + (alert))
+
+/* A new connection to a server allowing up to vmax; sessions kept. */
+static void
+again(unsigned vmax, int v13)
+{
+	srv_init(&S, TLS12, vmax, sizeof(S.obuf));
+	cli_init(&C, &S, v13);
+}
+
+/* The first connection of a test: no session from another test. */
+static void
+start(unsigned vmax, int v13)
+{
+	store_clear();
+	again(vmax, v13);
+}
+
+/* The client offers this one suite. */
+static void
+offer(unsigned suite)
+{
+	C.suites[0] = suite;
+	C.nsuites = 1;
+}
+
+/* The engine is closed, having sent all it had, for the reason why. */
+static int
+closed_with(int why)
+{
+	srv_drain(&S, NULL, 0);
+	return eng_state(&S.e) == BR_SSL_CLOSED && eng_last_error(&S.e) == why;
+}
+
+/* Closure and a corrupted record. */
+
+static int
+close_notify_half_closes(int v13)
+{
+	static const unsigned char cn[2] = { ALERT_WARNING,
+	    BR_ALERT_CLOSE_NOTIFY };
+	static const char last[] = "the server's last words";
+
+	start(TLS13, v13);
+	CHECK_OK(cli_connect(&C));
+	CHECK(!eng_peer_closed(&S.e));
+	CHECK_OK(cli_send(&C, CT_ALERT, cn, sizeof(cn)));
+	CHECK(eng_peer_closed(&S.e));
+	CHECK(eng_state(&S.e) & BR_SSL_SENDAPP);
+	CHECK(srv_write(&S, last, sizeof(last)) == 0);
+	CHECK(cli_expect_app(&C, last, sizeof(last)));
+	eng_close(&S.e);
+	CHECK(cli_expect_alert(&C, ALERT_WARNING, BR_ALERT_CLOSE_NOTIFY));
+	CHECK(closed_with(0));
+	return 1;
+}
+
+static int
+flipped_bit_is_bad_record_mac(int v13)
+{
+	static const char msg[] = "sixteen bytes...";
+	unsigned char r[64];
+	size_t n;
+
+	start(TLS13, v13);
+	CHECK_OK(cli_connect(&C));
+	n = cli_seal(&C, CT_APPLICATION_DATA, msg, sizeof(msg), r, sizeof(r));
+	CHECK(n > 5 + sizeof(msg));
+	r[n - T13_TAG_LEN - 3] ^= 0x08;
+	CHECK(cli_feed(&C, r, n) == n);
+	CHECK(cli_expect_alert(&C, ALERT_FATAL, BR_ALERT_BAD_RECORD_MAC));
+	/* Encrypted: not a 2-byte plaintext alert record. */
+	CHECK(C.rlen > 5 + 2);
+	CHECK(C.rtype == (v13 ? CT_APPLICATION_DATA : CT_ALERT));
+	CHECK(closed_with(FATAL(BR_ALERT_BAD_RECORD_MAC)));
+	return 1;
+}
+
+/* A small output buffer, max_fragment_length. */
+
+/* RFC 6066 4: code 1 is 2^9 bytes; the RSA certificate is 785. */
+static int
+max_fragment_length_bounds_our_records(int v13)
+{
+	unsigned char big[512];
+	size_t len;
+
+	start(TLS13, v13);
+	S.cred = CRED_RSA;
+	C.mfl = 1;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.mfl_echo == 1);
+	CHECK(eng_sendapp_buf(&S.e, &len) != NULL && len == sizeof(big));
+	memset(big, 'x', sizeof(big));
+	CHECK(srv_write(&S, big, sizeof(big)) == 0);
+	CHECK(cli_expect_app(&C, big, sizeof(big)));
+	CHECK(C.rmax == sizeof(big));
+	return 1;
+}
+
+static int
+small_obuf_completes(int v13)
+{
+	start(TLS13, v13);
+	srv_init(&S, TLS12, TLS13, SMALL_OBUF);
+	S.cred = CRED_RSA;
+	S.client_auth = 1;
+	C.cert = 1;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.version == (v13 ? TLS13 : TLS12));
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+#endif

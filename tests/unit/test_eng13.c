@@ -1,0 +1,291 @@
+/*
+ * test_eng13.c - the TLS 1.3 engine (hs13.c, rec.c) through eng.h's
+ * calls, by engtest.h's scripted client: full handshakes with each suite
+ * and credential, tickets, HelloRetryRequest, client certificates,
+ * KeyUpdate, and the alert each refusal earns.  A test is one behaviour,
+ * named after it.
+ */
+#include "engtest.h"
+
+/* TLS 1.3: full handshakes. */
+
+static int
+handshake13(int cred, unsigned suite)
+{
+	start(TLS13, 1);
+	S.cred = cred;
+	offer(suite);
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.version == TLS13 && C.suite == suite && !C.hrr);
+	CHECK(C.group == T13_X25519);
+	CHECK(C.scheme == (cred == CRED_EC ? T13_ECDSA_SECP256R1_SHA256 :
+	    T13_RSA_PSS_RSAE_SHA256));
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+t13_ecdsa_aes128gcm_handshake_then_app_data(void)
+{
+	return handshake13(CRED_EC, T13_AES_128_GCM_SHA256);
+}
+
+static int
+t13_aes256gcm_sha384(void)
+{
+	return handshake13(CRED_EC, T13_AES_256_GCM_SHA384);
+}
+
+static int
+t13_chacha20_poly1305(void)
+{
+	return handshake13(CRED_EC, T13_CHACHA20_POLY1305_SHA256);
+}
+
+static int
+t13_rsa_credential_signs_with_pss(void)
+{
+	return handshake13(CRED_RSA, T13_AES_128_GCM_SHA256);
+}
+
+static int
+t13_middlebox_ccs_follows_the_server_hello(void)
+{
+	start(TLS13, 1);
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.ccs_seen == 1);
+	return 1;
+}
+
+/* TLS 1.3: tickets. */
+
+static int
+t13_ticket_resumes_twice(void)
+{
+	struct cli_session t;
+
+	start(TLS13, 1);
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.got.on && C.ticket_lifetime == ENG_TICKET_LIFETIME);
+	t = C.got;
+	for (int i = 0; i < 2; i++) {
+		again(TLS13, 1);
+		C.resume = t;
+		CHECK_OK(cli_connect(&C));
+		CHECK(C.resumed);
+		CHECK(app_both_ways(&C));
+	}
+	return 1;
+}
+
+static int
+t13_ticket_with_a_bad_binder_is_decrypt_error(void)
+{
+	struct cli_session t;
+
+	start(TLS13, 1);
+	CHECK_OK(cli_connect(&C));
+	t = C.got;
+	again(TLS13, 1);
+	C.resume = t;
+	C.fault = FAULT_BINDER;
+	CHECK(cli_hello(&C) == BR_ALERT_DECRYPT_ERROR);
+	CHECK(cli_expect_alert(&C, ALERT_FATAL, BR_ALERT_DECRYPT_ERROR));
+	CHECK(closed_with(FATAL(BR_ALERT_DECRYPT_ERROR)));
+	return 1;
+}
+
+static int
+t13_unknown_ticket_gets_a_full_handshake(void)
+{
+	start(TLS13, 1);
+	C.resume.on = 1;
+	C.resume.suite = T13_AES_128_GCM_SHA256;
+	memset(C.resume.id, 0x5a, sizeof(C.resume.id));
+	CHECK_OK(cli_connect(&C));
+	CHECK(!C.resumed);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+/* TLS 1.3: HelloRetryRequest. */
+
+static int
+t13_hrr_when_the_only_share_is_for_a_group_not_taken(void)
+{
+	static const unsigned x25519[] = { T13_X25519 };
+
+	start(TLS13, 1);
+	S.groups = x25519;
+	S.ngroups = 1;
+	C.shares[0] = T13_SECP256R1;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.hrr && C.hrr_group == T13_X25519);
+	CHECK(C.group == T13_X25519);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+t13_hrr_for_a_p384_share(void)
+{
+	start(TLS13, 1);
+	C.groups[0] = T13_SECP384R1;
+	C.groups[1] = T13_X25519;
+	C.shares[0] = T13_SECP384R1;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.hrr && C.group == T13_X25519);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+t13_p256_share_is_taken_without_hrr(void)
+{
+	start(TLS13, 1);
+	C.shares[0] = T13_SECP256R1;
+	CHECK_OK(cli_connect(&C));
+	CHECK(!C.hrr && C.group == T13_SECP256R1);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+/* TLS 1.3: client certificates. */
+
+static int
+t13_client_certificate_and_verify_pass(void)
+{
+	start(TLS13, 1);
+	S.client_auth = 1;
+	C.cert = 1;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.cr_seen && C.cr_ca);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+t13_empty_client_certificate_is_certificate_required(void)
+{
+	start(TLS13, 1);
+	S.client_auth = 1;
+	C.cert = 1;
+	C.fault = FAULT_EMPTY_CERT;
+	CHECK(cli_connect(&C) < 0);
+	CHECK(C.alert_level == ALERT_FATAL &&
+	    C.alert == ALERT_CERTIFICATE_REQUIRED);
+	CHECK(closed_with(BR_ERR_NO_CLIENT_AUTH));
+	return 1;
+}
+
+static int
+t13_bad_client_certificate_verify_is_decrypt_error(void)
+{
+	start(TLS13, 1);
+	S.client_auth = 1;
+	C.cert = 1;
+	C.fault = FAULT_CV;
+	CHECK(cli_connect(&C) < 0);
+	CHECK(C.alert == BR_ALERT_DECRYPT_ERROR);
+	CHECK(closed_with(BR_ERR_BAD_SIGNATURE));
+	return 1;
+}
+
+static int
+t13_wrong_client_finished_is_decrypt_error(void)
+{
+	start(TLS13, 1);
+	C.fault = FAULT_FINISHED;
+	CHECK(cli_connect(&C) < 0);
+	CHECK(C.alert == BR_ALERT_DECRYPT_ERROR);
+	CHECK(closed_with(FATAL(BR_ALERT_DECRYPT_ERROR)));
+	return 1;
+}
+
+/* TLS 1.3: KeyUpdate. */
+
+static int
+t13_key_update_requested_is_answered_and_both_ways_work(void)
+{
+	const unsigned char *m;
+	size_t n;
+	int t;
+
+	start(TLS13, 1);
+	CHECK_OK(cli_connect(&C));
+	CHECK_OK(cli_key_update(&C, 1));
+	CHECK_OK(cli_next(&C, &t, &m, &n));
+	CHECK(t == CT_HANDSHAKE && n == 5 && m[0] == HT_KEY_UPDATE &&
+	    m[4] == 0);
+	cli_next_read_key(&C);
+	CHECK(app_both_ways(&C));
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+t13_key_update_not_requested_is_not_answered(void)
+{
+	start(TLS13, 1);
+	CHECK_OK(cli_connect(&C));
+	CHECK_OK(cli_key_update(&C, 0));
+	/* The server's next record is the application data, old keys. */
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+/* What both versions do (engtest.h), in TLS 1.3. */
+
+static int
+t13_close_notify_half_closes_then_ours_after_eng_close(void)
+{
+	return close_notify_half_closes(1);
+}
+
+static int
+t13_flipped_bit_is_bad_record_mac_and_closed(void)
+{
+	return flipped_bit_is_bad_record_mac(1);
+}
+
+static int
+t13_max_fragment_length_bounds_our_records(void)
+{
+	return max_fragment_length_bounds_our_records(1);
+}
+
+static int
+t13_small_obuf_streams_the_flight(void)
+{
+	return small_obuf_completes(1);
+}
+
+int
+main(void)
+{
+	static const struct unit_test tests[] = {
+		T(t13_ecdsa_aes128gcm_handshake_then_app_data),
+		T(t13_aes256gcm_sha384),
+		T(t13_chacha20_poly1305),
+		T(t13_rsa_credential_signs_with_pss),
+		T(t13_middlebox_ccs_follows_the_server_hello),
+		T(t13_ticket_resumes_twice),
+		T(t13_ticket_with_a_bad_binder_is_decrypt_error),
+		T(t13_unknown_ticket_gets_a_full_handshake),
+		T(t13_hrr_when_the_only_share_is_for_a_group_not_taken),
+		T(t13_hrr_for_a_p384_share),
+		T(t13_p256_share_is_taken_without_hrr),
+		T(t13_client_certificate_and_verify_pass),
+		T(t13_empty_client_certificate_is_certificate_required),
+		T(t13_bad_client_certificate_verify_is_decrypt_error),
+		T(t13_wrong_client_finished_is_decrypt_error),
+		T(t13_key_update_requested_is_answered_and_both_ways_work),
+		T(t13_key_update_not_requested_is_not_answered),
+		T(t13_close_notify_half_closes_then_ours_after_eng_close),
+		T(t13_flipped_bit_is_bad_record_mac_and_closed),
+		T(t13_max_fragment_length_bounds_our_records),
+		T(t13_small_obuf_streams_the_flight),
+	};
+
+	return unit_run(tests, sizeof(tests) / sizeof(tests[0]));
+}
