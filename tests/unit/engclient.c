@@ -325,6 +325,8 @@ cli_feed(struct cli *c, const unsigned char *p, size_t n)
 	while (done < n && (b = eng_recvrec_buf(&c->s->e, &len)) != NULL) {
 		if (len > n - done)
 			len = n - done;
+		if (c->dribble)
+			len = 1;
 		memcpy(b, p + done, len);
 		eng_recvrec_ack(&c->s->e, len);
 		done += len;
@@ -357,12 +359,21 @@ cli_seal(struct cli *c, int type, const void *p, size_t n, unsigned char *r,
 int
 cli_send(struct cli *c, int type, const void *p, size_t n)
 {
-	size_t len = cli_seal(c, type, p, n, c->rec, sizeof(c->rec));
+	const unsigned char *b = p;
+	size_t len, k;
 
-	if (len == 0)
-		return cli_fail("record does not seal");
-	if (cli_feed(c, c->rec, len) != len)
-		return cli_fail("the engine took part of a record");
+	/* Handshake messages may be split at any byte (RFC 8446 5.1). */
+	do {
+		k = type == CT_HANDSHAKE && c->frag > 0 && n > c->frag ?
+		    c->frag : n;
+		if ((len = cli_seal(c, type, b, k, c->rec,
+		    sizeof(c->rec))) == 0)
+			return cli_fail("record does not seal");
+		if (cli_feed(c, c->rec, len) != len)
+			return cli_fail("the engine took part of a record");
+		b += k;
+		n -= k;
+	} while (n > 0);
 	return 0;
 }
 

@@ -73,6 +73,8 @@ struct cli {
 	unsigned		 mfl;		/* max_fragment_length's code */
 	int			 cert;		/* answer a request */
 	int			 fault;		/* FAULT_* */
+	size_t			 frag;		/* handshake records' size */
+	int			 dribble;	/* feed a byte at a time */
 	struct cli_session	 resume;	/* offer this one */
 
 	/* What the server said. */

@@ -92,6 +92,25 @@ close_notify_half_closes(int v13)
 }
 
 static int
+our_close_first(int v13)
+{
+	static const unsigned char cn[2] = { ALERT_WARNING,
+	    BR_ALERT_CLOSE_NOTIFY };
+
+	start(TLS13, v13);
+	CHECK_OK(cli_connect(&C));
+	eng_close(&S.e);
+	CHECK(cli_expect_alert(&C, ALERT_WARNING, BR_ALERT_CLOSE_NOTIFY));
+	CHECK(!(eng_state(&S.e) & BR_SSL_SENDAPP));
+	/* What the client still sends is read and dropped. */
+	CHECK_OK(cli_send(&C, CT_APPLICATION_DATA, "late", 4));
+	CHECK(!(eng_state(&S.e) & BR_SSL_RECVAPP));
+	CHECK_OK(cli_send(&C, CT_ALERT, cn, sizeof(cn)));
+	CHECK(closed_with(0));
+	return 1;
+}
+
+static int
 flipped_bit_is_bad_record_mac(int v13)
 {
 	static const char msg[] = "sixteen bytes...";
@@ -109,6 +128,33 @@ flipped_bit_is_bad_record_mac(int v13)
 	CHECK(C.rlen > 5 + 2);
 	CHECK(C.rtype == (v13 ? CT_APPLICATION_DATA : CT_ALERT));
 	CHECK(closed_with(FATAL(BR_ALERT_BAD_RECORD_MAC)));
+	return 1;
+}
+
+/* How the client's bytes come. */
+
+static int
+flight_in_one_byte_records(int v13)
+{
+	start(TLS13, v13);
+	S.client_auth = 1;
+	C.cert = 1;
+	C.frag = 1;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.cr_seen);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+records_fed_a_byte_at_a_time(int v13)
+{
+	start(TLS13, v13);
+	S.client_auth = 1;
+	C.cert = 1;
+	C.dribble = 1;
+	CHECK_OK(cli_connect(&C));
+	CHECK(app_both_ways(&C));
 	return 1;
 }
 

@@ -284,6 +284,23 @@ t12_client_hello_gets_a_no_renegotiation_warning(void)
 }
 
 static int
+t12_renegotiation_hello_in_small_records_is_answered_once(void)
+{
+	unsigned char m[1024];
+	size_t n;
+
+	start(TLS13, 0);
+	CHECK_OK(cli_connect(&C));
+	n = cli_hello_msg(&C, m, sizeof(m));
+	CHECK(n > 0);
+	C.frag = 7;
+	CHECK_OK(cli_send(&C, CT_HANDSHAKE, m, n));
+	CHECK(cli_expect_alert(&C, ALERT_WARNING, BR_ALERT_NO_RENEGOTIATION));
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
 t12_hello_request_from_the_client_is_unexpected_message(void)
 {
 	static const unsigned char hr[4] = { HT_HELLO_REQUEST, 0, 0, 0 };
@@ -305,9 +322,27 @@ t12_close_notify_half_closes_then_ours_after_eng_close(void)
 }
 
 static int
+t12_our_close_notify_first_then_theirs_closes(void)
+{
+	return our_close_first(0);
+}
+
+static int
 t12_flipped_bit_is_bad_record_mac_and_closed(void)
 {
 	return flipped_bit_is_bad_record_mac(0);
+}
+
+static int
+t12_client_flight_in_one_byte_records(void)
+{
+	return flight_in_one_byte_records(0);
+}
+
+static int
+t12_records_fed_a_byte_at_a_time(void)
+{
+	return records_fed_a_byte_at_a_time(0);
 }
 
 static int
@@ -348,9 +383,13 @@ main(void)
 		T(t12_key_exchange_point_off_the_curve_is_illegal_parameter),
 		T(t12_wrong_client_finished_is_decrypt_error),
 		T(t12_client_hello_gets_a_no_renegotiation_warning),
+		T(t12_renegotiation_hello_in_small_records_is_answered_once),
 		T(t12_hello_request_from_the_client_is_unexpected_message),
 		T(t12_close_notify_half_closes_then_ours_after_eng_close),
+		T(t12_our_close_notify_first_then_theirs_closes),
 		T(t12_flipped_bit_is_bad_record_mac_and_closed),
+		T(t12_client_flight_in_one_byte_records),
+		T(t12_records_fed_a_byte_at_a_time),
 		T(t12_max_fragment_length_bounds_our_records),
 		T(t12_small_obuf_streams_the_flight),
 	};

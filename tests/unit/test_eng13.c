@@ -243,9 +243,27 @@ t13_close_notify_half_closes_then_ours_after_eng_close(void)
 }
 
 static int
+t13_our_close_notify_first_then_theirs_closes(void)
+{
+	return our_close_first(1);
+}
+
+static int
 t13_flipped_bit_is_bad_record_mac_and_closed(void)
 {
 	return flipped_bit_is_bad_record_mac(1);
+}
+
+static int
+t13_client_flight_in_one_byte_records(void)
+{
+	return flight_in_one_byte_records(1);
+}
+
+static int
+t13_records_fed_a_byte_at_a_time(void)
+{
+	return records_fed_a_byte_at_a_time(1);
 }
 
 static int
@@ -282,7 +300,10 @@ main(void)
 		T(t13_key_update_requested_is_answered_and_both_ways_work),
 		T(t13_key_update_not_requested_is_not_answered),
 		T(t13_close_notify_half_closes_then_ours_after_eng_close),
+		T(t13_our_close_notify_first_then_theirs_closes),
 		T(t13_flipped_bit_is_bad_record_mac_and_closed),
+		T(t13_client_flight_in_one_byte_records),
+		T(t13_records_fed_a_byte_at_a_time),
 		T(t13_max_fragment_length_bounds_our_records),
 		T(t13_small_obuf_streams_the_flight),
 	};
