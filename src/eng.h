@@ -21,7 +21,8 @@
  *
  * Resumption: the caller's session store (eng_ops) keeps TLS 1.2
  * sessions under the session ID and TLS 1.3 tickets under the ticket's
- * identity; a TLS 1.3 ticket resumes until its lifetime is over, never
+ * identity; a TLS 1.3 ticket resumes until its lifetime (ops->lifetime,
+ * which the store enforces) is over, never
  * with 0-RTT (early data is skipped, within a bound, as RFC 8446 4.2.10
  * allows).  Client certificates: a CertificateRequest when the caller
  * gives a validator; the client's chain is streamed into it as it comes.
@@ -36,9 +37,6 @@
 #include "t13crypto.h"
 #include "t13hello.h"
 
-/* A ticket's lifetime, announced and enforced (RFC 8446 4.6.1). */
-#define ENG_TICKET_LIFETIME	7200
-
 /* What the caller chose for a hello; see eng_ops. */
 struct eng_choice {
 	unsigned			 suite;		/* the wire code */
@@ -51,6 +49,7 @@ struct eng_choice {
 	const unsigned			*groups;	/* ours, in order */
 	size_t				 ngroups;	/* (NULL, 0: ours) */
 	int				 ems_required;	/* TLS 1.2, RFC 7627 */
+	const char			*why;		/* choose()'s refusal */
 	/* Client certificates: checked by x509 (NULL: not asked for). */
 	const br_x509_class		**x509;
 	const br_x509_trust_anchor	*cas;		/* names to send */
@@ -82,6 +81,7 @@ struct eng_ops {
 	void		*ctx;
 	const br_prng_class **rng;
 	unsigned	 vmin, vmax;
+	uint32_t	 lifetime;	/* seconds a ticket is announced for */
 };
 
 /* The piece of the server's flight being written. */

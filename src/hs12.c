@@ -249,7 +249,7 @@ hs12_hello(struct eng *c, const unsigned char *m, size_t len,
 	c->ecpf = (h->exts & T13_EXT_EC_POINT_FORMATS) != 0;
 	c->ems = (h->exts & T13_EXT_EXTENDED_MASTER_SECRET) != 0;
 	if ((alert = c->ops->choose(c->ops->ctx, m, h, TLS12, &c->ch)) != 0)
-		return alert;
+		return eng_refuse(c, alert, c->ch.why);
 	if (c->ch.ems_required && !c->ems)
 		return eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
 		    "no-extended-master-secret");
@@ -259,7 +259,8 @@ hs12_hello(struct eng *c, const unsigned char *m, size_t len,
 	c->resumed = r;
 	if (!c->resumed) {
 		if ((c->group = group12(h, &c->ch)) == 0)
-			return BR_ALERT_HANDSHAKE_FAILURE;
+			return eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
+			    "no-shared-group");
 		/* A session ID only when there is a store to keep it. */
 		c->sid_len = c->ops->save != NULL ? 32 : 0;
 		(*c->rng)->generate(c->rng, c->sid, c->sid_len);

@@ -399,7 +399,7 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 		return eng_refuse(c, BR_ALERT_PROTOCOL_VERSION,
 		    "protocol-version");
 	if ((alert = c->ops->choose(c->ops->ctx, m, &h, TLS13, &ch)) != 0)
-		return alert;
+		return eng_refuse(c, alert, ch.why);
 	if ((dig = t13_suite_hash((int)ch.suite)) == NULL)
 		return BR_ALERT_INTERNAL_ERROR;
 	if ((alert = t13_choose_group(&h, ch.groups, ch.ngroups, &group)) ==
@@ -498,8 +498,8 @@ ticket(struct eng *c)
 	(*c->rng)->generate(c->rng, age_add, sizeof(age_add));
 	tw_init(&w, c->nst, sizeof(c->nst));
 	tw_msg(&w, HT_NEW_SESSION_TICKET);
-	tw_u16(&w, 0);			/* ticket_lifetime, 32 bits */
-	tw_u16(&w, ENG_TICKET_LIFETIME);
+	tw_u16(&w, c->ops->lifetime >> 16);	/* ticket_lifetime */
+	tw_u16(&w, c->ops->lifetime & 0xffff);
 	tw_put(&w, age_add, sizeof(age_add));
 	tw_open(&w, 1);
 	tw_put(&w, &nonce, 1);

@@ -341,6 +341,26 @@ class TLS13(GateTest):
                            stdin=GET_CLOSE % 10)
         self.assertIn(b"Reused, TLSv1.3", out)
 
+    def test_a_ticket_past_its_lifetime_gets_a_full_handshake(self):
+        g = self.gate13(session_lifetime="1s")
+        ctx = ctx13()
+        s = tls_connect(g.port, ctx)
+        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        self.assertIn(b"HTTP/1.1 200 ", s.recv(65536))
+        sess = s.session
+        s.close()
+        # Announced as it is enforced: ticket_lifetime 1.
+        self.assertEqual(sess.ticket_lifetime_hint, 1)
+        s = tls_connect(g.port, ctx, session=sess)
+        self.assertTrue(s.session_reused)
+        s.close()
+        time.sleep(2.1)
+        s = tls_connect(g.port, ctx, session=sess)
+        self.assertFalse(s.session_reused)
+        s.close()
+        self.assertEqual([c["resumed"] for c in g.wait_conns(3)],
+                         ["no", "yes", "no"])
+
     def test_tickets_shared_by_workers_and_kept_over_a_reload(self):
         g = self.gate13(workers="2")
         self.assertEqual(self.resume_chain(g.port, 6),
