@@ -208,6 +208,7 @@ srv_init(struct srv *s, unsigned vmin, unsigned vmax, size_t olen)
 	s->ops.rng = &srv_rng.vtable;
 	s->ops.vmin = vmin;
 	s->ops.vmax = vmax;
+	s->ops.lifetime = 7200;
 	s->olen = olen;
 	s->groups = default_groups;
 	s->ngroups = 2;
