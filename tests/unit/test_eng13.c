@@ -149,6 +149,27 @@ t13_hrr_for_a_p384_share(void)
 	return 1;
 }
 
+/*
+ * ENGINE BUG (reported): RFC 8446 5.1 lets a handshake message span
+ * records, and the first hello may (t13_defrag); hs13_record() takes
+ * the second one only whole in one record, else decode_error.
+ */
+static int
+t13_second_hello_over_several_records_is_taken(void)
+{
+	static const unsigned x25519[] = { T13_X25519 };
+
+	start(TLS13, 1);
+	S.groups = x25519;
+	S.ngroups = 1;
+	C.shares[0] = T13_SECP256R1;
+	C.frag = 100;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.hrr);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
 static int
 t13_p256_share_is_taken_without_hrr(void)
 {
@@ -303,6 +324,7 @@ main(void)
 		T(t13_unknown_ticket_gets_a_full_handshake),
 		T(t13_hrr_when_the_only_share_is_for_a_group_not_taken),
 		T(t13_hrr_for_a_p384_share),
+		T(t13_second_hello_over_several_records_is_taken),
 		T(t13_p256_share_is_taken_without_hrr),
 		T(t13_client_certificate_and_verify_pass),
 		T(t13_empty_client_certificate_is_certificate_required),
