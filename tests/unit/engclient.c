@@ -607,6 +607,10 @@ cli_hello_msg(struct cli *c, unsigned char *m, size_t cap)
 		tw_close(&w);
 		tw_close(&w);
 	}
+	if (c->v13 && c->early_data) {
+		tw_u16(&w, EXT_EARLY_DATA);
+		tw_u16(&w, 0);
+	}
 	if (c->v13 && c->resume.on) {
 		tw_u16(&w, EXT_PSK_KEY_EXCHANGE_MODES);
 		tw_u16(&w, 2);

@@ -48,6 +48,8 @@ enum {
 	FAULT_EMPTY_CERT,	/* an empty Certificate */
 	FAULT_CV,		/* a CertificateVerify with a bit flipped */
 	FAULT_BINDER,		/* 1.3: a PSK binder with a bit flipped */
+	FAULT_APP_EARLY,	/* application data before our Finished */
+	FAULT_CCS_EARLY,	/* 1.2: ChangeCipherSpec before the key */
 };
 
 /* A TLS 1.3 ticket, or a TLS 1.2 session ID, the client keeps. */
@@ -71,6 +73,7 @@ struct cli {
 	size_t			 nsigalgs;
 	int			 ems;
 	unsigned		 mfl;		/* max_fragment_length's code */
+	int			 early_data;	/* 1.3: the extension */
 	int			 cert;		/* answer a request */
 	int			 fault;		/* FAULT_* */
 	size_t			 frag;		/* handshake records' size */

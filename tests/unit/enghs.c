@@ -240,6 +240,9 @@ client_finished12(struct cli *c)
 	unsigned char h[T13_HASH_MAX];
 	size_t hl;
 
+	if (c->fault == FAULT_APP_EARLY &&
+	    cli_send(c, CT_APPLICATION_DATA, "early", 5) < 0)
+		return -1;
 	if (cli_send(c, CT_CHANGE_CIPHER_SPEC, "\1", 1) < 0)
 		return -1;
 	c->wr_on = 1;
@@ -385,6 +388,9 @@ hs12(struct cli *c, const unsigned char *sh, size_t shn)
 		return -1;
 	if (c->cr_seen && client_cert(c, 0) < 0)
 		return -1;
+	if (c->fault == FAULT_CCS_EARLY &&
+	    cli_send(c, CT_CHANGE_CIPHER_SPEC, "\1", 1) < 0)
+		return -1;
 	if (client_kx12(c, group, spub, splen) < 0)
 		return -1;
 	keys12(c);
@@ -458,6 +464,9 @@ client_flight13(struct cli *c)
 		if (cli_send_hs(c, cv, 8 + sn) < 0)
 			return -1;
 	}
+	if (c->fault == FAULT_APP_EARLY &&
+	    cli_send(c, CT_APPLICATION_DATA, "early", 5) < 0)
+		return -1;
 	cli_th(c, NULL, 0, th);
 	m[0] = HT_FINISHED;
 	m[1] = 0;

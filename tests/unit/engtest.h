@@ -131,6 +131,33 @@ flipped_bit_is_bad_record_mac(int v13)
 	return 1;
 }
 
+static int
+their_fatal_alert_closes_without_ours(int v13)
+{
+	static const unsigned char a[2] = { ALERT_FATAL,
+	    BR_ALERT_INTERNAL_ERROR };
+
+	start(TLS13, v13);
+	CHECK_OK(cli_connect(&C));
+	CHECK_OK(cli_send(&C, CT_ALERT, a, sizeof(a)));
+	CHECK(srv_drain(&S, NULL, 0) == 0);
+	CHECK(closed_with(BR_ERR_RECV_FATAL_ALERT + BR_ALERT_INTERNAL_ERROR));
+	CHECK(eng_alert(&S.e) == 0);
+	return 1;
+}
+
+static int
+app_data_before_the_client_finished_is_unexpected(int v13)
+{
+	start(TLS13, v13);
+	C.fault = FAULT_APP_EARLY;
+	CHECK(cli_connect(&C) < 0);
+	CHECK(C.alert_level == ALERT_FATAL &&
+	    C.alert == BR_ALERT_UNEXPECTED_MESSAGE);
+	CHECK(closed_with(FATAL(BR_ALERT_UNEXPECTED_MESSAGE)));
+	return 1;
+}
+
 /* How the client's bytes come. */
 
 static int

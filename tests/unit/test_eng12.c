@@ -180,6 +180,24 @@ t12_session_id_resumes_abbreviated_server_finished_first(void)
 }
 
 static int
+t12_session_whose_suite_is_not_offered_gets_a_full_handshake(void)
+{
+	struct cli_session s;
+
+	start(TLS13, 0);
+	offer(0xc02b);
+	CHECK_OK(cli_connect(&C));
+	s = C.got;
+	again(TLS13, 0);
+	offer(0xc02c);
+	C.resume = s;
+	CHECK_OK(cli_connect(&C));
+	CHECK(!C.resumed && C.suite == 0xc02c);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
 t12_ems_session_offered_without_ems_is_refused(void)
 {
 	struct cli_session s;
@@ -255,6 +273,17 @@ t12_key_exchange_point_off_the_curve_is_illegal_parameter(void)
 }
 
 static int
+t12_change_cipher_spec_before_the_key_exchange_is_unexpected(void)
+{
+	start(TLS13, 0);
+	C.fault = FAULT_CCS_EARLY;
+	CHECK(cli_connect(&C) < 0);
+	CHECK(C.alert == BR_ALERT_UNEXPECTED_MESSAGE);
+	CHECK(closed_with(FATAL(BR_ALERT_UNEXPECTED_MESSAGE)));
+	return 1;
+}
+
+static int
 t12_wrong_client_finished_is_decrypt_error(void)
 {
 	start(TLS13, 0);
@@ -296,6 +325,21 @@ t12_renegotiation_hello_in_small_records_is_answered_once(void)
 	C.frag = 7;
 	CHECK_OK(cli_send(&C, CT_HANDSHAKE, m, n));
 	CHECK(cli_expect_alert(&C, ALERT_WARNING, BR_ALERT_NO_RENEGOTIATION));
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+/* RFC 5246 7.2.2: a warning alert says something, and it goes on. */
+static int
+t12_warning_alert_from_the_client_is_let_pass(void)
+{
+	static const unsigned char a[2] = { ALERT_WARNING,
+	    BR_ALERT_NO_RENEGOTIATION };
+
+	start(TLS13, 0);
+	CHECK_OK(cli_connect(&C));
+	CHECK_OK(cli_send(&C, CT_ALERT, a, sizeof(a)));
+	CHECK(eng_last_error(&S.e) == 0);
 	CHECK(app_both_ways(&C));
 	return 1;
 }
@@ -357,6 +401,18 @@ t12_small_obuf_streams_the_flight(void)
 	return small_obuf_completes(0);
 }
 
+static int
+t12_their_fatal_alert_closes_without_ours(void)
+{
+	return their_fatal_alert_closes_without_ours(0);
+}
+
+static int
+t12_app_data_before_the_client_finished_is_unexpected(void)
+{
+	return app_data_before_the_client_finished_is_unexpected(0);
+}
+
 int
 main(void)
 {
@@ -376,15 +432,18 @@ main(void)
 		T(t12_ems_required_refuses_a_client_without_ems),
 		T(t12_choice_without_groups_takes_the_engines_own),
 		T(t12_session_id_resumes_abbreviated_server_finished_first),
+		T(t12_session_whose_suite_is_not_offered_gets_a_full_handshake),
 		T(t12_ems_session_offered_without_ems_is_refused),
 		T(t12_client_certificate_and_verify_pass),
 		T(t12_empty_client_certificate_is_handshake_failure),
 		T(t12_bad_client_certificate_verify_is_decrypt_error),
 		T(t12_key_exchange_point_off_the_curve_is_illegal_parameter),
+		T(t12_change_cipher_spec_before_the_key_exchange_is_unexpected),
 		T(t12_wrong_client_finished_is_decrypt_error),
 		T(t12_client_hello_gets_a_no_renegotiation_warning),
 		T(t12_renegotiation_hello_in_small_records_is_answered_once),
 		T(t12_hello_request_from_the_client_is_unexpected_message),
+		T(t12_warning_alert_from_the_client_is_let_pass),
 		T(t12_close_notify_half_closes_then_ours_after_eng_close),
 		T(t12_our_close_notify_first_then_theirs_closes),
 		T(t12_flipped_bit_is_bad_record_mac_and_closed),
@@ -392,6 +451,8 @@ main(void)
 		T(t12_records_fed_a_byte_at_a_time),
 		T(t12_max_fragment_length_bounds_our_records),
 		T(t12_small_obuf_streams_the_flight),
+		T(t12_their_fatal_alert_closes_without_ours),
+		T(t12_app_data_before_the_client_finished_is_unexpected),
 	};
 
 	return unit_run(tests, sizeof(tests) / sizeof(tests[0]));

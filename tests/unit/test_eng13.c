@@ -106,6 +106,84 @@ t13_ticket_with_a_bad_binder_is_decrypt_error(void)
 }
 
 static int
+t13_ticket_of_another_hash_gets_a_full_handshake(void)
+{
+	struct cli_session t;
+
+	start(TLS13, 1);
+	offer(T13_AES_256_GCM_SHA384);
+	CHECK_OK(cli_connect(&C));
+	t = C.got;
+	again(TLS13, 1);
+	offer(T13_AES_128_GCM_SHA256);
+	C.resume = t;
+	CHECK_OK(cli_connect(&C));
+	CHECK(!C.resumed && C.suite == T13_AES_128_GCM_SHA256);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+/* A record of 0-RTT data the engine cannot open, n bytes of it. */
+static size_t
+early_record(unsigned char *r, size_t n)
+{
+	r[0] = CT_APPLICATION_DATA;
+	r[1] = 3;
+	r[2] = 3;
+	r[3] = (unsigned char)(n >> 8);
+	r[4] = (unsigned char)n;
+	memset(r + 5, 0xa5, n);
+	return 5 + n;
+}
+
+/* RFC 8446 4.2.10: early data refused is skipped, not an error. */
+static int
+t13_early_data_is_skipped_and_the_ticket_resumes(void)
+{
+	static unsigned char r[5 + 100];
+	struct cli_session t;
+	size_t n;
+
+	start(TLS13, 1);
+	CHECK_OK(cli_connect(&C));
+	t = C.got;
+	again(TLS13, 1);
+	C.resume = t;
+	C.early_data = 1;
+	CHECK(cli_hello(&C) == 0);
+	n = early_record(r, 100);
+	CHECK(cli_feed(&C, r, n) == n && cli_feed(&C, r, n) == n);
+	CHECK_OK(cli_handshake(&C));
+	CHECK(C.resumed);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+/* The bound on what is skipped: four records of the largest size. */
+static int
+t13_early_data_beyond_its_budget_is_bad_record_mac(void)
+{
+	static unsigned char r[5 + T13_CIPHER_MAX];
+	struct cli_session t;
+	size_t n = early_record(r, T13_CIPHER_MAX);
+
+	start(TLS13, 1);
+	CHECK_OK(cli_connect(&C));
+	t = C.got;
+	again(TLS13, 1);
+	C.resume = t;
+	C.early_data = 1;
+	CHECK(cli_hello(&C) == 0);
+	for (int i = 0; i < 3; i++) {
+		CHECK(cli_feed(&C, r, n) == n);
+		CHECK(eng_last_error(&S.e) == 0);
+	}
+	CHECK(cli_feed(&C, r, n) == n);
+	CHECK(closed_with(FATAL(BR_ALERT_BAD_RECORD_MAC)));
+	return 1;
+}
+
+static int
 t13_unknown_ticket_gets_a_full_handshake(void)
 {
 	start(TLS13, 1);
@@ -265,6 +343,22 @@ t13_key_update_not_requested_is_not_answered(void)
 	return 1;
 }
 
+/* RFC 8446 6.2: any alert but close_notify, user_canceled ends it. */
+static int
+t13_warning_alert_from_the_client_ends_the_connection(void)
+{
+	static const unsigned char a[2] = { ALERT_WARNING,
+	    BR_ALERT_NO_RENEGOTIATION };
+
+	start(TLS13, 1);
+	CHECK_OK(cli_connect(&C));
+	CHECK_OK(cli_send(&C, CT_ALERT, a, sizeof(a)));
+	CHECK(closed_with(BR_ERR_RECV_FATAL_ALERT +
+	    BR_ALERT_NO_RENEGOTIATION));
+	CHECK(eng_alert(&S.e) == 0);
+	return 1;
+}
+
 /* What both versions do (engtest.h), in TLS 1.3. */
 
 static int
@@ -309,6 +403,18 @@ t13_small_obuf_streams_the_flight(void)
 	return small_obuf_completes(1);
 }
 
+static int
+t13_their_fatal_alert_closes_without_ours(void)
+{
+	return their_fatal_alert_closes_without_ours(1);
+}
+
+static int
+t13_app_data_before_the_client_finished_is_unexpected(void)
+{
+	return app_data_before_the_client_finished_is_unexpected(1);
+}
+
 int
 main(void)
 {
@@ -322,6 +428,9 @@ main(void)
 		T(t13_ticket_announces_the_lifetime_of_eng_ops),
 		T(t13_ticket_with_a_bad_binder_is_decrypt_error),
 		T(t13_unknown_ticket_gets_a_full_handshake),
+		T(t13_ticket_of_another_hash_gets_a_full_handshake),
+		T(t13_early_data_is_skipped_and_the_ticket_resumes),
+		T(t13_early_data_beyond_its_budget_is_bad_record_mac),
 		T(t13_hrr_when_the_only_share_is_for_a_group_not_taken),
 		T(t13_hrr_for_a_p384_share),
 		T(t13_second_hello_over_several_records_is_taken),
@@ -332,6 +441,7 @@ main(void)
 		T(t13_wrong_client_finished_is_decrypt_error),
 		T(t13_key_update_requested_is_answered_and_both_ways_work),
 		T(t13_key_update_not_requested_is_not_answered),
+		T(t13_warning_alert_from_the_client_ends_the_connection),
 		T(t13_close_notify_half_closes_then_ours_after_eng_close),
 		T(t13_our_close_notify_first_then_theirs_closes),
 		T(t13_flipped_bit_is_bad_record_mac_and_closed),
@@ -339,6 +449,8 @@ main(void)
 		T(t13_records_fed_a_byte_at_a_time),
 		T(t13_max_fragment_length_bounds_our_records),
 		T(t13_small_obuf_streams_the_flight),
+		T(t13_their_fatal_alert_closes_without_ours),
+		T(t13_app_data_before_the_client_finished_is_unexpected),
 	};
 
 	return unit_run(tests, sizeof(tests) / sizeof(tests[0]));
