@@ -34,6 +34,12 @@ static const br_x509_trust_anchor ca = {
 
 static const unsigned default_groups[] = { T13_X25519, T13_SECP256R1 };
 
+/* TLS 1.2's suites in the order of t13_hello's suites12 bits. */
+static const unsigned suites12[] = {
+	ECDSA_AES128, ECDSA_AES256, ECDSA_CHACHA,
+	RSA_AES128, RSA_AES256, RSA_CHACHA,
+};
+
 static struct eng_session store[8];
 static size_t nstore;
 static br_hmac_drbg_context srv_rng, crng;
@@ -131,27 +137,24 @@ static unsigned
 choose(void *ctx, const unsigned char *m, const struct t13_hello *h,
     unsigned version, struct eng_choice *out)
 {
-	static const unsigned s12[] = { 0xc02b, 0xc02c, 0xcca9, 0xc02f, 0xc030,
-	    0xcca8 };
 	struct srv *s = ctx;
 	int rsa = s->cred == CRED_RSA;
 	unsigned i;
 
 	(void)m;
 	memset(out, 0, sizeof(*out));
-	s->chosen = 1;
 	for (i = 0; i < 3 && out->suite == 0; i++)
 		if (version == TLS13 && (h->suites >> i & 1))
 			out->suite = 0x1301 + i;
 		else if (version == TLS12 && (h->suites12 >> (i + 3 * rsa) & 1))
-			out->suite = s12[i + 3 * rsa];
+			out->suite = suites12[i + 3 * rsa];
 	if (!rsa && (h->sigalgs & T13_SIG_ECDSA_SECP256R1_SHA256))
 		out->scheme = T13_ECDSA_SECP256R1_SHA256;
 	else if (rsa && (h->sigalgs & T13_SIG_RSA_PSS_RSAE_SHA256))
 		out->scheme = T13_RSA_PSS_RSAE_SHA256;
 	else if (rsa && version == TLS12 &&
 	    (h->sigalgs & T13_SIG_RSA_PKCS1_SHA256))
-		out->scheme = 0x0401;
+		out->scheme = RSA_PKCS1_SHA256;
 	out->chain = &K.cert[rsa];
 	out->nchain = 1;
 	out->ec = rsa ? NULL : br_skey_decoder_get_ec(&K.ec);
@@ -265,9 +268,8 @@ srv_drain(struct srv *s, unsigned char *out, size_t cap)
 void
 cli_init(struct cli *c, struct srv *s, int v13)
 {
-	static const unsigned s12[] = { 0xc02b, 0xc02c, 0xcca9, 0xc02f,
-	    0xc030, 0xcca8 };
-	static const unsigned sig[] = { 0x0403, 0x0503, 0x0804, 0x0401 };
+	static const unsigned sig[] = { ECDSA_SHA256, ECDSA_SHA384,
+	    RSA_PSS_SHA256, RSA_PKCS1_SHA256 };
 	size_t i;
 
 	memset(c, 0, sizeof(*c));
@@ -278,7 +280,7 @@ cli_init(struct cli *c, struct srv *s, int v13)
 		for (i = 0; i < 3; i++)
 			c->suites[c->nsuites++] = 0x1301 + (unsigned)i;
 	for (i = 0; i < 6; i++)
-		c->suites[c->nsuites++] = s12[i];
+		c->suites[c->nsuites++] = suites12[i];
 	c->groups[0] = T13_X25519;
 	c->groups[1] = T13_SECP256R1;
 	c->ngroups = 2;

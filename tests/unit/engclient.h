@@ -20,6 +20,18 @@
 
 #include "eng.h"
 
+/* TLS 1.2's suites (BearSSL's names, shorter), and schemes of ours. */
+#define ECDSA_AES128	BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256
+#define ECDSA_AES256	BR_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384
+#define ECDSA_CHACHA	BR_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256
+#define RSA_AES128	BR_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256
+#define RSA_AES256	BR_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384
+#define RSA_CHACHA	BR_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256
+#define ECDSA_SHA256	T13_ECDSA_SECP256R1_SHA256	/* in 1.2: any curve */
+#define ECDSA_SHA384	T13_ECDSA_SECP384R1_SHA384
+#define RSA_PSS_SHA256	T13_RSA_PSS_RSAE_SHA256
+#define RSA_PKCS1_SHA256 0x0401				/* 1.2 only */
+
 /* The server's credentials. */
 enum { CRED_EC, CRED_RSA };
 
@@ -37,7 +49,6 @@ struct srv {
 	int			 ems_required;
 	int			 client_auth;	/* ask for a certificate */
 	br_x509_knownkey_context xk;		/* it trusts the client's key */
-	int			 chosen;	/* choose() was called */
 };
 
 /* Faults the client makes on purpose. */

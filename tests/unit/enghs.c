@@ -9,6 +9,8 @@
 #include "tlswire.h"
 
 #define FIN12_LEN	12
+#define HT_MESSAGE_HASH	254	/* RFC 8446 4.4.1 */
+#define NAMED_CURVE	3	/* ECCurveType, RFC 8422 5.4 */
 
 /* A ServerHello, or a HelloRetryRequest, read. */
 struct sh {
@@ -163,8 +165,8 @@ server_cert(struct cli *c, int v13)
 static const br_hash_class *
 prf_hash12(unsigned suite)
 {
-	return suite == 0xc02c || suite == 0xc030 ? &br_sha384_vtable :
-	    &br_sha256_vtable;
+	return suite == ECDSA_AES256 || suite == RSA_AES256 ?
+	    &br_sha384_vtable : &br_sha256_vtable;
 }
 
 static void
@@ -184,11 +186,15 @@ static void
 keys12(struct cli *c)
 {
 	unsigned char kb[2 * 32 + 2 * 12];
-	int aead = c->suite == 0xc02b || c->suite == 0xc02f ?
-	    T13_AES_128_GCM_SHA256 : c->suite == 0xc02c || c->suite == 0xc030 ?
-	    T13_AES_256_GCM_SHA384 : T13_CHACHA20_POLY1305_SHA256;
-	size_t kl = aead == T13_AES_128_GCM_SHA256 ? 16 : 32;
-	size_t il = aead == T13_CHACHA20_POLY1305_SHA256 ? 12 : 4;
+	int aead = T13_CHACHA20_POLY1305_SHA256;
+	size_t kl, il;
+
+	if (c->suite == ECDSA_AES128 || c->suite == RSA_AES128)
+		aead = T13_AES_128_GCM_SHA256;
+	else if (c->suite == ECDSA_AES256 || c->suite == RSA_AES256)
+		aead = T13_AES_256_GCM_SHA384;
+	kl = aead == T13_AES_128_GCM_SHA256 ? 16 : 32;
+	il = aead == T13_CHACHA20_POLY1305_SHA256 ? 12 : 4;
 
 	prf12(c, kb, 2 * kl + 2 * il, c->ms, 48, "key expansion", c->sr, 32,
 	    c->cr, 32);
@@ -202,7 +208,7 @@ ske_verify(struct cli *c, unsigned scheme, const unsigned char *params,
     size_t plen, const unsigned char *sig, size_t slen)
 {
 	const br_x509_pkey *pk = srv_pkey(c->s->cred);
-	const br_hash_class *dig = scheme == 0x0503 ? &br_sha384_vtable :
+	const br_hash_class *dig = scheme == ECDSA_SHA384 ? &br_sha384_vtable :
 	    &br_sha256_vtable;
 	br_hash_compat_context h;
 	unsigned char hv[64], out[64];
@@ -215,15 +221,15 @@ ske_verify(struct cli *c, unsigned scheme, const unsigned char *params,
 	dig->out(&h.vtable, hv);
 	c->scheme = scheme;
 	switch (scheme) {
-	case 0x0403:
-	case 0x0503:
+	case ECDSA_SHA256:
+	case ECDSA_SHA384:
 		return pk->key_type == BR_KEYTYPE_EC &&
 		    br_ecdsa_vrfy_asn1_get_default()(br_ec_get_default(), hv,
 		    hl, &pk->key.ec, sig, slen) == 1;
-	case 0x0804:
+	case RSA_PSS_SHA256:
 		return pk->key_type == BR_KEYTYPE_RSA &&
 		    t13_pss_verify(dig, &pk->key.rsa, hv, sig, slen);
-	case 0x0401:
+	case RSA_PKCS1_SHA256:
 		return pk->key_type == BR_KEYTYPE_RSA &&
 		    br_rsa_pkcs1_vrfy_get_default()(sig, slen,
 		    BR_HASH_OID_SHA256, hl, &pk->key.rsa, out) &&
@@ -321,8 +327,8 @@ client_kx12(struct cli *c, unsigned group, const unsigned char *spub,
 	cv[1] = 0;
 	cv[2] = 0;
 	cv[3] = (unsigned char)(4 + sn);
-	cv[4] = 0x04 + (hl == 48);		/* ecdsa with the hash */
-	cv[5] = 0x03;
+	cv[4] = (hl == 48 ? ECDSA_SHA384 : ECDSA_SHA256) >> 8;
+	cv[5] = (hl == 48 ? ECDSA_SHA384 : ECDSA_SHA256) & 0xff;
 	cv[6] = 0;
 	cv[7] = (unsigned char)sn;
 	return cli_send_hs(c, cv, 8 + sn);
@@ -364,7 +370,7 @@ hs12(struct cli *c, const unsigned char *sh, size_t shn)
 	if (server_cert(c, 0) < 0 ||
 	    cli_next_hs(c, HT_SERVER_KEY_EXCHANGE, &m, &n) < 0)
 		return -1;
-	if (n < 8 || m[4] != 3 || (splen = m[7]) + 8 + 4 > n)
+	if (n < 8 || m[4] != NAMED_CURVE || (splen = m[7]) + 8 + 4 > n)
 		return cli_fail("ServerKeyExchange: bad params");
 	group = (unsigned)get16(m + 5);
 	memcpy(spub, m + 8, splen);
@@ -418,7 +424,7 @@ retry13(struct cli *c, const unsigned char *m, size_t n, unsigned group)
 		return cli_fail("a second HelloRetryRequest");
 	c->hrr = 1;
 	c->hrr_group = group;
-	mh[0] = 254;
+	mh[0] = HT_MESSAGE_HASH;
 	mh[1] = 0;
 	mh[2] = 0;
 	mh[3] = (unsigned char)hl;

@@ -18,7 +18,7 @@ handshake12(int cred, unsigned suite)
 	offer(suite);
 	CHECK_OK(cli_connect(&C));
 	CHECK(C.version == TLS12 && C.suite == suite);
-	CHECK(C.scheme == (cred == CRED_EC ? 0x0403u : 0x0804u));
+	CHECK(C.scheme == (cred == CRED_EC ? ECDSA_SHA256 : RSA_PSS_SHA256));
 	CHECK(app_both_ways(&C));
 	return 1;
 }
@@ -26,13 +26,13 @@ handshake12(int cred, unsigned suite)
 static int
 t12_ecdsa_aes128gcm_handshake_then_app_data(void)
 {
-	return handshake12(CRED_EC, 0xc02b);
+	return handshake12(CRED_EC, ECDSA_AES128);
 }
 
 static int
 t12_ecdsa_aes256gcm_with_the_sha384_prf(void)
 {
-	if (!handshake12(CRED_EC, 0xc02c))
+	if (!handshake12(CRED_EC, ECDSA_AES256))
 		return 0;
 	CHECK(C.dig == &br_sha384_vtable);
 	return 1;
@@ -41,19 +41,19 @@ t12_ecdsa_aes256gcm_with_the_sha384_prf(void)
 static int
 t12_ecdsa_chacha20_poly1305(void)
 {
-	return handshake12(CRED_EC, 0xcca9);
+	return handshake12(CRED_EC, ECDSA_CHACHA);
 }
 
 static int
 t12_rsa_aes128gcm_signs_with_pss(void)
 {
-	return handshake12(CRED_RSA, 0xc02f);
+	return handshake12(CRED_RSA, RSA_AES128);
 }
 
 static int
 t12_rsa_aes256gcm_with_the_sha384_prf(void)
 {
-	if (!handshake12(CRED_RSA, 0xc030))
+	if (!handshake12(CRED_RSA, RSA_AES256))
 		return 0;
 	CHECK(C.dig == &br_sha384_vtable);
 	return 1;
@@ -62,7 +62,7 @@ t12_rsa_aes256gcm_with_the_sha384_prf(void)
 static int
 t12_rsa_chacha20_poly1305(void)
 {
-	return handshake12(CRED_RSA, 0xcca8);
+	return handshake12(CRED_RSA, RSA_CHACHA);
 }
 
 static int
@@ -70,10 +70,10 @@ t12_rsa_signs_pkcs1_for_a_client_without_pss(void)
 {
 	start(TLS13, 0);
 	S.cred = CRED_RSA;
-	C.sigalgs[0] = 0x0401;
+	C.sigalgs[0] = RSA_PKCS1_SHA256;
 	C.nsigalgs = 1;
 	CHECK_OK(cli_connect(&C));
-	CHECK(C.scheme == 0x0401);
+	CHECK(C.scheme == RSA_PKCS1_SHA256);
 	CHECK(app_both_ways(&C));
 	return 1;
 }
@@ -185,14 +185,14 @@ t12_session_whose_suite_is_not_offered_gets_a_full_handshake(void)
 	struct cli_session s;
 
 	start(TLS13, 0);
-	offer(0xc02b);
+	offer(ECDSA_AES128);
 	CHECK_OK(cli_connect(&C));
 	s = C.got;
 	again(TLS13, 0);
-	offer(0xc02c);
+	offer(ECDSA_AES256);
 	C.resume = s;
 	CHECK_OK(cli_connect(&C));
-	CHECK(!C.resumed && C.suite == 0xc02c);
+	CHECK(!C.resumed && C.suite == ECDSA_AES256);
 	CHECK(app_both_ways(&C));
 	return 1;
 }
