@@ -1,8 +1,9 @@
 /*
- * engclient.h - what test_eng drives the engine (eng.h) with: the
- * server's side (an engine, its buffers, and an eng_ops of the test's:
- * a fixed credential, a tiny session store, a seeded HMAC-DRBG) and a
- * scripted client of TLS 1.2 and 1.3 built from t13crypto and BearSSL.
+ * engclient.h - what test_eng12 and test_eng13 drive the engine (eng.h)
+ * with: the server's side (an engine, its buffers, and an eng_ops of the
+ * test's: a fixed credential, a tiny session store, a seeded HMAC-DRBG)
+ * and a scripted client of TLS 1.2 and 1.3 built from t13crypto and
+ * BearSSL (enghs.c holds its handshakes).
  *
  * The two exchange bytes in memory: the client feeds its records through
  * eng_recvrec_buf/ack and reads what eng_sendrec_buf gives.  The client
@@ -68,7 +69,7 @@ struct cli_session {
 	int		on;
 	unsigned	suite;
 	unsigned char	id[32];
-	unsigned char	psk[T13_HASH_MAX];	/* 1.3 */
+	unsigned char	psk[T13_HASH_MAX];	/* 1.3's PSK, 1.2's master */
 };
 
 /* The client: what it offers, and the connection's state. */
