@@ -557,13 +557,15 @@ cli_hello_msg(struct cli *c, unsigned char *m, size_t cap)
 	tw_u8(&w, 1);
 	tw_u8(&w, 0);
 	tw_open(&w, 2);
-	tw_u16(&w, EXT_SUPPORTED_GROUPS);
-	tw_open(&w, 2);
-	tw_open(&w, 2);
-	for (i = 0; i < c->ngroups; i++)
-		tw_u16(&w, c->groups[i]);
-	tw_close(&w);
-	tw_close(&w);
+	if (c->ngroups > 0) {		/* none: a 1.2 client's choice */
+		tw_u16(&w, EXT_SUPPORTED_GROUPS);
+		tw_open(&w, 2);
+		tw_open(&w, 2);
+		for (i = 0; i < c->ngroups; i++)
+			tw_u16(&w, c->groups[i]);
+		tw_close(&w);
+		tw_close(&w);
+	}
 	tw_u16(&w, EXT_EC_POINT_FORMATS);
 	tw_u16(&w, 2);
 	tw_u8(&w, 1);

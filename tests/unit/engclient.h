@@ -87,6 +87,7 @@ struct cli {
 	unsigned		 mfl;		/* max_fragment_length's code */
 	int			 early_data;	/* 1.3: the extension */
 	int			 cert;		/* answer a request */
+	int			 chain2;	/* ... with a chain of two */
 	int			 fault;		/* FAULT_* */
 	size_t			 frag;		/* handshake records' size */
 	int			 dribble;	/* feed a byte at a time */

@@ -121,8 +121,8 @@ ee_mfl(const unsigned char *m, size_t n)
 static int
 client_cert(struct cli *c, int v13)
 {
-	const br_x509_certificate *x = test_cert(2);
-	unsigned char m[1200];
+	const br_x509_certificate x[2] = { *test_cert(2), *test_cert(CRED_EC) };
+	unsigned char m[1600];
 	struct tw w;
 	int none = !c->cert || c->fault == FAULT_EMPTY_CERT;
 
@@ -131,9 +131,10 @@ client_cert(struct cli *c, int v13)
 	if (v13)
 		tw_u8(&w, 0);
 	tw_open(&w, 3);
-	if (!none) {
+	/* Ours, then (chain2) a certificate standing for an issuer's. */
+	for (int i = 0; !none && i < 1 + c->chain2; i++) {
 		tw_open(&w, 3);
-		tw_put(&w, x->data, x->data_len);
+		tw_put(&w, x[i].data, x[i].data_len);
 		tw_close(&w);
 		if (v13)
 			tw_u16(&w, 0);

@@ -161,6 +161,39 @@ app_data_before_the_client_finished_is_unexpected(int v13)
 /* How the client's bytes come. */
 
 static int
+client_chain_of_two_passes(int v13)
+{
+	start(TLS13, v13);
+	S.client_auth = 1;
+	C.cert = 1;
+	C.chain2 = 1;
+	CHECK_OK(cli_connect(&C));
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+/* A record of 2^14 bytes, the most, read by the server in pieces. */
+static int
+largest_record_read_in_pieces(int v13)
+{
+	static unsigned char big[T13_PLAIN_MAX];
+	unsigned char b[1000];
+	size_t n, got = 0;
+
+	start(TLS13, v13);
+	CHECK_OK(cli_connect(&C));
+	memset(big, 'b', sizeof(big));
+	CHECK_OK(cli_send(&C, CT_APPLICATION_DATA, big, sizeof(big)));
+	while ((n = srv_read(&S, b, sizeof(b))) > 0) {
+		CHECK(memcmp(b, big, n) == 0);
+		got += n;
+	}
+	CHECK(got == sizeof(big));
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
 flight_in_one_byte_records(int v13)
 {
 	start(TLS13, v13);

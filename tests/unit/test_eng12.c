@@ -100,6 +100,46 @@ t12_without_ems_the_master_secret_is_the_classic_one(void)
 }
 
 static int
+t12_p256_key_exchange(void)
+{
+	start(TLS13, 0);
+	C.groups[0] = T13_SECP256R1;
+	C.ngroups = 1;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.group == T13_SECP256R1);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+t12_p384_key_exchange(void)
+{
+	static const unsigned p384[] = { T13_SECP384R1 };
+
+	start(TLS13, 0);
+	S.groups = p384;
+	S.ngroups = 1;
+	C.groups[0] = T13_SECP384R1;
+	C.ngroups = 1;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.group == T13_SECP384R1);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+/* RFC 8422 4: without supported_groups, a NIST curve, never X25519. */
+static int
+t12_client_without_supported_groups_gets_p256(void)
+{
+	start(TLS13, 0);
+	C.ngroups = 0;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.group == T13_SECP256R1);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
 t12_random_ends_with_downgrd_when_vmax_is_13(void)
 {
 	start(TLS13, 0);
@@ -413,6 +453,18 @@ t12_app_data_before_the_client_finished_is_unexpected(void)
 	return app_data_before_the_client_finished_is_unexpected(0);
 }
 
+static int
+t12_client_chain_of_two_passes(void)
+{
+	return client_chain_of_two_passes(0);
+}
+
+static int
+t12_largest_record_read_in_pieces(void)
+{
+	return largest_record_read_in_pieces(0);
+}
+
 int
 main(void)
 {
@@ -426,6 +478,9 @@ main(void)
 		T(t12_rsa_signs_pkcs1_for_a_client_without_pss),
 		T(t12_ems_is_answered_when_offered),
 		T(t12_without_ems_the_master_secret_is_the_classic_one),
+		T(t12_p256_key_exchange),
+		T(t12_p384_key_exchange),
+		T(t12_client_without_supported_groups_gets_p256),
 		T(t12_random_ends_with_downgrd_when_vmax_is_13),
 		T(t12_random_has_no_downgrd_when_vmax_is_12),
 		T(t12_13_client_at_a_12_server_gets_12_without_downgrd),
@@ -453,6 +508,8 @@ main(void)
 		T(t12_small_obuf_streams_the_flight),
 		T(t12_their_fatal_alert_closes_without_ours),
 		T(t12_app_data_before_the_client_finished_is_unexpected),
+		T(t12_client_chain_of_two_passes),
+		T(t12_largest_record_read_in_pieces),
 	};
 
 	return unit_run(tests, sizeof(tests) / sizeof(tests[0]));

@@ -332,6 +332,46 @@ t13_key_update_requested_is_answered_and_both_ways_work(void)
 	return 1;
 }
 
+/* RFC 8446 5.1: a KeyUpdate ends its record; keys change after it. */
+static int
+t13_two_key_updates_in_one_record_is_unexpected(void)
+{
+	static const unsigned char ku[10] = {
+		HT_KEY_UPDATE, 0, 0, 1, 0, HT_KEY_UPDATE, 0, 0, 1, 0,
+	};
+
+	start(TLS13, 1);
+	CHECK_OK(cli_connect(&C));
+	CHECK_OK(cli_send(&C, CT_HANDSHAKE, ku, sizeof(ku)));
+	CHECK(cli_expect_alert(&C, ALERT_FATAL, BR_ALERT_UNEXPECTED_MESSAGE));
+	CHECK(closed_with(FATAL(BR_ALERT_UNEXPECTED_MESSAGE)));
+	return 1;
+}
+
+/* Data written before the request goes out under the old keys, first. */
+static int
+t13_pending_app_data_goes_before_the_key_update_answer(void)
+{
+	const unsigned char *m;
+	unsigned char *b;
+	size_t n;
+	int t;
+
+	start(TLS13, 1);
+	CHECK_OK(cli_connect(&C));
+	CHECK((b = eng_sendapp_buf(&S.e, &n)) != NULL && n >= 7);
+	memcpy(b, "pending", 7);
+	eng_sendapp_ack(&S.e, 7);
+	CHECK_OK(cli_key_update(&C, 1));
+	eng_flush(&S.e);
+	CHECK(cli_expect_app(&C, "pending", 7));
+	CHECK_OK(cli_next(&C, &t, &m, &n));
+	CHECK(t == CT_HANDSHAKE && m[0] == HT_KEY_UPDATE);
+	cli_next_read_key(&C);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
 static int
 t13_key_update_not_requested_is_not_answered(void)
 {
@@ -415,6 +455,18 @@ t13_app_data_before_the_client_finished_is_unexpected(void)
 	return app_data_before_the_client_finished_is_unexpected(1);
 }
 
+static int
+t13_client_chain_of_two_passes(void)
+{
+	return client_chain_of_two_passes(1);
+}
+
+static int
+t13_largest_record_read_in_pieces(void)
+{
+	return largest_record_read_in_pieces(1);
+}
+
 int
 main(void)
 {
@@ -441,6 +493,8 @@ main(void)
 		T(t13_wrong_client_finished_is_decrypt_error),
 		T(t13_key_update_requested_is_answered_and_both_ways_work),
 		T(t13_key_update_not_requested_is_not_answered),
+		T(t13_two_key_updates_in_one_record_is_unexpected),
+		T(t13_pending_app_data_goes_before_the_key_update_answer),
 		T(t13_warning_alert_from_the_client_ends_the_connection),
 		T(t13_close_notify_half_closes_then_ours_after_eng_close),
 		T(t13_our_close_notify_first_then_theirs_closes),
@@ -451,6 +505,8 @@ main(void)
 		T(t13_small_obuf_streams_the_flight),
 		T(t13_their_fatal_alert_closes_without_ours),
 		T(t13_app_data_before_the_client_finished_is_unexpected),
+		T(t13_client_chain_of_two_passes),
+		T(t13_largest_record_read_in_pieces),
 	};
 
 	return unit_run(tests, sizeof(tests) / sizeof(tests[0]));
