@@ -248,6 +248,27 @@ t13_second_hello_over_several_records_is_taken(void)
 	return 1;
 }
 
+/* RFC 8446 4.2.11.2: after HRR the binder covers it and the first hello. */
+static int
+t13_ticket_resumes_after_hrr(void)
+{
+	static const unsigned x25519[] = { T13_X25519 };
+	struct cli_session t;
+
+	start(TLS13, 1);
+	CHECK_OK(cli_connect(&C));
+	t = C.got;
+	again(TLS13, 1);
+	S.groups = x25519;
+	S.ngroups = 1;
+	C.shares[0] = T13_SECP256R1;
+	C.resume = t;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.hrr && C.resumed);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
 static int
 t13_p256_share_is_taken_without_hrr(void)
 {
@@ -485,6 +506,7 @@ main(void)
 		T(t13_early_data_beyond_its_budget_is_bad_record_mac),
 		T(t13_hrr_when_the_only_share_is_for_a_group_not_taken),
 		T(t13_hrr_for_a_p384_share),
+		T(t13_ticket_resumes_after_hrr),
 		T(t13_second_hello_over_several_records_is_taken),
 		T(t13_p256_share_is_taken_without_hrr),
 		T(t13_client_certificate_and_verify_pass),
