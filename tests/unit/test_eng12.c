@@ -182,11 +182,7 @@ t12_ems_required_refuses_a_client_without_ems(void)
 	return 1;
 }
 
-/*
- * ENGINE BUG (reported): eng.h says a choice's groups may be NULL, 0
- * for the engine's own; TLS 1.3 takes that (t13_choose_group), TLS 1.2's
- * group12() finds no group in an empty list and refuses the hello.
- */
+/* eng.h: a choice's groups may be NULL, 0 for the engine's own. */
 static int
 t12_choice_without_groups_takes_the_engines_own(void)
 {

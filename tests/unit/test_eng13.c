@@ -227,11 +227,8 @@ t13_hrr_for_a_p384_share(void)
 	return 1;
 }
 
-/*
- * ENGINE BUG (reported): RFC 8446 5.1 lets a handshake message span
- * records, and the first hello may (t13_defrag); hs13_record() takes
- * the second one only whole in one record, else decode_error.
- */
+/* RFC 8446 5.1: a handshake message may span records, the second
+ * hello too. */
 static int
 t13_second_hello_over_several_records_is_taken(void)
 {
