@@ -198,42 +198,46 @@ offered(const struct t13_hello *h, unsigned suite)
 
 /*
  * Resume the session the hello names, if it is one of ours that this
- * hello may resume: 1 if so, 0 for a full handshake, or -1 when the
- * session had the extended master secret and this hello does not offer
- * it (RFC 7627 5.3: abort).
+ * hello may resume: its suite, or 0 for a full handshake, or the alert
+ * of a hello that names one of our sessions and cannot resume it: one
+ * made with the extended master secret, now without it (RFC 7627 5.3),
+ * or one whose suite it does not offer (RFC 5246 7.4.1.2).
  */
-static int
-resume(struct eng *c, const unsigned char *m, const struct t13_hello *h)
+static unsigned
+resume(struct eng *c, const unsigned char *m, const struct t13_hello *h,
+    unsigned *alert)
 {
 	struct eng_session sp;
-	int r = 0;
+	unsigned suite = 0;
 
+	*alert = 0;
 	if (c->ops->load == NULL || h->sid_len != sizeof(sp.id))
 		return 0;
 	memset(&sp, 0, sizeof(sp));
 	memcpy(sp.id, m + h->sid, sizeof(sp.id));
-	if (c->ops->load(c->ops->ctx, &sp) && sp.version == TLS12 &&
-	    offered(h, sp.suite)) {
-		if (sp.ems && !c->ems)
-			r = -1;
-		else if (sp.ems == c->ems) {
-			memcpy(c->ms, sp.secret, sizeof(c->ms));
-			memcpy(c->sid, sp.id, sizeof(sp.id));
-			c->sid_len = sizeof(sp.id);
-			c->ch.suite = sp.suite;
-			r = 1;
-		}
+	if (!c->ops->load(c->ops->ctx, &sp) || sp.version != TLS12)
+		;
+	else if (!offered(h, sp.suite))
+		*alert = eng_refuse(c, BR_ALERT_ILLEGAL_PARAMETER,
+		    "resumed-suite-not-offered");
+	else if (sp.ems && !c->ems)
+		*alert = eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
+		    "resumption-without-ems");
+	else if (sp.ems == c->ems) {
+		memcpy(c->ms, sp.secret, sizeof(c->ms));
+		memcpy(c->sid, sp.id, sizeof(sp.id));
+		c->sid_len = sizeof(sp.id);
+		suite = sp.suite;
 	}
 	t13_wipe(&sp, sizeof(sp));
-	return r;
+	return suite;
 }
 
 unsigned
 hs12_hello(struct eng *c, const unsigned char *m, size_t len,
     const struct t13_hello *h)
 {
-	unsigned alert;
-	int r;
+	unsigned alert, suite;
 
 	c->version = TLS12;
 	if (c->ops->vmin > TLS12)
@@ -252,16 +256,17 @@ hs12_hello(struct eng *c, const unsigned char *m, size_t len,
 	c->reneg = h->reneg_scsv || (h->exts & T13_EXT_RENEGOTIATION_INFO);
 	c->ecpf = (h->exts & T13_EXT_EC_POINT_FORMATS) != 0;
 	c->ems = (h->exts & T13_EXT_EXTENDED_MASTER_SECRET) != 0;
+	if ((suite = resume(c, m, h, &alert)) == 0 && alert != 0)
+		return alert;
 	if ((alert = c->ops->choose(c->ops->ctx, m, h, TLS12, &c->ch)) != 0)
 		return eng_refuse(c, alert, c->ch.why);
 	if (c->ch.ems_required && !c->ems)
 		return eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
 		    "no-extended-master-secret");
-	if ((r = resume(c, m, h)) < 0)
-		return eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
-		    "resumption-without-ems");
-	c->resumed = r;
-	if (!c->resumed) {
+	c->resumed = suite != 0;
+	if (c->resumed)
+		c->ch.suite = suite;
+	else {
 		if ((c->group = group12(h, &c->ch)) == 0)
 			return eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
 			    "no-shared-group");
@@ -718,6 +723,8 @@ hs12_record(struct eng *c)
 	/* Nothing between the fragments of one handshake message. */
 	if (c->hs_len > 0 && type != CT_HANDSHAKE)
 		return BR_ALERT_UNEXPECTED_MESSAGE;
+	if (type != CT_ALERT)
+		c->warnings = 0;
 	switch (type) {
 	case CT_CHANGE_CIPHER_SPEC:
 		if (c->phase != P_CCS || len != 1 || r[5] != 1)

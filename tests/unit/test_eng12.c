@@ -215,8 +215,9 @@ t12_session_id_resumes_abbreviated_server_finished_first(void)
 	return 1;
 }
 
+/* RFC 5246 7.4.1.2: a hello resuming a session offers its suite. */
 static int
-t12_session_whose_suite_is_not_offered_gets_a_full_handshake(void)
+t12_session_whose_suite_is_not_offered_gets_illegal_parameter(void)
 {
 	struct cli_session s;
 
@@ -227,9 +228,9 @@ t12_session_whose_suite_is_not_offered_gets_a_full_handshake(void)
 	again(TLS13, 0);
 	offer(ECDSA_AES256);
 	C.resume = s;
-	CHECK_OK(cli_connect(&C));
-	CHECK(!C.resumed && C.suite == ECDSA_AES256);
-	CHECK(app_both_ways(&C));
+	CHECK(cli_connect(&C) < 0);
+	CHECK(C.alert == BR_ALERT_ILLEGAL_PARAMETER && !C.resumed);
+	CHECK(closed_with(FATAL(BR_ALERT_ILLEGAL_PARAMETER)));
 	return 1;
 }
 
@@ -483,7 +484,7 @@ main(void)
 		T(t12_ems_required_refuses_a_client_without_ems),
 		T(t12_choice_without_groups_takes_the_engines_own),
 		T(t12_session_id_resumes_abbreviated_server_finished_first),
-		T(t12_session_whose_suite_is_not_offered_gets_a_full_handshake),
+		T(t12_session_whose_suite_is_not_offered_gets_illegal_parameter),
 		T(t12_ems_session_offered_without_ems_is_refused),
 		T(t12_client_certificate_and_verify_pass),
 		T(t12_empty_client_certificate_is_handshake_failure),
