@@ -54,6 +54,7 @@ static const struct sig12 {
 	{ 0x0403, 1, 0, &br_sha256_vtable, NULL },
 	{ 0x0503, 1, 0, &br_sha384_vtable, NULL },
 	{ 0x0603, 1, 0, &br_sha512_vtable, NULL },
+	{ 0x0303, 1, 0, &br_sha224_vtable, NULL },
 	{ 0x0203, 1, 0, &br_sha1_vtable, NULL },
 	{ 0x0804, 0, 1, &br_sha256_vtable, NULL },
 	{ 0x0805, 0, 1, &br_sha384_vtable, NULL },
@@ -61,6 +62,7 @@ static const struct sig12 {
 	{ 0x0401, 0, 0, &br_sha256_vtable, BR_HASH_OID_SHA256 },
 	{ 0x0501, 0, 0, &br_sha384_vtable, BR_HASH_OID_SHA384 },
 	{ 0x0601, 0, 0, &br_sha512_vtable, BR_HASH_OID_SHA512 },
+	{ 0x0301, 0, 0, &br_sha224_vtable, BR_HASH_OID_SHA224 },
 	{ 0x0201, 0, 0, &br_sha1_vtable, BR_HASH_OID_SHA1 },
 };
 

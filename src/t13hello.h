@@ -118,6 +118,8 @@ size_t	t13_defrag(unsigned char *buf, size_t end);
 #define T13_SIG_RSA_PKCS1_SHA512	0x800	/* 0x0601 */
 #define T13_SIG_RSA_PKCS1_SHA1		0x1000	/* 0x0201 */
 #define T13_SIG_ECDSA_SHA1		0x2000	/* 0x0203 */
+#define T13_SIG_ECDSA_SHA224		0x4000	/* 0x0303 */
+#define T13_SIG_RSA_PKCS1_SHA224	0x8000	/* 0x0301 */
 
 /* TLS 1.2 suites (struct t13_hello's suites12), ECDHE and AEAD only. */
 #define T12_SUITE_ECDSA_AES_128_GCM	0x01	/* 0xc02b */
