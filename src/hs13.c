@@ -380,6 +380,35 @@ psk(struct eng *c, const unsigned char *m, const struct t13_hello *h,
 	return ok ? 0 : BR_ALERT_DECRYPT_ERROR;
 }
 
+/* Where the client's share for group is, and its length. */
+static size_t
+share_at(const struct t13_hello *h, unsigned group)
+{
+	switch (group) {
+	case T13_X25519:
+		return h->x25519;
+	case T13_SECP256R1:
+		return h->secp256r1;
+	case T13_SECP384R1:
+		return h->secp384r1;
+	}
+	return h->secp521r1;
+}
+
+static size_t
+share_len(unsigned group)
+{
+	switch (group) {
+	case T13_X25519:
+		return 32;
+	case T13_SECP256R1:
+		return 65;
+	case T13_SECP384R1:
+		return 97;
+	}
+	return 133;
+}
+
 /* A ClientHello, the first or the one after HRR: answer it. */
 unsigned
 hs13_hello(struct eng *c, const unsigned char *m, size_t len,
@@ -387,7 +416,8 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 {
 	struct t13_hello h = *hp;
 	struct eng_choice ch;
-	unsigned char pub[T13_KX_PUB_MAX], dhe[32], th[T13_HASH_MAX], d[32];
+	unsigned char pub[T13_KX_PUB_MAX], dhe[T13_KX_SHARED_MAX];
+	unsigned char th[T13_HASH_MAX], d[32];
 	const br_hash_class *dig;
 	unsigned alert, group;
 	size_t publen, dhelen;
@@ -446,8 +476,8 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 		return alert;
 	t13_transcript_add(&c->th, m, len);
 	publen = t13_kx_gen(&c->kx, (int)group, c->rng, pub, sizeof(pub));
-	dhelen = t13_kx_shared(&c->kx, m + (group == T13_X25519 ? h.x25519 :
-	    h.secp256r1), group == T13_X25519 ? 32 : 65, dhe);
+	dhelen = t13_kx_shared(&c->kx, m + share_at(&h, group),
+	    share_len(group), dhe);
 	t13_kx_wipe(&c->kx);
 	if (publen == 0 || dhelen == 0) {
 		t13_wipe(dhe, sizeof(dhe));

@@ -370,6 +370,14 @@ shares(const unsigned char *m, size_t p, size_t end, size_t g, size_t gn,
 			if (n != 65 || m[at] != 4)
 				return bad(h, ILLEGAL_PARAMETER, "bad-p256-share");
 			h->secp256r1 = at;
+		} else if (b == T13_GROUP_SECP384R1) {
+			if (n != 97 || m[at] != 4)
+				return bad(h, ILLEGAL_PARAMETER, "bad-p384-share");
+			h->secp384r1 = at;
+		} else if (b == T13_GROUP_SECP521R1) {
+			if (n != 133 || m[at] != 4)
+				return bad(h, ILLEGAL_PARAMETER, "bad-p521-share");
+			h->secp521r1 = at;
 		}
 	}
 	return 0;
@@ -567,9 +575,7 @@ t13_choose_group(const struct t13_hello *h, const unsigned *pref, size_t n,
 		for (size_t i = 0; i < n; i++) {
 			unsigned b = bit(groups, NELEM(groups), pref[i]);
 
-			/* Key shares of ours: X25519 and secp256r1. */
-			if ((b & (T13_GROUP_X25519 | T13_GROUP_SECP256R1)) &&
-			    ((hrr ? h->groups : h->shares) & b)) {
+			if (b != 0 && ((hrr ? h->groups : h->shares) & b)) {
 				*group = pref[i];
 				return hrr ? T13_HRR : T13_SHARE;
 			}

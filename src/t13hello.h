@@ -170,6 +170,8 @@ struct t13_hello {
 	unsigned	 shares;		/* T13_GROUP_* with a key share */
 	size_t		 x25519;		/* its 32-byte share */
 	size_t		 secp256r1;		/* its 65-byte share, 0x04, X, Y */
+	size_t		 secp384r1;		/* 97 bytes */
+	size_t		 secp521r1;		/* 133 bytes */
 	unsigned	 sigalgs;		/* T13_SIG_* */
 	int		 psk_dhe_ke;		/* psk_key_exchange_modes has it */
 	/*
@@ -199,7 +201,7 @@ unsigned t13_parse(const unsigned char *m, size_t len, struct t13_hello *h);
 /*
  * The group the server's key share will use: the first of pref[0..n)
  * (codepoints, the server's order; NULL: X25519, then secp256r1) that
- * is X25519 or secp256r1, the two it can share.  Returns T13_SHARE with
+ * is one of the four it can share.  Returns T13_SHARE with
  * *group when the client sent a share for it, else T13_HRR with *group
  * when it only lists one in supported_groups (ask again with a
  * HelloRetryRequest), else handshake_failure (40).

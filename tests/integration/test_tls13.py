@@ -135,7 +135,7 @@ class TLS13(GateTest):
         g = self.gate13()
         for suite in ["TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
                       "TLS_CHACHA20_POLY1305_SHA256"]:
-            for group in ["X25519", "P-256"]:
+            for group in ["X25519", "P-256", "P-384", "P-521"]:
                 self.get_exact(g.port, ["-tls1_3", "-ciphersuites", suite,
                                         "-groups", group], 20011)
                 c = g.wait_conns(1)[-1]
@@ -143,8 +143,9 @@ class TLS13(GateTest):
                                  ("TLS1.3", suite, "ok"), (suite, group))
 
     def test_hello_retry_request_when_the_share_is_for_another_group(self):
-        g = self.gate13()
-        # P-384 first: its share is the only one, then P-256 is asked for.
+        g = self.gate13(groups="x25519 secp256r1")
+        # P-384, not ours, first: its share is the only one, then P-256
+        # is asked for.
         rc, out, err = s_client(g.port, ["-tls1_3", "-msg", "-groups",
                                          "P-384:P-256"], GET_CLOSE % 10)
         self.assertEqual(rc, 0, err)
@@ -313,7 +314,7 @@ class TLS13(GateTest):
         """The binder of a second hello covers the first's hash and the
         HelloRetryRequest (RFC 8446 4.2.11.2): openssl, sharing P-384
         only, is asked for P-256 both times and resumes the second."""
-        g = self.gate13()
+        g = self.gate13(groups="x25519 secp256r1")
         sess = "%s/sess" % self.tmp
         outs = []
         for io in (["-sess_out", sess], ["-sess_in", sess]):
