@@ -8,7 +8,7 @@
 # python3 (with python3-ecdsa).  tlsgate runs in http mode in front of
 # tests/backend.py on loopback; TLSMIN=1.3 sets tls_min (scripts that
 # offer only CBC suites do not apply), MODE=tcp uses an echo backend
-# (test-lengths wants one), TLSMAX=1.3 turns TLS 1.3 on and runs the
+# (test-lengths wants one), TLSMAX=1.3 runs the
 # TLS 1.3 scripts by default, CLIENT=ec or CLIENT=rsa gives the service a
 # client_ca and the scripts a client certificate (-k, -c) of that type and
 # runs the client-certificate scripts by default.  Prints one line per
