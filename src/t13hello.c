@@ -8,17 +8,17 @@
 #include <string.h>
 
 #include "t13hello.h"
+#include "tlswire.h"
 
-#define UNEXPECTED_MESSAGE	10
-#define HANDSHAKE_FAILURE	40
-#define ILLEGAL_PARAMETER	47
-#define RECORD_OVERFLOW		22
-#define DECODE_ERROR		50
-#define PROTOCOL_VERSION	70
-#define MISSING_EXTENSION	109
+#define UNEXPECTED_MESSAGE	BR_ALERT_UNEXPECTED_MESSAGE
+#define HANDSHAKE_FAILURE	BR_ALERT_HANDSHAKE_FAILURE
+#define ILLEGAL_PARAMETER	BR_ALERT_ILLEGAL_PARAMETER
+#define RECORD_OVERFLOW		BR_ALERT_RECORD_OVERFLOW
+#define DECODE_ERROR		BR_ALERT_DECODE_ERROR
+#define PROTOCOL_VERSION	BR_ALERT_PROTOCOL_VERSION
+#define MISSING_EXTENSION	ALERT_MISSING_EXTENSION
 
 #define REC_MAX		16384		/* a plaintext record's body */
-#define TLS13		0x0304
 #define SCSV		0x5600		/* TLS_FALLBACK_SCSV, RFC 7507 */
 #define RENEG_SCSV	0x00ff		/* RFC 5746 3.3 */
 
@@ -110,7 +110,7 @@ offers13(struct rd *r, struct t13_peek *pk)
 		if (n > r->left || r->bad)
 			return -1;
 		stop = r->left - n;
-		if (v == 43 && n >= 3 && rd_get(r, 1) == n - 1 && n % 2 == 1) {
+		if (v == EXT_SUPPORTED_VERSIONS && n >= 3 && rd_get(r, 1) == n - 1 && n % 2 == 1) {
 			pk->sv = 1;
 			while (r->left > stop) {
 				v = rd_get(r, 2);
@@ -252,8 +252,12 @@ bit(const unsigned short *t, size_t n, size_t v)
 	return 0;
 }
 
-static const unsigned short exts[] = { 0, 10, 13, 16, 41, 42, 43, 44, 45, 51,
-    11, 23, 0xff01, 35, 1 };
+/* The extensions read, in the order of T13_EXT_*'s bits. */
+static const unsigned short exts[] = { EXT_SERVER_NAME, EXT_SUPPORTED_GROUPS,
+    EXT_SIGNATURE_ALGORITHMS, EXT_ALPN, EXT_PRE_SHARED_KEY, EXT_EARLY_DATA,
+    EXT_SUPPORTED_VERSIONS, EXT_COOKIE, EXT_PSK_KEY_EXCHANGE_MODES,
+    EXT_KEY_SHARE, EXT_EC_POINT_FORMATS, EXT_EXTENDED_MASTER_SECRET,
+    EXT_RENEGOTIATION_INFO, EXT_SESSION_TICKET, EXT_MAX_FRAGMENT_LENGTH };
 static const unsigned short groups[] = { 0x001d, 0x0017, 0x0018, 0x0019 };
 static const unsigned short sigalgs[] = { 0x0403, 0x0503, 0x0603, 0x0804,
     0x0805, 0x0806, 0x0809, 0x080a, 0x080b, 0x0401, 0x0501, 0x0601, 0x0201,
@@ -403,62 +407,62 @@ ext(const unsigned char *m, size_t t, size_t p, size_t end,
 	size_t at, n, i;
 
 	switch (t) {
-	case 0:
+	case EXT_SERVER_NAME:
 		return sni(m, p, end, h);
-	case 10:
-	case 13:
+	case EXT_SUPPORTED_GROUPS:
+	case EXT_SIGNATURE_ALGORITHMS:
 		if (list16(m, p, end, &at, &n))
 			return bad(h, DECODE_ERROR, "bad-groups-or-sigalgs");
 		for (i = at; i < end; i += 2)
-			if (t == 10 && obsolete(get16(m + i)))
+			if (t == EXT_SUPPORTED_GROUPS && obsolete(get16(m + i)))
 				h->obsolete = 1;
-			else if (t == 10)
+			else if (t == EXT_SUPPORTED_GROUPS)
 				h->groups |= bit(groups, NELEM(groups),
 				    get16(m + i));
 			else
 				h->sigalgs |= bit(sigalgs, NELEM(sigalgs),
 				    get16(m + i));
 		return 0;
-	case 16:
+	case EXT_ALPN:
 		return alpn(m, p, end, h);
-	case 41:
+	case EXT_PRE_SHARED_KEY:
 		return psk(m, p, end, h);
-	case 42:
+	case EXT_EARLY_DATA:
 		return p != end ? bad(h, DECODE_ERROR, "bad-early-data") : 0;
-	case 43:
+	case EXT_SUPPORTED_VERSIONS:
 		if (vec(m, &p, end, 1, 2, 254, &at, &n) || n % 2 != 0 ||
 		    p != end)
 			return bad(h, DECODE_ERROR, "bad-supported-versions");
 		for (i = at; i < end; i += 2) {
 			h->v13 |= get16(m + i) == TLS13;
-			h->v12 |= get16(m + i) == 0x0303;
+			h->v12 |= get16(m + i) == TLS12;
 		}
 		return 0;
-	case 44:
+	case EXT_COOKIE:
 		return vec(m, &p, end, 2, 1, 0xffff, &at, &n) || p != end ?
 		    bad(h, DECODE_ERROR, "bad-cookie") : 0;
-	case 45:
+	case EXT_PSK_KEY_EXCHANGE_MODES:
 		if (vec(m, &p, end, 1, 1, 255, &at, &n) || p != end)
 			return bad(h, DECODE_ERROR, "bad-psk-modes");
 		for (i = at; i < end; i++)
 			h->psk_dhe_ke |= m[i] == 1;
 		return 0;
-	case 11:	/* ec_point_formats, RFC 8422 5.1.2 */
+	case EXT_EC_POINT_FORMATS:	/* RFC 8422 5.1.2 */
 		if (vec(m, &p, end, 1, 1, 255, &at, &n) || p != end)
 			return bad(h, DECODE_ERROR, "bad-point-formats");
 		for (i = at; i < end; i++)
 			h->ecpf_uncompressed |= m[i] == 0;
 		return 0;
-	case 1:		/* max_fragment_length, RFC 6066 4: 2^9 .. 2^12 */
+	case EXT_MAX_FRAGMENT_LENGTH:	/* RFC 6066 4: 2^9 .. 2^12 */
 		if (end - p != 1)
 			return bad(h, DECODE_ERROR, "bad-max-fragment-length");
 		if (m[p] < 1 || m[p] > 4)
 			return bad(h, ILLEGAL_PARAMETER, "bad-max-fragment-length");
 		h->mfl = m[p];
 		return 0;
-	case 23:	/* extended_master_secret, RFC 7627 5.1: empty */
+	case EXT_EXTENDED_MASTER_SECRET:	/* RFC 7627 5.1: empty */
 		return p != end ? bad(h, DECODE_ERROR, "bad-ems") : 0;
-	case 0xff01:	/* renegotiation_info, RFC 5746 3.2 */
+	case EXT_RENEGOTIATION_INFO:	/* RFC 5746 3.2 */
 		if (vec(m, &p, end, 1, 0, 255, &at, &n) || p != end)
 			return bad(h, DECODE_ERROR, "bad-renegotiation-info");
 		h->reneg_bad = n != 0;
@@ -476,7 +480,7 @@ static unsigned
 hello12(struct t13_hello *h)
 {
 	if (h->exts & T13_EXT_SUPPORTED_VERSIONS ? !h->v12 :
-	    h->legacy_version < 0x0303)
+	    h->legacy_version < TLS12)
 		return bad(h, PROTOCOL_VERSION, "version-below-1.2");
 	return 0;
 }
@@ -515,7 +519,7 @@ t13_parse(const unsigned char *m, size_t len, struct t13_hello *h)
 	if (!comp_null)
 		return bad(h, ILLEGAL_PARAMETER, "compression-not-null");
 	if (p == end)		/* no extensions: TLS 1.2 */
-		return h->legacy_version < 0x0303 ?
+		return h->legacy_version < TLS12 ?
 		    bad(h, PROTOCOL_VERSION, "version-below-1.2") : 0;
 	if (vec(m, &p, end, 2, 0, 0xffff, &at, &n) || p != end)
 		return bad(h, DECODE_ERROR, "bad-extensions");
@@ -546,7 +550,7 @@ t13_parse(const unsigned char *m, size_t len, struct t13_hello *h)
 		return bad(h, ILLEGAL_PARAMETER, "compression-not-null");
 	if (h->obsolete)
 		return bad(h, ILLEGAL_PARAMETER, "obsolete-group");
-	if (h->legacy_version < 0x0303)
+	if (h->legacy_version < TLS12)
 		return bad(h, PROTOCOL_VERSION, "legacy-version-below-1.2");
 	/* RFC 8446 9.2 and 4.2.9. */
 	b = h->exts & (T13_EXT_SUPPORTED_GROUPS | T13_EXT_KEY_SHARE);
