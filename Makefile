@@ -61,7 +61,7 @@ build/alloc-selftest: tests/alloc/selftest.c
 	$(CC) -O0 -o $@ tests/alloc/selftest.c
 
 # Unit tests of the pure modules, plain and under the sanitizers.
-UNITS	= http hello der t13hello cache
+UNITS	= http der t13hello cache
 build/unit/test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/%.h
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(CPPFLAGS) -o $@ $< src/$*.c
@@ -209,7 +209,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC	?= clang
 FUZZ_FLAGS = -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined \
 	$(CPPFLAGS)
-FUZZERS	= config der hello http slot t13hello t13rec t13cert
+FUZZERS	= config der http slot t13hello t13rec t13cert
 
 build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/config.c src/certname.c \
 	    port/posix/port.c
@@ -221,10 +221,6 @@ build/fuzz/fuzz_der: tests/fuzz/fuzz_der.c $(CERTGEN_SRC) src/*.h \
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(CERTGEN_SRC) \
 	    $(BEARSSL_LIBS)
-
-build/fuzz/fuzz_hello: tests/fuzz/fuzz_hello.c src/hello.c
-	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 
 build/fuzz/fuzz_t13hello: tests/fuzz/fuzz_t13hello.c src/t13hello.c
 	@mkdir -p $(@D)
