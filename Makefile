@@ -230,6 +230,10 @@ build/fuzz/fuzz_http: tests/fuzz/fuzz_http.c src/http.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 
+# The engine's files, for the targets that drive it.
+ENG_SRC	= src/rec.c src/hs12.c src/hs13.c src/tlswire.c src/t13hello.c \
+	$(T13CRYPTO_SRC)
+
 build/fuzz/fuzz_slot: tests/fuzz/fuzz_slot.c tests/fuzz/fakeport.c \
 	    src/slot.c src/forward.c src/http.c src/tls.c src/cred.c src/config.c \
 	    src/hello.c src/pool.c src/t13.c src/t13crypto.c src/t13hello.c \
@@ -246,13 +250,13 @@ build/fuzz/fuzz_t13rec: tests/fuzz/fuzz_t13rec.c $(T13CRYPTO_SRC) \
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(T13CRYPTO_SRC) \
 	    $(BEARSSL_LIBS)
 
-# It includes src/t13.c: the client's messages it reads are static there.
-build/fuzz/fuzz_t13cert: tests/fuzz/fuzz_t13cert.c src/t13.c $(T13CRYPTO_SRC) \
-	    src/t13hello.c src/t13.h src/t13crypto.h src/t13hello.h \
-	    src/ecdsa.h $(BEARSSL_DEP)
+# It includes src/hs13.c for the names of its phases: the engine starts
+# there in the one that waits for the client's Certificate.
+build/fuzz/fuzz_t13cert: tests/fuzz/fuzz_t13cert.c $(ENG_SRC) src/*.h \
+	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(T13CRYPTO_SRC) \
-	    src/t13hello.c $(BEARSSL_LIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	    $(filter-out src/hs13.c,$(ENG_SRC)) $(BEARSSL_LIBS)
 
 fuzz: $(FUZZERS:%=build/fuzz/fuzz_%)
 	for f in $(FUZZERS); do \
