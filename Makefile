@@ -236,12 +236,11 @@ ENG_SRC	= src/rec.c src/hs12.c src/hs13.c src/tlswire.c src/t13hello.c \
 
 build/fuzz/fuzz_slot: tests/fuzz/fuzz_slot.c tests/fuzz/fakeport.c \
 	    src/slot.c src/forward.c src/http.c src/tls.c src/cred.c src/config.c \
-	    src/hello.c src/pool.c src/t13.c src/t13crypto.c src/t13hello.c \
-	    src/ecdsa.c \
+	    src/pool.c src/cache.c $(ENG_SRC) \
 	    src/log.c src/certname.c src/*.h port/port.h $(CONF)/defaults.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) $(WRAP_DRBG) -o $@ \
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ \
 	    $(filter %.c,$^) $(BEARSSL_LIBS)
 
 build/fuzz/fuzz_t13rec: tests/fuzz/fuzz_t13rec.c $(T13CRYPTO_SRC) \
