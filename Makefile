@@ -209,7 +209,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC	?= clang
 FUZZ_FLAGS = -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined \
 	$(CPPFLAGS)
-FUZZERS	= config der http slot t13hello t13rec t13cert
+FUZZERS	= config der http slot t13hello t13rec t13cert hs12
 
 build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/config.c src/certname.c \
 	    port/posix/port.c
@@ -256,6 +256,12 @@ build/fuzz/fuzz_t13cert: tests/fuzz/fuzz_t13cert.c $(ENG_SRC) src/*.h \
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(filter-out src/hs13.c,$(ENG_SRC)) $(BEARSSL_LIBS)
+
+build/fuzz/fuzz_hs12: tests/fuzz/fuzz_hs12.c $(ENG_SRC) src/*.h \
+	    $(BEARSSL_DEP)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(ENG_SRC) \
+	    $(BEARSSL_LIBS)
 
 fuzz: $(FUZZERS:%=build/fuzz/fuzz_%)
 	for f in $(FUZZERS); do \
