@@ -71,8 +71,10 @@
 	"cert = tlsgate.crt\n" \
 	"key = tlsgate.key\n" \
 	"session_cache = 1024\n" \
+	"session_lifetime = 120m\n"	/* 1.2 sessions, 1.3 tickets; 7 days at most */ \
 	"tls_min = 1.2\n" \
 	"tls_max = 1.3\n" \
+	"ems = optional\n"		/* required: TLS 1.2 only with RFC 7627 */ \
 	"tls_profile = default\n"	/* or bsi: see README */ \
 	"suites = aes128-gcm aes256-gcm chacha20-poly1305\n" /* our order */ \
 	"groups = x25519 secp256r1 secp384r1 secp521r1\n" \

@@ -50,30 +50,38 @@ static const struct config_name facilities[] = { { "user", 1 },
 	{ "local5", 21 }, { "local6", 22 }, { "local7", 23 }, { NULL, 0 } };
 const struct config_name config_suite_names[] = {
 	{ "aes128-gcm", SUITE_AES128_GCM }, { "aes256-gcm", SUITE_AES256_GCM },
-	{ "chacha20-poly1305", SUITE_CHACHA20 },
-	{ "aes128-cbc", SUITE_AES128_CBC }, { "aes256-cbc", SUITE_AES256_CBC },
-	{ NULL, 0 } };
+	{ "chacha20-poly1305", SUITE_CHACHA20 }, { NULL, 0 } };
+/*
+ * Suite names the file once took.  They were offered only below TLS 1.2
+ * and went with it (RFC 8996); a file that still names one is told so,
+ * not just that the name is unknown.
+ */
+static const char *const removed_suites[] = { "aes128-cbc", "aes256-cbc",
+	NULL };
 /* IANA's names and numbers (TLS Supported Groups), BearSSL's curve IDs. */
 const struct config_name config_group_names[] = { { "x25519", 29 },
 	{ "secp256r1", 23 }, { "secp384r1", 24 }, { "secp521r1", 25 },
 	{ NULL, 0 } };
 static const struct config_name profiles[] = { { "default", PROFILE_DEFAULT },
 	{ "bsi", PROFILE_BSI }, { "modern", PROFILE_MODERN }, { NULL, 0 } };
+static const struct config_name ems_modes[] = { { "optional", 0 },
+	{ "required", 1 }, { NULL, 0 } };
 /*
- * What a profile sets: tls_min, tls_max, suites and groups (spelled as
- * in the file).  bsi: BSI TR-02102-2's TLS 1.2 and 1.3 suites and groups
- * that tlsgate has (it lists no ChaCha20-Poly1305 and no X25519).
- * modern: Mozilla's, TLS 1.3 only.
+ * What a profile sets: tls_min, tls_max, ems, suites and groups (spelled
+ * as in the file).  bsi: BSI TR-02102-2's TLS 1.2 and 1.3 suites and
+ * groups that tlsgate has (it lists no ChaCha20-Poly1305 and no X25519),
+ * and the extended master secret it asks of TLS 1.2.  modern: Mozilla's,
+ * TLS 1.3 only, where EMS does not apply.
  */
 static const struct {
-	unsigned	 min, max;
+	unsigned	 min, max, ems;
 	const char	*suites, *groups;
 } profile_sets[] = {
-	{ 0x0303, 0x0304, "aes128-gcm aes256-gcm chacha20-poly1305",
+	{ 0x0303, 0x0304, 0, "aes128-gcm aes256-gcm chacha20-poly1305",
 	    "x25519 secp256r1 secp384r1 secp521r1" },
-	{ 0x0303, 0x0304, "aes128-gcm aes256-gcm",
+	{ 0x0303, 0x0304, 1, "aes128-gcm aes256-gcm",
 	    "secp256r1 secp384r1 secp521r1" },
-	{ 0x0304, 0x0304, "aes128-gcm aes256-gcm chacha20-poly1305",
+	{ 0x0304, 0x0304, 0, "aes128-gcm aes256-gcm chacha20-poly1305",
 	    "x25519 secp256r1 secp384r1" },
 };
 
@@ -105,8 +113,10 @@ static const struct key keys[] = {
 	{ "key",		K_KEY,	S(certs), 0, 0, NULL },
 	{ "client_ca",		K_PATH,	S(client_ca), 0, 0, NULL },
 	{ "session_cache",	K_UINT,	S(cache), 0, TLSGATE_MAX_CACHE, NULL },
-	{ "tls_min",		K_TLS,	S(tls_min), 0x0301, 0x0304, NULL },
+	{ "session_lifetime",	K_MS,	S(lifetime_ms), 1000, 7 * 24 * H, NULL },
+	{ "tls_min",		K_TLS,	S(tls_min), 0x0303, 0x0304, NULL },
 	{ "tls_max",		K_TLS,	S(tls_max), 0x0303, 0x0304, NULL },
+	{ "ems",		K_ENUM,	S(ems_required), 0, 0, ems_modes },
 	{ "tls_profile",	K_ENUM,	S(profile), 0, 0, profiles },
 	{ "suites",		K_LIST,	S(suites), 0, 0, config_suite_names },
 	{ "groups",		K_LIST,	S(groups), 0, 0, config_group_names },
@@ -228,6 +238,16 @@ set_names(struct service *s, const char *v, size_t len, char *msg,
 	return s->ncert_names == 0 ? "no name" : NULL;
 }
 
+/* Whether v (len bytes) is one of removed_suites. */
+static int
+is_removed_suite(const char *v, size_t len)
+{
+	for (const char *const *r = removed_suites; *r != NULL; r++)
+		if (strlen(*r) == len && memcmp(*r, v, len) == 0)
+			return 1;
+	return 0;
+}
+
 /*
  * suites, groups: names from one table, separated by commas or blanks,
  * in order, each at most once (so no more than the table has).
@@ -251,8 +271,12 @@ set_list(struct config_list *l, const struct config_name *names,
 		    memcmp(e->name, v + i, j - i) != 0); e++)
 			;
 		if (e->name == NULL) {
-			n = (size_t)snprintf(msg, msgcap, "unknown name \"%.*s\", "
-			    "not one of", (int)(j - i), v + i);
+			n = (size_t)snprintf(msg, msgcap, names ==
+			    config_suite_names && is_removed_suite(v + i, j - i) ?
+			    "\"%.*s\": the CBC suites were removed with TLS 1.0 "
+			    "and 1.1; the AEAD ones remain:" :
+			    "unknown name \"%.*s\", not one of", (int)(j - i),
+			    v + i);
 			for (e = names; e->name != NULL && n < msgcap; e++)
 				n += (size_t)snprintf(msg + n, msgcap - n, " %s",
 				    e->name);
@@ -273,8 +297,8 @@ set_list(struct config_list *l, const struct config_name *names,
 }
 
 /*
- * After a tls_profile line: set tls_min, tls_max, suites and groups, but
- * not those that this scope sets itself, before or after it.
+ * After a tls_profile line: set tls_min, tls_max, ems, suites and groups,
+ * but not those that this scope sets itself, before or after it.
  */
 static void
 set_profile(struct parse *p)
@@ -285,12 +309,14 @@ set_profile(struct parse *p)
 	char msg[8];
 
 	for (size_t i = 0; i < NKEYS; i++)
-		if (p->sseen[i])
+		if (p->sseen[i] || keys[i].scope != SERVICE)
 			continue;
 		else if (keys[i].off == offsetof(struct service, tls_min))
 			s->tls_min = profile_sets[s->profile].min;
 		else if (keys[i].off == offsetof(struct service, tls_max))
 			s->tls_max = profile_sets[s->profile].max;
+		else if (keys[i].off == offsetof(struct service, ems_required))
+			s->ems_required = profile_sets[s->profile].ems;
 		else if (keys[i].names == config_suite_names)
 			(void)set_list(&s->suites, config_suite_names, su,
 			    strlen(su), msg, sizeof(msg));
@@ -407,6 +433,11 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 		*(unsigned *)(void *)field = (unsigned)n;
 		return NULL;
 	case K_TLS:
+		/* Once valid: a file that names them is told why they went. */
+		if (len == 3 && (memcmp(v, "1.0", 3) == 0 ||
+		    memcmp(v, "1.1", 3) == 0))
+			return "TLS 1.0 and 1.1 are no longer supported "
+			    "(RFC 8996)";
 		if (len == 3 && memcmp(v, "1.", 2) == 0 && v[2] >= '0' &&
 		    0x0301u + (unsigned)(v[2] - '0') >= k->min &&
 		    0x0301u + (unsigned)(v[2] - '0') <= k->max) {
@@ -469,50 +500,6 @@ line_of(const struct parse *p, const char *key)
 	return 0;
 }
 
-/*
- * At the end of a scope (the defaults before the first section count as
- * one): a CBC suite needs tls_min below 1.2; the error names the latest
- * of the lines that brought them together.
- */
-static int
-check_scope(const struct parse *p, const char *name, char *err, size_t cap)
-{
-	const struct service *s = p->cur;
-	size_t at = NKEYS;
-	unsigned cbc = 0;
-
-	for (unsigned i = 0; i < s->suites.n; i++)
-		if (s->suites.v[i] >= SUITE_AES128_CBC && cbc == 0)
-			cbc = s->suites.v[i];
-	if (cbc == 0 || s->tls_min < 0x0303)
-		return 0;
-	for (size_t i = 0; i < NKEYS; i++)
-		if ((keys[i].kind == K_TLS || keys[i].names == profiles ||
-		    keys[i].names == config_suite_names) && p->sseen[i] &&
-		    (at == NKEYS || p->sseen[i] > p->sseen[at]))
-			at = i;
-	if (at == NKEYS)
-		return fail(err, cap, "%s: [%s]: suites: CBC suites are for TLS "
-		    "1.0 and 1.1 only", name, s->name);
-	return fail(err, cap, "%s:%u: %s: %s is a CBC suite, for TLS 1.0 and "
-	    "1.1 only: it needs tls_min = 1.0 or 1.1", name,
-	    p->sseen[at], keys[at].name, config_suite_names[cbc].name);
-}
-
-void
-config_suites(const struct service *s, struct config_list *l)
-{
-	unsigned cbc = 0;
-
-	*l = s->suites;
-	for (unsigned i = 0; i < l->n; i++)
-		cbc |= l->v[i] >= SUITE_AES128_CBC;
-	if (s->tls_min < 0x0303 && !cbc && l->n + 2 <= CONFIG_LIST_MAX) {
-		l->v[l->n++] = SUITE_AES128_CBC;
-		l->v[l->n++] = SUITE_AES256_CBC;
-	}
-}
-
 /* After the last line: every service complete, limits kept. */
 static int
 check_services(struct parse *p, const char *name, char *err, size_t cap)
@@ -523,8 +510,6 @@ check_services(struct parse *p, const char *name, char *err, size_t cap)
 	if (p->pending_key[0] != '\0')
 		return fail(err, cap, "%s:%u: key: no cert line goes with it",
 		    name, p->pending_line);
-	if (check_scope(p, name, err, cap) < 0)
-		return -1;
 	if (p->cur == &p->tmpl) {
 		/* No sections: the defaults are the one service. */
 		struct port_addr l = c->svc[0].listen[0];
@@ -625,8 +610,6 @@ config_parse(struct config *c, const char *name, const char *text,
 		if (k == ve)
 			continue;
 		if (*k == '[') {
-			if (check_scope(&p, name, err, errcap) < 0)
-				return -1;
 			if (ve[-1] != ']' || ve - k < 2)
 				why = "expected [name]";
 			else
@@ -770,11 +753,7 @@ print_key(const struct key *k, const void *base, int (*put)(const char *))
 			    s->cert_names[i]);
 		break;
 	case K_LIST:
-		/* suites as offered: with the CBC ones tls_min adds. */
-		if (k->names == config_suite_names)
-			config_suites(s, &l);
-		else
-			l = *(const struct config_list *)(const void *)f;
+		l = *(const struct config_list *)(const void *)f;
 		n = (size_t)snprintf(line, sizeof(line), "%s =", k->name);
 		for (unsigned i = 0; i < l.n && n < sizeof(line); i++)
 			for (const struct config_name *e = k->names; e->name; e++)

@@ -25,10 +25,9 @@ enum { LOG_TO_STDERR, LOG_TO_SYSLOG };
 /*
  * Suites by cipher, one vocabulary for every TLS version: the key
  * exchange is ECDHE and the signature follows from the certificate.
- * The CBC ones (HMAC-SHA-1) are only for TLS 1.0 and 1.1.
+ * AEAD only: the CBC ones went with TLS 1.0 and 1.1.
  */
-enum { SUITE_AES128_GCM, SUITE_AES256_GCM, SUITE_CHACHA20, SUITE_AES128_CBC,
-	SUITE_AES256_CBC };
+enum { SUITE_AES128_GCM, SUITE_AES256_GCM, SUITE_CHACHA20 };
 enum { PROFILE_DEFAULT, PROFILE_BSI, PROFILE_MODERN };
 #define CONFIG_LIST_MAX	8
 
@@ -57,9 +56,10 @@ struct service {
 	unsigned	ncerts;
 	char		client_ca[CONFIG_PATH_MAX];	/* "": no client auth */
 	unsigned	cache;		/* sessions */
-	unsigned	tls_min;	/* 0x0301 .. 0x0304 */
-	unsigned	ems_required;	/* TLS 1.2: RFC 7627 */
+	unsigned	lifetime_ms;	/* of a session or ticket */
+	unsigned	tls_min;	/* 0x0303 or 0x0304 */
 	unsigned	tls_max;	/* 0x0303 or 0x0304 */
+	unsigned	ems_required;	/* TLS 1.2 without EMS: refused */
 	unsigned	profile;	/* PROFILE_*, as given */
 	struct config_list suites;	/* SUITE_*, server order */
 	struct config_list groups;	/* TLS group (curve) IDs, our order */
@@ -119,12 +119,6 @@ int	config_parse(struct config *, const char *name, const char *text,
 int	config_load(struct config *, const char *path, char *err, size_t cap);
 /* Static bytes the parser keeps (its file buffer and state). */
 size_t	config_static_bytes(void);
-/*
- * The suites a service offers, in its order: its list, and when tls_min
- * is below 1.2 and the list names no CBC suite, aes128-cbc and aes256-cbc
- * after it (TLS 1.0 and 1.1 have no other).
- */
-void	config_suites(const struct service *, struct config_list *);
 /* Print every resolved value as "key = value" lines through put(). */
 void	config_print(const struct config *, int (*put)(const char *));
 

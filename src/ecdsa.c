@@ -17,7 +17,7 @@
 #include "t13crypto.h"	/* t13_wipe(), the tree's one wipe */
 
 /*
- * BEARSSL-INTERNAL: 0.6's prototypes, declared only in its src/inner.h;
+ * BEARSSL-INTERNAL(i31): 0.6's prototypes, declared only in its src/inner.h;
  * the library exports them.  test_ecdsa compiles this file under it.
  */
 uint32_t br_i31_iszero(const uint32_t *x);

@@ -21,7 +21,8 @@
  *
  * Resumption: the caller's session store (eng_ops) keeps TLS 1.2
  * sessions under the session ID and TLS 1.3 tickets under the ticket's
- * identity; a TLS 1.3 ticket resumes until its lifetime is over, never
+ * identity; a TLS 1.3 ticket resumes until its lifetime (ops->lifetime,
+ * which the store enforces) is over, never
  * with 0-RTT (early data is skipped, within a bound, as RFC 8446 4.2.10
  * allows).  Client certificates: a CertificateRequest when the caller
  * gives a validator; the client's chain is streamed into it as it comes.
@@ -36,9 +37,6 @@
 #include "t13crypto.h"
 #include "t13hello.h"
 
-/* A ticket's lifetime, announced and enforced (RFC 8446 4.6.1). */
-#define ENG_TICKET_LIFETIME	7200
-
 /* What the caller chose for a hello; see eng_ops. */
 struct eng_choice {
 	unsigned			 suite;		/* the wire code */
@@ -51,6 +49,7 @@ struct eng_choice {
 	const unsigned			*groups;	/* ours, in order */
 	size_t				 ngroups;	/* (NULL, 0: ours) */
 	int				 ems_required;	/* TLS 1.2, RFC 7627 */
+	const char			*why;		/* choose()'s refusal */
 	/* Client certificates: checked by x509 (NULL: not asked for). */
 	const br_x509_class		**x509;
 	const br_x509_trust_anchor	*cas;		/* names to send */
@@ -82,6 +81,7 @@ struct eng_ops {
 	void		*ctx;
 	const br_prng_class **rng;
 	unsigned	 vmin, vmax;
+	uint32_t	 lifetime;	/* seconds a ticket is announced for */
 };
 
 /* The piece of the server's flight being written. */
@@ -103,6 +103,7 @@ struct eng {
 	int			 phase;		/* hs12.c's and hs13.c's P_* */
 	int			 err;		/* BR_ERR_*, as BearSSL's */
 	int			 why;		/* a BR_ERR_* for the next fail */
+	const char		*reason;	/* the hello's fault, for the log */
 	unsigned char		 owed[2];	/* an alert to send once */
 	int			 owed_on;	/* ... output drains */
 	int			 ccs_sent, ccs_in;
@@ -117,6 +118,7 @@ struct eng {
 	int			 ems;		/* TLS 1.2: extended master secret */
 	int			 reneg;		/* TLS 1.2: RFC 5746 agreed */
 	int			 ecpf;		/* TLS 1.2: point formats asked */
+	unsigned		 mfl;		/* max_fragment_length's code */
 	size_t			 early_left;
 	size_t			 skip_left;	/* a message read and dropped */
 
@@ -203,6 +205,8 @@ void	eng_wipe(struct eng *);
  */
 enum { P_APP = 100, P_DEAD };
 void	eng_fail(struct eng *, unsigned alert);
+/* The alert, with the reason the log gives for it. */
+unsigned eng_refuse(struct eng *, unsigned alert, const char *reason);
 size_t	eng_room(const struct eng *);
 int	eng_put_record(struct eng *, int type, const unsigned char *p,
 	    size_t n);

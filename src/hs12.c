@@ -233,10 +233,12 @@ hs12_hello(struct eng *c, const unsigned char *m, size_t len,
 
 	c->version = TLS12;
 	if (c->ops->vmin > TLS12)
-		return BR_ALERT_PROTOCOL_VERSION;
+		return eng_refuse(c, BR_ALERT_PROTOCOL_VERSION,
+		    "protocol-version");
 	/* RFC 7507 3, RFC 8446 4.1.3: it could have had TLS 1.3. */
 	if (c->ops->vmax >= TLS13 && h->scsv)
-		return ALERT_INAPPROPRIATE_FALLBACK;
+		return eng_refuse(c, ALERT_INAPPROPRIATE_FALLBACK,
+		    "inappropriate-fallback");
 	/* RFC 5746 3.6: a first hello renegotiates nothing. */
 	if (h->reneg_bad)
 		return BR_ALERT_HANDSHAKE_FAILURE;
@@ -247,15 +249,18 @@ hs12_hello(struct eng *c, const unsigned char *m, size_t len,
 	c->ecpf = (h->exts & T13_EXT_EC_POINT_FORMATS) != 0;
 	c->ems = (h->exts & T13_EXT_EXTENDED_MASTER_SECRET) != 0;
 	if ((alert = c->ops->choose(c->ops->ctx, m, h, TLS12, &c->ch)) != 0)
-		return alert;
+		return eng_refuse(c, alert, c->ch.why);
 	if (c->ch.ems_required && !c->ems)
-		return BR_ALERT_HANDSHAKE_FAILURE;
+		return eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
+		    "no-extended-master-secret");
 	if ((r = resume(c, m, h)) < 0)
-		return BR_ALERT_HANDSHAKE_FAILURE;
+		return eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
+		    "resumption-without-ems");
 	c->resumed = r;
 	if (!c->resumed) {
 		if ((c->group = group12(h, &c->ch)) == 0)
-			return BR_ALERT_HANDSHAKE_FAILURE;
+			return eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
+			    "no-shared-group");
 		/* A session ID only when there is a store to keep it. */
 		c->sid_len = c->ops->save != NULL ? 32 : 0;
 		(*c->rng)->generate(c->rng, c->sid, c->sid_len);
@@ -387,6 +392,11 @@ server_hello(struct eng *c, struct tw *w)
 		tw_u16(w, 2);
 		tw_u8(w, 1);
 		tw_u8(w, 0);
+	}
+	if (c->mfl != 0) {
+		tw_u16(w, EXT_MAX_FRAGMENT_LENGTH);
+		tw_u16(w, 1);
+		tw_u8(w, c->mfl);
 	}
 	if (c->ch.alpn) {
 		tw_u16(w, EXT_ALPN);
@@ -695,7 +705,7 @@ hs12_record(struct eng *c)
 	if (c->rd_on) {
 		type = t13_rec_open12(&c->rd, r, len + 5, &len);
 		if (type == T13_ERR_MAC)
-			return BR_ALERT_BAD_RECORD_MAC;
+			return eng_refuse(c, BR_ALERT_BAD_RECORD_MAC, "bad-mac");
 		if (type == T13_ERR_OVERFLOW)
 			return BR_ALERT_RECORD_OVERFLOW;
 		if (type < 0)

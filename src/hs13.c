@@ -104,6 +104,11 @@ hs13_piece(struct eng *c)
 			next = F_CERT;
 		tw_msg(&w, HT_ENCRYPTED_EXTENSIONS);
 		tw_open(&w, 2);
+		if (c->mfl != 0) {
+			tw_u16(&w, EXT_MAX_FRAGMENT_LENGTH);
+			tw_u16(&w, 1);
+			tw_u8(&w, c->mfl);
+		}
 		if (c->ch.alpn) {
 			tw_u16(&w, EXT_ALPN);
 			tw_open(&w, 2);
@@ -391,9 +396,10 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 	if (!h.v13)
 		return BR_ALERT_ILLEGAL_PARAMETER;
 	if (c->ops->vmin > TLS13)
-		return BR_ALERT_PROTOCOL_VERSION;
+		return eng_refuse(c, BR_ALERT_PROTOCOL_VERSION,
+		    "protocol-version");
 	if ((alert = c->ops->choose(c->ops->ctx, m, &h, TLS13, &ch)) != 0)
-		return alert;
+		return eng_refuse(c, alert, ch.why);
 	if ((dig = t13_suite_hash((int)ch.suite)) == NULL)
 		return BR_ALERT_INTERNAL_ERROR;
 	if ((alert = t13_choose_group(&h, ch.groups, ch.ngroups, &group)) ==
@@ -492,8 +498,8 @@ ticket(struct eng *c)
 	(*c->rng)->generate(c->rng, age_add, sizeof(age_add));
 	tw_init(&w, c->nst, sizeof(c->nst));
 	tw_msg(&w, HT_NEW_SESSION_TICKET);
-	tw_u16(&w, 0);			/* ticket_lifetime, 32 bits */
-	tw_u16(&w, ENG_TICKET_LIFETIME);
+	tw_u16(&w, c->ops->lifetime >> 16);	/* ticket_lifetime */
+	tw_u16(&w, c->ops->lifetime & 0xffff);
 	tw_put(&w, age_add, sizeof(age_add));
 	tw_open(&w, 1);
 	tw_put(&w, &nonce, 1);
@@ -649,7 +655,7 @@ hs13_record(struct eng *c)
 	case CT_HANDSHAKE:
 		if (c->phase != P_HELLO2)
 			return BR_ALERT_UNEXPECTED_MESSAGE;
-		if (len < 4 || len != 4 + (get16(r + 6) | (size_t)r[5] << 16))
+		if (len < 4 || len != 4 + ((size_t)r[6] << 16 | get16(r + 7)))
 			return BR_ALERT_DECODE_ERROR;
 		if ((a = t13_parse(r + 5, len, &h)) != 0)
 			return a;
@@ -678,7 +684,7 @@ hs13_record(struct eng *c)
 		return BR_ALERT_UNEXPECTED_MESSAGE;
 	switch (type) {
 	case T13_ERR_MAC:
-		return BR_ALERT_BAD_RECORD_MAC;
+		return eng_refuse(c, BR_ALERT_BAD_RECORD_MAC, "bad-mac");
 	case T13_ERR_OVERFLOW:
 		return BR_ALERT_RECORD_OVERFLOW;
 	case T13_ERR_SEQ:

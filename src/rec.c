@@ -40,16 +40,25 @@ eng_fail(struct eng *c, unsigned alert)
 	c->ku_owed = 0;
 }
 
+unsigned
+eng_refuse(struct eng *c, unsigned alert, const char *reason)
+{
+	c->reason = reason;
+	return alert;
+}
+
 /* Room for one more record's content at the end of obuf. */
 size_t
 eng_room(const struct eng *c)
 {
-	size_t r;
+	size_t r, max;
 
 	if (c->oend + REC_OVERHEAD + 1 > c->olen)
 		return 0;
 	r = c->olen - c->oend - REC_OVERHEAD;
-	return r > T13_PLAIN_MAX ? T13_PLAIN_MAX : r;
+	/* RFC 6066 4: the client's max_fragment_length, 2^(8 + code). */
+	max = c->mfl != 0 ? (size_t)256 << c->mfl : T13_PLAIN_MAX;
+	return r > max ? max : r;
 }
 
 /* A record of type with content p[0..n), protected once keys are set. */
@@ -155,11 +164,12 @@ eng_start(struct eng *c, unsigned char *ibuf, size_t ilen,
 	if (ilen < 5 + T13_CIPHER_MAX)
 		alert = BR_ALERT_INTERNAL_ERROR;
 	else if ((alert = t13_parse(m, len, &h)) != 0)
-		;
-	else if (h.v13 && ops->vmax >= TLS13)
-		alert = hs13_hello(c, m, len, &h);
-	else
-		alert = hs12_hello(c, m, len, &h);
+		c->reason = h.why;
+	else {
+		c->mfl = h.mfl;
+		alert = h.v13 && ops->vmax >= TLS13 ? hs13_hello(c, m, len, &h) :
+		    hs12_hello(c, m, len, &h);
+	}
 	if (alert != 0)
 		eng_fail(c, alert);
 	pump(c);

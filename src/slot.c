@@ -284,6 +284,8 @@ static void
 tls_failed(struct slot *s, int err)
 {
 	stats.tls_errors++;
+	if (s->tls.eng.reason != NULL)
+		set_outcome(s, s->tls.eng.reason);
 	if (s->outcome == NULL)
 		s->err = err;
 	s->alert = eng_alert(&s->tls.eng);

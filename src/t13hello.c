@@ -156,6 +156,9 @@ t13_classify(const unsigned char *b, size_t len, size_t cap,
 	for (at = 0; need == 0 || got < need; at += 5 + rl) {
 		if (len - at < 5)
 			return more(len, cap, pk);
+		/* An SSL 2.0 hello's header has the top bit set. */
+		if (b[at] & 0x80)
+			return refuse(pk, PROTOCOL_VERSION);
 		if (b[at] != 22)
 			return refuse(pk, UNEXPECTED_MESSAGE);
 		if (b[at + 1] != 3)
@@ -250,7 +253,7 @@ bit(const unsigned short *t, size_t n, size_t v)
 }
 
 static const unsigned short exts[] = { 0, 10, 13, 16, 41, 42, 43, 44, 45, 51,
-    11, 23, 0xff01, 35 };
+    11, 23, 0xff01, 35, 1 };
 static const unsigned short groups[] = { 0x001d, 0x0017, 0x0018, 0x0019 };
 static const unsigned short sigalgs[] = { 0x0403, 0x0503, 0x0603, 0x0804,
     0x0805, 0x0806, 0x0809, 0x080a, 0x080b, 0x0401, 0x0501, 0x0601, 0x0201,
@@ -437,6 +440,13 @@ ext(const unsigned char *m, size_t t, size_t p, size_t end,
 			return bad(h, DECODE_ERROR, "bad-point-formats");
 		for (i = at; i < end; i++)
 			h->ecpf_uncompressed |= m[i] == 0;
+		return 0;
+	case 1:		/* max_fragment_length, RFC 6066 4: 2^9 .. 2^12 */
+		if (end - p != 1)
+			return bad(h, DECODE_ERROR, "bad-max-fragment-length");
+		if (m[p] < 1 || m[p] > 4)
+			return bad(h, ILLEGAL_PARAMETER, "bad-max-fragment-length");
+		h->mfl = m[p];
 		return 0;
 	case 23:	/* extended_master_secret, RFC 7627 5.1: empty */
 		return p != end ? bad(h, DECODE_ERROR, "bad-ems") : 0;

@@ -142,6 +142,7 @@ size_t	t13_defrag(unsigned char *buf, size_t end);
 #define T13_EXT_EXTENDED_MASTER_SECRET	0x800	/* 23 */
 #define T13_EXT_RENEGOTIATION_INFO	0x1000	/* 0xff01 */
 #define T13_EXT_SESSION_TICKET		0x2000	/* 35 */
+#define T13_EXT_MAX_FRAGMENT_LENGTH	0x4000	/* 1 */
 
 /*
  * A parsed ClientHello.  Every offset is from the start of the message
@@ -161,6 +162,7 @@ struct t13_hello {
 	int		 reneg_bad;		/* renegotiation_info not empty */
 	int		 ecpf_uncompressed;	/* ec_point_formats has it */
 	int		 obsolete;		/* a group TLS 1.3 ruled out */
+	unsigned	 mfl;			/* max_fragment_length, 1 .. 4 */
 	unsigned	 exts;			/* T13_EXT_* present */
 	unsigned	 groups;		/* T13_GROUP_* supported */
 	unsigned	 shares;		/* T13_GROUP_* with a key share */

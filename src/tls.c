@@ -11,7 +11,7 @@
  *
  * Sessions: one cache a service (cache.h), in static memory or in memory
  * the workers share, behind one lock; TLS 1.2 sessions and TLS 1.3
- * tickets alike, each good for ENG_TICKET_LIFETIME seconds.
+ * tickets alike, each good for the service's session_lifetime.
  */
 #include <stdio.h>
 #include <string.h>
@@ -40,6 +40,7 @@ struct tls_svc {
 	unsigned		anchor0, nanchor;
 	struct config_list	suites;		/* SUITE_*, in order */
 	unsigned		tls_min, tls_max, cache_on, alpn, ems;
+	uint32_t		lifetime;	/* seconds */
 	unsigned		groups[CONFIG_LIST_MAX], ngroups;
 };
 
@@ -118,7 +119,7 @@ session_load(void *ctx, struct eng_session *s)
 
 	cache_lock();
 	hit = cache_get(&caches->c[t->svc], caches->store, s->id, cache_now(),
-	    ENG_TICKET_LIFETIME, &e);
+	    sv->lifetime, &e);
 	port_unlock(caches->lock);
 	hit = hit && e.version >= sv->tls_min && e.version <= sv->tls_max &&
 	    svc_suite(sv, e.suite);
@@ -189,11 +190,12 @@ tls_load(const struct config *c, char *err, size_t cap)
 		    cred_load_anchors(&a->anchors, s->client_ca, err, cap) < 0)
 			goto fail;
 		sv->nanchor = a->anchors.n - sv->anchor0;
-		config_suites(s, &sv->suites);
+		sv->suites = s->suites;
 		sv->ngroups = s->groups.n;
 		for (unsigned k = 0; k < s->groups.n; k++)
 			sv->groups[k] = s->groups.v[k];
 		sv->ems = s->ems_required;
+		sv->lifetime = s->lifetime_ms / 1000;
 		sv->tls_min = s->tls_min;
 		sv->tls_max = s->tls_max;
 		sv->alpn = s->mode == MODE_HTTP;
@@ -477,8 +479,12 @@ choose(void *ctx, const unsigned char *m, const struct t13_hello *h,
 		out->cas = &a->anchors.ta[sv->anchor0];
 		out->ncas = sv->nanchor;
 	}
-	return out->suite != 0 && out->scheme != 0 ? 0 :
-	    BR_ALERT_HANDSHAKE_FAILURE;
+	if (out->suite == 0 || out->scheme == 0) {
+		out->why = out->suite == 0 ? "no-shared-suite" :
+		    "no-shared-signature-scheme";
+		return BR_ALERT_HANDSHAKE_FAILURE;
+	}
+	return 0;
 }
 
 int
@@ -513,6 +519,7 @@ tls_hello(struct tls_conn *t, unsigned char *buf, size_t len, size_t *end,
 	t->ops.rng = &seed_drbg.vtable;
 	t->ops.vmin = sv->tls_min;
 	t->ops.vmax = sv->tls_max;
+	t->ops.lifetime = sv->lifetime;
 	(void)eng_start(&t->eng, t->ibuf, t->ilen, t->obuf, t->olen,
 	    buf + 5, t13_defrag(buf, pk.end), &t->ops);
 	return TLS_HELLO_STARTED;

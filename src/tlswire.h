@@ -38,6 +38,7 @@
 
 /* ExtensionType (RFC 8446 4.2 and the RFCs each names). */
 #define EXT_SERVER_NAME			0	/* RFC 6066 */
+#define EXT_MAX_FRAGMENT_LENGTH		1	/* RFC 6066 */
 #define EXT_SUPPORTED_GROUPS		10	/* RFC 8422 */
 #define EXT_EC_POINT_FORMATS		11	/* RFC 8422 */
 #define EXT_SIGNATURE_ALGORITHMS	13

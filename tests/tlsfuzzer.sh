@@ -6,8 +6,8 @@
 # tlsfuzzer and tlslite-ng are not Debian packages: bring your own
 # checkouts; nothing in `make check` depends on this.  Runs Debian's
 # python3 (with python3-ecdsa).  tlsgate runs in http mode in front of
-# tests/backend.py on loopback; TLSMIN=1.0 in the environment adds the
-# ECDHE-CBC suites many scripts hard-code, MODE=tcp uses an echo backend
+# tests/backend.py on loopback; TLSMIN=1.3 sets tls_min (scripts that
+# offer only CBC suites do not apply), MODE=tcp uses an echo backend
 # (test-lengths wants one), TLSMAX=1.3 turns TLS 1.3 on and runs the
 # TLS 1.3 scripts by default, CLIENT=ec or CLIENT=rsa gives the service a
 # client_ca and the scripts a client certificate (-k, -c) of that type and

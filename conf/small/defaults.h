@@ -71,8 +71,10 @@
 	"cert = tlsgate.crt\n" \
 	"key = tlsgate.key\n" \
 	"session_cache = 256\n" \
+	"session_lifetime = 120m\n"	/* 1.2 sessions, 1.3 tickets; 7 days at most */ \
 	"tls_min = 1.2\n" \
 	"tls_max = 1.3\n" \
+	"ems = optional\n" \
 	"tls_profile = default\n" \
 	"suites = aes128-gcm aes256-gcm chacha20-poly1305\n" \
 	"groups = x25519 secp256r1 secp384r1 secp521r1\n" \

@@ -19,7 +19,6 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct config c;
-	struct config_list l;
 	char err[512];
 
 	if (config_defaults(&c, err, sizeof(err)) < 0)
@@ -42,22 +41,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    s->nredirect > TLSGATE_MAX_LISTEN || s->acme > 1 ||
 			    (s->acme && s->proxy != 0) ||
 			    s->ncerts < 1 || s->ncerts > TLSGATE_MAX_SVC_CERTS ||
-			    s->tls_min < 0x0301 || s->tls_min > s->tls_max ||
+			    s->tls_min < 0x0303 || s->tls_min > s->tls_max ||
 			    s->tls_max < 0x0303 || s->tls_max > 0x0304 ||
+			    s->ems_required > 1 ||
 			    s->mode > 1 || s->proxy > 2 ||
 			    memchr(s->certs[0].key, 0, CONFIG_PATH_MAX) == NULL ||
 			    s->certs[0].key[0] == '\0')
 				abort();
-			/* suites and groups: some, each once, CBC below 1.2. */
-			config_suites(s, &l);
-			if (s->groups.n < 1 || s->groups.n > 4 || l.n < 1 ||
-			    l.n > 5 || s->profile == PROFILE_MODERN)
+			/* suites and groups: some, each once, AEAD only. */
+			if (s->groups.n < 1 || s->groups.n > 4 ||
+			    s->suites.n < 1 || s->suites.n > 3 ||
+			    s->profile > PROFILE_MODERN)
 				abort();
-			for (unsigned j = 0; j < l.n; j++)
-				if (l.v[j] > SUITE_AES256_CBC ||
-				    (l.v[j] >= SUITE_AES128_CBC &&
-				    s->tls_min == 0x0303) ||
-				    memchr(l.v, l.v[j], j) != NULL)
+			for (unsigned j = 0; j < s->suites.n; j++)
+				if (s->suites.v[j] > SUITE_CHACHA20 ||
+				    memchr(s->suites.v, s->suites.v[j], j) != NULL)
 					abort();
 		}
 		if (cache > TLSGATE_MAX_CACHE)

@@ -142,16 +142,10 @@ class Alerts(GateTest):
         self.expect_alert(record(APPDATA, b"GET / HTTP/1.1\r\n\r\n"),
                           UNEXPECTED_MESSAGE)
 
-    def test_hello_request_from_the_client_is_skipped(self):
-        # RFC 5246 would have unexpected_message; BearSSL's handshake
-        # layer drops every HelloRequest it reads, on both sides
-        # (ssl_hs_common.t0, read-handshake-header), so the hello that
-        # follows is answered.  What must hold: nothing breaks.
-        c = Conn(self.g.port)
-        c.send(record(HANDSHAKE, handshake(0, b"")) + self.hello())
-        msgs = c.first_flight()
-        c.close()
-        self.assertEqual([t for t, _ in msgs], [2, 11, 12, 14])
+    def test_hello_request_from_the_client_gets_unexpected_message(self):
+        # RFC 5246 7.4.1.1: a server never receives one.
+        self.expect_alert(record(HANDSHAKE, handshake(0, b"")) +
+                          self.hello(), UNEXPECTED_MESSAGE)
 
     def test_unknown_record_type_like_a_heartbeat(self):
         self.expect_alert(self.hello() + record(24, b"\x01\x40\x00"),
@@ -163,9 +157,11 @@ class Alerts(GateTest):
                 b"\xc0\x2b\x00" + os.urandom(16))
         self.expect_alert(bytes([0x80, len(body)]) + body, PROTOCOL_VERSION)
 
-    def test_compression_without_null_gets_handshake_failure(self):
-        # BearSSL sends this one itself (ssl_hs_server.t0: ok-compression).
-        self.expect_alert(self.hello(compression=b"\x01"), HANDSHAKE_FAILURE)
+    def test_compression_without_null_gets_illegal_parameter(self):
+        # RFC 5246 7.4.1.2: null must be among them.
+        self.expect_alert(self.hello(compression=b"\x01"), ILLEGAL_PARAMETER)
+        self.expect_alert(self.hello(compression=bytes(range(1, 256))),
+                          ILLEGAL_PARAMETER)
 
     def test_compression_list_with_null_is_served(self):
         c = Conn(self.g.port)
@@ -203,17 +199,12 @@ class Alerts(GateTest):
         self.expect_alert(record(HANDSHAKE, b"\x01" * (16384 + 1)),
                           RECORD_OVERFLOW)
 
-    def test_zero_length_records_before_the_hello_are_ignored(self):
-        # RFC 5246 6.2.1 forbids sending them but names no alert; BearSSL
-        # skips empty plaintext records, and the hello that follows is
-        # answered.
+    def test_zero_length_records_before_the_hello_get_unexpected_message(self):
+        # RFC 5246 6.2.1, RFC 8446 5.1: never sent; the first flight is a
+        # hello in handshake records that carry it.
         for t in (HANDSHAKE, ALERT, CCS, APPDATA):
-            c = Conn(self.g.port)
-            c.send(record(t, b"") + self.hello())
-            msgs = c.first_flight()
-            c.close()
-            self.assertEqual([m for m, _ in msgs], [2, 11, 12, 14],
-                             "after an empty record of type %d" % t)
+            self.expect_alert(record(t, b"") + self.hello(),
+                              UNEXPECTED_MESSAGE)
 
 
 class EncryptedAlerts(GateTest):

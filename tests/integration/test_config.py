@@ -88,15 +88,28 @@ class BadConfig(GateTest):
         self.start_bad(["suites = aes256-gcm,aes128-gcm aes256-gcm"],
                        'FILE:6: suites: "aes256-gcm" named twice')
 
-    def test_cbc_suite_with_tls_min_1_2(self):
-        self.start_bad(["suites = aes128-gcm aes128-cbc"],
-                       "FILE:6: suites: aes128-cbc is a CBC suite, for TLS 1.0 "
-                       "and 1.1 only")
+    def test_tls_min_1_0_is_refused_saying_why(self):
+        self.start_bad(["tls_min = 1.0"], "FILE:6: tls_min: TLS 1.0 and 1.1 "
+                       'are no longer supported (RFC 8996): "1.0"')
 
-    def test_tls_min_1_2_after_a_cbc_suite_names_its_own_line(self):
-        self.start_bad(["tls_min = 1.0", "suites = aes256-cbc", "[s]",
-                        "listen = 127.0.0.1:1", "tls_min = 1.2"],
-                       "FILE:10: tls_min: aes256-cbc is a CBC suite")
+    def test_tls_min_1_1_is_refused_saying_why(self):
+        self.start_bad(["slots = 4", "tls_min = 1.1"], "FILE:7: tls_min: "
+                       "TLS 1.0 and 1.1 are no longer supported (RFC 8996): "
+                       '"1.1"')
+
+    def test_tls_max_1_1_is_refused_saying_why(self):
+        self.start_bad(["tls_max = 1.1"], "FILE:6: tls_max: TLS 1.0 and 1.1 "
+                       'are no longer supported (RFC 8996): "1.1"')
+
+    def test_cbc_suite_is_refused_saying_why(self):
+        self.start_bad(["suites = aes128-gcm aes256-cbc"],
+                       'FILE:6: suites: "aes256-cbc": the CBC suites were '
+                       "removed with TLS 1.0 and 1.1; the AEAD ones remain: "
+                       "aes128-gcm aes256-gcm chacha20-poly1305: ")
+
+    def test_unknown_ems_value(self):
+        self.start_bad(["ems = bogus"],
+                       'FILE:6: ems: expected optional or required: "bogus"')
 
     def test_bad_profile(self):
         self.start_bad(["tls_profile = strict"],
@@ -188,7 +201,7 @@ class GoodConfig(GateTest):
             "listen = %s:%d" % (LOOPBACK, port), "backend = 127.0.0.1:9",
             "cert = " + c.path["ec.crt"], "key = " + c.path["ec.key"],
             "slots = 7", "session_cache = 3", "handshake_timeout = 1500ms",
-            "idle_timeout = 2m", "tls_min = 1.1"])
+            "idle_timeout = 2m", "tls_min = 1.3"])
         # Hold the port: a -t that tried to listen would fail here.
         with socket.socket() as s:
             s.bind((LOOPBACK, port))
@@ -200,7 +213,7 @@ class GoodConfig(GateTest):
         for want in ("listen = %s:%d" % (LOOPBACK, port),
                      "backend = 127.0.0.1:9", "slots = 7",
                      "session_cache = 3", "handshake_timeout = 1500ms",
-                     "idle_timeout = 120000ms", "tls_min = 1.1",
+                     "idle_timeout = 120000ms", "tls_min = 1.3",
                      "connect_timeout = 5000ms"):
             self.assertIn(want, lines)
         vals = {}
@@ -213,9 +226,11 @@ class GoodConfig(GateTest):
         self.assertIn("total", vals, out)
         slot = int(vals["slot"][2])
         self.assertEqual(vals["slots"], ("7", str(slot), str(7 * slot)))
-        self.assertEqual(vals["session_cache"][:2], ("3", "100"))
+        # cache.h's entry: id, secret, version, suite, flags, age, rank.
+        self.assertEqual(vals["session_cache"][:2], ("3", "92"))
         total = int(vals["total"][2])
-        self.assertEqual(total, 7 * slot + 300 + int(vals["other static"][2]))
+        self.assertEqual(total, 7 * slot + 3 * 92 +
+                         int(vals["other static"][2]))
         # A slot holds at least the engine's two record buffers.
         self.assertGreater(slot, 16384 + 512)
 
@@ -264,6 +279,14 @@ class FirmwareDefaults(GateTest):
         self.assertEqual(rc, 2, err)
         self.assertEqual(err.decode().strip(), "tlsgate: fatal: defaults.h: "
                          "slots: missing from TLSGATE_CONFIG")
+
+    def test_tls_min_1_0_default_stops_start_up_saying_why(self):
+        bin_ = self.build_with('"tls_min = 1.2\\n"', '"tls_min = 1.0\\n"')
+        rc, out, err = run([bin_, "-t"], 10)
+        self.assertEqual(rc, 2, err)
+        self.assertRegex(err.decode(), r'^tlsgate: fatal: defaults\.h:\d+: '
+                         r'tls_min: TLS 1\.0 and 1\.1 are no longer supported '
+                         r'\(RFC 8996\): "1\.0"$')
 
     def test_good_default_is_what_tlsgate_resolves(self):
         bin_ = self.build_with('"idle_timeout = 5m\\n"',

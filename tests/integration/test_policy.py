@@ -75,11 +75,10 @@ def tearDownModule():
 
 
 def s_client(port, *args, stdin=GET):
-    """openssl s_client with args (TLS 1.2 unless they say), sending an
-    HTTP GET: (exit status, stdout, stderr) as text."""
-    version = [] if {"-tls1", "-min_protocol"} & set(args) else ["-tls1_2"]
+    """openssl s_client at TLS 1.2 with args, sending an HTTP GET:
+    (exit status, stdout, stderr) as text."""
     rc, out, err = run(["openssl", "s_client", "-no_ticket", "-ign_eof",
-                        "-connect", "%s:%d" % (LOOPBACK, port)] + version +
+                        "-connect", "%s:%d" % (LOOPBACK, port), "-tls1_2"] +
                        list(args), 30, stdin=stdin)
     return rc, out.decode("latin-1"), err.decode("latin-1")
 
@@ -133,15 +132,6 @@ class Policy(GateTest):
             self.refused(g, "-cipher", "ECDHE-%s-%s" % (kind,
                                                         SUITE["aes128-gcm"]))
             g.stop()
-
-    def test_cbc_suites_below_tls_1_2_in_the_services_order(self):
-        g = self.gate(self.backend("http"), tls_min="1.0",
-                      suites="aes256-cbc aes128-gcm")
-        out = self.served(g.port, "-cipher", "ECDHE-ECDSA-AES128-GCM-SHA256:"
-                          "ECDHE-ECDSA-AES256-SHA:ECDHE-ECDSA-AES128-SHA")
-        self.assertIn("Cipher is ECDHE-ECDSA-AES256-SHA", out)
-        self.assertEqual(g.wait_conns(1)[0]["suite"], "ECDHE-ECDSA-AES256-SHA")
-        self.refused(g, "-cipher", "ECDHE-ECDSA-AES128-SHA")
 
     def test_each_allowed_group_is_served_and_the_left_out_one_refused(self):
         g = self.gate(self.backend("http"), cert="rsa",
@@ -267,31 +257,27 @@ class Policy(GateTest):
         self.assertEqual([c["resumed"] for c in conns], ["no", "yes", "no"])
         self.assertEqual(conns[-1]["suite"], "ECDHE-ECDSA-AES128-GCM-SHA256")
 
-    def test_reload_that_raises_tls_min_does_not_resume_older_sessions(self):
-        # TLS 1.0 to 1.1 keeps the CBC suites: only the version tells.
-        g = self.gate(self.backend("http"), tls_min="1.0")
+    def test_reload_that_raises_tls_min_refuses_a_resuming_older_client(self):
+        # The session cache outlives a reload; the old tls_min must not.
+        g = self.gate(self.backend("http"), tls_max="1.3")
         sess = os.path.join(self.tmp, "sess.pem")
-        cbc = "ECDHE-ECDSA-AES128-SHA:@SECLEVEL=0"
-        any_version = ["-cipher", cbc, "-min_protocol", "TLSv1",
-                       "-max_protocol", "TLSv1.2", "-sess_in", sess]
-        # s_client's "New, TLSv1.0" is the suite's version, not the one used.
-        out = self.served(g.port, "-tls1", "-cipher", cbc, "-sess_out", sess)
-        self.assertIn("Protocol  : TLSv1\n", out)
-        out = self.served(g.port, *any_version)
-        self.assertIn("Reused, ", out)
-        self.assertIn("Protocol  : TLSv1\n", out)
+        out = self.served(g.port, "-sess_out", sess)
+        self.assertIn("New, TLSv1.2, ", out)
+        out = self.served(g.port, "-sess_in", sess)
+        self.assertIn("Reused, TLSv1.2, ", out)
         with open(g.conf_path) as f:
             conf = dict(l.split(" = ", 1) for l in f.read().splitlines())
-        conf["tls_min"] = "1.1"
+        conf["tls_min"] = "1.3"
         write_conf(g.conf_path, conf)
         g.signal(signal.SIGHUP)
         g.wait_log(r"^tlsgate: info: reload: done ", 10)
-        out = self.served(g.port, *any_version)
-        self.assertIn("New, ", out)
-        self.assertIn("Protocol  : TLSv1.2\n", out)
-        self.assertEqual([(c["resumed"], c["version"]) for c in
-                          g.wait_conns(3)], [("no", "TLS1.0"), ("yes", "TLS1.0"),
-                                             ("no", "TLS1.2")])
+        rc, out, err = s_client(g.port, "-sess_in", sess)
+        self.assertNotEqual(rc, 0, out)
+        self.assertIn("SSL alert number 70", err)
+        self.assertEqual([(c["resumed"], c["alert"], c["outcome"]) for c in
+                          g.wait_conns(3)],
+                         [("no", "0", "ok"), ("yes", "0", "ok"),
+                          ("no", "70", "protocol-version")])
 
 
 class PolicyConfig(GateTest):
@@ -309,12 +295,39 @@ class PolicyConfig(GateTest):
         return p.returncode, p.stdout, p.stderr, path
 
     def test_check_prints_resolved_suites_and_groups(self):
-        rc, out, err, _ = self.resolved(["tls_min = 1.0",
+        rc, out, err, _ = self.resolved(["suites = chacha20-poly1305 "
+                                         "aes128-gcm",
                                          "groups = secp384r1, x25519"])
         self.assertEqual(rc, 0, err)
-        self.assertIn("\nsuites = aes128-gcm aes256-gcm chacha20-poly1305 "
-                      "aes128-cbc aes256-cbc\n", out)
+        self.assertIn("\nsuites = chacha20-poly1305 aes128-gcm\n", out)
         self.assertIn("\ngroups = secp384r1 x25519\n", out)
+
+    def test_ems_is_optional_by_default_and_required_is_shown(self):
+        rc, out, err, _ = self.resolved([])
+        self.assertEqual(rc, 0, err)
+        self.assertIn("\nems = optional\n", out)
+        rc, out, err, _ = self.resolved(["ems = required"])
+        self.assertEqual(rc, 0, err)
+        self.assertIn("\nems = required\n", out)
+        self.assertNotIn("\nems = optional\n", out)
+
+    def test_bsi_profile_requires_ems_unless_its_scope_says_otherwise(self):
+        rc, out, err, _ = self.resolved(["tls_profile = bsi"])
+        self.assertEqual(rc, 0, err)
+        self.assertIn("\nems = required\n", out)
+        for lines in (["ems = optional", "tls_profile = bsi"],
+                      ["tls_profile = bsi", "ems = optional"]):
+            rc, out, err, _ = self.resolved(lines)
+            self.assertEqual(rc, 0, err)
+            self.assertIn("\nems = optional\n", out)
+        # A section's profile replaces what the section inherits.
+        rc, out, err, _ = self.resolved([
+            "ems = required", "[a]", "listen = 127.0.0.1:1",
+            "tls_profile = default", "[b]", "listen = 127.0.0.1:2"])
+        self.assertEqual(rc, 0, err)
+        a, b = out.split("\n[a]\n")[1].split("\n[b]\n")
+        self.assertIn("\nems = optional\n", a)
+        self.assertIn("\nems = required\n", b)
 
     def test_explicit_keys_win_over_the_profile_in_either_order(self):
         for lines in (["suites = aes256-gcm", "tls_profile = bsi"],

@@ -1,8 +1,11 @@
-"""Session resumption by session ID (BearSSL 0.6 has no tickets), its
-LRU bound, and turning it off."""
+"""TLS 1.2 session resumption by session ID, its LRU bound, its lifetime,
+the extended master secret, and turning it off."""
 import re
+import time
 
 from harness import GateTest, client_ctx, close_tls, run, tls_connect
+from tlswire import (ALERT, HANDSHAKE, HANDSHAKE_FAILURE, Conn, client_hello,
+                     hello_extensions, record, server_hello_extensions, u16)
 
 
 def s_client_reconnect(port):
@@ -17,7 +20,7 @@ def s_client_reconnect(port):
 
 
 class Resumption(GateTest):
-    # Session IDs in BearSSL's cache; TLS 1.3 tickets: test_tls13.py.
+    # Session IDs in tlsgate's cache; TLS 1.3 tickets: test_tls13.py.
     TLS_MAX = "1.2"
 
     def test_s_client_reconnect_resumes_and_log_says_resumed(self):
@@ -28,6 +31,49 @@ class Resumption(GateTest):
         conns = g.wait_conns(6)
         self.assertEqual([c["resumed"] for c in conns],
                          ["no"] + ["yes"] * 5)
+
+    def test_a_session_past_its_lifetime_gets_a_full_handshake(self):
+        g = self.gate(self.backend("echo"), session_lifetime="1s")
+        ctx = client_ctx()
+        s = tls_connect(g.port, ctx)
+        sess = s.session
+        close_tls(s)
+        s = tls_connect(g.port, ctx, session=sess)
+        self.assertTrue(s.session_reused)
+        close_tls(s)
+        time.sleep(2.1)
+        s = tls_connect(g.port, ctx, session=sess)
+        self.assertFalse(s.session_reused)
+        close_tls(s)
+
+    def test_extended_master_secret_is_answered(self):
+        g = self.gate(self.backend("echo"))
+        rc, out, err = run(["openssl", "s_client", "-tls1_2", "-connect",
+                            "127.0.0.1:%d" % g.port], 20, stdin=b"")
+        self.assertIn(b"Extended master secret: yes", out)
+
+    def test_ems_required_refuses_a_hello_without_it(self):
+        # RFC 7627 5.2, the bsi profile's rule: handshake_failure.
+        g = self.gate(self.backend("echo"), ems="required")
+        c = Conn(g.port)
+        c.send(record(HANDSHAKE, client_hello()))
+        recs, end = c.ending()
+        c.close()
+        self.assertEqual([(r[0], r[2]) for r in recs],
+                         [(ALERT, bytes([2, HANDSHAKE_FAILURE]))])
+        c = Conn(g.port)
+        c.send(record(HANDSHAKE, client_hello(
+            exts=hello_extensions() + u16(23) + u16(0))))
+        sh = [b for t, b in c.first_flight() if t == 2]
+        c.close()
+        self.assertIn((23, b""), server_hello_extensions(sh[0]))
+        line = g.wait_conns(2)[0]
+        self.assertEqual((line["outcome"], line["alert"]),
+                         ("no-extended-master-secret", "40"))
+        # A real client offers it, and is served.
+        rc, out, err = run(["openssl", "s_client", "-tls1_2", "-connect",
+                            "127.0.0.1:%d" % g.port], 20, stdin=b"")
+        self.assertIn(b"Extended master secret: yes", out)
 
     def test_lru_forgets_the_oldest_session_first(self):
         k = 4

@@ -316,7 +316,7 @@ class TLS13(GateTest):
         self.assertEqual([c["resumed"] for c in g.wait_conns(2)],
                          ["no", "yes"])
 
-    def test_tickets_resume_once_each(self):
+    def test_a_ticket_resumes_again_within_its_lifetime(self):
         g = self.gate13()
         self.assertEqual(self.resume_chain(g.port, 4),
                          [False, True, True, True])
@@ -326,9 +326,10 @@ class TLS13(GateTest):
         conns = g.wait_conns(4)
         self.assertEqual([c["resumed"] for c in conns],
                          ["no", "yes", "yes", "yes"])
-        # A ticket is good once: the first one, offered again, is not.
+        # No 0-RTT, so nothing to replay: the first ticket, offered
+        # again and again, resumes each time.
         self.assertEqual(self.resume_chain(g.port, 3, reuse_first=True),
-                         [False, True, False])
+                         [False, True, True])
         # openssl s_client too.
         sess = "%s/s.pem" % self.tmp
         # -ign_eof: it reads on to the server's close, ticket included.
@@ -339,6 +340,26 @@ class TLS13(GateTest):
                             sess, "-connect", "127.0.0.1:%d" % g.port], 20,
                            stdin=GET_CLOSE % 10)
         self.assertIn(b"Reused, TLSv1.3", out)
+
+    def test_a_ticket_past_its_lifetime_gets_a_full_handshake(self):
+        g = self.gate13(session_lifetime="1s")
+        ctx = ctx13()
+        s = tls_connect(g.port, ctx)
+        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        self.assertIn(b"HTTP/1.1 200 ", s.recv(65536))
+        sess = s.session
+        s.close()
+        # Announced as it is enforced: ticket_lifetime 1.
+        self.assertEqual(sess.ticket_lifetime_hint, 1)
+        s = tls_connect(g.port, ctx, session=sess)
+        self.assertTrue(s.session_reused)
+        s.close()
+        time.sleep(2.1)
+        s = tls_connect(g.port, ctx, session=sess)
+        self.assertFalse(s.session_reused)
+        s.close()
+        self.assertEqual([c["resumed"] for c in g.wait_conns(3)],
+                         ["no", "yes", "no"])
 
     def test_tickets_shared_by_workers_and_kept_over_a_reload(self):
         g = self.gate13(workers="2")

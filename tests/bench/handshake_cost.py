@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Cost of one TLS handshake in tlsgate, in instructions (callgrind).
+
+For TLS 1.2 and 1.3, full and resumed, runs tlsgate under `valgrind
+--tool=callgrind`, makes N1 and then N2 connections with Python's ssl
+(X25519, an ECDSA P-256 certificate, one GET each) and reports
+(Ir(N2) - Ir(N1)) / (N2 - N1): the instructions of one connection, its
+handshake and its request, with start-up and the tool's noise
+subtracted out.  A resumed row resumes the first connection's session
+(1.2: session ID; 1.3: its ticket, psk_dhe_ke).
+
+usage: handshake_cost.py [--bin build/tlsgate] [--n1 10] [--n2 70]
+"""
+import argparse
+import os
+import re
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+
+from request_cost import ROOT, free_port, wait_port
+
+
+def connect(port, version, n, resume):
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    ctx.minimum_version = ctx.maximum_version = version
+    first, reused = None, 0
+    for _ in range(n):
+        s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", port)),
+                            session=first if resume else None)
+        s.sendall(b"GET / HTTP/1.1\r\nHost: bench\r\nConnection: close"
+                  b"\r\n\r\n")
+        while s.recv(4096):
+            pass
+        reused += s.session_reused
+        first = first or s.session
+        s.close()
+    return reused
+
+
+def instructions(binary, conf, port, version, n, resume, tmp):
+    out = os.path.join(tmp, "cg.out")
+    p = subprocess.Popen(["valgrind", "--tool=callgrind",
+                          "--callgrind-out-file=" + out, binary, "-c", conf],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_port(port)
+        reused = connect(port, version, n, resume)
+        time.sleep(0.2)
+    finally:
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=120)
+    m = re.search(r"^(?:summary|totals):\s+(\d+)", open(out).read(), re.M)
+    return int(m.group(1)), reused
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "tlsgate"))
+    ap.add_argument("--n1", type=int, default=10)
+    ap.add_argument("--n2", type=int, default=70)
+    a = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="tlsgate-hscost-")
+    key, crt = os.path.join(tmp, "k.pem"), os.path.join(tmp, "c.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:P-256", "-nodes", "-keyout", key,
+                    "-out", crt, "-days", "2", "-subj", "/CN=bench"],
+                   check=True, capture_output=True)
+    bport, lport = free_port(), free_port()
+    backend = subprocess.Popen([sys.executable, os.path.join(ROOT, "tests",
+                                "backend.py"), "--port", str(bport)],
+                               stderr=subprocess.DEVNULL)
+    wait_port(bport)
+    conf = os.path.join(tmp, "g.conf")
+    with open(conf, "w") as f:
+        f.write("listen = 127.0.0.1:%d\nbackend = 127.0.0.1:%d\ncert = %s\n"
+                "key = %s\nlog_level = warn\n" % (lport, bport, crt, key))
+    print("| handshake | instructions / connection | resumed |")
+    print("|---|---|---|")
+    try:
+        for name, v in (("TLS 1.2", ssl.TLSVersion.TLSv1_2),
+                        ("TLS 1.3", ssl.TLSVersion.TLSv1_3)):
+            for resume in (False, True):
+                c1, _ = instructions(a.bin, conf, lport, v, a.n1, resume, tmp)
+                c2, r = instructions(a.bin, conf, lport, v, a.n2, resume, tmp)
+                print("| %s %s | %.2f M | %d of %d |" % (
+                    name, "resumed" if resume else "full",
+                    (c2 - c1) / (a.n2 - a.n1) / 1e6, r, a.n2))
+    finally:
+        backend.kill()
+
+
+if __name__ == "__main__":
+    main()
