@@ -15,7 +15,8 @@
  *   byte 1: bits 0-1 the group (X25519, P-256, P-384, P-521); bit 2 the
  *           stored session has the extended master secret; bits 3-5 the
  *           size of the pieces bytes move in, both ways; bit 6 a small
- *           output buffer (the flight streams over many records);
+ *           output buffer (the flight streams over many records); bit 7
+ *           the hello asks for max_fragment_length 2^9 (RFC 6066 4);
  *   bytes 2-3: which bit of the client's flight to flip (bit 7 above);
  *   the rest: the client's records as they come (not play), or, once
  *   this harness has played the client's flight, operations on the
@@ -45,6 +46,7 @@
  *    a hello without it: RFC 7627 5.3);
  *  - the server writes well-formed records (plaintext ones until its
  *    ChangeCipherSpec, then each opens with its keys as computed here),
+ *    none with more content than max_fragment_length allows,
  *    its flight in RFC 5246's order, a ServerHello with the downgrade
  *    sentinel, a ServerKeyExchange whose signature verifies, a Finished
  *    that is right, and a saved session with the master secret here;
@@ -118,7 +120,7 @@ static const size_t steps[8] = { 1, 2, 3, 7, 64, 300, 5000, IBUF };
 
 /* The configuration and the harness's view of the connection. */
 static struct {
-	int		 cert, store, ems, play, resume, flip, sess_ems;
+	int		 cert, store, ems, play, resume, flip, sess_ems, mfl;
 	unsigned	 si, group;
 	size_t		 step, olen, flip_at;
 } cf;
@@ -463,6 +465,8 @@ server_content(int type, const unsigned char *p, size_t n)
 static void
 server_records(void)
 {
+	size_t max = cf.mfl ? 512 : T13_PLAIN_MAX;
+
 	while (slen - spos >= 5 && slen - spos >= 5 + get16(sbuf + spos + 3)) {
 		unsigned char *r = sbuf + spos;
 		size_t n = get16(r + 3), len;
@@ -471,13 +475,13 @@ server_records(void)
 		check(r[1] == 3 && r[2] == 3);
 		spos += 5 + n;
 		if (!k.s_ccs) {
-			check(n <= T13_PLAIN_MAX && type != CT_APPLICATION_DATA);
+			check(n <= max && type != CT_APPLICATION_DATA);
 			server_content(type, r + 5, n);
 			continue;
 		}
-		check(n <= T13_PLAIN_MAX + T12_REC_EXTRA);
+		check(n <= max + T12_REC_EXTRA);
 		type = t13_rec_open12(&k.rd, r, 5 + n, &len);
-		check(type > 0);
+		check(type > 0 && len <= max);
 		server_content(type, r + 5, len);
 	}
 }
@@ -642,7 +646,7 @@ client_hello(void)
 		0x00, 0x10, 0x00, 0x0b, 0x00, 0x09, 0x08,
 		'h', 't', 't', 'p', '/', '1', '.', '1',
 	};
-	size_t n = 0, el = sizeof(exts) + (cf.ems ? 4 : 0);
+	size_t n = 0, el = sizeof(exts) + (cf.ems ? 4 : 0) + (cf.mfl ? 5 : 0);
 
 	ch[n++] = HT_CLIENT_HELLO;
 	n += 3;
@@ -667,6 +671,10 @@ client_hello(void)
 	if (cf.ems) {
 		memcpy(ch + n, "\x00\x17\x00\x00", 4);
 		n += 4;
+	}
+	if (cf.mfl) {		/* max_fragment_length: 2^9 */
+		memcpy(ch + n, "\x00\x01\x00\x01\x01", 5);
+		n += 5;
 	}
 	ch[1] = 0;
 	ch[2] = (unsigned char)((n - 4) >> 8);
@@ -698,6 +706,7 @@ start(const uint8_t *d)
 	cf.sess_ems = d[1] >> 2 & 1;
 	cf.step = steps[d[1] >> 3 & 7];
 	cf.olen = d[1] >> 6 & 1 ? OBUF_SMALL : OBUF;
+	cf.mfl = d[1] >> 7 & 1;
 	cf.flip_at = get16(d + 2);
 	memset(&k, 0, sizeof(k));
 	clen = cpos = slen = spos = shlen = shpos = 0;

@@ -8,9 +8,10 @@
  * with abort():
  *  - every answer is one of those documented, an alert comes with a
  *    reason, and the same bytes give the same answer (no state);
- *  - the first record's header earns the classifier's alert for it: not
- *    a handshake record unexpected_message, a major version other than
- *    3 protocol_version, over 2^14 bytes record_overflow;
+ *  - the first record's header earns the classifier's alert for it: an
+ *    SSL 2.0 header (top bit set) protocol_version, not a handshake
+ *    record unexpected_message, a major version other than 3
+ *    protocol_version, over 2^14 bytes record_overflow;
  *  - every offset and length the parser returns lies in the message;
  *  - a hello the parser accepts is TLS 1.3 (0x0304 offered, the
  *    compression methods exactly {null}, no obsolete group) or TLS 1.2
@@ -70,7 +71,8 @@ same(const struct t13_hello *a, const struct t13_hello *b)
 	    a->v12 == b->v12 && a->suites12 == b->suites12 &&
 	    a->reneg_scsv == b->reneg_scsv && a->reneg_bad == b->reneg_bad &&
 	    a->ecpf_uncompressed == b->ecpf_uncompressed &&
-	    a->obsolete == b->obsolete && a->why == b->why;
+	    a->obsolete == b->obsolete && a->mfl == b->mfl &&
+	    a->why == b->why;
 }
 
 /* Does an ALPN list's body hold the name http/1.1, with its length? */
@@ -93,7 +95,8 @@ parse(const uint8_t *m, size_t len, struct t13_hello *h)
 	if ((a != 0 && a != 47 && a != 50 && a != 70 && a != 109) ||
 	    (a != 0) != (h->why != NULL) || !inside(h, len))
 		abort();
-	if (a == 0 && (h->host_len > 255 || h->sid_len > 32))
+	if (a == 0 && (h->host_len > 255 || h->sid_len > 32 || h->mfl > 4 ||
+	    (h->mfl != 0) != ((h->exts & T13_EXT_MAX_FRAGMENT_LENGTH) != 0)))
 		abort();
 	/* 1.3: the compression methods, after the suites, are {0}. */
 	if (a == 0 && h->v13) {
@@ -172,7 +175,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (c == T13_NEED_MORE && size >= IBUF)
 		abort();
 	/* The first header is judged first, in this order. */
-	if (size >= 5 && (data[0] != 22 ? pk.alert != 10 : data[1] != 3 ?
+	if (size >= 5 && (data[0] & 0x80 ? pk.alert != 70 :
+	    data[0] != 22 ? pk.alert != 10 : data[1] != 3 ?
 	    pk.alert != 70 : (size_t)(data[3] << 8 | data[4]) > 16384 ?
 	    pk.alert != 22 : 0))
 		abort();

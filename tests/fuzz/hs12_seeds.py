@@ -24,10 +24,11 @@ AES128, AES256, CHACHA = 0, 1, 2
 
 
 def config(cert=0, store=0, suite=AES128, ems=0, play=0, resume=0, flip=0,
-           group=X25519, sess_ems=0, step=STEP_ALL, small=0, flip_at=0):
+           group=X25519, sess_ems=0, step=STEP_ALL, small=0, flip_at=0,
+           mfl=0):
     return bytes([cert | store << 1 | suite << 2 | ems << 4 | play << 5 |
                   resume << 6 | flip << 7,
-                  group | sess_ems << 2 | step << 3 | small << 6,
+                  group | sess_ems << 2 | step << 3 | small << 6 | mfl << 7,
                   flip_at >> 8, flip_at & 0xff])
 
 
@@ -116,6 +117,10 @@ SEEDS = {
                                sess_ems=1, suite=AES256) + app(GET),
     "play-full-not-resumed": config(play=1, store=1, resume=1, ems=1),
     "play-bytewise": config(play=1, step=STEP_1, cert=1) + app(b"hi"),
+    "play-max-fragment-512": config(play=1, mfl=1, cert=1) +
+    server_app(OK * 5) + server_app(OK * 5) + app(GET * 5),
+    "raw-max-fragment-512": config(mfl=1, step=STEP_64) +
+    record(22, cke()) + CCS,
     "play-flip-finished": config(play=1, flip=1, flip_at=0x1ff),
     "play-flip-cke": config(play=1, flip=1, flip_at=50),
     "play-flip-cv": config(play=1, cert=1, flip=1, flip_at=300),

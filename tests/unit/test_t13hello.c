@@ -244,7 +244,8 @@ same(const struct t13_hello *a, const struct t13_hello *b)
 	    a->v12 == b->v12 && a->suites12 == b->suites12 &&
 	    a->reneg_scsv == b->reneg_scsv && a->reneg_bad == b->reneg_bad &&
 	    a->ecpf_uncompressed == b->ecpf_uncompressed &&
-	    a->obsolete == b->obsolete && a->why == b->why;
+	    a->obsolete == b->obsolete && a->mfl == b->mfl &&
+	    a->why == b->why;
 }
 
 /*
@@ -582,9 +583,21 @@ not_a_handshake_record_is_unexpected_message(void)
 	puthex(&g, openssl_tls13);
 	g.b[0] = 23;				/* application data */
 	CHECK(first_flight_alert(&g, 5) == UNEXPECTED);
-	g.n = 0;
-	puthex(&g, "8031010003");		/* an SSL 2 hello */
+	g.b[0] = 21;				/* an alert */
 	CHECK(first_flight_alert(&g, 0) == UNEXPECTED);
+	return 1;
+}
+
+/* Its header's top bit set: an SSL 2.0 hello, no version of ours. */
+static int
+ssl2_hello_is_protocol_version(void)
+{
+	struct buf g = { { 0 }, 0 };
+
+	puthex(&g, "8031010003");
+	CHECK(first_flight_alert(&g, 0) == VERSION);
+	g.b[0] = 0x96;				/* 22 with the top bit */
+	CHECK(first_flight_alert(&g, 0) == VERSION);
 	return 1;
 }
 
@@ -1190,6 +1203,30 @@ tls12_extensions_each_have_their_bit(void)
 }
 
 /* RFC 5246 7.4.1.2: null among the methods; anything else is refused. */
+/* RFC 6066 4: one byte, 1 to 4 (2^9 to 2^12), in either version. */
+static int
+max_fragment_length_is_read(void)
+{
+	struct buf m;
+	struct t13_hello h;
+
+	for (unsigned v = 1; v <= 4; v++) {
+		char ext[16];
+
+		snprintf(ext, sizeof(ext), "000100010%u", v);
+		CHECK(parse12(ext, &h) == 0 && h.mfl == v);
+		CHECK(h.exts == T13_EXT_MAX_FRAGMENT_LENGTH);
+	}
+	CHECK(parse12("00170000", &h) == 0 && h.mfl == 0);
+	CHECK(parse12("0001000100", &h) == ILLEGAL && h.why != NULL);
+	CHECK(parse12("0001000105", &h) == ILLEGAL);
+	CHECK(parse12("000100020102", &h) == DECODE);
+	CHECK(parse12("00010000", &h) == DECODE);
+	hello_hex(&m, BASE "0001000102");
+	CHECK(parse(m.b, m.n, &h) == 0 && h.v13 && h.mfl == 2);
+	return 1;
+}
+
 static int
 tls12_compression_needs_null_among_methods(void)
 {
@@ -1365,6 +1402,7 @@ static const struct unit_test tests[] = {
 	T(bytes_after_the_hello_in_its_record_are_unexpected),
 	T(empty_record_in_the_hello_is_unexpected),
 	T(not_a_handshake_record_is_unexpected_message),
+	T(ssl2_hello_is_protocol_version),
 	T(record_version_major_not_3_is_protocol_version),
 	T(record_over_2_14_is_record_overflow),
 	T(not_a_client_hello_is_unexpected_message),
@@ -1388,6 +1426,7 @@ static const struct unit_test tests[] = {
 	T(obsolete_group_is_noted_in_tls12),
 	T(pkcs1_and_sha1_sigalgs_have_their_bits),
 	T(tls12_extensions_each_have_their_bit),
+	T(max_fragment_length_is_read),
 	T(tls12_compression_needs_null_among_methods),
 	T(tls13_compression_must_be_null_alone),
 	T(tls12_alpn_with_http11_is_found),
