@@ -48,8 +48,10 @@
  *    ChangeCipherSpec, then each opens with its keys as computed here),
  *    none with more content than max_fragment_length allows,
  *    its flight in RFC 5246's order, a ServerHello with the downgrade
- *    sentinel, a ServerKeyExchange whose signature verifies, a Finished
- *    that is right, and a saved session with the master secret here;
+ *    sentinel and each extension the hello asked for, once, a
+ *    ServerKeyExchange whose signature verifies, a Finished that is
+ *    right, a fatal alert only once eng_last_error() is set, and a
+ *    saved session with the master secret here;
  *  - the application data the engine hands over is what the client
  *    sealed, in order, and what the server sends opens to what it was
  *    given.
@@ -334,6 +336,55 @@ client_flight(void)
 	client_finished(first);
 }
 
+/*
+ * ServerHello's extensions from m[at..n): each once, each an answer to
+ * what the hello offered (RFC 5246 7.4.1.4): renegotiation_info, empty
+ * (it sent the SCSV, RFC 5746 3.6), extended_master_secret iff offered,
+ * ec_point_formats with uncompressed on a full handshake (RFC 8422
+ * 5.2), ALPN http/1.1, max_fragment_length's code echoed (RFC 6066 4).
+ */
+static void
+server_hello_exts(const unsigned char *m, size_t n, size_t at)
+{
+	unsigned seen = 0;
+	size_t t, len;
+
+	check(n >= at + 2 && n == at + 2 + get16(m + at));
+	for (at += 2; at < n; at += 4 + len) {
+		check(n - at >= 4 && n - at - 4 >= (len = get16(m + at + 2)));
+		t = get16(m + at);
+		switch (t) {
+		case EXT_RENEGOTIATION_INFO:
+			check(!(seen & 1) && len == 1 && m[at + 4] == 0);
+			seen |= 1;
+			break;
+		case EXT_EXTENDED_MASTER_SECRET:
+			check(!(seen & 2) && len == 0 && cf.ems);
+			seen |= 2;
+			break;
+		case EXT_EC_POINT_FORMATS:
+			check(!(seen & 4) && len == 2 && m[at + 4] == 1 &&
+			    m[at + 5] == 0 && !k.resumed);
+			seen |= 4;
+			break;
+		case EXT_ALPN:
+			check(!(seen & 8) && len == 11 &&
+			    memcmp(m + at + 4, "\0\x09\x08http/1.1", 11) == 0);
+			seen |= 8;
+			break;
+		case EXT_MAX_FRAGMENT_LENGTH:
+			check(!(seen & 16) && len == 1 && m[at + 4] == 1 &&
+			    cf.mfl);
+			seen |= 16;
+			break;
+		default:
+			check(!"an extension the hello did not ask for");
+		}
+	}
+	check(seen == (1u | (cf.ems ? 2 : 0) | (k.resumed ? 0 : 4) | 8 |
+	    (cf.mfl ? 16 : 0)));
+}
+
 /* One whole handshake message of the server, in the order it must come. */
 static void
 server_msg(const unsigned char *m, size_t n)
@@ -351,6 +402,7 @@ server_msg(const unsigned char *m, size_t n)
 		check(get16(m + 39 + m[38]) == suites[cf.si].suite);
 		k.resumed = m[38] == 32 && cf.resume && cf.store &&
 		    memcmp(m + 39, stored.id, 32) == 0;
+		server_hello_exts(m, n, 39 + m[38] + 3);
 		t13_transcript_init(&k.th, prf384() ? &br_sha384_vtable :
 		    &br_sha256_vtable);
 		t13_transcript_add(&k.th, ch, chlen);
@@ -447,6 +499,8 @@ server_content(int type, const unsigned char *p, size_t n)
 		break;
 	case CT_ALERT:
 		check(n == 2 && (p[0] == ALERT_FATAL || p[0] == ALERT_WARNING));
+		/* A fatal alert of ours: the engine has failed. */
+		check(p[0] != ALERT_FATAL || eng_last_error(&e) != 0);
 		k.last_alert = 256 + p[1];
 		if (p[1] == BR_ALERT_CLOSE_NOTIFY)
 			k.closed = 1;
