@@ -127,6 +127,25 @@ build/unit/asan_test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
 	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(T13CRYPTO_SRC) $(BEARSSL_LIBS)
 
+# The engine, driven through its API by a scripted client in memory
+# (tests/unit/engclient.h, engtest.h): handshakes, resumption, client
+# certificates, alerts, in milliseconds; test_eng12 and test_eng13.
+ENG_SRC	= src/rec.c src/hs12.c src/hs13.c src/tlswire.c src/t13hello.c \
+	  $(T13CRYPTO_SRC)
+ENG_CLIENT = tests/unit/engclient.c tests/unit/enghs.c
+ENG_DEP	= $(ENG_CLIENT) tests/unit/engclient.h tests/unit/engtest.h \
+	  tests/unit/eng_keys.h tests/unit/unit.h $(ENG_SRC) src/*.h \
+	  $(BEARSSL_DEP)
+build/unit/test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	    $(ENG_CLIENT) $(ENG_SRC) $(BEARSSL_LIBS)
+
+build/unit/asan_test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	    $(ENG_CLIENT) $(ENG_SRC) $(BEARSSL_LIBS)
+
 # The CertificateVerify signatures test_t13crypto wrote, checked by
 # OpenSSL: $(1) signature, $(2) key, $(3) digest and padding.
 T13_PSS	= -sigopt rsa_padding_mode:pss -sigopt rsa_pss_saltlen:
@@ -137,7 +156,9 @@ UNIT_BINS = $(UNITS:%=build/unit/test_%) $(UNITS:%=build/unit/asan_test_%) \
 	build/unit/test_workers build/unit/asan_test_workers \
 	build/unit/test_certgen build/unit/asan_test_certgen \
 	build/unit/test_t13crypto build/unit/asan_test_t13crypto \
-	build/unit/test_ecdsa build/unit/asan_test_ecdsa
+	build/unit/test_ecdsa build/unit/asan_test_ecdsa \
+	build/unit/test_eng12 build/unit/asan_test_eng12 \
+	build/unit/test_eng13 build/unit/asan_test_eng13
 unit: $(UNIT_BINS)
 	rm -f build/unit/t13_*.sig build/unit/t13_cv.bin
 	for t in $(UNIT_BINS); do \
@@ -201,7 +222,7 @@ check-system:
 	$(MAKE) BEARSSL=$(OTHER_BEARSSL) B=build/$(OTHER_BEARSSL) \
 	    build/$(OTHER_BEARSSL)/tlsgate
 	$(PY) tests/run.py --bin build/$(OTHER_BEARSSL)/tlsgate -k test_clients \
-	    -k test_resumption -k test_refusals -k test_bulk
+	    -k test_resumption -k test_refusals -k test_bulk -k test_downgrade
 
 # Fuzz targets (clang's libFuzzer); each runs FUZZ_SECONDS on a copy of
 # its seed corpus from tests/fuzz/<name>/.

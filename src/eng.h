@@ -118,9 +118,11 @@ struct eng {
 	int			 ems;		/* TLS 1.2: extended master secret */
 	int			 reneg;		/* TLS 1.2: RFC 5746 agreed */
 	int			 ecpf;		/* TLS 1.2: point formats asked */
+	int			 warnings;	/* TLS 1.2: warning alerts in a row */
 	unsigned		 mfl;		/* max_fragment_length's code */
 	size_t			 early_left;
 	size_t			 skip_left;	/* a message read and dropped */
+	size_t			 h2len;		/* the hello after HRR, so far */
 
 	size_t			 ipos;		/* bytes of the record in ibuf */
 	size_t			 app_off, app_len; /* its plaintext, unread */

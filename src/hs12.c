@@ -54,6 +54,7 @@ static const struct sig12 {
 	{ 0x0403, 1, 0, &br_sha256_vtable, NULL },
 	{ 0x0503, 1, 0, &br_sha384_vtable, NULL },
 	{ 0x0603, 1, 0, &br_sha512_vtable, NULL },
+	{ 0x0303, 1, 0, &br_sha224_vtable, NULL },
 	{ 0x0203, 1, 0, &br_sha1_vtable, NULL },
 	{ 0x0804, 0, 1, &br_sha256_vtable, NULL },
 	{ 0x0805, 0, 1, &br_sha384_vtable, NULL },
@@ -61,6 +62,7 @@ static const struct sig12 {
 	{ 0x0401, 0, 0, &br_sha256_vtable, BR_HASH_OID_SHA256 },
 	{ 0x0501, 0, 0, &br_sha384_vtable, BR_HASH_OID_SHA384 },
 	{ 0x0601, 0, 0, &br_sha512_vtable, BR_HASH_OID_SHA512 },
+	{ 0x0301, 0, 0, &br_sha224_vtable, BR_HASH_OID_SHA224 },
 	{ 0x0201, 0, 0, &br_sha1_vtable, BR_HASH_OID_SHA1 },
 };
 
@@ -163,12 +165,16 @@ group_bit(unsigned g)
 static unsigned
 group12(const struct t13_hello *h, const struct eng_choice *ch)
 {
-	for (size_t i = 0; i < ch->ngroups; i++) {
-		unsigned b = group_bit(ch->groups[i]);
+	static const unsigned ours[] = { T13_X25519, T13_SECP256R1 };
+	const unsigned *g = ch->groups != NULL ? ch->groups : ours;
+	size_t n = ch->groups != NULL ? ch->ngroups : 2;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned b = group_bit(g[i]);
 
 		if (h->exts & T13_EXT_SUPPORTED_GROUPS ? (h->groups & b) != 0 :
 		    b != 0 && b != T13_GROUP_X25519)
-			return ch->groups[i];
+			return g[i];
 	}
 	return 0;
 }
@@ -194,42 +200,46 @@ offered(const struct t13_hello *h, unsigned suite)
 
 /*
  * Resume the session the hello names, if it is one of ours that this
- * hello may resume: 1 if so, 0 for a full handshake, or -1 when the
- * session had the extended master secret and this hello does not offer
- * it (RFC 7627 5.3: abort).
+ * hello may resume: its suite, or 0 for a full handshake, or the alert
+ * of a hello that names one of our sessions and cannot resume it: one
+ * made with the extended master secret, now without it (RFC 7627 5.3),
+ * or one whose suite it does not offer (RFC 5246 7.4.1.2).
  */
-static int
-resume(struct eng *c, const unsigned char *m, const struct t13_hello *h)
+static unsigned
+resume(struct eng *c, const unsigned char *m, const struct t13_hello *h,
+    unsigned *alert)
 {
 	struct eng_session sp;
-	int r = 0;
+	unsigned suite = 0;
 
+	*alert = 0;
 	if (c->ops->load == NULL || h->sid_len != sizeof(sp.id))
 		return 0;
 	memset(&sp, 0, sizeof(sp));
 	memcpy(sp.id, m + h->sid, sizeof(sp.id));
-	if (c->ops->load(c->ops->ctx, &sp) && sp.version == TLS12 &&
-	    offered(h, sp.suite)) {
-		if (sp.ems && !c->ems)
-			r = -1;
-		else if (sp.ems == c->ems) {
-			memcpy(c->ms, sp.secret, sizeof(c->ms));
-			memcpy(c->sid, sp.id, sizeof(sp.id));
-			c->sid_len = sizeof(sp.id);
-			c->ch.suite = sp.suite;
-			r = 1;
-		}
+	if (!c->ops->load(c->ops->ctx, &sp) || sp.version != TLS12)
+		;
+	else if (!offered(h, sp.suite))
+		*alert = eng_refuse(c, BR_ALERT_ILLEGAL_PARAMETER,
+		    "resumed-suite-not-offered");
+	else if (sp.ems && !c->ems)
+		*alert = eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
+		    "resumption-without-ems");
+	else if (sp.ems == c->ems) {
+		memcpy(c->ms, sp.secret, sizeof(c->ms));
+		memcpy(c->sid, sp.id, sizeof(sp.id));
+		c->sid_len = sizeof(sp.id);
+		suite = sp.suite;
 	}
 	t13_wipe(&sp, sizeof(sp));
-	return r;
+	return suite;
 }
 
 unsigned
 hs12_hello(struct eng *c, const unsigned char *m, size_t len,
     const struct t13_hello *h)
 {
-	unsigned alert;
-	int r;
+	unsigned alert, suite;
 
 	c->version = TLS12;
 	if (c->ops->vmin > TLS12)
@@ -248,16 +258,17 @@ hs12_hello(struct eng *c, const unsigned char *m, size_t len,
 	c->reneg = h->reneg_scsv || (h->exts & T13_EXT_RENEGOTIATION_INFO);
 	c->ecpf = (h->exts & T13_EXT_EC_POINT_FORMATS) != 0;
 	c->ems = (h->exts & T13_EXT_EXTENDED_MASTER_SECRET) != 0;
+	if ((suite = resume(c, m, h, &alert)) == 0 && alert != 0)
+		return alert;
 	if ((alert = c->ops->choose(c->ops->ctx, m, h, TLS12, &c->ch)) != 0)
 		return eng_refuse(c, alert, c->ch.why);
 	if (c->ch.ems_required && !c->ems)
 		return eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
 		    "no-extended-master-secret");
-	if ((r = resume(c, m, h)) < 0)
-		return eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
-		    "resumption-without-ems");
-	c->resumed = r;
-	if (!c->resumed) {
+	c->resumed = suite != 0;
+	if (c->resumed)
+		c->ch.suite = suite;
+	else {
 		if ((c->group = group12(h, &c->ch)) == 0)
 			return eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
 			    "no-shared-group");
@@ -714,6 +725,8 @@ hs12_record(struct eng *c)
 	/* Nothing between the fragments of one handshake message. */
 	if (c->hs_len > 0 && type != CT_HANDSHAKE)
 		return BR_ALERT_UNEXPECTED_MESSAGE;
+	if (type != CT_ALERT)
+		c->warnings = 0;
 	switch (type) {
 	case CT_CHANGE_CIPHER_SPEC:
 		if (c->phase != P_CCS || len != 1 || r[5] != 1)

@@ -380,6 +380,35 @@ psk(struct eng *c, const unsigned char *m, const struct t13_hello *h,
 	return ok ? 0 : BR_ALERT_DECRYPT_ERROR;
 }
 
+/* Where the client's share for group is, and its length. */
+static size_t
+share_at(const struct t13_hello *h, unsigned group)
+{
+	switch (group) {
+	case T13_X25519:
+		return h->x25519;
+	case T13_SECP256R1:
+		return h->secp256r1;
+	case T13_SECP384R1:
+		return h->secp384r1;
+	}
+	return h->secp521r1;
+}
+
+static size_t
+share_len(unsigned group)
+{
+	switch (group) {
+	case T13_X25519:
+		return 32;
+	case T13_SECP256R1:
+		return 65;
+	case T13_SECP384R1:
+		return 97;
+	}
+	return 133;
+}
+
 /* A ClientHello, the first or the one after HRR: answer it. */
 unsigned
 hs13_hello(struct eng *c, const unsigned char *m, size_t len,
@@ -387,7 +416,8 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 {
 	struct t13_hello h = *hp;
 	struct eng_choice ch;
-	unsigned char pub[T13_KX_PUB_MAX], dhe[32], th[T13_HASH_MAX], d[32];
+	unsigned char pub[T13_KX_PUB_MAX], dhe[T13_KX_SHARED_MAX];
+	unsigned char th[T13_HASH_MAX], d[32];
 	const br_hash_class *dig;
 	unsigned alert, group;
 	size_t publen, dhelen;
@@ -446,8 +476,8 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 		return alert;
 	t13_transcript_add(&c->th, m, len);
 	publen = t13_kx_gen(&c->kx, (int)group, c->rng, pub, sizeof(pub));
-	dhelen = t13_kx_shared(&c->kx, m + (group == T13_X25519 ? h.x25519 :
-	    h.secp256r1), group == T13_X25519 ? 32 : 65, dhe);
+	dhelen = t13_kx_shared(&c->kx, m + share_at(&h, group),
+	    share_len(group), dhe);
 	t13_kx_wipe(&c->kx);
 	if (publen == 0 || dhelen == 0) {
 		t13_wipe(dhe, sizeof(dhe));
@@ -630,13 +660,44 @@ hs13_end(struct eng *c)
 	}
 }
 
+/*
+ * A fragment of the ClientHello after HRR (RFC 8446 5.1: any split).  It
+ * is gathered in obuf, which has nothing to send until it is answered;
+ * then it is parsed and answered from there.
+ */
+static unsigned
+hello2_in(struct eng *c, const unsigned char *p, size_t n)
+{
+	struct t13_hello h;
+	size_t need;
+	unsigned a;
+
+	if (n > c->olen - c->h2len)
+		return eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
+		    "hello-too-large");
+	memcpy(c->obuf + c->h2len, p, n);
+	c->h2len += n;
+	if (c->h2len < 4)
+		return 0;
+	if (c->obuf[0] != HT_CLIENT_HELLO)
+		return BR_ALERT_UNEXPECTED_MESSAGE;
+	need = 4 + ((size_t)c->obuf[1] << 16 | get16(c->obuf + 2));
+	if (c->h2len < need)
+		return 0;
+	/* Nothing may follow it before the keys change (RFC 8446 5.1). */
+	if (c->h2len > need)
+		return BR_ALERT_UNEXPECTED_MESSAGE;
+	if ((a = t13_parse(c->obuf, need, &h)) != 0)
+		return eng_refuse(c, a, h.why);
+	/* hs13_hello() reads it all before it writes the ServerHello. */
+	return hs13_hello(c, c->obuf, need, &h);
+}
+
 unsigned
 hs13_record(struct eng *c)
 {
 	unsigned char *r = c->ibuf;
 	size_t len = c->ipos - 5, reclen = c->ipos;
-	struct t13_hello h;
-	unsigned a;
 	int type;
 
 	c->ipos = 0;
@@ -653,13 +714,9 @@ hs13_record(struct eng *c)
 		eng_alert_in(c, r + 5, len);
 		return 0;
 	case CT_HANDSHAKE:
-		if (c->phase != P_HELLO2)
+		if (c->phase != P_HELLO2 || c->oend > 0)
 			return BR_ALERT_UNEXPECTED_MESSAGE;
-		if (len < 4 || len != 4 + ((size_t)r[6] << 16 | get16(r + 7)))
-			return BR_ALERT_DECODE_ERROR;
-		if ((a = t13_parse(r + 5, len, &h)) != 0)
-			return a;
-		return hs13_hello(c, r + 5, len, &h);
+		return hello2_in(c, r + 5, len);
 	case CT_APPLICATION_DATA:
 		break;
 	default:

@@ -10,6 +10,9 @@
 #include "eng.h"
 #include "tlswire.h"
 
+/* Warning alerts taken in a row, as OpenSSL does. */
+#define ENG_WARNINGS_MAX	4
+
 /* The most a record adds to its content: header, explicit nonce, tag. */
 #define REC_OVERHEAD	(5 + 8 + T13_TAG_LEN)
 
@@ -360,8 +363,9 @@ eng_handshake(struct eng *c, const unsigned char *p, size_t n)
 
 /*
  * An alert's two bytes: close_notify ends the peer's side; in TLS 1.2 a
- * warning is let pass, in TLS 1.3 every other alert but user_canceled
- * ends the connection (RFC 8446 6).
+ * warning is let pass, a few in a row at most (CVE-2016-8610: a peer
+ * that sends nothing else would keep us busy for free); in TLS 1.3 every
+ * other alert but user_canceled ends the connection (RFC 8446 6).
  */
 void
 eng_alert_in(struct eng *c, const unsigned char *p, size_t n)
@@ -378,8 +382,11 @@ eng_alert_in(struct eng *c, const unsigned char *p, size_t n)
 	}
 	if (p[1] == BR_ALERT_USER_CANCELED)	/* a close_notify follows */
 		return;
-	if (c->version == TLS12 && p[0] == ALERT_WARNING)
+	if (c->version == TLS12 && p[0] == ALERT_WARNING) {
+		if (++c->warnings > ENG_WARNINGS_MAX)
+			eng_fail(c, BR_ALERT_UNEXPECTED_MESSAGE);
 		return;
+	}
 	c->phase = P_DEAD;
 	c->err = BR_ERR_RECV_FATAL_ALERT + p[1];
 	c->app_len = 0;

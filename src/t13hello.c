@@ -257,7 +257,7 @@ static const unsigned short exts[] = { 0, 10, 13, 16, 41, 42, 43, 44, 45, 51,
 static const unsigned short groups[] = { 0x001d, 0x0017, 0x0018, 0x0019 };
 static const unsigned short sigalgs[] = { 0x0403, 0x0503, 0x0603, 0x0804,
     0x0805, 0x0806, 0x0809, 0x080a, 0x080b, 0x0401, 0x0501, 0x0601, 0x0201,
-    0x0203 };
+    0x0203, 0x0303, 0x0301 };
 static const unsigned short suites12[] = { 0xc02b, 0xc02c, 0xcca9, 0xc02f,
     0xc030, 0xcca8 };
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
@@ -370,6 +370,14 @@ shares(const unsigned char *m, size_t p, size_t end, size_t g, size_t gn,
 			if (n != 65 || m[at] != 4)
 				return bad(h, ILLEGAL_PARAMETER, "bad-p256-share");
 			h->secp256r1 = at;
+		} else if (b == T13_GROUP_SECP384R1) {
+			if (n != 97 || m[at] != 4)
+				return bad(h, ILLEGAL_PARAMETER, "bad-p384-share");
+			h->secp384r1 = at;
+		} else if (b == T13_GROUP_SECP521R1) {
+			if (n != 133 || m[at] != 4)
+				return bad(h, ILLEGAL_PARAMETER, "bad-p521-share");
+			h->secp521r1 = at;
 		}
 	}
 	return 0;
@@ -567,9 +575,7 @@ t13_choose_group(const struct t13_hello *h, const unsigned *pref, size_t n,
 		for (size_t i = 0; i < n; i++) {
 			unsigned b = bit(groups, NELEM(groups), pref[i]);
 
-			/* Key shares of ours: X25519 and secp256r1. */
-			if ((b & (T13_GROUP_X25519 | T13_GROUP_SECP256R1)) &&
-			    ((hrr ? h->groups : h->shares) & b)) {
+			if (b != 0 && ((hrr ? h->groups : h->shares) & b)) {
 				*group = pref[i];
 				return hrr ? T13_HRR : T13_SHARE;
 			}

@@ -118,6 +118,8 @@ size_t	t13_defrag(unsigned char *buf, size_t end);
 #define T13_SIG_RSA_PKCS1_SHA512	0x800	/* 0x0601 */
 #define T13_SIG_RSA_PKCS1_SHA1		0x1000	/* 0x0201 */
 #define T13_SIG_ECDSA_SHA1		0x2000	/* 0x0203 */
+#define T13_SIG_ECDSA_SHA224		0x4000	/* 0x0303 */
+#define T13_SIG_RSA_PKCS1_SHA224	0x8000	/* 0x0301 */
 
 /* TLS 1.2 suites (struct t13_hello's suites12), ECDHE and AEAD only. */
 #define T12_SUITE_ECDSA_AES_128_GCM	0x01	/* 0xc02b */
@@ -168,6 +170,8 @@ struct t13_hello {
 	unsigned	 shares;		/* T13_GROUP_* with a key share */
 	size_t		 x25519;		/* its 32-byte share */
 	size_t		 secp256r1;		/* its 65-byte share, 0x04, X, Y */
+	size_t		 secp384r1;		/* 97 bytes */
+	size_t		 secp521r1;		/* 133 bytes */
 	unsigned	 sigalgs;		/* T13_SIG_* */
 	int		 psk_dhe_ke;		/* psk_key_exchange_modes has it */
 	/*
@@ -197,7 +201,7 @@ unsigned t13_parse(const unsigned char *m, size_t len, struct t13_hello *h);
 /*
  * The group the server's key share will use: the first of pref[0..n)
  * (codepoints, the server's order; NULL: X25519, then secp256r1) that
- * is X25519 or secp256r1, the two it can share.  Returns T13_SHARE with
+ * is one of the four it can share.  Returns T13_SHARE with
  * *group when the client sent a share for it, else T13_HRR with *group
  * when it only lists one in supported_groups (ask again with a
  * HelloRetryRequest), else handshake_failure (40).

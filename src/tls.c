@@ -384,6 +384,7 @@ scheme12(const struct cred *c, const struct t13_hello *h)
 		{ T13_SIG_ECDSA_SECP256R1_SHA256, 0x0403 },
 		{ T13_SIG_ECDSA_SECP384R1_SHA384, 0x0503 },
 		{ T13_SIG_ECDSA_SECP521R1_SHA512, 0x0603 },
+		{ T13_SIG_ECDSA_SHA224, 0x0303 },
 	};
 	static const unsigned rsa[][2] = {
 		{ T13_SIG_RSA_PSS_RSAE_SHA256, 0x0804 },
@@ -392,16 +393,17 @@ scheme12(const struct cred *c, const struct t13_hello *h)
 		{ T13_SIG_RSA_PKCS1_SHA256, 0x0401 },
 		{ T13_SIG_RSA_PKCS1_SHA384, 0x0501 },
 		{ T13_SIG_RSA_PKCS1_SHA512, 0x0601 },
+		{ T13_SIG_RSA_PKCS1_SHA224, 0x0301 },
 	};
 	int is_ec = c->key_type == BR_KEYTYPE_EC;
 
 	/* RFC 5246 7.4.1.4.1: without the extension, SHA-1. */
 	if (!(h->exts & T13_EXT_SIGNATURE_ALGORITHMS))
 		return is_ec ? 0x0203 : 0x0201;
-	for (size_t i = 0; is_ec && i < 3; i++)
+	for (size_t i = 0; is_ec && i < 4; i++)
 		if (h->sigalgs & ec[i][0])
 			return ec[i][1];
-	for (size_t i = 0; !is_ec && i < 6; i++)
+	for (size_t i = 0; !is_ec && i < 7; i++)
 		if (h->sigalgs & rsa[i][0])
 			return rsa[i][1];
 	return 0;

@@ -126,6 +126,10 @@ for s in "$@"; do
 	# a TLS 1.3 script gets none (its -C would name a 1.2 suite).
 	case $s in
 	tls13-version-negotiation) try "-d -C $suite" ;;
+	# A server that has TLS 1.3 and nothing below 1.2.
+	fallback-scsv) try "-d --tls-1.3 --min-support TLSv1.2" ;;
+	# Our order, not the client's, picks the suite.
+	resumption-with-wrong-ciphers) try "-d --swap-ciphers" ;;
 	# What a CertificateRequest of ours lists.
 	tls13-certificate-*|tls13-ecdsa-in-certificate-verify) try "-s '$crsigs'" ;;
 	tls13-*) try "" ;;

@@ -1,0 +1,699 @@
+/*
+ * engclient.c - see engclient.h.  The client's side mirrors the engine's
+ * files: records and messages first, then the TLS 1.2 handshake (RFC
+ * 5246, RFC 7627), then TLS 1.3's (RFC 8446).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "engclient.h"
+#include "eng_keys.h"
+#include "tlswire.h"
+
+/* Keys and certificates, decoded once. */
+static struct {
+	int			 on;
+	br_skey_decoder_context	 ec, rsa, cli;
+	unsigned char		 ec_pub[BR_EC_KBUF_PUB_MAX_SIZE];
+	unsigned char		 cli_pub[BR_EC_KBUF_PUB_MAX_SIZE];
+	unsigned char		 n[256], e[3];
+	br_x509_pkey		 ec_pk, rsa_pk, cli_pk;
+	unsigned char		 der[3][1024];
+	br_x509_certificate	 cert[3];	/* EC, RSA, the client's */
+} K;
+
+/* A CA's name for the CertificateRequests: "CN=test CA". */
+static const unsigned char ca_dn[] = {
+	0x30, 0x12, 0x31, 0x10, 0x30, 0x0e, 0x06, 0x03, 0x55, 0x04, 0x03,
+	0x0c, 0x07, 't', 'e', 's', 't', ' ', 'C', 'A',
+};
+static const br_x509_trust_anchor ca = {
+	{ (unsigned char *)(uintptr_t)ca_dn, sizeof(ca_dn) }, 0,
+	{ BR_KEYTYPE_EC, { .ec = { 0, NULL, 0 } } },
+};
+
+static const unsigned default_groups[] = { T13_X25519, T13_SECP256R1 };
+
+/* TLS 1.2's suites in the order of t13_hello's suites12 bits. */
+static const unsigned suites12[] = {
+	ECDSA_AES128, ECDSA_AES256, ECDSA_CHACHA,
+	RSA_AES128, RSA_AES256, RSA_CHACHA,
+};
+
+static struct eng_session store[8];
+static size_t nstore;
+static br_hmac_drbg_context srv_rng, crng;
+static unsigned nseed;
+
+const char *cli_why = "";
+
+int
+cli_fail(const char *reason)
+{
+	cli_why = reason;
+	return -1;
+}
+
+static size_t
+get16(const unsigned char *p)
+{
+	return (size_t)p[0] << 8 | p[1];
+}
+
+static size_t
+get24(const unsigned char *p)
+{
+	return (size_t)p[0] << 16 | get16(p + 1);
+}
+
+static size_t
+unhex(unsigned char *out, size_t cap, const char *s)
+{
+	size_t n = 0;
+	unsigned v;
+
+	for (; s[0] != '\0' && s[1] != '\0' && n < cap; s += 2) {
+		if (sscanf(s, "%2x", &v) != 1)
+			return 0;
+		out[n++] = (unsigned char)v;
+	}
+	return n;
+}
+
+static void
+keys_load(void)
+{
+	static const char *const certs[] = { EC_CERT, RSA_CERT, CLI_CERT };
+	unsigned char b[2048];
+	size_t n;
+
+	if (K.on)
+		return;
+	K.on = 1;
+	br_skey_decoder_init(&K.ec);
+	br_skey_decoder_push(&K.ec, b, unhex(b, sizeof(b), EC_KEY));
+	br_skey_decoder_init(&K.rsa);
+	br_skey_decoder_push(&K.rsa, b, unhex(b, sizeof(b), RSA_KEY));
+	br_skey_decoder_init(&K.cli);
+	br_skey_decoder_push(&K.cli, b, unhex(b, sizeof(b), CLI_KEY));
+	K.ec_pk.key_type = BR_KEYTYPE_EC;
+	br_ec_compute_pub(br_ec_get_default(), &K.ec_pk.key.ec, K.ec_pub,
+	    br_skey_decoder_get_ec(&K.ec));
+	K.cli_pk.key_type = BR_KEYTYPE_EC;
+	br_ec_compute_pub(br_ec_get_default(), &K.cli_pk.key.ec, K.cli_pub,
+	    br_skey_decoder_get_ec(&K.cli));
+	/* openssl's exponent, as test_t13crypto takes it. */
+	K.rsa_pk.key_type = BR_KEYTYPE_RSA;
+	K.rsa_pk.key.rsa.n = K.n;
+	K.rsa_pk.key.rsa.nlen = br_rsa_compute_modulus_get_default()(K.n,
+	    br_skey_decoder_get_rsa(&K.rsa));
+	memcpy(K.e, "\x01\x00\x01", 3);
+	K.rsa_pk.key.rsa.e = K.e;
+	K.rsa_pk.key.rsa.elen = 3;
+	for (int i = 0; i < 3; i++) {
+		n = unhex(K.der[i], sizeof(K.der[i]), certs[i]);
+		K.cert[i].data = K.der[i];
+		K.cert[i].data_len = n;
+	}
+}
+
+/* A seeded DRBG, different for each connection of a run. */
+static void
+rng_seed(br_hmac_drbg_context *d, const char *who)
+{
+	unsigned char seed[40];
+
+	memset(seed, 0, sizeof(seed));
+	snprintf((char *)seed, sizeof(seed), "%s %u", who, nseed++);
+	br_hmac_drbg_init(d, &br_sha256_vtable, seed, sizeof(seed));
+}
+
+/*
+ * The test's choices: its one credential, the first suite of AES-128,
+ * AES-256, ChaCha20 the client offers, a signature scheme of the
+ * client's for the key (RSA-PSS before PKCS#1 v1.5).
+ */
+static unsigned
+choose(void *ctx, const unsigned char *m, const struct t13_hello *h,
+    unsigned version, struct eng_choice *out)
+{
+	struct srv *s = ctx;
+	int rsa = s->cred == CRED_RSA;
+	unsigned i;
+
+	(void)m;
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < 3 && out->suite == 0; i++)
+		if (version == TLS13 && (h->suites >> i & 1))
+			out->suite = 0x1301 + i;
+		else if (version == TLS12 && (h->suites12 >> (i + 3 * rsa) & 1))
+			out->suite = suites12[i + 3 * rsa];
+	if (!rsa && (h->sigalgs & T13_SIG_ECDSA_SECP256R1_SHA256))
+		out->scheme = T13_ECDSA_SECP256R1_SHA256;
+	else if (rsa && (h->sigalgs & T13_SIG_RSA_PSS_RSAE_SHA256))
+		out->scheme = T13_RSA_PSS_RSAE_SHA256;
+	else if (rsa && version == TLS12 &&
+	    (h->sigalgs & T13_SIG_RSA_PKCS1_SHA256))
+		out->scheme = RSA_PKCS1_SHA256;
+	out->chain = &K.cert[rsa];
+	out->nchain = 1;
+	out->ec = rsa ? NULL : br_skey_decoder_get_ec(&K.ec);
+	out->rsa = rsa ? br_skey_decoder_get_rsa(&K.rsa) : NULL;
+	out->groups = s->groups;
+	out->ngroups = s->ngroups;
+	out->ems_required = s->ems_required;
+	if (s->client_auth) {
+		out->x509 = &s->xk.vtable;
+		out->cas = &ca;
+		out->ncas = 1;
+	}
+	return out->suite != 0 && out->scheme != 0 ? 0 :
+	    BR_ALERT_HANDSHAKE_FAILURE;
+}
+
+static int
+load(void *ctx, struct eng_session *s)
+{
+	(void)ctx;
+	for (size_t i = 0; i < nstore; i++)
+		if (memcmp(store[i].id, s->id, sizeof(s->id)) == 0) {
+			*s = store[i];
+			return 1;
+		}
+	return 0;
+}
+
+static void
+save(void *ctx, const struct eng_session *s)
+{
+	(void)ctx;
+	if (nstore < sizeof(store) / sizeof(store[0]))
+		store[nstore++] = *s;
+}
+
+void
+store_clear(void)
+{
+	memset(store, 0, sizeof(store));
+	nstore = 0;
+}
+
+void
+srv_init(struct srv *s, unsigned vmin, unsigned vmax, size_t olen)
+{
+	keys_load();
+	memset(s, 0, sizeof(*s));
+	rng_seed(&srv_rng, "server");
+	s->ops.choose = choose;
+	s->ops.load = load;
+	s->ops.save = save;
+	s->ops.ctx = s;
+	s->ops.rng = &srv_rng.vtable;
+	s->ops.vmin = vmin;
+	s->ops.vmax = vmax;
+	s->ops.lifetime = 7200;
+	s->olen = olen;
+	s->groups = default_groups;
+	s->ngroups = 2;
+	br_x509_knownkey_init_ec(&s->xk, &K.cli_pk.key.ec, BR_KEYTYPE_SIGN);
+}
+
+int
+srv_write(struct srv *s, const void *p, size_t n)
+{
+	unsigned char *b;
+	size_t len;
+
+	if ((b = eng_sendapp_buf(&s->e, &len)) == NULL || len < n)
+		return -1;
+	memcpy(b, p, n);
+	eng_sendapp_ack(&s->e, n);
+	eng_flush(&s->e);
+	return 0;
+}
+
+size_t
+srv_read(struct srv *s, void *out, size_t cap)
+{
+	unsigned char *b;
+	size_t len;
+
+	if ((b = eng_recvapp_buf(&s->e, &len)) == NULL)
+		return 0;
+	if (len > cap)
+		len = cap;
+	memcpy(out, b, len);
+	eng_recvapp_ack(&s->e, len);
+	return len;
+}
+
+size_t
+srv_drain(struct srv *s, unsigned char *out, size_t cap)
+{
+	unsigned char *b;
+	size_t len, got = 0;
+
+	while ((b = eng_sendrec_buf(&s->e, &len)) != NULL) {
+		if (out != NULL) {
+			if (len > cap - got)
+				break;
+			memcpy(out + got, b, len);
+		}
+		got += len;
+		eng_sendrec_ack(&s->e, len);
+	}
+	return got;
+}
+
+void
+cli_init(struct cli *c, struct srv *s, int v13)
+{
+	static const unsigned sig[] = { ECDSA_SHA256, ECDSA_SHA384,
+	    RSA_PSS_SHA256, RSA_PKCS1_SHA256 };
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	rng_seed(&crng, "client");
+	c->s = s;
+	c->v13 = v13;
+	if (v13)
+		for (i = 0; i < 3; i++)
+			c->suites[c->nsuites++] = 0x1301 + (unsigned)i;
+	for (i = 0; i < 6; i++)
+		c->suites[c->nsuites++] = suites12[i];
+	c->groups[0] = T13_X25519;
+	c->groups[1] = T13_SECP256R1;
+	c->ngroups = 2;
+	c->shares[0] = T13_X25519;
+	c->nshares = v13 ? 1 : 0;
+	memcpy(c->sigalgs, sig, sizeof(sig));
+	c->nsigalgs = 4;
+	c->ems = 1;
+	(*crng.vtable->generate)(&crng.vtable, c->cr, 32);
+	cli_why = "";
+}
+
+/* Records and messages. */
+
+int
+cli_log(struct cli *c, const unsigned char *m, size_t n)
+{
+	if (n > sizeof(c->log) - c->loglen)
+		return cli_fail("transcript overflow");
+	memcpy(c->log + c->loglen, m, n);
+	c->loglen += n;
+	return 0;
+}
+
+/* The transcript hash: of the log, or of the log and p[0..n). */
+size_t
+cli_th(const struct cli *c, const unsigned char *p, size_t n,
+    unsigned char *out)
+{
+	br_hash_compat_context h;
+
+	c->dig->init(&h.vtable);
+	c->dig->update(&h.vtable, c->log, c->loglen);
+	c->dig->update(&h.vtable, p, n);
+	c->dig->out(&h.vtable, out);
+	return c->dig->desc >> BR_HASHDESC_OUT_OFF & BR_HASHDESC_OUT_MASK;
+}
+
+size_t
+cli_feed(struct cli *c, const unsigned char *p, size_t n)
+{
+	unsigned char *b;
+	size_t len, done = 0;
+
+	while (done < n && (b = eng_recvrec_buf(&c->s->e, &len)) != NULL) {
+		if (len > n - done)
+			len = n - done;
+		if (c->dribble)
+			len = 1;
+		memcpy(b, p + done, len);
+		eng_recvrec_ack(&c->s->e, len);
+		done += len;
+	}
+	return done;
+}
+
+size_t
+cli_seal(struct cli *c, int type, const void *p, size_t n, unsigned char *r,
+    size_t cap)
+{
+	if (n + 5 > cap)
+		return 0;
+	memmove(r + 5, p, n);
+	/* TLS 1.3's CCS is never protected (RFC 8446 5). */
+	if (!c->wr_on || (c->version == TLS13 &&
+	    type == CT_CHANGE_CIPHER_SPEC)) {
+		r[0] = (unsigned char)type;
+		r[1] = 3;
+		r[2] = 3;
+		r[3] = (unsigned char)(n >> 8);
+		r[4] = (unsigned char)n;
+		return 5 + n;
+	}
+	if (c->version == TLS13)
+		return t13_rec_seal(&c->wr, r, n, cap, type, 0);
+	return t13_rec_seal12(&c->wr, r, n, cap, type);
+}
+
+int
+cli_send(struct cli *c, int type, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	size_t len, k;
+
+	/* Handshake messages may be split at any byte (RFC 8446 5.1). */
+	do {
+		k = type == CT_HANDSHAKE && c->frag > 0 && n > c->frag ?
+		    c->frag : n;
+		if ((len = cli_seal(c, type, b, k, c->rec,
+		    sizeof(c->rec))) == 0)
+			return cli_fail("record does not seal");
+		if (cli_feed(c, c->rec, len) != len)
+			return cli_fail("the engine took part of a record");
+		b += k;
+		n -= k;
+	} while (n > 0);
+	return 0;
+}
+
+int
+cli_send_hs(struct cli *c, const unsigned char *m, size_t n)
+{
+	if (cli_log(c, m, n) < 0)
+		return -1;
+	return cli_send(c, CT_HANDSHAKE, m, n);
+}
+
+/* The next record from the server, opened: its type, content in rec. */
+static int
+record(struct cli *c, int *type, size_t *n)
+{
+	size_t avail = c->inlen - c->inpos, reclen;
+	int t;
+
+	if (avail < 5 || avail < 5 + get16(c->in + c->inpos + 3)) {
+		memmove(c->in, c->in + c->inpos, avail);
+		c->inlen = avail;
+		c->inpos = 0;
+		c->inlen += srv_drain(c->s, c->in + c->inlen,
+		    sizeof(c->in) - c->inlen);
+		avail = c->inlen;
+	}
+	if (avail < 5 || avail < 5 + get16(c->in + c->inpos + 3))
+		return cli_fail("no record from the server");
+	reclen = 5 + get16(c->in + c->inpos + 3);
+	memcpy(c->rec, c->in + c->inpos, reclen);
+	c->inpos += reclen;
+	c->rtype = c->rec[0];
+	c->rlen = reclen;
+	t = c->rec[0];
+	*n = reclen - 5;
+	if (c->rd_on && (c->version == TLS12 || t == CT_APPLICATION_DATA)) {
+		t = c->version == TLS13 ?
+		    t13_rec_open(&c->rd, c->rec, reclen, n) :
+		    t13_rec_open12(&c->rd, c->rec, reclen, n);
+		if (t < 0)
+			return cli_fail("a record of the server does not open");
+	}
+	if (*n > c->rmax)
+		c->rmax = *n;
+	*type = t;
+	return 0;
+}
+
+int
+cli_next(struct cli *c, int *type, const unsigned char **p, size_t *n)
+{
+	size_t k, ml;
+	int t;
+
+	for (;;) {
+		if (c->hslen - c->hspos >= 4) {
+			ml = 4 + get24(c->hs + c->hspos + 1);
+			if (c->hslen - c->hspos >= ml) {
+				*type = CT_HANDSHAKE;
+				*p = c->hs + c->hspos;
+				*n = ml;
+				c->hspos += ml;
+				return 0;
+			}
+		}
+		memmove(c->hs, c->hs + c->hspos, c->hslen - c->hspos);
+		c->hslen -= c->hspos;
+		c->hspos = 0;
+		if (record(c, &t, &k) < 0)
+			return -1;
+		if (t == CT_HANDSHAKE) {
+			if (k > sizeof(c->hs) - c->hslen)
+				return cli_fail("handshake message too long");
+			memcpy(c->hs + c->hslen, c->rec + 5, k);
+			c->hslen += k;
+			continue;
+		}
+		if (c->hslen > 0)
+			return cli_fail("a record inside a handshake message");
+		if (t == CT_ALERT && k == 2) {
+			c->alert_level = c->rec[5];
+			c->alert = c->rec[6];
+		}
+		/* TLS 1.3's middlebox CCS: counted, dropped. */
+		if (t == CT_CHANGE_CIPHER_SPEC && c->version == TLS13) {
+			c->ccs_seen++;
+			continue;
+		}
+		*type = t;
+		*p = c->rec + 5;
+		*n = k;
+		return 0;
+	}
+}
+
+/* The next thing must be a handshake message of type ht. */
+int
+cli_next_hs(struct cli *c, unsigned ht, const unsigned char **m, size_t *n)
+{
+	int t;
+
+	if (cli_next(c, &t, m, n) < 0)
+		return -1;
+	if (t != CT_HANDSHAKE)
+		return cli_fail(t == CT_ALERT ?
+		    "an alert instead of a message" :
+		    "a record instead of a handshake message");
+	if ((*m)[0] != ht)
+		return cli_fail("not the handshake message expected");
+	return 0;
+}
+
+int
+cli_expect_alert(struct cli *c, unsigned level, unsigned desc)
+{
+	const unsigned char *p;
+	size_t n;
+	int t;
+
+	return cli_next(c, &t, &p, &n) == 0 && t == CT_ALERT && n == 2 &&
+	    p[0] == level && p[1] == desc;
+}
+
+int
+cli_expect_app(struct cli *c, const void *want, size_t len)
+{
+	const unsigned char *p;
+	size_t n;
+	int t;
+
+	return cli_next(c, &t, &p, &n) == 0 && t == CT_APPLICATION_DATA &&
+	    n == len && memcmp(p, want, n) == 0;
+}
+
+int
+app_both_ways(struct cli *c)
+{
+	static const char ping[] = "GET / HTTP/1.1\r\nHost: a\r\n\r\n";
+	static const char pong[] = "HTTP/1.1 204 No Content\r\n\r\n";
+	unsigned char b[64];
+
+	if (cli_send(c, CT_APPLICATION_DATA, ping, sizeof(ping) - 1) < 0)
+		return 0;
+	if (srv_read(c->s, b, sizeof(b)) != sizeof(ping) - 1 ||
+	    memcmp(b, ping, sizeof(ping) - 1) != 0)
+		return 0;
+	if (srv_write(c->s, pong, sizeof(pong) - 1) < 0)
+		return 0;
+	return cli_expect_app(c, pong, sizeof(pong) - 1);
+}
+
+/* The ClientHello. */
+
+/* The hello into m: its length, 0 if it does not fit. */
+size_t
+cli_hello_msg(struct cli *c, unsigned char *m, size_t cap)
+{
+	unsigned char pub[T13_KX_PUB_MAX], key[T13_HASH_MAX], h[T13_HASH_MAX];
+	const br_hash_class *dig;
+	struct t13_ks ks;
+	struct tw w;
+	size_t i, n, bpos = 0, hl;
+
+	tw_init(&w, m, cap);
+	tw_msg(&w, HT_CLIENT_HELLO);
+	tw_u16(&w, TLS12);
+	tw_put(&w, c->cr, 32);
+	tw_open(&w, 1);
+	if (!c->v13 && c->resume.on)
+		tw_put(&w, c->resume.id, 32);
+	else if (c->v13)		/* middlebox compatibility (D.4) */
+		tw_put(&w, c->cr, 32);
+	tw_close(&w);
+	tw_open(&w, 2);
+	for (i = 0; i < c->nsuites; i++)
+		tw_u16(&w, c->suites[i]);
+	tw_close(&w);
+	tw_u8(&w, 1);
+	tw_u8(&w, 0);
+	tw_open(&w, 2);
+	if (c->ngroups > 0) {		/* none: a 1.2 client's choice */
+		tw_u16(&w, EXT_SUPPORTED_GROUPS);
+		tw_open(&w, 2);
+		tw_open(&w, 2);
+		for (i = 0; i < c->ngroups; i++)
+			tw_u16(&w, c->groups[i]);
+		tw_close(&w);
+		tw_close(&w);
+	}
+	tw_u16(&w, EXT_EC_POINT_FORMATS);
+	tw_u16(&w, 2);
+	tw_u8(&w, 1);
+	tw_u8(&w, 0);
+	tw_u16(&w, EXT_SIGNATURE_ALGORITHMS);
+	tw_open(&w, 2);
+	tw_open(&w, 2);
+	for (i = 0; i < c->nsigalgs; i++)
+		tw_u16(&w, c->sigalgs[i]);
+	tw_close(&w);
+	tw_close(&w);
+	if (c->ems) {
+		tw_u16(&w, EXT_EXTENDED_MASTER_SECRET);
+		tw_u16(&w, 0);
+	}
+	tw_u16(&w, EXT_RENEGOTIATION_INFO);
+	tw_u16(&w, 1);
+	tw_u8(&w, 0);
+	if (c->mfl != 0) {
+		tw_u16(&w, EXT_MAX_FRAGMENT_LENGTH);
+		tw_u16(&w, 1);
+		tw_u8(&w, c->mfl);
+	}
+	if (c->v13) {
+		tw_u16(&w, EXT_SUPPORTED_VERSIONS);
+		tw_open(&w, 2);
+		tw_open(&w, 1);
+		tw_u16(&w, TLS13);
+		tw_u16(&w, TLS12);
+		tw_close(&w);
+		tw_close(&w);
+		tw_u16(&w, EXT_KEY_SHARE);
+		tw_open(&w, 2);
+		tw_open(&w, 2);
+		for (i = 0; i < c->nshares; i++) {
+			n = t13_kx_gen(&c->kx[i], (int)c->shares[i],
+			    &crng.vtable, pub, sizeof(pub));
+			tw_u16(&w, c->shares[i]);
+			tw_open(&w, 2);
+			tw_put(&w, pub, n);
+			tw_close(&w);
+		}
+		tw_close(&w);
+		tw_close(&w);
+	}
+	if (c->v13 && c->early_data) {
+		tw_u16(&w, EXT_EARLY_DATA);
+		tw_u16(&w, 0);
+	}
+	if (c->v13 && c->resume.on) {
+		tw_u16(&w, EXT_PSK_KEY_EXCHANGE_MODES);
+		tw_u16(&w, 2);
+		tw_u8(&w, 1);
+		tw_u8(&w, 1);			/* psk_dhe_ke */
+		dig = t13_suite_hash((int)c->resume.suite);
+		hl = dig->desc >> BR_HASHDESC_OUT_OFF & BR_HASHDESC_OUT_MASK;
+		tw_u16(&w, EXT_PRE_SHARED_KEY);
+		tw_open(&w, 2);
+		tw_open(&w, 2);
+		tw_u16(&w, 32);
+		tw_put(&w, c->resume.id, 32);
+		tw_u16(&w, 0);			/* obfuscated_ticket_age */
+		tw_u16(&w, 0);
+		tw_close(&w);
+		bpos = w.n;
+		tw_open(&w, 2);
+		tw_open(&w, 1);
+		memset(key, 0, sizeof(key));
+		tw_put(&w, key, hl);
+		tw_close(&w);
+		tw_close(&w);
+		tw_close(&w);
+	}
+	tw_close(&w);
+	tw_close(&w);
+	if ((n = tw_len(&w)) == 0)
+		return 0;
+	if (bpos > 0) {	/* the binder, over the hello up to the binders */
+		dig = t13_suite_hash((int)c->resume.suite);
+		t13_ks_early(&ks, dig, c->resume.psk, hl);
+		t13_ks_derive(&ks, "res binder", NULL, key);
+		c->dig = dig;
+		cli_th(c, m, bpos, h);
+		t13_finished(dig, key, h, m + bpos + 3);
+		if (c->fault == FAULT_BINDER)
+			m[bpos + 3] ^= 1;
+	}
+	return n;
+}
+
+int
+cli_hello(struct cli *c)
+{
+	unsigned char m[1024];
+	size_t n = cli_hello_msg(c, m, sizeof(m));
+
+	if (n == 0 || cli_log(c, m, n) < 0)
+		return cli_fail("hello does not fit");
+	return eng_start(&c->s->e, c->s->ibuf, sizeof(c->s->ibuf),
+	    c->s->obuf, c->s->olen, m, n, &c->s->ops);
+}
+
+const br_prng_class **
+cli_rng(void)
+{
+	return &crng.vtable;
+}
+
+const br_x509_pkey *
+srv_pkey(int cred)
+{
+	return cred == CRED_RSA ? &K.rsa_pk : &K.ec_pk;
+}
+
+const br_x509_certificate *
+test_cert(int which)
+{
+	return &K.cert[which];
+}
+
+const br_ec_private_key *
+cli_key(void)
+{
+	return br_skey_decoder_get_ec(&K.cli);
+}
+
+const br_x509_trust_anchor *
+test_ca(void)
+{
+	return &ca;
+}

@@ -1,0 +1,513 @@
+/*
+ * test_eng12.c - the TLS 1.2 engine (hs12.c, rec.c) through eng.h's
+ * calls, by engtest.h's scripted client: full handshakes with each suite
+ * and credential, the downgrade sentinel, the extended master secret,
+ * resumption by session ID, client certificates, renegotiation refused,
+ * and the alert each refusal earns.  A test is one behaviour, named
+ * after it.
+ */
+#include "engtest.h"
+
+/* TLS 1.2: full handshakes. */
+
+static int
+handshake12(int cred, unsigned suite)
+{
+	start(TLS13, 0);
+	S.cred = cred;
+	offer(suite);
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.version == TLS12 && C.suite == suite);
+	CHECK(C.scheme == (cred == CRED_EC ? ECDSA_SHA256 : RSA_PSS_SHA256));
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+t12_ecdsa_aes128gcm_handshake_then_app_data(void)
+{
+	return handshake12(CRED_EC, ECDSA_AES128);
+}
+
+static int
+t12_ecdsa_aes256gcm_with_the_sha384_prf(void)
+{
+	if (!handshake12(CRED_EC, ECDSA_AES256))
+		return 0;
+	CHECK(C.dig == &br_sha384_vtable);
+	return 1;
+}
+
+static int
+t12_ecdsa_chacha20_poly1305(void)
+{
+	return handshake12(CRED_EC, ECDSA_CHACHA);
+}
+
+static int
+t12_rsa_aes128gcm_signs_with_pss(void)
+{
+	return handshake12(CRED_RSA, RSA_AES128);
+}
+
+static int
+t12_rsa_aes256gcm_with_the_sha384_prf(void)
+{
+	if (!handshake12(CRED_RSA, RSA_AES256))
+		return 0;
+	CHECK(C.dig == &br_sha384_vtable);
+	return 1;
+}
+
+static int
+t12_rsa_chacha20_poly1305(void)
+{
+	return handshake12(CRED_RSA, RSA_CHACHA);
+}
+
+static int
+t12_rsa_signs_pkcs1_for_a_client_without_pss(void)
+{
+	start(TLS13, 0);
+	S.cred = CRED_RSA;
+	C.sigalgs[0] = RSA_PKCS1_SHA256;
+	C.nsigalgs = 1;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.scheme == RSA_PKCS1_SHA256);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+t12_ems_is_answered_when_offered(void)
+{
+	start(TLS13, 0);
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.ems_echo);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+t12_without_ems_the_master_secret_is_the_classic_one(void)
+{
+	start(TLS13, 0);
+	C.ems = 0;
+	CHECK_OK(cli_connect(&C));
+	CHECK(!C.ems_echo);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+t12_p256_key_exchange(void)
+{
+	start(TLS13, 0);
+	C.groups[0] = T13_SECP256R1;
+	C.ngroups = 1;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.group == T13_SECP256R1);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+t12_p384_key_exchange(void)
+{
+	static const unsigned p384[] = { T13_SECP384R1 };
+
+	start(TLS13, 0);
+	S.groups = p384;
+	S.ngroups = 1;
+	C.groups[0] = T13_SECP384R1;
+	C.ngroups = 1;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.group == T13_SECP384R1);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+/* RFC 8422 4: without supported_groups, a NIST curve, never X25519. */
+static int
+t12_client_without_supported_groups_gets_p256(void)
+{
+	start(TLS13, 0);
+	C.ngroups = 0;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.group == T13_SECP256R1);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+t12_random_ends_with_downgrd_when_vmax_is_13(void)
+{
+	start(TLS13, 0);
+	CHECK_OK(cli_connect(&C));
+	CHECK(memcmp(C.sr + 24, "DOWNGRD\1", 8) == 0);
+	return 1;
+}
+
+static int
+t12_random_has_no_downgrd_when_vmax_is_12(void)
+{
+	start(TLS12, 0);
+	CHECK_OK(cli_connect(&C));
+	CHECK(memcmp(C.sr + 24, "DOWNGRD", 7) != 0);
+	return 1;
+}
+
+static int
+t12_13_client_at_a_12_server_gets_12_without_downgrd(void)
+{
+	start(TLS12, 1);
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.version == TLS12);
+	CHECK(memcmp(C.sr + 24, "DOWNGRD", 7) != 0);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+t12_ems_required_refuses_a_client_without_ems(void)
+{
+	start(TLS13, 0);
+	S.ems_required = 1;
+	C.ems = 0;
+	CHECK(cli_hello(&C) == BR_ALERT_HANDSHAKE_FAILURE);
+	CHECK(cli_handshake(&C) < 0);
+	CHECK(C.alert_level == ALERT_FATAL &&
+	    C.alert == BR_ALERT_HANDSHAKE_FAILURE);
+	CHECK(closed_with(FATAL(BR_ALERT_HANDSHAKE_FAILURE)));
+	return 1;
+}
+
+/* eng.h: a choice's groups may be NULL, 0 for the engine's own. */
+static int
+t12_choice_without_groups_takes_the_engines_own(void)
+{
+	start(TLS13, 0);
+	S.groups = NULL;
+	S.ngroups = 0;
+	CHECK_OK(cli_connect(&C));
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+/* TLS 1.2: resumption by session ID. */
+
+static int
+t12_session_id_resumes_abbreviated_server_finished_first(void)
+{
+	struct cli_session s;
+
+	start(TLS13, 0);
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.got.on);
+	s = C.got;
+	again(TLS13, 0);
+	C.resume = s;
+	/* The client reads CCS and Finished right after ServerHello. */
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.resumed);
+	CHECK(memcmp(C.sid, s.id, 32) == 0);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+/* RFC 5246 7.4.1.2: a hello resuming a session offers its suite. */
+static int
+t12_session_whose_suite_is_not_offered_gets_illegal_parameter(void)
+{
+	struct cli_session s;
+
+	start(TLS13, 0);
+	offer(ECDSA_AES128);
+	CHECK_OK(cli_connect(&C));
+	s = C.got;
+	again(TLS13, 0);
+	offer(ECDSA_AES256);
+	C.resume = s;
+	CHECK(cli_connect(&C) < 0);
+	CHECK(C.alert == BR_ALERT_ILLEGAL_PARAMETER && !C.resumed);
+	CHECK(closed_with(FATAL(BR_ALERT_ILLEGAL_PARAMETER)));
+	return 1;
+}
+
+static int
+t12_ems_session_offered_without_ems_is_refused(void)
+{
+	struct cli_session s;
+
+	start(TLS13, 0);
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.got.on && C.ems_echo);
+	s = C.got;
+	again(TLS13, 0);
+	C.resume = s;
+	C.ems = 0;
+	CHECK(cli_connect(&C) < 0);
+	CHECK(C.alert == BR_ALERT_HANDSHAKE_FAILURE && !C.resumed);
+	CHECK(closed_with(FATAL(BR_ALERT_HANDSHAKE_FAILURE)));
+	return 1;
+}
+
+/* TLS 1.2: client certificates. */
+
+static int
+t12_client_certificate_and_verify_pass(void)
+{
+	start(TLS13, 0);
+	S.client_auth = 1;
+	C.cert = 1;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.cr_seen && C.cr_ca);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+t12_empty_client_certificate_is_handshake_failure(void)
+{
+	start(TLS13, 0);
+	S.client_auth = 1;
+	C.cert = 1;
+	C.fault = FAULT_EMPTY_CERT;
+	CHECK(cli_connect(&C) < 0);
+	CHECK(C.alert_level == ALERT_FATAL &&
+	    C.alert == BR_ALERT_HANDSHAKE_FAILURE);
+	CHECK(closed_with(BR_ERR_NO_CLIENT_AUTH));
+	return 1;
+}
+
+static int
+t12_bad_client_certificate_verify_is_decrypt_error(void)
+{
+	start(TLS13, 0);
+	S.client_auth = 1;
+	C.cert = 1;
+	C.fault = FAULT_CV;
+	CHECK(cli_connect(&C) < 0);
+	CHECK(C.alert == BR_ALERT_DECRYPT_ERROR);
+	CHECK(closed_with(BR_ERR_BAD_SIGNATURE));
+	return 1;
+}
+
+/* TLS 1.2: refusals in the handshake. */
+
+static int
+t12_key_exchange_point_off_the_curve_is_illegal_parameter(void)
+{
+	start(TLS13, 0);
+	C.groups[0] = T13_SECP256R1;
+	C.ngroups = 1;
+	C.fault = FAULT_CKE_OFF_CURVE;
+	CHECK(cli_connect(&C) < 0);
+	CHECK(C.group == T13_SECP256R1);
+	CHECK(C.alert == BR_ALERT_ILLEGAL_PARAMETER);
+	CHECK(closed_with(FATAL(BR_ALERT_ILLEGAL_PARAMETER)));
+	return 1;
+}
+
+static int
+t12_change_cipher_spec_before_the_key_exchange_is_unexpected(void)
+{
+	start(TLS13, 0);
+	C.fault = FAULT_CCS_EARLY;
+	CHECK(cli_connect(&C) < 0);
+	CHECK(C.alert == BR_ALERT_UNEXPECTED_MESSAGE);
+	CHECK(closed_with(FATAL(BR_ALERT_UNEXPECTED_MESSAGE)));
+	return 1;
+}
+
+static int
+t12_wrong_client_finished_is_decrypt_error(void)
+{
+	start(TLS13, 0);
+	C.fault = FAULT_FINISHED;
+	CHECK(cli_connect(&C) < 0);
+	CHECK(C.alert == BR_ALERT_DECRYPT_ERROR);
+	CHECK(closed_with(FATAL(BR_ALERT_DECRYPT_ERROR)));
+	return 1;
+}
+
+/* TLS 1.2: after the handshake. */
+
+static int
+t12_client_hello_gets_a_no_renegotiation_warning(void)
+{
+	unsigned char m[1024];
+	size_t n;
+
+	start(TLS13, 0);
+	CHECK_OK(cli_connect(&C));
+	n = cli_hello_msg(&C, m, sizeof(m));
+	CHECK(n > 0);
+	CHECK_OK(cli_send(&C, CT_HANDSHAKE, m, n));
+	CHECK(cli_expect_alert(&C, ALERT_WARNING, BR_ALERT_NO_RENEGOTIATION));
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+t12_renegotiation_hello_in_small_records_is_answered_once(void)
+{
+	unsigned char m[1024];
+	size_t n;
+
+	start(TLS13, 0);
+	CHECK_OK(cli_connect(&C));
+	n = cli_hello_msg(&C, m, sizeof(m));
+	CHECK(n > 0);
+	C.frag = 7;
+	CHECK_OK(cli_send(&C, CT_HANDSHAKE, m, n));
+	CHECK(cli_expect_alert(&C, ALERT_WARNING, BR_ALERT_NO_RENEGOTIATION));
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+/* RFC 5246 7.2.2: a warning alert says something, and it goes on. */
+static int
+t12_warning_alert_from_the_client_is_let_pass(void)
+{
+	static const unsigned char a[2] = { ALERT_WARNING,
+	    BR_ALERT_NO_RENEGOTIATION };
+
+	start(TLS13, 0);
+	CHECK_OK(cli_connect(&C));
+	CHECK_OK(cli_send(&C, CT_ALERT, a, sizeof(a)));
+	CHECK(eng_last_error(&S.e) == 0);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+t12_hello_request_from_the_client_is_unexpected_message(void)
+{
+	static const unsigned char hr[4] = { HT_HELLO_REQUEST, 0, 0, 0 };
+
+	start(TLS13, 0);
+	CHECK_OK(cli_connect(&C));
+	CHECK_OK(cli_send(&C, CT_HANDSHAKE, hr, sizeof(hr)));
+	CHECK(cli_expect_alert(&C, ALERT_FATAL, BR_ALERT_UNEXPECTED_MESSAGE));
+	CHECK(closed_with(FATAL(BR_ALERT_UNEXPECTED_MESSAGE)));
+	return 1;
+}
+
+/* What both versions do (engtest.h), in TLS 1.2. */
+
+static int
+t12_close_notify_half_closes_then_ours_after_eng_close(void)
+{
+	return close_notify_half_closes(0);
+}
+
+static int
+t12_our_close_notify_first_then_theirs_closes(void)
+{
+	return our_close_first(0);
+}
+
+static int
+t12_flipped_bit_is_bad_record_mac_and_closed(void)
+{
+	return flipped_bit_is_bad_record_mac(0);
+}
+
+static int
+t12_client_flight_in_one_byte_records(void)
+{
+	return flight_in_one_byte_records(0);
+}
+
+static int
+t12_records_fed_a_byte_at_a_time(void)
+{
+	return records_fed_a_byte_at_a_time(0);
+}
+
+static int
+t12_max_fragment_length_bounds_our_records(void)
+{
+	return max_fragment_length_bounds_our_records(0);
+}
+
+static int
+t12_small_obuf_streams_the_flight(void)
+{
+	return small_obuf_completes(0);
+}
+
+static int
+t12_their_fatal_alert_closes_without_ours(void)
+{
+	return their_fatal_alert_closes_without_ours(0);
+}
+
+static int
+t12_app_data_before_the_client_finished_is_unexpected(void)
+{
+	return app_data_before_the_client_finished_is_unexpected(0);
+}
+
+static int
+t12_client_chain_of_two_passes(void)
+{
+	return client_chain_of_two_passes(0);
+}
+
+static int
+t12_largest_record_read_in_pieces(void)
+{
+	return largest_record_read_in_pieces(0);
+}
+
+int
+main(void)
+{
+	static const struct unit_test tests[] = {
+		T(t12_ecdsa_aes128gcm_handshake_then_app_data),
+		T(t12_ecdsa_aes256gcm_with_the_sha384_prf),
+		T(t12_ecdsa_chacha20_poly1305),
+		T(t12_rsa_aes128gcm_signs_with_pss),
+		T(t12_rsa_aes256gcm_with_the_sha384_prf),
+		T(t12_rsa_chacha20_poly1305),
+		T(t12_rsa_signs_pkcs1_for_a_client_without_pss),
+		T(t12_ems_is_answered_when_offered),
+		T(t12_without_ems_the_master_secret_is_the_classic_one),
+		T(t12_p256_key_exchange),
+		T(t12_p384_key_exchange),
+		T(t12_client_without_supported_groups_gets_p256),
+		T(t12_random_ends_with_downgrd_when_vmax_is_13),
+		T(t12_random_has_no_downgrd_when_vmax_is_12),
+		T(t12_13_client_at_a_12_server_gets_12_without_downgrd),
+		T(t12_ems_required_refuses_a_client_without_ems),
+		T(t12_choice_without_groups_takes_the_engines_own),
+		T(t12_session_id_resumes_abbreviated_server_finished_first),
+		T(t12_session_whose_suite_is_not_offered_gets_illegal_parameter),
+		T(t12_ems_session_offered_without_ems_is_refused),
+		T(t12_client_certificate_and_verify_pass),
+		T(t12_empty_client_certificate_is_handshake_failure),
+		T(t12_bad_client_certificate_verify_is_decrypt_error),
+		T(t12_key_exchange_point_off_the_curve_is_illegal_parameter),
+		T(t12_change_cipher_spec_before_the_key_exchange_is_unexpected),
+		T(t12_wrong_client_finished_is_decrypt_error),
+		T(t12_client_hello_gets_a_no_renegotiation_warning),
+		T(t12_renegotiation_hello_in_small_records_is_answered_once),
+		T(t12_hello_request_from_the_client_is_unexpected_message),
+		T(t12_warning_alert_from_the_client_is_let_pass),
+		T(t12_close_notify_half_closes_then_ours_after_eng_close),
+		T(t12_our_close_notify_first_then_theirs_closes),
+		T(t12_flipped_bit_is_bad_record_mac_and_closed),
+		T(t12_client_flight_in_one_byte_records),
+		T(t12_records_fed_a_byte_at_a_time),
+		T(t12_max_fragment_length_bounds_our_records),
+		T(t12_small_obuf_streams_the_flight),
+		T(t12_their_fatal_alert_closes_without_ours),
+		T(t12_app_data_before_the_client_finished_is_unexpected),
+		T(t12_client_chain_of_two_passes),
+		T(t12_largest_record_read_in_pieces),
+	};
+
+	return unit_run(tests, sizeof(tests) / sizeof(tests[0]));
+}

@@ -1,0 +1,532 @@
+/*
+ * test_eng13.c - the TLS 1.3 engine (hs13.c, rec.c) through eng.h's
+ * calls, by engtest.h's scripted client: full handshakes with each suite
+ * and credential, tickets, HelloRetryRequest, client certificates,
+ * KeyUpdate, and the alert each refusal earns.  A test is one behaviour,
+ * named after it.
+ */
+#include "engtest.h"
+
+/* TLS 1.3: full handshakes. */
+
+static int
+handshake13(int cred, unsigned suite)
+{
+	start(TLS13, 1);
+	S.cred = cred;
+	offer(suite);
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.version == TLS13 && C.suite == suite && !C.hrr);
+	CHECK(C.group == T13_X25519);
+	CHECK(C.scheme == (cred == CRED_EC ? T13_ECDSA_SECP256R1_SHA256 :
+	    T13_RSA_PSS_RSAE_SHA256));
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+t13_ecdsa_aes128gcm_handshake_then_app_data(void)
+{
+	return handshake13(CRED_EC, T13_AES_128_GCM_SHA256);
+}
+
+static int
+t13_aes256gcm_sha384(void)
+{
+	return handshake13(CRED_EC, T13_AES_256_GCM_SHA384);
+}
+
+static int
+t13_chacha20_poly1305(void)
+{
+	return handshake13(CRED_EC, T13_CHACHA20_POLY1305_SHA256);
+}
+
+static int
+t13_rsa_credential_signs_with_pss(void)
+{
+	return handshake13(CRED_RSA, T13_AES_128_GCM_SHA256);
+}
+
+static int
+t13_middlebox_ccs_follows_the_server_hello(void)
+{
+	start(TLS13, 1);
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.ccs_seen == 1);
+	return 1;
+}
+
+/* TLS 1.3: tickets. */
+
+static int
+t13_ticket_resumes_twice(void)
+{
+	struct cli_session t;
+
+	start(TLS13, 1);
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.got.on);
+	t = C.got;
+	for (int i = 0; i < 2; i++) {
+		again(TLS13, 1);
+		C.resume = t;
+		CHECK_OK(cli_connect(&C));
+		CHECK(C.resumed);
+		CHECK(app_both_ways(&C));
+	}
+	return 1;
+}
+
+static int
+t13_ticket_announces_the_lifetime_of_eng_ops(void)
+{
+	start(TLS13, 1);
+	S.ops.lifetime = 0x12345;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.got.on && C.ticket_lifetime == 0x12345);
+	return 1;
+}
+
+static int
+t13_ticket_with_a_bad_binder_is_decrypt_error(void)
+{
+	struct cli_session t;
+
+	start(TLS13, 1);
+	CHECK_OK(cli_connect(&C));
+	t = C.got;
+	again(TLS13, 1);
+	C.resume = t;
+	C.fault = FAULT_BINDER;
+	CHECK(cli_hello(&C) == BR_ALERT_DECRYPT_ERROR);
+	CHECK(cli_expect_alert(&C, ALERT_FATAL, BR_ALERT_DECRYPT_ERROR));
+	CHECK(closed_with(FATAL(BR_ALERT_DECRYPT_ERROR)));
+	return 1;
+}
+
+static int
+t13_ticket_of_another_hash_gets_a_full_handshake(void)
+{
+	struct cli_session t;
+
+	start(TLS13, 1);
+	offer(T13_AES_256_GCM_SHA384);
+	CHECK_OK(cli_connect(&C));
+	t = C.got;
+	again(TLS13, 1);
+	offer(T13_AES_128_GCM_SHA256);
+	C.resume = t;
+	CHECK_OK(cli_connect(&C));
+	CHECK(!C.resumed && C.suite == T13_AES_128_GCM_SHA256);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+/* A record of 0-RTT data the engine cannot open, n bytes of it. */
+static size_t
+early_record(unsigned char *r, size_t n)
+{
+	r[0] = CT_APPLICATION_DATA;
+	r[1] = 3;
+	r[2] = 3;
+	r[3] = (unsigned char)(n >> 8);
+	r[4] = (unsigned char)n;
+	memset(r + 5, 0xa5, n);
+	return 5 + n;
+}
+
+/* RFC 8446 4.2.10: early data refused is skipped, not an error. */
+static int
+t13_early_data_is_skipped_and_the_ticket_resumes(void)
+{
+	static unsigned char r[5 + 100];
+	struct cli_session t;
+	size_t n;
+
+	start(TLS13, 1);
+	CHECK_OK(cli_connect(&C));
+	t = C.got;
+	again(TLS13, 1);
+	C.resume = t;
+	C.early_data = 1;
+	CHECK(cli_hello(&C) == 0);
+	n = early_record(r, 100);
+	CHECK(cli_feed(&C, r, n) == n && cli_feed(&C, r, n) == n);
+	CHECK_OK(cli_handshake(&C));
+	CHECK(C.resumed);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+/* The bound on what is skipped: four records of the largest size. */
+static int
+t13_early_data_beyond_its_budget_is_bad_record_mac(void)
+{
+	static unsigned char r[5 + T13_CIPHER_MAX];
+	struct cli_session t;
+	size_t n = early_record(r, T13_CIPHER_MAX);
+
+	start(TLS13, 1);
+	CHECK_OK(cli_connect(&C));
+	t = C.got;
+	again(TLS13, 1);
+	C.resume = t;
+	C.early_data = 1;
+	CHECK(cli_hello(&C) == 0);
+	for (int i = 0; i < 3; i++) {
+		CHECK(cli_feed(&C, r, n) == n);
+		CHECK(eng_last_error(&S.e) == 0);
+	}
+	CHECK(cli_feed(&C, r, n) == n);
+	CHECK(closed_with(FATAL(BR_ALERT_BAD_RECORD_MAC)));
+	return 1;
+}
+
+static int
+t13_unknown_ticket_gets_a_full_handshake(void)
+{
+	start(TLS13, 1);
+	C.resume.on = 1;
+	C.resume.suite = T13_AES_128_GCM_SHA256;
+	memset(C.resume.id, 0x5a, sizeof(C.resume.id));
+	CHECK_OK(cli_connect(&C));
+	CHECK(!C.resumed);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+/* TLS 1.3: HelloRetryRequest. */
+
+static int
+t13_hrr_when_the_only_share_is_for_a_group_not_taken(void)
+{
+	static const unsigned x25519[] = { T13_X25519 };
+
+	start(TLS13, 1);
+	S.groups = x25519;
+	S.ngroups = 1;
+	C.shares[0] = T13_SECP256R1;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.hrr && C.hrr_group == T13_X25519);
+	CHECK(C.group == T13_X25519);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+t13_hrr_for_a_p384_share(void)
+{
+	start(TLS13, 1);
+	C.groups[0] = T13_SECP384R1;
+	C.groups[1] = T13_X25519;
+	C.shares[0] = T13_SECP384R1;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.hrr && C.group == T13_X25519);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+/* RFC 8446 5.1: a handshake message may span records, the second
+ * hello too. */
+static int
+t13_second_hello_over_several_records_is_taken(void)
+{
+	static const unsigned x25519[] = { T13_X25519 };
+
+	start(TLS13, 1);
+	S.groups = x25519;
+	S.ngroups = 1;
+	C.shares[0] = T13_SECP256R1;
+	C.frag = 100;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.hrr);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+/* RFC 8446 4.2.11.2: after HRR the binder covers it and the first hello. */
+static int
+t13_ticket_resumes_after_hrr(void)
+{
+	static const unsigned x25519[] = { T13_X25519 };
+	struct cli_session t;
+
+	start(TLS13, 1);
+	CHECK_OK(cli_connect(&C));
+	t = C.got;
+	again(TLS13, 1);
+	S.groups = x25519;
+	S.ngroups = 1;
+	C.shares[0] = T13_SECP256R1;
+	C.resume = t;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.hrr && C.resumed);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+t13_p256_share_is_taken_without_hrr(void)
+{
+	start(TLS13, 1);
+	C.shares[0] = T13_SECP256R1;
+	CHECK_OK(cli_connect(&C));
+	CHECK(!C.hrr && C.group == T13_SECP256R1);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+/* TLS 1.3: client certificates. */
+
+static int
+t13_client_certificate_and_verify_pass(void)
+{
+	start(TLS13, 1);
+	S.client_auth = 1;
+	C.cert = 1;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.cr_seen && C.cr_ca);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+t13_empty_client_certificate_is_certificate_required(void)
+{
+	start(TLS13, 1);
+	S.client_auth = 1;
+	C.cert = 1;
+	C.fault = FAULT_EMPTY_CERT;
+	CHECK(cli_connect(&C) < 0);
+	CHECK(C.alert_level == ALERT_FATAL &&
+	    C.alert == ALERT_CERTIFICATE_REQUIRED);
+	CHECK(closed_with(BR_ERR_NO_CLIENT_AUTH));
+	return 1;
+}
+
+static int
+t13_bad_client_certificate_verify_is_decrypt_error(void)
+{
+	start(TLS13, 1);
+	S.client_auth = 1;
+	C.cert = 1;
+	C.fault = FAULT_CV;
+	CHECK(cli_connect(&C) < 0);
+	CHECK(C.alert == BR_ALERT_DECRYPT_ERROR);
+	CHECK(closed_with(BR_ERR_BAD_SIGNATURE));
+	return 1;
+}
+
+static int
+t13_wrong_client_finished_is_decrypt_error(void)
+{
+	start(TLS13, 1);
+	C.fault = FAULT_FINISHED;
+	CHECK(cli_connect(&C) < 0);
+	CHECK(C.alert == BR_ALERT_DECRYPT_ERROR);
+	CHECK(closed_with(FATAL(BR_ALERT_DECRYPT_ERROR)));
+	return 1;
+}
+
+/* TLS 1.3: KeyUpdate. */
+
+static int
+t13_key_update_requested_is_answered_and_both_ways_work(void)
+{
+	const unsigned char *m;
+	size_t n;
+	int t;
+
+	start(TLS13, 1);
+	CHECK_OK(cli_connect(&C));
+	CHECK_OK(cli_key_update(&C, 1));
+	CHECK_OK(cli_next(&C, &t, &m, &n));
+	CHECK(t == CT_HANDSHAKE && n == 5 && m[0] == HT_KEY_UPDATE &&
+	    m[4] == 0);
+	cli_next_read_key(&C);
+	CHECK(app_both_ways(&C));
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+/* RFC 8446 5.1: a KeyUpdate ends its record; keys change after it. */
+static int
+t13_two_key_updates_in_one_record_is_unexpected(void)
+{
+	static const unsigned char ku[10] = {
+		HT_KEY_UPDATE, 0, 0, 1, 0, HT_KEY_UPDATE, 0, 0, 1, 0,
+	};
+
+	start(TLS13, 1);
+	CHECK_OK(cli_connect(&C));
+	CHECK_OK(cli_send(&C, CT_HANDSHAKE, ku, sizeof(ku)));
+	CHECK(cli_expect_alert(&C, ALERT_FATAL, BR_ALERT_UNEXPECTED_MESSAGE));
+	CHECK(closed_with(FATAL(BR_ALERT_UNEXPECTED_MESSAGE)));
+	return 1;
+}
+
+/* Data written before the request goes out under the old keys, first. */
+static int
+t13_pending_app_data_goes_before_the_key_update_answer(void)
+{
+	const unsigned char *m;
+	unsigned char *b;
+	size_t n;
+	int t;
+
+	start(TLS13, 1);
+	CHECK_OK(cli_connect(&C));
+	CHECK((b = eng_sendapp_buf(&S.e, &n)) != NULL && n >= 7);
+	memcpy(b, "pending", 7);
+	eng_sendapp_ack(&S.e, 7);
+	CHECK_OK(cli_key_update(&C, 1));
+	eng_flush(&S.e);
+	CHECK(cli_expect_app(&C, "pending", 7));
+	CHECK_OK(cli_next(&C, &t, &m, &n));
+	CHECK(t == CT_HANDSHAKE && m[0] == HT_KEY_UPDATE);
+	cli_next_read_key(&C);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+t13_key_update_not_requested_is_not_answered(void)
+{
+	start(TLS13, 1);
+	CHECK_OK(cli_connect(&C));
+	CHECK_OK(cli_key_update(&C, 0));
+	/* The server's next record is the application data, old keys. */
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+/* RFC 8446 6.2: any alert but close_notify, user_canceled ends it. */
+static int
+t13_warning_alert_from_the_client_ends_the_connection(void)
+{
+	static const unsigned char a[2] = { ALERT_WARNING,
+	    BR_ALERT_NO_RENEGOTIATION };
+
+	start(TLS13, 1);
+	CHECK_OK(cli_connect(&C));
+	CHECK_OK(cli_send(&C, CT_ALERT, a, sizeof(a)));
+	CHECK(closed_with(BR_ERR_RECV_FATAL_ALERT +
+	    BR_ALERT_NO_RENEGOTIATION));
+	CHECK(eng_alert(&S.e) == 0);
+	return 1;
+}
+
+/* What both versions do (engtest.h), in TLS 1.3. */
+
+static int
+t13_close_notify_half_closes_then_ours_after_eng_close(void)
+{
+	return close_notify_half_closes(1);
+}
+
+static int
+t13_our_close_notify_first_then_theirs_closes(void)
+{
+	return our_close_first(1);
+}
+
+static int
+t13_flipped_bit_is_bad_record_mac_and_closed(void)
+{
+	return flipped_bit_is_bad_record_mac(1);
+}
+
+static int
+t13_client_flight_in_one_byte_records(void)
+{
+	return flight_in_one_byte_records(1);
+}
+
+static int
+t13_records_fed_a_byte_at_a_time(void)
+{
+	return records_fed_a_byte_at_a_time(1);
+}
+
+static int
+t13_max_fragment_length_bounds_our_records(void)
+{
+	return max_fragment_length_bounds_our_records(1);
+}
+
+static int
+t13_small_obuf_streams_the_flight(void)
+{
+	return small_obuf_completes(1);
+}
+
+static int
+t13_their_fatal_alert_closes_without_ours(void)
+{
+	return their_fatal_alert_closes_without_ours(1);
+}
+
+static int
+t13_app_data_before_the_client_finished_is_unexpected(void)
+{
+	return app_data_before_the_client_finished_is_unexpected(1);
+}
+
+static int
+t13_client_chain_of_two_passes(void)
+{
+	return client_chain_of_two_passes(1);
+}
+
+static int
+t13_largest_record_read_in_pieces(void)
+{
+	return largest_record_read_in_pieces(1);
+}
+
+int
+main(void)
+{
+	static const struct unit_test tests[] = {
+		T(t13_ecdsa_aes128gcm_handshake_then_app_data),
+		T(t13_aes256gcm_sha384),
+		T(t13_chacha20_poly1305),
+		T(t13_rsa_credential_signs_with_pss),
+		T(t13_middlebox_ccs_follows_the_server_hello),
+		T(t13_ticket_resumes_twice),
+		T(t13_ticket_announces_the_lifetime_of_eng_ops),
+		T(t13_ticket_with_a_bad_binder_is_decrypt_error),
+		T(t13_unknown_ticket_gets_a_full_handshake),
+		T(t13_ticket_of_another_hash_gets_a_full_handshake),
+		T(t13_early_data_is_skipped_and_the_ticket_resumes),
+		T(t13_early_data_beyond_its_budget_is_bad_record_mac),
+		T(t13_hrr_when_the_only_share_is_for_a_group_not_taken),
+		T(t13_hrr_for_a_p384_share),
+		T(t13_ticket_resumes_after_hrr),
+		T(t13_second_hello_over_several_records_is_taken),
+		T(t13_p256_share_is_taken_without_hrr),
+		T(t13_client_certificate_and_verify_pass),
+		T(t13_empty_client_certificate_is_certificate_required),
+		T(t13_bad_client_certificate_verify_is_decrypt_error),
+		T(t13_wrong_client_finished_is_decrypt_error),
+		T(t13_key_update_requested_is_answered_and_both_ways_work),
+		T(t13_key_update_not_requested_is_not_answered),
+		T(t13_two_key_updates_in_one_record_is_unexpected),
+		T(t13_pending_app_data_goes_before_the_key_update_answer),
+		T(t13_warning_alert_from_the_client_ends_the_connection),
+		T(t13_close_notify_half_closes_then_ours_after_eng_close),
+		T(t13_our_close_notify_first_then_theirs_closes),
+		T(t13_flipped_bit_is_bad_record_mac_and_closed),
+		T(t13_client_flight_in_one_byte_records),
+		T(t13_records_fed_a_byte_at_a_time),
+		T(t13_max_fragment_length_bounds_our_records),
+		T(t13_small_obuf_streams_the_flight),
+		T(t13_their_fatal_alert_closes_without_ours),
+		T(t13_app_data_before_the_client_finished_is_unexpected),
+		T(t13_client_chain_of_two_passes),
+		T(t13_largest_record_read_in_pieces),
+	};
+
+	return unit_run(tests, sizeof(tests) / sizeof(tests[0]));
+}
