@@ -251,10 +251,6 @@ build/fuzz/fuzz_http: tests/fuzz/fuzz_http.c src/http.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 
-# The engine's files, for the targets that drive it.
-ENG_SRC	= src/rec.c src/hs12.c src/hs13.c src/tlswire.c src/t13hello.c \
-	$(T13CRYPTO_SRC)
-
 build/fuzz/fuzz_slot: tests/fuzz/fuzz_slot.c tests/fuzz/fakeport.c \
 	    src/slot.c src/forward.c src/http.c src/tls.c src/cred.c src/config.c \
 	    src/pool.c src/cache.c $(ENG_SRC) \

@@ -215,6 +215,8 @@ inside(const struct t13_hello *h, size_t len)
 	const size_t span[][2] = { { h->random, 32 }, { h->sid, h->sid_len },
 	    { h->x25519, h->x25519 ? 32 : 0 },
 	    { h->secp256r1, h->secp256r1 ? 65 : 0 },
+	    { h->secp384r1, h->secp384r1 ? 97 : 0 },
+	    { h->secp521r1, h->secp521r1 ? 133 : 0 },
 	    { h->psk_ids, h->psk_ids_len }, { h->psk_binders, 2 },
 	    { h->host, h->host_len }, { h->alpn, h->alpn_len } };
 
