@@ -90,6 +90,9 @@ struct eng_piece {
 	size_t			 n;
 };
 
+/* The input buffer: a whole record of either version. */
+#define ENG_IBUF_SIZE	(5 + T13_CIPHER_MAX)
+
 /* The largest server message built whole: ServerKeyExchange. */
 #define ENG_MSG_MAX	(4 + 4 + T13_KX_PUB_MAX + 4 + T13_SIG_MAX)
 
@@ -99,31 +102,37 @@ struct eng {
 	const struct eng_ops	*ops;
 	const br_prng_class	**rng;
 	unsigned		 version;	/* TLS12 or TLS13, once chosen */
-
-	int			 phase;		/* hs12.c's and hs13.c's P_* */
 	int			 err;		/* BR_ERR_*, as BearSSL's */
 	int			 why;		/* a BR_ERR_* for the next fail */
 	const char		*reason;	/* the hello's fault, for the log */
+	unsigned		 group;
+	unsigned		 ncert;
+	uint32_t		 cc_acc;
+
+	/* Flags and small counters. */
+	unsigned char		 phase;		/* hs12.c's and hs13.c's P_* */
 	unsigned char		 owed[2];	/* an alert to send once */
-	int			 owed_on;	/* ... output drains */
-	int			 ccs_sent, ccs_in;
-	int			 ku_owed;	/* a KeyUpdate to send */
-	int			 closing;	/* close_notify queued or sent */
-	int			 rclosed;	/* the peer's close_notify came */
-	int			 wr_on, rd_on;	/* records are protected */
-	int			 hrr;		/* a HelloRetryRequest was sent */
-	int			 resumed;
-	int			 nst_owed;	/* a NewSessionTicket to send */
-	int			 skip_early;	/* 0-RTT data to drop */
-	int			 ems;		/* TLS 1.2: extended master secret */
-	int			 reneg;		/* TLS 1.2: RFC 5746 agreed */
-	int			 ecpf;		/* TLS 1.2: point formats asked */
-	int			 warnings;	/* TLS 1.2: warning alerts in a row */
-	unsigned		 mfl;		/* max_fragment_length's code */
+	unsigned char		 owed_on;	/* ... output drains */
+	unsigned char		 ccs_sent, ccs_in;
+	unsigned char		 ku_owed;	/* a KeyUpdate to send */
+	unsigned char		 closing;	/* close_notify queued or sent */
+	unsigned char		 rclosed;	/* the peer's close_notify came */
+	unsigned char		 wr_on, rd_on;	/* records are protected */
+	unsigned char		 hrr;		/* a HelloRetryRequest was sent */
+	unsigned char		 resumed;
+	unsigned char		 nst_owed;	/* a NewSessionTicket to send */
+	unsigned char		 skip_early;	/* 0-RTT data to drop */
+	unsigned char		 ems;		/* TLS 1.2: extended master secret */
+	unsigned char		 reneg;		/* TLS 1.2: RFC 5746 agreed */
+	unsigned char		 ecpf;		/* TLS 1.2: point formats asked */
+	unsigned char		 warnings;	/* TLS 1.2: warning alerts in a row */
+	unsigned char		 mfl;		/* max_fragment_length's code */
+	unsigned char		 fl_stage;	/* the flight's cursor */
+	unsigned char		 cc_field;	/* the client's Certificate: */
+
 	size_t			 early_left;
 	size_t			 skip_left;	/* a message read and dropped */
 	size_t			 h2len;		/* the hello after HRR, so far */
-
 	size_t			 ipos;		/* bytes of the record in ibuf */
 	size_t			 app_off, app_len; /* its plaintext, unread */
 	size_t			 oout, oend;	/* obuf: sent, written */
@@ -131,10 +140,7 @@ struct eng {
 
 	struct eng_choice	 ch;
 	unsigned char		 sid[32];
-	unsigned char		 ch1[32];	/* what the hello after HRR repeats */
 	size_t			 sid_len;
-	unsigned		 group;
-	int			 fl_stage;	/* the flight's cursor */
 	size_t			 fl_cert;
 	struct eng_piece	 piece;
 	/*
@@ -143,21 +149,27 @@ struct eng {
 	 */
 	unsigned char		 msg[ENG_MSG_MAX];
 	size_t			 hs_len, mlen;
-	int			 cc_field;	/* the client's Certificate: */
 	size_t			 cc_need, cc_left; /* rec.c's CC_* cursor */
-	uint32_t		 cc_acc;
-	unsigned		 ncert;
 
 	struct t13_transcript	 th;
 	struct t13_ks		 ks;
 	struct t13_kx		 kx;
 	struct t13_rec		 rd, wr;
-	unsigned char		 c_secret[T13_HASH_MAX], s_secret[T13_HASH_MAX];
-	unsigned char		 c_ap[T13_HASH_MAX];
-	unsigned char		 psk[T13_HASH_MAX];
-	unsigned char		 nst[64];	/* the ticket message */
-	unsigned char		 cr[32], sr[32];	/* TLS 1.2 randoms */
-	unsigned char		 ms[48];	/* TLS 1.2 master secret */
+	/* What only one version holds. */
+	union {
+		struct {
+			unsigned char	 c_secret[T13_HASH_MAX];
+			unsigned char	 s_secret[T13_HASH_MAX];
+			unsigned char	 c_ap[T13_HASH_MAX];
+			unsigned char	 nst[64];	/* the ticket message */
+			unsigned char	 ch1[32];	/* what a hello after
+							 * HRR repeats */
+		};
+		struct {
+			unsigned char	 cr[32], sr[32];	/* randoms */
+			unsigned char	 ms[48];	/* master secret */
+		};
+	};
 };
 
 /*
@@ -165,7 +177,7 @@ struct eng {
  * byte; t13_defrag() gives it), which the engine reads only during this
  * call.  The input buffer is then empty: bytes that came after the hello
  * go in through eng_recvrec_buf() as any others.  ibuf must hold a whole
- * record (5 + T13_CIPHER_MAX bytes; less is internal_error).  Returns 0,
+ * record (ENG_IBUF_SIZE bytes; less is internal_error).  Returns 0,
  * or the fatal alert queued (the state says when it is out).
  */
 int	eng_start(struct eng *, unsigned char *ibuf, size_t ilen,

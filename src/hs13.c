@@ -332,7 +332,8 @@ hello_digest(const unsigned char *m, size_t len, unsigned char *out)
 /*
  * The first PSK identity of the hello, if it is one of our tickets for
  * the suite's hash and its binder, over the hello up to the binders,
- * verifies (RFC 8446 4.2.11.2): 0, with c->resumed and c->psk if so, or
+ * verifies (RFC 8446 4.2.11.2): 0, with c->resumed and the early secret
+ * of its PSK in c->ks if so, or
  * decrypt_error.  A ticket resumes until its lifetime is over (the
  * store's load() enforces it): tlsgate never takes 0-RTT data, which is
  * what single use protects (RFC 8446 8.1).
@@ -370,7 +371,7 @@ psk(struct eng *c, const unsigned char *m, const struct t13_hello *h,
 	t13_finished(dig, key, th, want);
 	ok = b[0] == ks.hlen && t13_ct_eq(want, b + 1, ks.hlen);
 	if (ok) {
-		memcpy(c->psk, sp.secret, ks.hlen);
+		c->ks = ks;
 		c->resumed = 1;
 	}
 	t13_wipe(&sp, sizeof(sp));
@@ -487,8 +488,8 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 		t13_wipe(dhe, sizeof(dhe));
 		return BR_ALERT_INTERNAL_ERROR;
 	}
-	t13_ks_early(&c->ks, dig, c->resumed ? c->psk : NULL, dig_len(dig));
-	t13_wipe(c->psk, sizeof(c->psk));
+	if (!c->resumed)
+		t13_ks_early(&c->ks, dig, NULL, dig_len(dig));
 	t13_ks_handshake(&c->ks, dhe, dhelen);
 	t13_wipe(dhe, sizeof(dhe));
 	t13_transcript_hash(&c->th, th);

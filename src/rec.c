@@ -164,7 +164,7 @@ eng_start(struct eng *c, unsigned char *ibuf, size_t ilen,
 	c->ops = ops;
 	c->rng = ops->rng;
 	/* Records are read whole into ibuf: it must hold the largest. */
-	if (ilen < 5 + T13_CIPHER_MAX)
+	if (ilen < ENG_IBUF_SIZE)
 		alert = BR_ALERT_INTERNAL_ERROR;
 	else if ((alert = t13_parse(m, len, &h)) != 0)
 		c->reason = h.why;
@@ -575,7 +575,6 @@ eng_wipe(struct eng *c)
 	t13_wipe(c->c_secret, sizeof(c->c_secret));
 	t13_wipe(c->s_secret, sizeof(c->s_secret));
 	t13_wipe(c->c_ap, sizeof(c->c_ap));
-	t13_wipe(c->psk, sizeof(c->psk));
 	t13_wipe(c->ms, sizeof(c->ms));
 	t13_wipe(c->msg, sizeof(c->msg));
 }

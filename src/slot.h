@@ -69,7 +69,7 @@ struct slot {
 	const struct service	*svc;
 	int			 pending_status; /* our page, at backend EOF */
 	struct fwd		 fwd;
-	unsigned char		 ibuf[BR_SSL_BUFSIZE_INPUT];
+	unsigned char		 ibuf[ENG_IBUF_SIZE];
 	unsigned char		 obuf[TLSGATE_OBUF_SIZE];
 };
 

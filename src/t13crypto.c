@@ -271,6 +271,7 @@ static void
 rec_keys(struct t13_rec *r, size_t klen)
 {
 	const br_block_ctr_class *ctr;
+	unsigned char key[32];
 	br_ghash gh;
 
 	if (r->suite == T13_CHACHA20_POLY1305_SHA256) {
@@ -284,10 +285,11 @@ rec_keys(struct t13_rec *r, size_t klen)
 		ctr = &br_aes_ct64_ctr_vtable;
 	if ((gh = br_ghash_pclmul_get()) == 0)
 		gh = &br_ghash_ctmul64;
-	ctr->init(&r->aes.vtable, r->key, klen);
+	/* The AES subkeys take the key's place. */
+	memcpy(key, r->key, sizeof(key));
+	ctr->init(&r->aes.vtable, key, klen);
 	br_gcm_init(&r->gcm, &r->aes.vtable, gh);
-	/* The AES subkeys hold it from here on. */
-	t13_wipe(r->key, sizeof(r->key));
+	t13_wipe(key, sizeof(key));
 }
 
 int

@@ -175,9 +175,11 @@ struct t13_rec {
 	int			suite;		/* the AEAD, by its 1.3 code */
 	int			v12;		/* RFC 5288 / 7905 nonces */
 	uint64_t		seq;
-	unsigned char		key[32];
 	unsigned char		iv[12];
-	br_aes_gen_ctr_keys	aes;
+	union {				/* ChaCha20's key, or AES's subkeys */
+		unsigned char		key[32];
+		br_aes_gen_ctr_keys	aes;
+	};
 	br_gcm_context		gcm;
 	br_chacha20_run		chacha;
 	br_poly1305_run		poly;
