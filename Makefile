@@ -61,7 +61,7 @@ build/alloc-selftest: tests/alloc/selftest.c
 	$(CC) -O0 -o $@ tests/alloc/selftest.c
 
 # Unit tests of the pure modules, plain and under the sanitizers.
-UNITS	= http hello der t13hello cache
+UNITS	= http der t13hello cache
 build/unit/test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/%.h
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(CPPFLAGS) -o $@ $< src/$*.c
@@ -230,7 +230,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC	?= clang
 FUZZ_FLAGS = -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined \
 	$(CPPFLAGS)
-FUZZERS	= config der hello http slot t13hello t13rec t13cert
+FUZZERS	= config der http slot t13hello t13rec t13cert hs12
 
 build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/config.c src/certname.c \
 	    port/posix/port.c
@@ -243,10 +243,6 @@ build/fuzz/fuzz_der: tests/fuzz/fuzz_der.c $(CERTGEN_SRC) src/*.h \
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(CERTGEN_SRC) \
 	    $(BEARSSL_LIBS)
 
-build/fuzz/fuzz_hello: tests/fuzz/fuzz_hello.c src/hello.c
-	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
-
 build/fuzz/fuzz_t13hello: tests/fuzz/fuzz_t13hello.c src/t13hello.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
@@ -257,12 +253,11 @@ build/fuzz/fuzz_http: tests/fuzz/fuzz_http.c src/http.c
 
 build/fuzz/fuzz_slot: tests/fuzz/fuzz_slot.c tests/fuzz/fakeport.c \
 	    src/slot.c src/forward.c src/http.c src/tls.c src/cred.c src/config.c \
-	    src/hello.c src/pool.c src/t13.c src/t13crypto.c src/t13hello.c \
-	    src/ecdsa.c \
+	    src/pool.c src/cache.c $(ENG_SRC) \
 	    src/log.c src/certname.c src/*.h port/port.h $(CONF)/defaults.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) $(WRAP_DRBG) -o $@ \
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ \
 	    $(filter %.c,$^) $(BEARSSL_LIBS)
 
 build/fuzz/fuzz_t13rec: tests/fuzz/fuzz_t13rec.c $(T13CRYPTO_SRC) \
@@ -271,13 +266,19 @@ build/fuzz/fuzz_t13rec: tests/fuzz/fuzz_t13rec.c $(T13CRYPTO_SRC) \
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(T13CRYPTO_SRC) \
 	    $(BEARSSL_LIBS)
 
-# It includes src/t13.c: the client's messages it reads are static there.
-build/fuzz/fuzz_t13cert: tests/fuzz/fuzz_t13cert.c src/t13.c $(T13CRYPTO_SRC) \
-	    src/t13hello.c src/t13.h src/t13crypto.h src/t13hello.h \
-	    src/ecdsa.h $(BEARSSL_DEP)
+# It includes src/hs13.c for the names of its phases: the engine starts
+# there in the one that waits for the client's Certificate.
+build/fuzz/fuzz_t13cert: tests/fuzz/fuzz_t13cert.c $(ENG_SRC) src/*.h \
+	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(T13CRYPTO_SRC) \
-	    src/t13hello.c $(BEARSSL_LIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	    $(filter-out src/hs13.c,$(ENG_SRC)) $(BEARSSL_LIBS)
+
+build/fuzz/fuzz_hs12: tests/fuzz/fuzz_hs12.c $(ENG_SRC) src/*.h \
+	    $(BEARSSL_DEP)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(ENG_SRC) \
+	    $(BEARSSL_LIBS)
 
 fuzz: $(FUZZERS:%=build/fuzz/fuzz_%)
 	for f in $(FUZZERS); do \

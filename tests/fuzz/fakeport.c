@@ -444,13 +444,30 @@ port_poll(struct port_pfd *p, size_t n, int timeout_ms)
 	return ready;
 }
 
-/* One process: shared memory is plain memory, a lock is a flag. */
+/*
+ * One process: shared memory is plain memory, a lock is a flag.  The
+ * same block every time, which fake_shared() shows the harness (it
+ * keeps a copy of the session caches there from one run to the next).
+ */
+static unsigned char shared[1 << 20];
+static size_t shared_len;
+
 void *
 port_shared(size_t len, const char **why)
 {
-	(void)len;
-	*why = "no shared memory in the fake port";
-	return NULL;
+	if (len > sizeof(shared)) {
+		*why = "more than the fake port's shared block";
+		return NULL;
+	}
+	shared_len = len;
+	return shared;
+}
+
+void *
+fake_shared(size_t *len)
+{
+	*len = shared_len;
+	return shared;
 }
 
 int

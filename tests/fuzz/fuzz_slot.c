@@ -3,22 +3,29 @@
  * (src/slot.c, src/forward.c) over the in-memory port of fakeport.c.
  *
  * The harness plays loop.c (poll turns, accepts, deadlines) and every
- * peer: up to NCONN TLS clients (real BearSSL client engines that trust
- * the server's known key, as a benchmark tool would) and their backends.
+ * peer: up to NCONN TLS clients (BearSSL's TLS 1.2 client engines, which
+ * trust the server's known key, as a benchmark tool would) and their
+ * backends.  The server side is tlsgate's whole: tls.c's policy and
+ * caches on its own engine (eng.h).
  * The input is a program:
  *   byte 0: mode, PROXY version, X-Forwarded-* flags;
  *   byte 1: slots (1-4), client suite, IPv6 peers, the backend pool
  *           (off or 2), per-source limit;
  *   then operations: one byte (op = b & 15, conn = b >> 4 & 3, v = b >> 6)
  *   and their arguments, see run_op().
- * TLS 1.3 is on (tls_max): the 1.2 clients get the downgrade sentinel,
- * and raw bytes (seeds: real 1.3 hellos) reach the TLS 1.3 engine.
- * Each input starts from a fresh slot_table_init(), fixed entropy (each
- * server engine is reseeded at accept) and a fake clock, so that it
- * always takes the same path.  tls_load() runs once: its key check alone
- * cost a fifth of a run.
+ * TLS 1.3 is on (tls_max): the 1.2 clients are served by hs12.c with
+ * the downgrade sentinel, and raw bytes (seeds: real 1.3 hellos) reach
+ * hs13.c.  Each input starts from a fresh slot_table_init(), a fresh
+ * tls_init() (its random generator seeded from fakeport.c's fixed
+ * entropy), the session cache as boot() left it, and a fake clock, so
+ * that it always takes the same path.  tls_load() runs once: its key
+ * check alone cost a fifth of a run.
  *
- * Checked after every operation (abort on violation):
+ * Checked when a client's handshake completes (abort on violation):
+ *  - the server's first record is a TLS 1.2 ServerHello whose random
+ *    ends with the downgrade sentinel, "DOWNGRD" 01 (RFC 8446 4.1.3):
+ *    BearSSL 0.6's client does not look for it, so this harness does;
+ * checked after every operation:
  *  - live slots <= the table, live + free = the table, every live slot's
  *    descriptors open (fakeport.c aborts on any use of a closed one), and
  *    its byte counters equal what its backend socket saw;
@@ -72,6 +79,7 @@ void	fake_set_owner(int cfd);
 void	fake_connect_mode(int mode);
 void	fake_connects_finish(void);
 unsigned long fake_calls(void);
+void	*fake_shared(size_t *len);
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -92,6 +100,7 @@ int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 /* One TLS client and what it sent and received. */
 struct conn {
 	int			 used, cfd;
+	int			 done;		/* its handshake completed */
 	br_ssl_client_context	 cc;
 	unsigned char		 iobuf[BR_SSL_BUFSIZE_BIDI];
 	size_t			 seen;		/* of what tlsgate wrote */
@@ -115,6 +124,8 @@ static br_ssl_session_parameters saved;
 static br_ssl_session_parameters boot_session;
 static int have_saved, client_suite, peer_v6;
 static unsigned seq, seq_base;	/* clients opened (seeds) */
+static unsigned char boot_caches[1 << 20];	/* as boot() left them */
+static size_t boot_caches_len;
 
 static const char *const requests[4] = {
 	"GET / HTTP/1.1\r\nHost: a\r\n\r\n",
@@ -132,9 +143,10 @@ static const char *const responses[4] = {
 };
 
 /*
- * BearSSL seeds every fresh engine from the OS as well as from injected
- * entropy; this definition takes the place of the library's (which the
- * engine calls through the PLT), so that runs are reproducible.
+ * BearSSL seeds every fresh client engine from the OS as well as from
+ * injected entropy; this definition takes the place of the library's
+ * (which the engine calls through the PLT), so that runs are
+ * reproducible.
  */
 br_prng_seeder
 br_prng_seeder_system(const char **name)
@@ -145,19 +157,19 @@ br_prng_seeder_system(const char **name)
 }
 
 /*
- * The client takes the server's ServerKeyExchange signature on trust: it
- * is BearSSL's own work, and checking it would cost a third of a run.
+ * The client takes the server's ServerKeyExchange signature on trust but
+ * in boot()'s handshake: checking every one would cost a third of a run,
+ * and the signer (src/ecdsa.c) has its own tests, against BearSSL's.
  */
+static int verify_sigs;
+
 static uint32_t
 vrfy_any(const br_ec_impl *impl, const void *hash, size_t hlen,
     const br_ec_public_key *pk, const void *sig, size_t slen)
 {
-	(void)impl;
-	(void)hash;
-	(void)hlen;
-	(void)pk;
-	(void)sig;
-	(void)slen;
+	if (verify_sigs)
+		return br_ecdsa_vrfy_asn1_get_default()(impl, hash, hlen, pk,
+		    sig, slen);
 	return 1;
 }
 
@@ -188,6 +200,19 @@ static size_t
 cap_of(unsigned arg)
 {
 	return arg == 255 ? (size_t)-1 : (size_t)arg * 16;
+}
+
+/*
+ * A 1.2 handshake completed: it began with tlsgate's ServerHello (header,
+ * type, length, version, then the random), and as TLS 1.3 is on, the
+ * random ends with the downgrade sentinel.
+ */
+static void
+check_sentinel(const unsigned char *w, size_t wlen)
+{
+	check(wlen >= 5 + 4 + 2 + 32);
+	check(w[0] == 22 && w[5] == 2 && w[9] == 3 && w[10] == 3);
+	check(memcmp(w + 5 + 4 + 2 + 24, "DOWNGRD\1", 8) == 0);
 }
 
 /* The client engine reads what tlsgate wrote and keeps the plaintext. */
@@ -223,6 +248,10 @@ client_pump(struct conn *k)
 			br_ssl_engine_recvrec_ack(eng, n);
 			moved = 1;
 		}
+		if ((st & BR_SSL_SENDAPP) && !k->done) {
+			k->done = 1;
+			check_sentinel(w, wlen);
+		}
 		if ((st & BR_SSL_SENDAPP) && !have_saved) {	/* boot() only */
 			br_ssl_engine_get_session_parameters(eng, &saved);
 			have_saved = 1;
@@ -245,6 +274,7 @@ client_open(struct conn *k, int fd, int resume)
 	unsigned char seed[32];
 
 	k->used = 1;
+	k->done = 0;
 	k->cfd = fd;
 	k->bfd = -1;
 	k->seen = k->plain_len = k->rx_len = 0;
@@ -391,7 +421,7 @@ run_turn(void)
 	for (unsigned i = 0; i < nt && fake_verbose; i++)
 		fprintf(stderr, "  slot %u state %d flags %#x engine %#x "
 		    "cev %#x/%#x bev %#x/%#x ra %zu\n", t[i].s->id, t[i].s->state,
-		    t[i].s->flags, br_ssl_engine_current_state(&t[i].s->tls.sc.eng),
+		    t[i].s->flags, eng_state(&t[i].s->tls.eng),
 		    t[i].ci >= 0 ? pfd[t[i].ci].events : 0,
 		    t[i].ci >= 0 ? pfd[t[i].ci].revents : 0,
 		    t[i].bi >= 0 ? pfd[t[i].bi].events : 0,
@@ -458,8 +488,7 @@ accept_client(int c, int resume)
 {
 	struct conn *k = &conns[c];
 	struct port_addr peer, local;
-	struct slot *victim = NULL, *s;
-	unsigned char seed[32];
+	struct slot *victim = NULL;
 	int fd;
 
 	slot_now = port_now_ms();
@@ -484,14 +513,7 @@ accept_client(int c, int resume)
 		fake_set_owner(victim->cfd);
 		slot_abort(victim, "evicted");
 	}
-	check((s = slot_open(fd, &peer, &local, sv)) != NULL);
-	/*
-	 * The engine's random generator carries state from earlier runs
-	 * (tls_init() seeded it once); restart it from a known seed.
-	 */
-	memset(seed, (int)seq, sizeof(seed));
-	br_hmac_drbg_init(&s->tls.sc.eng.rng, &br_sha256_vtable, seed,
-	    sizeof(seed));
+	check(slot_open(fd, &peer, &local, sv) != NULL);
 	client_open(k, fd, resume);
 	k->peer = peer;
 	k->local = local;
@@ -645,7 +667,9 @@ setup(struct input *in)
 {
 	static int loaded;
 	unsigned a = next(in), b = next(in);
+	const char *why;
 	char err[256];
+	size_t n;
 
 	if (config_defaults(&cfg, err, sizeof(err)) < 0)
 		abort();
@@ -674,10 +698,19 @@ setup(struct input *in)
 	seq = seq_base;
 	for (int c = 0; c < NCONN; c++)
 		memset(&conns[c], 0, offsetof(struct conn, iobuf));
+	/*
+	 * The engines draw from tls.c's one generator: seeded afresh, and
+	 * the session caches (in fakeport.c's shared block) as boot() left
+	 * them, every run takes the same path whatever ran before.
+	 */
+	if (tls_init(&cfg, 1, &why) < 0) {
+		fprintf(stderr, "tls_init: %s\n", why);
+		abort();
+	}
+	if (boot_caches_len > 0)
+		memcpy(fake_shared(&n), boot_caches, boot_caches_len);
 	if (!loaded) {
-		const char *why;
-
-		if (tls_init(&cfg, 0, &why) < 0 || tls_load(&cfg, err, sizeof(err)) < 0) {
+		if (tls_load(&cfg, err, sizeof(err)) < 0) {
 			fprintf(stderr, "tls_load: %s\n", err);
 			abort();
 		}
@@ -863,6 +896,7 @@ boot(void)
 {
 	static const uint8_t prog[] = { 0, 0, 0x40, 0x0f };
 	static br_ec_public_key pub;
+	const void *caches;
 
 	fake_verbose = getenv("FUZZ_SLOT_VERBOSE") != NULL;
 	pub.curve = BR_EC_secp256r1;
@@ -870,9 +904,14 @@ boot(void)
 	pub.qlen = sizeof(fake_ec_pub);
 	br_x509_knownkey_init_ec(&known, &pub, BR_KEYTYPE_KEYX | BR_KEYTYPE_SIGN);
 	seq_base = 100;
+	verify_sigs = 1;
 	run(prog, sizeof(prog));
+	verify_sigs = 0;
 	check(have_saved);
 	boot_session = saved;
+	caches = fake_shared(&boot_caches_len);
+	check(boot_caches_len > 0 && boot_caches_len <= sizeof(boot_caches));
+	memcpy(boot_caches, caches, boot_caches_len);
 	seq_base = 0;
 }
 

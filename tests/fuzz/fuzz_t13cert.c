@@ -1,18 +1,23 @@
 /*
  * fuzz_t13cert.c - libFuzzer target for the TLS 1.3 engine's reading of
  * a client's authentication: Certificate (streamed into the validator),
- * CertificateVerify and Finished, as src/t13.c's handshake() gets them
- * once records are open.  Those records are protected under keys no
- * fuzzer can know, so this target includes t13.c and starts its engine
- * in the phase that waits for the client's Certificate, with the
- * handshake secret all zeros.
+ * CertificateVerify and Finished, as eng_handshake() (rec.c) gets them
+ * once records are open, in any split.  Those records are protected
+ * under keys no fuzzer can know, so this target sets up an engine in
+ * hs13.c's phase that waits for the client's Certificate, with the
+ * client's handshake traffic secret all zeros, and feeds the bytes to
+ * eng_handshake() directly.  It includes src/hs13.c for the names of
+ * its phases (and links the other engine files), nothing more.
  *
  * The input is one byte (bit 0: BearSSL's X.509 validator, or a known
  * key; the rest: the size of the pieces the bytes come in, 1 to 128),
  * then the client's handshake bytes.  The client key is fixed (see
  * t13cert_seeds.py, which writes the seeds with it); the validator
- * trusts it directly, with the subject CN=fuzz client.  Invariants checked, each with abort():
- *  - a failure is one of the alerts RFC 8446 names for it;
+ * trusts it directly, with the subject CN=fuzz client.  Invariants
+ * checked, each with abort():
+ *  - a failure is one of the alerts RFC 8446 names for it (the record
+ *    layer, eng_recvrec_ack(), then fails the engine with it); a bad
+ *    signature is reported as BearSSL would (BR_ERR_BAD_SIGNATURE);
  *  - the engine never holds more than its message buffer;
  *  - an input the engine accepts carries a certificate, and with any
  *    one bit of its CertificateVerify or Finished flipped it is refused,
@@ -21,18 +26,24 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "t13.c"
+#include "hs13.c"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
-static struct t13_conn		 c;
-static struct t13_ops		 ops;
+static struct eng		 c;
+static struct eng_ops		 ops;
 static br_x509_minimal_context	 xm;
 static br_x509_knownkey_context	 kk;
 static br_x509_trust_anchor	 ta;
 static br_ec_public_key		 pub;
 static unsigned char		 pubbuf[BR_EC_KBUF_PUB_MAX_SIZE];
 static uint8_t			 flipped[1 << 16];
+
+static size_t
+u24(const uint8_t *p)
+{
+	return (size_t)p[0] << 16 | (size_t)p[1] << 8 | p[2];
+}
 
 static void
 setup(void)
@@ -56,13 +67,18 @@ setup(void)
 	ta.pkey.key.ec = pub;
 }
 
-/* The engine in CCERT, fresh; the validator by sel. */
+/*
+ * The engine in CCERT, fresh, as hs13_flight_done() leaves it for a
+ * service that asks for a certificate; the validator by known.
+ */
 static void
 start(int known)
 {
 	memset(&c, 0, sizeof(c));
-	c.phase = T13_P_CCERT;
-	c.ops = &ops;
+	c.version = TLS13;
+	c.phase = P_CCERT;
+	c.ops = &ops;			/* no session store: no ticket */
+	c.wr_on = c.rd_on = 1;
 	c.ch.suite = T13_AES_128_GCM_SHA256;
 	c.ks.dig = &br_sha256_vtable;
 	c.ks.hlen = 32;
@@ -79,22 +95,33 @@ start(int known)
 	c.ch.x509 = &xm.vtable;
 }
 
-/* Feed p[0..n) in pieces of step: 0 (and APP) or the alert. */
+/* Feed p[0..n) in pieces of step: 0 (and P_APP) or the alert. */
 static unsigned
 feed(int known, size_t step, const uint8_t *p, size_t n)
 {
 	unsigned a = 0;
+	int cv = 0;
 
 	start(known);
-	for (size_t i = 0; i < n && a == 0; i += step)
-		a = handshake(&c, p + i, n - i < step ? n - i : step);
+	for (size_t i = 0; i < n && a == 0; i += step) {
+		cv = c.phase == P_CCV;
+		a = eng_handshake(&c, p + i, n - i < step ? n - i : step);
+	}
 	if (c.hs_len > sizeof(c.msg))
 		abort();
 	switch (a) {
 	case 0:
-	case A_UNEXPECTED: case A_BAD_CERT: case A_UNSUPPORTED_CERT:
-	case A_CERT_EXPIRED: case A_ILLEGAL: case A_UNKNOWN_CA:
-	case A_DECODE: case A_DECRYPT: case A_CERT_REQUIRED:
+		break;
+	case BR_ALERT_DECRYPT_ERROR:
+		/* A CertificateVerify that does not verify: BearSSL's name. */
+		if (cv && c.phase == P_CCV && c.why != BR_ERR_BAD_SIGNATURE)
+			abort();
+		/* FALLTHROUGH */
+	case BR_ALERT_UNEXPECTED_MESSAGE: case BR_ALERT_BAD_CERTIFICATE:
+	case BR_ALERT_UNSUPPORTED_CERTIFICATE:
+	case BR_ALERT_CERTIFICATE_EXPIRED: case BR_ALERT_ILLEGAL_PARAMETER:
+	case BR_ALERT_UNKNOWN_CA: case BR_ALERT_DECODE_ERROR:
+	case ALERT_CERTIFICATE_REQUIRED:
 		break;
 	default:
 		abort();
@@ -118,7 +145,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	known = data[0] & 1;
 	step = 1 + (data[0] >> 1);
 	n = size - 1;
-	if (feed(known, step, data + 1, n) != 0 || c.phase != T13_P_APP)
+	if (feed(known, step, data + 1, n) != 0 || c.phase != P_APP)
 		return 0;
 	if (c.ncert == 0)
 		abort();
@@ -126,14 +153,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * Accepted: CertificateVerify starts at cv, Finished ends at end
 	 * (what follows is no part of it); flip one bit in between.
 	 */
-	cv = 4 + get24(data + 2);
-	end = cv + 4 < n ? cv + 4 + get24(data + 1 + cv + 1) + 4 + 32 : n + 1;
+	cv = 4 + u24(data + 2);
+	end = cv + 4 < n ? cv + 4 + u24(data + 1 + cv + 1) + 4 + 32 : n + 1;
 	if (end > n)
 		abort();
 	memcpy(flipped, data + 1, n);
 	bit = (size_t)data[n] * 131 % (8 * (end - cv));
 	flipped[cv + bit / 8] ^= (uint8_t)(1 << bit % 8);
-	if (feed(known, step, flipped, n) == 0 && c.phase == T13_P_APP)
+	if (feed(known, step, flipped, n) == 0 && c.phase == P_APP)
 		abort();
 	return 0;
 }

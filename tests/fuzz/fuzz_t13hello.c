@@ -1,19 +1,27 @@
 /*
  * fuzz_t13hello.c - libFuzzer target for src/t13hello.c.
  *
- * The input is a client's first bytes (seeds: real ClientHellos from
- * openssl s_client, curl, Python ssl and gnutls-cli, one spread over
- * records).  It is classified as records and also parsed as a bare
- * message.  Invariants checked, each with abort():
+ * The input is a client's first bytes (seeds: real ClientHellos of
+ * both versions from openssl s_client, curl, Python ssl and gnutls-cli,
+ * some with ALPN, one spread over records).  It is classified as
+ * records and also parsed as a bare message.  Invariants checked, each
+ * with abort():
  *  - every answer is one of those documented, an alert comes with a
  *    reason, and the same bytes give the same answer (no state);
+ *  - the first record's header earns the classifier's alert for it: an
+ *    SSL 2.0 header (top bit set) protocol_version, not a handshake
+ *    record unexpected_message, a major version other than 3
+ *    protocol_version, over 2^14 bytes record_overflow;
  *  - every offset and length the parser returns lies in the message;
+ *  - a hello the parser accepts is TLS 1.3 (0x0304 offered, the
+ *    compression methods exactly {null}, no obsolete group) or TLS 1.2
+ *    (supported_versions lists 0x0303, or without it legacy_version is
+ *    0x0303 or more); an ALPN list naming http/1.1 has the name in it;
  *  - classifier and parser agree: a hello the parser accepts, put in
- *    one record, is T13_T13; a T13_T13 hello the parser accepts offers
- *    0x0304; a one-record hello the classifier gives BearSSL is not
- *    accepted by the parser;
- *  - the joined hello, put back in one record, is classified, joined
- *    and parsed to the same answer;
+ *    one record, is T13_T13 if it offers 0x0304 and T13_T12 if not, and
+ *    so is a whole hello of one record that the parser accepts;
+ *  - a T13_T13 or T13_T12 hello, joined, and put back in one record, is
+ *    classified, joined and parsed to the same answer;
  *  - t13_defrag stays inside what it is given.
  */
 #include <stdint.h>
@@ -34,6 +42,8 @@ inside(const struct t13_hello *h, size_t len)
 	const size_t span[][2] = { { h->random, 32 }, { h->sid, h->sid_len },
 	    { h->x25519, h->x25519 ? 32 : 0 },
 	    { h->secp256r1, h->secp256r1 ? 65 : 0 },
+	    { h->secp384r1, h->secp384r1 ? 97 : 0 },
+	    { h->secp521r1, h->secp521r1 ? 133 : 0 },
 	    { h->psk_ids, h->psk_ids_len }, { h->psk_binders, 2 },
 	    { h->host, h->host_len }, { h->alpn, h->alpn_len } };
 
@@ -60,7 +70,21 @@ same(const struct t13_hello *a, const struct t13_hello *b)
 	    a->psk_binders == b->psk_binders && a->host == b->host &&
 	    a->host_len == b->host_len && a->alpn == b->alpn &&
 	    a->alpn_len == b->alpn_len && a->alpn_http11 == b->alpn_http11 &&
+	    a->v12 == b->v12 && a->suites12 == b->suites12 &&
+	    a->reneg_scsv == b->reneg_scsv && a->reneg_bad == b->reneg_bad &&
+	    a->ecpf_uncompressed == b->ecpf_uncompressed &&
+	    a->obsolete == b->obsolete && a->mfl == b->mfl &&
 	    a->why == b->why;
+}
+
+/* Does an ALPN list's body hold the name http/1.1, with its length? */
+static int
+has_http11(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i + 9 <= n; i++)
+		if (memcmp(p + i, "\x08http/1.1", 9) == 0)
+			return 1;
+	return 0;
 }
 
 /* Parse m[0..len): the checks every answer must pass. */
@@ -68,11 +92,25 @@ static unsigned
 parse(const uint8_t *m, size_t len, struct t13_hello *h)
 {
 	unsigned a = t13_parse(m, len, h), g;
+	size_t comp;
 
 	if ((a != 0 && a != 47 && a != 50 && a != 70 && a != 109) ||
 	    (a != 0) != (h->why != NULL) || !inside(h, len))
 		abort();
-	if (a == 0 && (!h->v13 || h->host_len > 255 || h->sid_len > 32))
+	if (a == 0 && (h->host_len > 255 || h->sid_len > 32 || h->mfl > 4 ||
+	    (h->mfl != 0) != ((h->exts & T13_EXT_MAX_FRAGMENT_LENGTH) != 0)))
+		abort();
+	/* 1.3: the compression methods, after the suites, are {0}. */
+	if (a == 0 && h->v13) {
+		comp = h->sid + h->sid_len;
+		comp += 2 + (size_t)(m[comp] << 8 | m[comp + 1]);
+		if (h->obsolete || m[comp] != 1 || m[comp + 1] != 0)
+			abort();
+	}
+	if (a == 0 && !h->v13 && !(h->exts & T13_EXT_SUPPORTED_VERSIONS ?
+	    h->v12 : h->legacy_version >= 0x0303))
+		abort();
+	if (h->alpn_http11 && !has_http11(m + h->alpn, h->alpn_len))
 		abort();
 	if (a == 0) {
 		a = t13_choose_group(h, NULL, 0, &g);
@@ -85,7 +123,14 @@ parse(const uint8_t *m, size_t len, struct t13_hello *h)
 	return a;
 }
 
-/* m in one record of again[], classified, joined: T13_T13 or -1. */
+/* What the classifier must say of a hello the parser accepted. */
+static int
+version_of(const struct t13_hello *h)
+{
+	return h->v13 ? T13_T13 : T13_T12;
+}
+
+/* m in one record of again[], classified, joined: its answer, or -1. */
 static int
 one_record(const uint8_t *m, size_t n, size_t *joined)
 {
@@ -99,7 +144,7 @@ one_record(const uint8_t *m, size_t n, size_t *joined)
 	again[4] = (uint8_t)n;
 	memmove(again + 5, m, n);
 	c = t13_classify(again, n + 5, IBUF, &pk);
-	if (c == T13_T13 && (pk.end != n + 5 ||
+	if ((c == T13_T13 || c == T13_T12) && (pk.end != n + 5 ||
 	    (*joined = t13_defrag(again, pk.end)) != n))
 		abort();
 	return c;
@@ -118,40 +163,50 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	/* The input as a bare message. */
 	a = parse(data, size, &h);
-	if (a == 0 && size <= 16384 && one_record(data, size, &j) != T13_T13)
+	if (a == 0 && size <= 16384 &&
+	    one_record(data, size, &j) != version_of(&h))
 		abort();
 	/* The input as records. */
 	c = t13_classify(data, size, IBUF, &pk);
 	if (t13_classify(data, size, IBUF, &pk2) != c ||
 	    memcmp(&pk, &pk2, sizeof(pk)) != 0)
 		abort();
-	if (c == T13_ALERT && pk.alert != 10)
+	if (c == T13_ALERT && pk.alert != 10 && pk.alert != 22 &&
+	    pk.alert != 40 && pk.alert != 50 && pk.alert != 70)
 		abort();
 	if (c == T13_NEED_MORE && size >= IBUF)
 		abort();
-	if (c == T13_BR && size >= 9 && size <= 16384 + 5 && data[0] == 22 &&
+	/* The first header is judged first, in this order. */
+	if (size >= 5 && (data[0] & 0x80 ? pk.alert != 70 :
+	    data[0] != 22 ? pk.alert != 10 : data[1] != 3 ?
+	    pk.alert != 70 : (size_t)(data[3] << 8 | data[4]) > 16384 ?
+	    pk.alert != 22 : 0))
+		abort();
+	/* A whole hello in one record, alone: as the parser says. */
+	if (size >= 9 && size <= 16384 + 5 && data[0] == 22 &&
 	    data[1] == 3 && data[5] == 1 &&
 	    (size_t)(data[3] << 8 | data[4]) == size - 5 &&
 	    (size_t)(data[6] << 16 | data[7] << 8 | data[8]) == size - 9 &&
-	    t13_parse(data + 5, size - 5, &h) == 0)
+	    t13_parse(data + 5, size - 5, &h) == 0 && c != version_of(&h))
 		abort();
 	memcpy(buf, data, size);
-	if (c != T13_T13) {
+	if (c != T13_T13 && c != T13_T12) {
 		if (t13_defrag(buf, size) + 5 > size && size >= 5)
 			abort();
 		return 0;
 	}
-	if (pk.end > size || pk.max_version < 0x0304 || !pk.sv)
+	if (pk.end > size || (c == T13_T13 &&
+	    (pk.max_version < 0x0304 || !pk.sv)))
 		abort();
 	n = t13_defrag(buf, pk.end);
 	if (n + 5 > pk.end || memcmp(buf + pk.end, data + pk.end,
 	    size - pk.end) != 0)
 		abort();
 	a = parse(buf + 5, n, &h);
-	if (a == 0 && !h.v13)
+	if (a == 0 && version_of(&h) != c)
 		abort();
 	/* Joined, in one record, again: the same answer. */
-	if (one_record(buf + 5, n, &j) != T13_T13)
+	if (one_record(buf + 5, n, &j) != c)
 		abort();
 	a2 = parse(again + 5, j, &h2);
 	if (a2 != a || !same(&h, &h2))

@@ -1,6 +1,7 @@
 /*
- * test_t13crypto.c - the TLS 1.3 cryptography of src/t13crypto.c, byte
- * for byte against RFC 8448 (example handshake traces), records made by
+ * test_t13crypto.c - the TLS 1.3 cryptography of src/t13crypto.c and its
+ * TLS 1.2 record protection, byte for byte against RFC 8448 (example
+ * handshake traces), records of both versions made by
  * another implementation (tests/unit/t13crypto_vectors.py, Python's
  * cryptography package), and signatures made by OpenSSL.  The signatures
  * made here are written to build/unit/ for OpenSSL to check in make unit.
@@ -1125,26 +1126,35 @@ rng_init(void)
 	br_hmac_drbg_init(&rng, &br_sha256_vtable, "t13crypto test", 14);
 }
 
+/* Each group's share and shared secret lengths; P-384, P-521: 1.2's. */
 static int
 ecdhe_shares_agree(void)
 {
-	static const int groups[] = { T13_X25519, T13_SECP256R1 };
-	unsigned char pa[T13_KX_PUB_MAX], pb[T13_KX_PUB_MAX], sa[32], sb[32];
+	static const struct {
+		int	group;
+		size_t	pub, shared;
+	} g[] = {
+		{ T13_X25519, 32, 32 }, { T13_SECP256R1, 65, 32 },
+		{ T13_SECP384R1, 97, 48 }, { T13_SECP521R1, 133, 66 },
+	};
+	unsigned char pa[T13_KX_PUB_MAX], pb[T13_KX_PUB_MAX];
+	unsigned char sa[T13_KX_SHARED_MAX], sb[T13_KX_SHARED_MAX];
 	struct t13_kx a, b;
 	size_t la, lb;
 
 	rng_init();
-	for (int i = 0; i < 2; i++) {
-		la = t13_kx_gen(&a, groups[i], &rng.vtable, pa, sizeof(pa));
-		lb = t13_kx_gen(&b, groups[i], &rng.vtable, pb, sizeof(pb));
-		CHECK(la == (i == 0 ? 32u : 65u) && lb == la);
+	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++) {
+		la = t13_kx_gen(&a, g[i].group, &rng.vtable, pa, sizeof(pa));
+		lb = t13_kx_gen(&b, g[i].group, &rng.vtable, pb, sizeof(pb));
+		CHECK(la == g[i].pub && lb == la);
 		CHECK(memcmp(pa, pb, la) != 0);
-		CHECK(t13_kx_shared(&a, pb, lb, sa) == 32);
-		CHECK(t13_kx_shared(&b, pa, la, sb) == 32);
-		CHECK(memcmp(sa, sb, 32) == 0);
+		CHECK(t13_kx_shared(&a, pb, lb, sa) == g[i].shared);
+		CHECK(t13_kx_shared(&b, pa, la, sb) == g[i].shared);
+		CHECK(memcmp(sa, sb, g[i].shared) == 0);
+		CHECK(t13_kx_gen(&a, g[i].group, &rng.vtable, pa,
+		    g[i].pub - 1) == 0);
 	}
-	CHECK(t13_kx_gen(&a, 0x0018, &rng.vtable, pa, sizeof(pa)) == 0);
-	CHECK(t13_kx_gen(&a, T13_SECP256R1, &rng.vtable, pa, 64) == 0);
+	CHECK(t13_kx_gen(&a, 0x001e, &rng.vtable, pa, sizeof(pa)) == 0);
 	return 1;
 }
 
@@ -1615,6 +1625,235 @@ inner_plaintext_over_the_limit_is_overflow(void)
 	return 1;
 }
 
+/*
+ * TLS 1.2 records (RFC 5246 6.2.3.3) by t13crypto_vectors.py, Python's
+ * cryptography package: "hello, TLS 1.2" at sequence number 0 as a
+ * handshake record and at 1 as application data, under the key 80 81
+ * .. and the salt or IV e0 e1 .. of each AEAD.
+ */
+static const char MSG12[] = "hello, TLS 1.2";
+static const char GCM128_12_REC0[] =
+    "160303002600000000000000003e78fbe226da616b75dd4d703946feb51fa02d"
+    "547c5c6ab962d2b2a65d47";
+static const char GCM128_12_REC1[] =
+    "1703030026000000000000000145867dc461d61422d183782c04e4fcb1f146ea"
+    "a73bf5336541c2f5d1140a";
+static const char GCM256_12_REC0[] =
+    "16030300260000000000000000775b2acbf3c08bd3b5baa5e4fbe8f01453c923"
+    "f7a63780f998eaf9e78a97";
+static const char GCM256_12_REC1[] =
+    "170303002600000000000000018afc5505029da8e7ae9a36df3dbf1896951e61"
+    "7801ff036de4da1f6ecba6";
+static const char CHAPOL_12_REC0[] =
+    "160303001ebc9206075596d645f5f6e957cee7c7586e07d8e51e6fc3f5c085eb"
+    "457901";
+static const char CHAPOL_12_REC1[] =
+    "170303001ee0b28a97da3094b86a2be90384f823ad583b705f39c0821ca7bd14"
+    "43dacb";
+
+static const int aeads12[] = { T13_AES_128_GCM_SHA256,
+    T13_AES_256_GCM_SHA384, T13_CHACHA20_POLY1305_SHA256 };
+
+/* The key and salt / IV of the vectors above, for one AEAD. */
+static int
+init12(struct t13_rec *r, int aead)
+{
+	unsigned char key[32], iv[12];
+
+	for (int i = 0; i < 32; i++)
+		key[i] = (unsigned char)(0x80 + i);
+	for (int i = 0; i < 12; i++)
+		iv[i] = (unsigned char)(0xe0 + i);
+	return t13_rec_init12(r, aead, key, iv);
+}
+
+/* Seal msg[0..n) as type into buf: the record's length. */
+static size_t
+seal12(struct t13_rec *r, const void *msg, size_t n, int type)
+{
+	memcpy(buf + 5, msg, n);
+	return t13_rec_seal12(r, buf, n, sizeof(buf), type);
+}
+
+static int
+tls12_records_match_python(int aead, const char *rec0, const char *rec1)
+{
+	static struct t13_rec out, in;
+	size_t n, len = 0, mlen = strlen(MSG12);
+
+	CHECK(init12(&out, aead) && init12(&in, aead));
+	n = seal12(&out, MSG12, mlen, 22);
+	CHECK(is_hex(buf, n, rec0));
+	CHECK(t13_rec_open12(&in, buf, n, &len) == 22);
+	CHECK(len == mlen && memcmp(buf + 5, MSG12, mlen) == 0);
+	n = seal12(&out, MSG12, mlen, 23);
+	CHECK(is_hex(buf, n, rec1));
+	CHECK(t13_rec_open12(&in, buf, n, &len) == 23);
+	CHECK(len == mlen && memcmp(buf + 5, MSG12, mlen) == 0);
+	return 1;
+}
+
+static int
+tls12_aes128gcm_records_match_python(void)
+{
+	return tls12_records_match_python(T13_AES_128_GCM_SHA256,
+	    GCM128_12_REC0, GCM128_12_REC1);
+}
+
+static int
+tls12_aes256gcm_records_match_python(void)
+{
+	return tls12_records_match_python(T13_AES_256_GCM_SHA384,
+	    GCM256_12_REC0, GCM256_12_REC1);
+}
+
+static int
+tls12_chacha20_poly1305_records_match_python(void)
+{
+	return tls12_records_match_python(T13_CHACHA20_POLY1305_SHA256,
+	    CHAPOL_12_REC0, CHAPOL_12_REC1);
+}
+
+/*
+ * Each AEAD: records of every size class seal and open in sequence,
+ * with the header's type and the lengths T12_REC_EXTRA says.
+ */
+static int
+tls12_records_round_trip_for_each_aead(void)
+{
+	static const size_t sizes[] = { 0, 1, 15, 16, 17, 1000,
+	    T13_PLAIN_MAX };
+	static struct t13_rec out, in;
+	static unsigned char msg[T13_PLAIN_MAX];
+	size_t n, len, x;
+
+	for (size_t i = 0; i < sizeof(msg); i++)
+		msg[i] = (unsigned char)(i * 7);
+	for (size_t a = 0; a < 3; a++) {
+		x = aeads12[a] == T13_CHACHA20_POLY1305_SHA256 ? 0 : 8;
+		CHECK(init12(&out, aeads12[a]) && init12(&in, aeads12[a]));
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			n = seal12(&out, msg, sizes[i], 23 - (int)(i % 3));
+			CHECK(n == 5 + x + sizes[i] + T13_TAG_LEN);
+			CHECK(n - 5 <= sizes[i] + T12_REC_EXTRA);
+			CHECK(buf[0] == 23 - i % 3 && buf[1] == 3 && buf[2] == 3);
+			CHECK((size_t)(buf[3] << 8 | buf[4]) == n - 5);
+			CHECK(t13_rec_open12(&in, buf, n, &len) ==
+			    23 - (int)(i % 3));
+			CHECK(len == sizes[i] && memcmp(buf + 5, msg, len) == 0);
+		}
+		CHECK(out.seq == 7 && in.seq == 7);
+		/* Too long, or too little room: nothing written. */
+		memcpy(buf + 5, msg, 16);
+		CHECK(t13_rec_seal12(&out, buf, T13_PLAIN_MAX + 1, sizeof(buf),
+		    23) == 0);
+		CHECK(t13_rec_seal12(&out, buf, 16, 5 + x + 16 + 15, 23) == 0);
+		CHECK(out.seq == 7);
+	}
+	return 1;
+}
+
+/*
+ * A flipped bit anywhere the AEAD covers (the header's type through the
+ * AAD, GCM's explicit nonce through the nonce, the ciphertext, the tag)
+ * is bad_record_mac and uses no sequence number up.  The header's
+ * version and length are not read here: the record layer checks them
+ * against 3.3 and the record's size before it opens one.
+ */
+static int
+tls12_flipped_bit_is_refused(void)
+{
+	static struct t13_rec out, in;
+	static unsigned char good[64];
+	size_t n, len;
+
+	for (size_t a = 0; a < 3; a++) {
+		CHECK(init12(&out, aeads12[a]) && init12(&in, aeads12[a]));
+		n = seal12(&out, MSG12, 14, 23);
+		memcpy(good, buf, n);
+		for (size_t bit = 0; bit < 8 * n; bit++) {
+			if (bit >= 8 && bit < 40)	/* version, length */
+				continue;
+			memcpy(buf, good, n);
+			buf[bit / 8] ^= (unsigned char)(1 << bit % 8);
+			CHECK(t13_rec_open12(&in, buf, n, &len) == T13_ERR_MAC);
+			CHECK(memcmp(buf + 5, MSG12, 14) != 0 &&
+			    memcmp(buf + 13, MSG12, 14) != 0);
+		}
+		CHECK(in.seq == 0);
+		memcpy(buf, good, n);
+		CHECK(t13_rec_open12(&in, buf, n - 1, &len) == T13_ERR_MAC);
+		memcpy(buf, good, n);
+		CHECK(t13_rec_open12(&in, buf, n, &len) == 23 && len == 14);
+		CHECK(in.seq == 1);
+	}
+	return 1;
+}
+
+/* RFC 5288 3: GCM's explicit nonce, as tlsgate sends it, is the seq. */
+static int
+tls12_gcm_explicit_nonce_is_the_sequence_number(void)
+{
+	static struct t13_rec out;
+	unsigned char want[8];
+	size_t n;
+
+	CHECK(init12(&out, T13_AES_256_GCM_SHA384));
+	out.seq = 0x0102030405060708;
+	for (int i = 0; i < 3; i++) {
+		n = seal12(&out, MSG12, 14, 23);
+		CHECK(n == 5 + 8 + 14 + 16);
+		for (int j = 0; j < 8; j++)
+			want[j] = (unsigned char)((0x0102030405060708 + i) >>
+			    (56 - 8 * j));
+		CHECK(memcmp(buf + 5, want, 8) == 0);
+	}
+	/* ChaCha20-Poly1305 has none (RFC 7905 2). */
+	CHECK(init12(&out, T13_CHACHA20_POLY1305_SHA256));
+	CHECK(seal12(&out, MSG12, 14, 23) == 5 + 14 + 16);
+	return 1;
+}
+
+/*
+ * RFC 5288 3: the explicit nonce is the sender's to choose.  A record
+ * sealed here with another explicit nonce (and the same sequence number
+ * in the AAD) opens; the nonce is not checked against the sequence.
+ */
+static int
+tls12_gcm_open_takes_the_peers_explicit_nonce(void)
+{
+	static const unsigned char xn[8] = { 0xde, 0xad, 0xbe, 0xef, 0, 1, 2,
+	    3 };
+	static struct t13_rec in;
+	unsigned char key[16], nonce[12], aad[13];
+	br_aes_ct_ctr_keys ak;
+	br_gcm_context g;
+	size_t len;
+
+	for (int i = 0; i < 16; i++)
+		key[i] = (unsigned char)(0x80 + i);
+	for (int i = 0; i < 4; i++)
+		nonce[i] = (unsigned char)(0xe0 + i);
+	memcpy(nonce + 4, xn, 8);
+	memset(aad, 0, 8);			/* sequence number 0 */
+	memcpy(aad + 8, "\x17\x03\x03\x00\x0e", 5);
+	memcpy(buf, "\x17\x03\x03\x00\x26", 5);
+	memcpy(buf + 5, xn, 8);
+	memcpy(buf + 13, MSG12, 14);
+	br_aes_ct_ctr_init(&ak, key, 16);
+	br_gcm_init(&g, &ak.vtable, br_ghash_ctmul);
+	br_gcm_reset(&g, nonce, 12);
+	br_gcm_aad_inject(&g, aad, 13);
+	br_gcm_flip(&g);
+	br_gcm_run(&g, 1, buf + 13, 14);
+	br_gcm_get_tag(&g, buf + 27);
+	CHECK(init12(&in, T13_AES_128_GCM_SHA256));
+	CHECK(t13_rec_open12(&in, buf, 43, &len) == 23);
+	CHECK(len == 14 && memcmp(buf + 5, MSG12, 14) == 0);
+	CHECK(in.seq == 1);
+	return 1;
+}
+
 static int
 constant_time_compare(void)
 {
@@ -1665,6 +1904,13 @@ main(void)
 		T(pss_signs_with_a_1025_bit_key_for_any_salt),
 		T(ecdsa_verify_binds_the_curve_to_the_hash),
 		T(inner_plaintext_over_the_limit_is_overflow),
+		T(tls12_aes128gcm_records_match_python),
+		T(tls12_aes256gcm_records_match_python),
+		T(tls12_chacha20_poly1305_records_match_python),
+		T(tls12_records_round_trip_for_each_aead),
+		T(tls12_flipped_bit_is_refused),
+		T(tls12_gcm_explicit_nonce_is_the_sequence_number),
+		T(tls12_gcm_open_takes_the_peers_explicit_nonce),
 		T(constant_time_compare),
 	};
 

@@ -215,6 +215,8 @@ inside(const struct t13_hello *h, size_t len)
 	const size_t span[][2] = { { h->random, 32 }, { h->sid, h->sid_len },
 	    { h->x25519, h->x25519 ? 32 : 0 },
 	    { h->secp256r1, h->secp256r1 ? 65 : 0 },
+	    { h->secp384r1, h->secp384r1 ? 97 : 0 },
+	    { h->secp521r1, h->secp521r1 ? 133 : 0 },
 	    { h->psk_ids, h->psk_ids_len }, { h->psk_binders, 2 },
 	    { h->host, h->host_len }, { h->alpn, h->alpn_len } };
 
@@ -241,6 +243,10 @@ same(const struct t13_hello *a, const struct t13_hello *b)
 	    a->psk_binders == b->psk_binders && a->host == b->host &&
 	    a->host_len == b->host_len && a->alpn == b->alpn &&
 	    a->alpn_len == b->alpn_len && a->alpn_http11 == b->alpn_http11 &&
+	    a->v12 == b->v12 && a->suites12 == b->suites12 &&
+	    a->reneg_scsv == b->reneg_scsv && a->reneg_bad == b->reneg_bad &&
+	    a->ecpf_uncompressed == b->ecpf_uncompressed &&
+	    a->obsolete == b->obsolete && a->mfl == b->mfl &&
 	    a->why == b->why;
 }
 
@@ -337,7 +343,8 @@ openssl_hello_is_tls13_and_parsed(void)
 	CHECK(h.groups == 0xf && h.shares == T13_GROUP_X25519);
 	CHECK(memcmp(m.b + h.x25519, "\xb6\xae\x93\xf4\x5b\x98", 6) == 0);
 	CHECK(memcmp(m.b + h.x25519 + 26, "\x76\xb9\xa4\x8e\xfe\x1d", 6) == 0);
-	CHECK(h.sigalgs == 0x1ff && h.psk_dhe_ke);
+	/* The nine schemes of 1.3, and PKCS#1 v1.5, which 1.2 alone uses. */
+	CHECK(h.sigalgs == 0xfff && h.psk_dhe_ke);
 	CHECK(h.host_len == 11 && memcmp(m.b + h.host, "example.com", 11) == 0);
 	CHECK(h.alpn == 0 && h.psk_count == 0);
 	CHECK(!(h.exts & (T13_EXT_COOKIE | T13_EXT_EARLY_DATA)));
@@ -425,18 +432,25 @@ resumption_hello_gives_psk_offsets(void)
 }
 
 static int
-tls12_hello_goes_to_bearssl(void)
+tls12_hello_is_t12_and_parsed(void)
 {
 	struct buf r = { { 0 }, 0 }, m;
 	struct t13_peek pk;
 	struct t13_hello h;
 
 	puthex(&r, openssl_tls12);
-	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_BR);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_T12 && pk.end == r.n);
 	CHECK(!pk.sv && !pk.scsv && pk.max_version == 0x0303);
 	m.n = r.n - 5;
 	memcpy(m.b, r.b + 5, m.n);
-	CHECK(parse(m.b, m.n, &h) == VERSION && !h.v13);
+	CHECK(parse(m.b, m.n, &h) == 0 && inside(&h, m.n));
+	CHECK(!h.v13 && !h.v12 && h.legacy_version == 0x0303);
+	CHECK(h.suites == 0 && h.suites12 == 0x3f && h.reneg_scsv);
+	CHECK(h.ecpf_uncompressed && !h.reneg_bad && !h.obsolete);
+	CHECK(h.exts == (T13_EXT_SERVER_NAME | T13_EXT_EC_POINT_FORMATS |
+	    T13_EXT_SUPPORTED_GROUPS | T13_EXT_SESSION_TICKET |
+	    T13_EXT_EXTENDED_MASTER_SECRET | T13_EXT_SIGNATURE_ALGORITHMS));
+	CHECK(h.host_len == 11 && memcmp(m.b + h.host, "example.com", 11) == 0);
 	return 1;
 }
 
@@ -448,14 +462,14 @@ fallback_scsv_is_reported(void)
 	struct t13_hello h;
 
 	puthex(&r, openssl_scsv);
-	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_BR);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_T12);
 	CHECK(pk.scsv && !pk.sv && pk.max_version == 0x0303);
 	/* 1.2 and 1.1 in supported_versions, GREASE first: max 1.2. */
 	hello_hex(&m, "002b0007067a7a03030302");
 	m.b[79] = 0x56;				/* 0xc02b -> 0x5600 */
 	m.b[80] = 0x00;
 	records(&r, &m, NULL);
-	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_BR);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_T12);
 	CHECK(pk.scsv && pk.sv && pk.max_version == 0x0303);
 	/* A second supported_versions lowers nothing (and is refused). */
 	hello_hex(&m, BASE "002b0003020300");
@@ -511,24 +525,36 @@ bytes_after_the_hello_are_left(void)
 	return 1;
 }
 
-/* RFC 8446 5.1: a 1.3 hello ends a record and never comes empty. */
+/*
+ * RFC 5246 6.2.1, RFC 8446 5.1: a hello ends its record, in either
+ * version; what follows in the same record is unexpected_message.
+ */
 static int
-hello_sharing_a_record_or_empty_one_is_unexpected(void)
+bytes_after_the_hello_in_its_record_are_unexpected(void)
+{
+	static const char *const v[] = { openssl_tls13, openssl_tls12 };
+	struct buf r;
+	struct t13_peek pk;
+
+	for (size_t i = 0; i < 2; i++) {
+		r.n = 0;
+		puthex(&r, v[i]);
+		r.b[4]++;			/* a byte more in the record */
+		r.b[r.n++] = 0x14;
+		CHECK(classify(r.b, r.n, IBUF, &pk) == T13_ALERT &&
+		    pk.alert == UNEXPECTED);
+	}
+	return 1;
+}
+
+/* An empty record among the hello's: unexpected_message, as above. */
+static int
+empty_record_in_the_hello_is_unexpected(void)
 {
 	static const size_t cut[] = { 100, 0 };
 	struct buf r = { { 0 }, 0 }, m, e;
 	struct t13_peek pk;
 
-	puthex(&r, openssl_tls13);
-	r.b[4]++;				/* a byte more in the record */
-	r.b[r.n++] = 0x14;
-	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_ALERT &&
-	    pk.alert == UNEXPECTED);
-	r.n = 0;
-	puthex(&r, openssl_tls12);		/* 1.2: BearSSL's to judge */
-	r.b[4]++;
-	r.b[r.n++] = 0x14;
-	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_BR);
 	hello_hex(&m, BASE);
 	records(&r, &m, cut);
 	e.n = 0;
@@ -540,56 +566,128 @@ hello_sharing_a_record_or_empty_one_is_unexpected(void)
 	return 1;
 }
 
-static int
-what_is_no_client_hello_goes_to_bearssl(void)
+/* The alert a first flight earns, with its first n bytes (0: all). */
+static unsigned
+first_flight_alert(const struct buf *g, size_t n)
 {
-	struct buf r = { { 0 }, 0 }, g;
 	struct t13_peek pk;
 
-	puthex(&r, openssl_tls13);
-	g = r;
+	if (classify(g->b, n ? n : g->n, IBUF, &pk) != T13_ALERT)
+		return 0;
+	return pk.alert;
+}
+
+static int
+not_a_handshake_record_is_unexpected_message(void)
+{
+	struct buf g = { { 0 }, 0 };
+
+	puthex(&g, openssl_tls13);
 	g.b[0] = 23;				/* application data */
-	CHECK(classify(g.b, g.n, IBUF, &pk) == T13_BR);
-	g = r;
-	g.b[5] = 2;				/* a ServerHello */
-	CHECK(classify(g.b, g.n, IBUF, &pk) == T13_BR);
-	g = r;
-	g.b[1] = 2;				/* an SSL 2-era version */
-	CHECK(classify(g.b, g.n, IBUF, &pk) == T13_BR);
-	g = r;
-	g.b[3] = 0x40;				/* a record over 2^14 */
-	g.b[4] = 0x01;
-	CHECK(classify(g.b, 5, IBUF, &pk) == T13_BR);
-	puthex(&g, "8031010003");		/* an SSL 2 hello */
-	CHECK(classify(g.b + g.n - 5, 5, IBUF, &pk) == T13_BR);
-	g = r;					/* a suites length gone odd */
-	g.b[5 + 4 + 2 + 32 + 1 + 32 + 1]++;
-	CHECK(classify(g.b, g.n, IBUF, &pk) == T13_BR);
+	CHECK(first_flight_alert(&g, 5) == UNEXPECTED);
+	g.b[0] = 21;				/* an alert */
+	CHECK(first_flight_alert(&g, 0) == UNEXPECTED);
 	return 1;
 }
 
-/* Too big for the buffer: BearSSL's, whether it says so early or late. */
+/* Its header's top bit set: an SSL 2.0 hello, no version of ours. */
 static int
-hello_larger_than_the_buffer_goes_to_bearssl(void)
+ssl2_hello_is_protocol_version(void)
+{
+	struct buf g = { { 0 }, 0 };
+
+	puthex(&g, "8031010003");
+	CHECK(first_flight_alert(&g, 0) == VERSION);
+	g.b[0] = 0x96;				/* 22 with the top bit */
+	CHECK(first_flight_alert(&g, 0) == VERSION);
+	return 1;
+}
+
+static int
+record_version_major_not_3_is_protocol_version(void)
+{
+	struct buf g = { { 0 }, 0 };
+
+	puthex(&g, openssl_tls12);
+	g.b[1] = 2;				/* an SSL 2-era version */
+	CHECK(first_flight_alert(&g, 5) == VERSION);
+	g.b[1] = 4;
+	CHECK(first_flight_alert(&g, 0) == VERSION);
+	g.b[1] = 3;				/* the minor is not looked at */
+	g.b[2] = 0x7f;
+	CHECK(classify(g.b, g.n, IBUF, &(struct t13_peek){ 0 }) == T13_T12);
+	return 1;
+}
+
+static int
+record_over_2_14_is_record_overflow(void)
+{
+	struct buf g = { { 0 }, 0 };
+
+	puthex(&g, "1603014001");		/* 16,385 bytes */
+	CHECK(first_flight_alert(&g, 0) == 22);
+	g.n = 0;
+	puthex(&g, "1603014000");		/* 2^14 exactly: wait */
+	CHECK(classify(g.b, g.n, IBUF, &(struct t13_peek){ 0 }) ==
+	    T13_NEED_MORE);
+	return 1;
+}
+
+static int
+not_a_client_hello_is_unexpected_message(void)
+{
+	struct buf g = { { 0 }, 0 };
+
+	puthex(&g, openssl_tls13);
+	g.b[5] = 2;				/* a ServerHello */
+	CHECK(first_flight_alert(&g, 9) == UNEXPECTED);
+	g.b[5] = 0;				/* a HelloRequest */
+	CHECK(first_flight_alert(&g, 0) == UNEXPECTED);
+	return 1;
+}
+
+/* Too big for the buffer: handshake_failure, early or late. */
+static int
+hello_too_large_for_the_buffer_is_handshake_failure(void)
 {
 	struct buf r = { { 0 }, 0 };
 	struct t13_peek pk;
 
 	puthex(&r, openssl_tls13);
 	CHECK(classify(r.b, r.n, r.n, &pk) == T13_T13);
-	CHECK(classify(r.b, 100, r.n - 1, &pk) == T13_BR);
+	CHECK(classify(r.b, 100, r.n - 1, &pk) == T13_ALERT &&
+	    pk.alert == FAILURE);
 	CHECK(classify(r.b, 100, r.n, &pk) == T13_NEED_MORE);
 	for (size_t len = 0; len < r.n; len++)
-		CHECK(classify(r.b, len, len, &pk) == T13_BR);
+		CHECK(classify(r.b, len, len, &pk) == T13_ALERT &&
+		    pk.alert == FAILURE);
 	r.b[6] = 1;			/* a message of 65,776 bytes */
-	CHECK(classify(r.b, 9, IBUF, &pk) == T13_BR);
+	CHECK(classify(r.b, 9, IBUF, &pk) == T13_ALERT && pk.alert == FAILURE);
+	return 1;
+}
+
+static int
+bad_hello_framing_is_decode_error(void)
+{
+	struct buf r = { { 0 }, 0 }, g;
+
+	puthex(&r, openssl_tls13);
+	g = r;					/* a suites length gone odd */
+	g.b[5 + 4 + 2 + 32 + 1 + 32 + 1]++;
+	CHECK(first_flight_alert(&g, 0) == DECODE);
+	g = r;					/* extensions' length short */
+	g.b[5 + 4 + 2 + 32 + 1 + 32 + 2 + 8 + 2 + 1]--;
+	CHECK(first_flight_alert(&g, 0) == DECODE);
+	g = r;					/* an extension past the end */
+	g.b[5 + 4 + 2 + 32 + 1 + 32 + 2 + 8 + 2 + 2 + 3]++;
+	CHECK(first_flight_alert(&g, 0) == DECODE);
 	return 1;
 }
 
 /*
  * A real hello cut at every length, its message length made to agree:
- * never accepted; a decode_error, but protocol_version (no extensions,
- * so no 1.3) for the cut right before the extensions.
+ * a decode_error, but for the cut right before the extensions: a TLS
+ * 1.2 hello with none, which is accepted.
  */
 static int
 every_truncation_is_refused(void)
@@ -605,8 +703,8 @@ every_truncation_is_refused(void)
 			c.b[2] = (unsigned char)((len - 4) >> 8);
 			c.b[3] = (unsigned char)(len - 4);
 		}
-		if (parse(c.b, len, &h) != (len == ext ? VERSION : DECODE) ||
-		    h.why == NULL || !inside(&h, len)) {
+		if (parse(c.b, len, &h) != (len == ext ? 0 : DECODE) ||
+		    (h.why == NULL) != (len == ext) || !inside(&h, len)) {
 			fprintf(stderr, "  cut at %zu: %s\n", len,
 			    h.why ? h.why : "");
 			CHECK(!"truncation");
@@ -641,7 +739,7 @@ every_changed_byte_gets_a_clean_answer(void)
 			}
 			records(&r, &c, NULL);
 			k = classify(r.b, r.n, IBUF, &pk);
-			if (a == 0 && k != T13_T13)
+			if (a == 0 && k != (h.v13 ? T13_T13 : T13_T12))
 				CHECK(!"classifier disagrees");
 		}
 	return 1;
@@ -687,8 +785,9 @@ static const struct crafted crafted[] = {
 	{ SV13 "000a00080006001a001d0017" KS_X SIGS, ILLEGAL },	/* listed only */
 	{ SV13 "000a00080006001d00170018" KS_X SIGS, 0 },	/* P-384: fine */
 	{ SV13 GROUPS "0033000400000000" SIGS, DECODE },
-	{ "002b0003020303" GROUPS KS_X SIGS, VERSION },
-	{ GROUPS KS_X SIGS, VERSION },
+	{ "002b0003020303" GROUPS KS_X SIGS, 0 },	/* TLS 1.2 */
+	{ "002b0003020302" GROUPS KS_X SIGS, VERSION },
+	{ GROUPS KS_X SIGS, 0 },		/* 1.2 by legacy_version */
 	{ "002b00040303040304" GROUPS KS_X SIGS, DECODE },
 	{ "002b0002000304" GROUPS KS_X SIGS, DECODE },
 	{ BASE "002a0000", 0 },			/* early_data: noted */
@@ -732,9 +831,9 @@ crafted_hellos_earn_their_alerts(void)
 		records(&r, &m, NULL);
 		k = classify(r.b, r.n, IBUF, &pk);
 		if (a == 0)
-			CHECK(k == T13_T13);
+			CHECK(k == (h.v13 ? T13_T13 : T13_T12));
 		if (a == VERSION)
-			CHECK(k == T13_BR);
+			CHECK(k == T13_T12);
 	}
 	return 1;
 }
@@ -894,6 +993,402 @@ server_order_picks_the_group(void)
 	return 1;
 }
 
+/*
+ * A TLS 1.2 hello: legacy_version, the suites and compression methods
+ * in hex (with their lengths), then the extensions given in hex, or
+ * none at all (no extensions block) if ext is NULL.
+ */
+static void
+hello12(struct buf *m, unsigned version, const char *suites,
+    const char *comp, const char *ext)
+{
+	static const unsigned char x[32] = { 0x5a };
+	struct buf e = { { 0 }, 0 };
+
+	m->n = 0;
+	puthex(m, "01000000");
+	put16(m, version);
+	put(m, x, 32);
+	puthex(m, "00");			/* no session ID */
+	puthex(m, suites);
+	puthex(m, comp);
+	if (ext != NULL) {
+		puthex(&e, ext);
+		put16(m, e.n);
+		put(m, e.b, e.n);
+	}
+	m->b[2] = (unsigned char)((m->n - 4) >> 8);
+	m->b[3] = (unsigned char)(m->n - 4);
+}
+
+/* The suites of tlsgate's TLS 1.2, ECDSA and RSA. */
+#define SUITES12	"0004c02bc02f"
+
+/* Parse a 1.2 hello with these extensions: the alert, 0 if accepted. */
+static unsigned
+parse12(const char *ext, struct t13_hello *h)
+{
+	struct buf m;
+
+	hello12(&m, 0x0303, SUITES12, "0100", ext);
+	return parse(m.b, m.n, h);
+}
+
+static int
+tls12_hello_without_extensions_is_accepted(void)
+{
+	struct buf m, r;
+	struct t13_hello h;
+	struct t13_peek pk;
+
+	hello12(&m, 0x0303, SUITES12, "0100", NULL);
+	CHECK(parse(m.b, m.n, &h) == 0 && h.why == NULL);
+	CHECK(h.exts == 0 && !h.v12 && !h.v13 && h.host == 0);
+	CHECK(h.suites12 == (T12_SUITE_ECDSA_AES_128_GCM |
+	    T12_SUITE_RSA_AES_128_GCM));
+	records(&r, &m, NULL);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_T12);
+	CHECK(pk.max_version == 0x0303 && !pk.sv);
+	return 1;
+}
+
+/* No supported_versions: legacy_version says 1.2 (RFC 5246 E.1). */
+static int
+tls12_hello_needs_legacy_version_0x0303(void)
+{
+	struct buf m;
+	struct t13_hello h;
+
+	hello12(&m, 0x0302, SUITES12, "0100", NULL);
+	CHECK(parse(m.b, m.n, &h) == VERSION && h.why != NULL);
+	hello12(&m, 0x0302, SUITES12, "0100", "00170000");
+	CHECK(parse(m.b, m.n, &h) == VERSION);
+	hello12(&m, 0x0304, SUITES12, "0100", "00170000");
+	CHECK(parse(m.b, m.n, &h) == 0 && !h.v13);
+	return 1;
+}
+
+/* supported_versions with 1.2 and not 1.3: 1.2, whatever legacy says. */
+static int
+supported_versions_without_13_must_list_12(void)
+{
+	struct buf m;
+	struct t13_hello h;
+
+	hello12(&m, 0x0301, SUITES12, "0100", "002b00050403030302");
+	CHECK(parse(m.b, m.n, &h) == 0 && h.v12 && !h.v13);
+	CHECK(h.exts == T13_EXT_SUPPORTED_VERSIONS);
+	hello12(&m, 0x0303, SUITES12, "0100", "002b00050403020301");
+	CHECK(parse(m.b, m.n, &h) == VERSION && !h.v12);
+	return 1;
+}
+
+static int
+tls12_suites_each_have_their_bit(void)
+{
+	static const struct {
+		const char	*hex;
+		unsigned	 bit;
+	} s12[] = {
+		{ "0002c02b", T12_SUITE_ECDSA_AES_128_GCM },
+		{ "0002c02c", T12_SUITE_ECDSA_AES_256_GCM },
+		{ "0002cca9", T12_SUITE_ECDSA_CHACHA20 },
+		{ "0002c02f", T12_SUITE_RSA_AES_128_GCM },
+		{ "0002c030", T12_SUITE_RSA_AES_256_GCM },
+		{ "0002cca8", T12_SUITE_RSA_CHACHA20 },
+		{ "0004009cc013", 0 },		/* RSA kx, CBC: not ours */
+		{ "00021301", 0 },		/* a 1.3 suite */
+	};
+	struct buf m;
+	struct t13_hello h;
+
+	for (size_t i = 0; i < sizeof(s12) / sizeof(s12[0]); i++) {
+		hello12(&m, 0x0303, s12[i].hex, "0100", NULL);
+		CHECK(parse(m.b, m.n, &h) == 0 && h.suites12 == s12[i].bit);
+		CHECK(h.suites == (i == 7 ? T13_SUITE_AES_128_GCM_SHA256 : 0));
+	}
+	return 1;
+}
+
+/* RFC 5746 3.3: TLS_EMPTY_RENEGOTIATION_INFO_SCSV is noted. */
+static int
+renegotiation_scsv_is_noted(void)
+{
+	struct buf m;
+	struct t13_hello h;
+
+	hello12(&m, 0x0303, "0004c02b00ff", "0100", NULL);
+	CHECK(parse(m.b, m.n, &h) == 0 && h.reneg_scsv && !h.scsv);
+	hello12(&m, 0x0303, SUITES12, "0100", NULL);
+	CHECK(parse(m.b, m.n, &h) == 0 && !h.reneg_scsv);
+	return 1;
+}
+
+/*
+ * RFC 5746 3.2: a first hello's renegotiation_info is empty; one that
+ * is not is noted (the handshake refuses it), a malformed one is
+ * decode_error.
+ */
+static int
+renegotiation_info_not_empty_is_noted(void)
+{
+	struct t13_hello h;
+
+	CHECK(parse12("ff01000100", &h) == 0 && !h.reneg_bad);
+	CHECK(h.exts == T13_EXT_RENEGOTIATION_INFO);
+	CHECK(parse12("ff0100030201ff", &h) == 0 && h.reneg_bad);
+	CHECK(parse12("ff0100020201", &h) == DECODE);
+	CHECK(parse12("ff010000", &h) == DECODE);
+	return 1;
+}
+
+/* RFC 8422 5.1.2: is uncompressed among the point formats? */
+static int
+ec_point_formats_uncompressed_is_noted(void)
+{
+	struct t13_hello h;
+
+	CHECK(parse12("000b0004030102" "00", &h) == 0 && h.ecpf_uncompressed);
+	CHECK(h.exts == T13_EXT_EC_POINT_FORMATS);
+	CHECK(parse12("000b000302" "0102", &h) == 0 && !h.ecpf_uncompressed);
+	CHECK(parse12("000b000100", &h) == DECODE);
+	CHECK(parse12("000b00020200", &h) == DECODE);
+	return 1;
+}
+
+/* A group 1.3 ruled out is fine in 1.2: noted, not refused. */
+static int
+obsolete_group_is_noted_in_tls12(void)
+{
+	struct t13_hello h;
+
+	CHECK(parse12("000a00060004001a0017", &h) == 0 && h.obsolete);
+	CHECK(h.groups == T13_GROUP_SECP256R1);
+	CHECK(parse12("000a00060004001d0017", &h) == 0 && !h.obsolete);
+	CHECK(h.groups == (T13_GROUP_X25519 | T13_GROUP_SECP256R1));
+	return 1;
+}
+
+static int
+pkcs1_and_sha1_sigalgs_have_their_bits(void)
+{
+	struct t13_hello h;
+
+	CHECK(parse12("000d000c000a" "0401050106010201" "0203", &h) == 0);
+	CHECK(h.sigalgs == (T13_SIG_RSA_PKCS1_SHA256 |
+	    T13_SIG_RSA_PKCS1_SHA384 | T13_SIG_RSA_PKCS1_SHA512 |
+	    T13_SIG_RSA_PKCS1_SHA1 | T13_SIG_ECDSA_SHA1));
+	CHECK(parse12("000d00040002" "0403", &h) == 0 &&
+	    h.sigalgs == T13_SIG_ECDSA_SECP256R1_SHA256);
+	return 1;
+}
+
+static int
+tls12_extensions_each_have_their_bit(void)
+{
+	struct t13_hello h;
+
+	CHECK(parse12("00170000", &h) == 0 &&
+	    h.exts == T13_EXT_EXTENDED_MASTER_SECRET);
+	CHECK(parse12("00230000", &h) == 0 && h.exts == T13_EXT_SESSION_TICKET);
+	CHECK(parse12("00230003010203", &h) == 0 &&
+	    h.exts == T13_EXT_SESSION_TICKET);	/* a ticket: not read */
+	CHECK(parse12("ff01000100" "00170000" "00230000" "000b00020100", &h) ==
+	    0);
+	CHECK(h.exts == (T13_EXT_RENEGOTIATION_INFO |
+	    T13_EXT_EXTENDED_MASTER_SECRET | T13_EXT_SESSION_TICKET |
+	    T13_EXT_EC_POINT_FORMATS));
+	/* RFC 7627 5.1: extended_master_secret is empty. */
+	CHECK(parse12("0017000100", &h) == DECODE);
+	CHECK(parse12("00170000" "00170000", &h) == ILLEGAL);
+	return 1;
+}
+
+/* RFC 5246 7.4.1.2: null among the methods; anything else is refused. */
+/* RFC 6066 4: one byte, 1 to 4 (2^9 to 2^12), in either version. */
+static int
+max_fragment_length_is_read(void)
+{
+	struct buf m;
+	struct t13_hello h;
+
+	for (unsigned v = 1; v <= 4; v++) {
+		char ext[16];
+
+		snprintf(ext, sizeof(ext), "000100010%u", v);
+		CHECK(parse12(ext, &h) == 0 && h.mfl == v);
+		CHECK(h.exts == T13_EXT_MAX_FRAGMENT_LENGTH);
+	}
+	CHECK(parse12("00170000", &h) == 0 && h.mfl == 0);
+	CHECK(parse12("0001000100", &h) == ILLEGAL && h.why != NULL);
+	CHECK(parse12("0001000105", &h) == ILLEGAL);
+	CHECK(parse12("000100020102", &h) == DECODE);
+	CHECK(parse12("00010000", &h) == DECODE);
+	hello_hex(&m, BASE "0001000102");
+	CHECK(parse(m.b, m.n, &h) == 0 && h.v13 && h.mfl == 2);
+	return 1;
+}
+
+static int
+tls12_compression_needs_null_among_methods(void)
+{
+	struct buf m;
+	struct t13_hello h;
+
+	hello12(&m, 0x0303, SUITES12, "020100", NULL);
+	CHECK(parse(m.b, m.n, &h) == 0);
+	hello12(&m, 0x0303, SUITES12, "020140", "00170000");
+	CHECK(parse(m.b, m.n, &h) == ILLEGAL);
+	hello12(&m, 0x0303, SUITES12, "0101", NULL);
+	CHECK(parse(m.b, m.n, &h) == ILLEGAL);
+	return 1;
+}
+
+/* RFC 8446 4.1.2: exactly {null}, even with null among others. */
+static int
+tls13_compression_must_be_null_alone(void)
+{
+	struct buf m, e = { { 0 }, 0 };
+	struct t13_hello h;
+
+	puthex(&e, BASE);
+	hello(&m, 0x0303, 32, "020100", &e);
+	CHECK(parse(m.b, m.n, &h) == ILLEGAL);
+	hello(&m, 0x0303, 32, "020001", &e);
+	CHECK(parse(m.b, m.n, &h) == ILLEGAL);
+	hello(&m, 0x0303, 32, "0100", &e);
+	CHECK(parse(m.b, m.n, &h) == 0);
+	return 1;
+}
+
+/*
+ * The rules of server_name and ALPN, on TLS 1.2 hellos (as the old
+ * look at a 1.2 hello for BearSSL had them, now the one parser's).
+ */
+static int
+tls12_alpn_with_http11_is_found(void)
+{
+	struct buf m;
+	struct t13_hello h;
+
+	/* ec_point_formats, ALPN h2 and http/1.1, extended_master_secret */
+	hello12(&m, 0x0303, SUITES12, "0100", "000b000201" "00"
+	    "0010000e000c02683208687474702f312e31" "00170000");
+	CHECK(parse(m.b, m.n, &h) == 0 && h.alpn_http11 && h.alpn_len == 12);
+	CHECK(memcmp(m.b + h.alpn, "\x02h2\x08http/1.1", 12) == 0);
+	return 1;
+}
+
+static int
+tls12_other_alpn_names_are_not_http11(void)
+{
+	struct t13_hello h;
+
+	CHECK(parse12("00100005000302" "6832", &h) == 0 && !h.alpn_http11);
+	/* http/1.0, http/1.11, HTTP/1.1 */
+	CHECK(parse12("0010001e001c" "08687474702f312e30"
+	    "09687474702f312e3131" "08485454502f312e31", &h) == 0);
+	CHECK(!h.alpn_http11 && h.alpn_len == 28);
+	CHECK(parse12("00170000", &h) == 0 && !h.alpn_http11 && h.alpn == 0);
+	return 1;
+}
+
+/* RFC 7301 3.1: a list of non-empty names that fills the extension. */
+static int
+tls12_malformed_alpn_lists_are_decode_error(void)
+{
+	struct t13_hello h;
+
+	CHECK(parse12("0010000e000b02683208687474702f312e31", &h) == DECODE);
+	CHECK(parse12("0010000e000d02683208687474702f312e31", &h) == DECODE);
+	CHECK(parse12("0010000e000c00683208687474702f312e31", &h) == DECODE);
+	CHECK(parse12("001000020000", &h) == DECODE);	/* an empty list */
+	CHECK(parse12("00100000", &h) == DECODE);	/* an empty extension */
+	CHECK(h.why != NULL);
+	return 1;
+}
+
+/* Two ALPN lists: which one would count?  illegal_parameter. */
+static int
+two_alpn_extensions_are_illegal(void)
+{
+	struct t13_hello h;
+
+	CHECK(parse12("0010000b000908687474702f312e31"
+	    "0010000b000908687474702f312e31", &h) == ILLEGAL);
+	return 1;
+}
+
+static int
+tls12_host_name_passes_with_alpn(void)
+{
+	struct buf m;
+	struct t13_hello h;
+
+	/* Web-UI_1.example.com, then ALPN http/1.1 */
+	hello12(&m, 0x0303, SUITES12, "0100", "00000019001700001457"
+	    "65622d55495f312e6578616d706c652e636f6d"
+	    "0010000b000908687474702f312e31");
+	CHECK(parse(m.b, m.n, &h) == 0 && h.alpn_http11);
+	CHECK(h.host_len == 20 &&
+	    memcmp(m.b + h.host, "Web-UI_1.example.com", 20) == 0);
+	/* a.example, and a name of another type after it: skipped */
+	hello12(&m, 0x0303, SUITES12, "0100", "00000017001500000961"
+	    "2e6578616d706c65" "0100066f7061717565");
+	CHECK(parse(m.b, m.n, &h) == 0 && h.host_len == 9);
+	return 1;
+}
+
+/* RFC 6066 3: a list of non-empty names that fills the extension. */
+static int
+tls12_malformed_sni_lists_are_decode_error(void)
+{
+	struct t13_hello h;
+
+	CHECK(parse12("000000020000", &h) == DECODE);	/* no names */
+	CHECK(parse12("0000000500030000" "00", &h) == DECODE); /* empty */
+	CHECK(parse12("00000000", &h) == DECODE);	/* empty extension */
+	/* example.com: the list's length, then the name's, one off */
+	CHECK(parse12("0000001000" "0d00000b6578616d706c652e636f6d", &h) ==
+	    DECODE);
+	CHECK(parse12("0000001000" "0f00000b6578616d706c652e636f6d", &h) ==
+	    DECODE);
+	CHECK(parse12("0000001000" "0e00000c6578616d706c652e636f6d", &h) ==
+	    DECODE);
+	CHECK(parse12("0000001000" "0e00000a6578616d706c652e636f6d", &h) ==
+	    DECODE);
+	CHECK(parse12("0000001000" "0e00000b6578616d706c652e636f6d", &h) == 0);
+	return 1;
+}
+
+/* Letters, digits, '-', '.', '_' only; one host name. */
+static int
+tls12_names_that_are_not_host_names_are_illegal(void)
+{
+	static const char *const bad[] = { "exa mple.com", "a\x07" "b",
+	    "\x1b[31mx", "caf\xc3\xa9.example", "a/b", "a*b", "x:443" };
+	struct buf e, m;
+	struct t13_hello h;
+	size_t k;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		k = strlen(bad[i]);
+		e.n = 0;
+		puthex(&e, "0000");
+		put16(&e, k + 5);
+		put16(&e, k + 3);
+		puthex(&e, "00");
+		put16(&e, k);
+		put(&e, bad[i], k);
+		hello(&m, 0x0303, 0, "0100", &e);
+		CHECK(parse(m.b, m.n, &h) == ILLEGAL && h.why != NULL);
+	}
+	/* a.example, b.example: two host names */
+	CHECK(parse12("0000001a00180000096" "12e6578616d706c65"
+	    "0000096" "22e6578616d706c65", &h) == ILLEGAL);
+	return 1;
+}
+
 static const struct unit_test tests[] = {
 	T(server_order_picks_the_group),
 	T(openssl_hello_is_tls13_and_parsed),
@@ -902,13 +1397,19 @@ static const struct unit_test tests[] = {
 	T(gnutls_hello_has_two_shares),
 	T(p256_first_hello_is_answered_on_p256),
 	T(resumption_hello_gives_psk_offsets),
-	T(tls12_hello_goes_to_bearssl),
+	T(tls12_hello_is_t12_and_parsed),
 	T(fallback_scsv_is_reported),
 	T(hello_over_records_is_joined),
 	T(bytes_after_the_hello_are_left),
-	T(hello_sharing_a_record_or_empty_one_is_unexpected),
-	T(what_is_no_client_hello_goes_to_bearssl),
-	T(hello_larger_than_the_buffer_goes_to_bearssl),
+	T(bytes_after_the_hello_in_its_record_are_unexpected),
+	T(empty_record_in_the_hello_is_unexpected),
+	T(not_a_handshake_record_is_unexpected_message),
+	T(ssl2_hello_is_protocol_version),
+	T(record_version_major_not_3_is_protocol_version),
+	T(record_over_2_14_is_record_overflow),
+	T(not_a_client_hello_is_unexpected_message),
+	T(hello_too_large_for_the_buffer_is_handshake_failure),
+	T(bad_hello_framing_is_decode_error),
 	T(every_truncation_is_refused),
 	T(every_changed_byte_gets_a_clean_answer),
 	T(crafted_hellos_earn_their_alerts),
@@ -917,6 +1418,26 @@ static const struct unit_test tests[] = {
 	T(alpn_names_near_http11_are_not_it),
 	T(host_names_up_to_255_bytes_pass),
 	T(no_usable_share_asks_again_or_fails),
+	T(tls12_hello_without_extensions_is_accepted),
+	T(tls12_hello_needs_legacy_version_0x0303),
+	T(supported_versions_without_13_must_list_12),
+	T(tls12_suites_each_have_their_bit),
+	T(renegotiation_scsv_is_noted),
+	T(renegotiation_info_not_empty_is_noted),
+	T(ec_point_formats_uncompressed_is_noted),
+	T(obsolete_group_is_noted_in_tls12),
+	T(pkcs1_and_sha1_sigalgs_have_their_bits),
+	T(tls12_extensions_each_have_their_bit),
+	T(max_fragment_length_is_read),
+	T(tls12_compression_needs_null_among_methods),
+	T(tls13_compression_must_be_null_alone),
+	T(tls12_alpn_with_http11_is_found),
+	T(tls12_other_alpn_names_are_not_http11),
+	T(tls12_malformed_alpn_lists_are_decode_error),
+	T(two_alpn_extensions_are_illegal),
+	T(tls12_host_name_passes_with_alpn),
+	T(tls12_malformed_sni_lists_are_decode_error),
+	T(tls12_names_that_are_not_host_names_are_illegal),
 };
 
 int
