@@ -13,7 +13,7 @@
  * from the certificate chain a record at a time, whatever the output
  * buffer's size.  The choice of suite, certificate, signature scheme and
  * ALPN is the caller's (eng_ops); the cryptography is t13crypto.c's on
- * BearSSL's primitives, the hello parse hello.c's.
+ * BearSSL's primitives, the hello parse t13hello.c's.
  *
  * Never allocates, never does I/O.  Like BearSSL's engine it decrypts
  * records in place and never touches the input buffer past the record

@@ -1,7 +1,7 @@
 /*
  * t13hello.c - see t13hello.h.  Two walkers: t13_classify() reads the
- * hello through its record headers with a cursor (the bytes must stay
- * as they came, for BearSSL), t13_parse() reads the joined message
+ * hello through its record headers with a cursor (it only looks; the
+ * records are joined afterwards), t13_parse() reads the joined message
  * strictly.  Every length is checked against what encloses it before
  * anything it covers is read.
  */
@@ -266,7 +266,7 @@ static const unsigned short suites12[] = { 0xc02b, 0xc02c, 0xcca9, 0xc02f,
     0xc030, 0xcca8 };
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* server_name's body, the rules of hello.c, and 255 bytes at most. */
+/* server_name's body: host names only, one, 255 bytes at most. */
 static unsigned
 sni(const unsigned char *m, size_t p, size_t end, struct t13_hello *h)
 {

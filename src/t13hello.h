@@ -1,12 +1,16 @@
 /*
- * t13hello.h - a client's first flight, read for TLS 1.3: which engine
- * gets it, and what a TLS 1.3 ClientHello offers.
+ * t13hello.h - a client's first flight: whether it is a whole
+ * ClientHello, and what that hello offers, for TLS 1.2 and 1.3 alike:
+ * the engine's one hello parser.
  *
- * Owns: the version dispatch over the raw records (t13_classify),
- * joining a hello spread over records (t13_defrag), the strict parse of
- * a TLS 1.3 ClientHello into offsets and bitmasks (t13_parse), and the
- * server's choice of key share (t13_choose_group).  Layouts are RFC 8446
- * 4.1.2 and 4.2, RFC 6066 3 (server_name), RFC 7301 3.1 (ALPN).
+ * Owns: the check over the raw records that the hello is whole
+ * (t13_classify), joining a hello spread over records (t13_defrag), the
+ * strict parse of a ClientHello into offsets and bitmasks (t13_parse),
+ * and the server's choice of a TLS 1.3 key share (t13_choose_group).
+ * Layouts are RFC 5246 7.4.1.2, RFC 8446 4.1.2 and 4.2, RFC 6066 3
+ * (server_name) and 4 (max_fragment_length), RFC 7301 3.1 (ALPN), RFC
+ * 8422 5.1 (groups, point formats), RFC 7627 (extended master secret),
+ * RFC 5746 (renegotiation_info).
  *
  * Never: allocates, does I/O, keeps state, reads past len, or copies a
  * field out of the hello.  Only t13_defrag writes, and only inside the
@@ -19,16 +23,15 @@
  *
  *	switch (t13_classify(buf, len, cap, &pk))
  *	  T13_NEED_MORE: read more, call again
- *	  T13_BR: replay buf[0..len) into BearSSL; first, if pk.scsv and
- *	    pk.max_version < 0x0304 and the service allows 1.3, send the
- *	    alert inappropriate_fallback (86) instead (RFC 7507 3)
  *	  T13_ALERT: send pk.alert, close
- *	  T13_T13: n = t13_defrag(buf, pk.end);
+ *	  T13_T12, T13_T13: n = t13_defrag(buf, pk.end);
  *	    alert = t13_parse(buf + 5, n, &h);  the hello is buf[5..5+n)
  *	    bytes buf[pk.end..len) are the next records (CCS, early data)
  *
  * Alerts are RFC 8446 6.2 codes.  What the parser enforces, from the
- * hello alone (RFC 8446 4.1.2, 4.2, 9.2):
+ * hello alone, in a hello that offers TLS 1.3 (RFC 8446 4.1.2, 4.2,
+ * 9.2); a TLS 1.2 hello is held to framing, compression (null among
+ * them), the extensions' own formats and the version rules only:
  *  - decode_error: framing and vector lengths;
  *  - illegal_parameter: legacy_compression_methods other than {0}, an
  *    extension tlsgate reads seen twice, pre_shared_key not last, a key
@@ -74,15 +77,15 @@ struct t13_peek {
 
 /*
  * Look at buf[0..len), a connection's first bytes, read into a buffer of
- * cap bytes.  The hello must come in whole handshake records (type 22,
- * version 3.x, at most 2^14 bytes): anything else is T13_BR, and so is a
- * hello that does not fit in cap (a 1.2 client keeps today's behaviour;
- * a 1.3 one gets 1.2 from BearSSL with the downgrade sentinel and stops,
- * as it would with a 1.2-only server).  A framing error in the hello is
- * T13_BR too: BearSSL answers it as it does today.  T13_T13 needs
- * supported_versions to offer 0x0304; its records end at pk->end.  Such
- * a hello followed by other bytes in its last record, or carried in an
- * empty record, is T13_ALERT unexpected_message (RFC 8446 5.1).
+ * cap bytes.  The hello must come in whole, non-empty handshake records
+ * (type 22, version 3.x, at most 2^14 bytes), with nothing after it in
+ * its last record.  Anything else is T13_ALERT: unexpected_message for
+ * another record type or message, an empty record or bytes after the
+ * hello (RFC 5246 6.2.1, RFC 8446 5.1); protocol_version for an SSL 2.0
+ * hello or another major version; record_overflow; decode_error for bad
+ * framing; handshake_failure for a hello that does not fit in cap.
+ * T13_T13 when supported_versions offers 0x0304, else T13_T12; the
+ * hello's records end at pk->end.
  */
 int	t13_classify(const unsigned char *buf, size_t len, size_t cap,
 	    struct t13_peek *pk);
@@ -190,11 +193,11 @@ struct t13_hello {
 };
 
 /*
- * Parse m[0..len), one whole handshake message, strictly, as a TLS 1.3
- * server must (see the top of this file for what is checked here).
- * Returns 0, or the fatal alert it earns with h->why set; a hello whose
- * supported_versions lacks 0x0304 is protocol_version (t13_classify
- * never hands one over).  h is filled as far as the parse went.
+ * Parse m[0..len), one whole handshake message, strictly (see the top
+ * of this file for what is checked here).  Returns 0, or the fatal
+ * alert it earns with h->why set; h->v13 says whether it offers TLS 1.3,
+ * and a hello that offers neither 1.3 nor 1.2 is protocol_version.  h
+ * is filled as far as the parse went.
  */
 unsigned t13_parse(const unsigned char *m, size_t len, struct t13_hello *h);
 

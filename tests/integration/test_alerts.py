@@ -83,8 +83,7 @@ class Alerts(GateTest):
                           DECODE_ERROR)
 
     def test_malformed_alpn_list_gets_decode_error(self):
-        # RFC 7301 3.1: a list and its names are never empty.  BearSSL
-        # alone would ignore these; tlsgate looks first (src/hello.c).
+        # RFC 7301 3.1: a list and its names are never empty.
         for body in (b"", u16(0), u16(1) + b"\x00",
                      u16(10) + vec8(b"http/1.1"), u16(9) + b"\x09http/1.1"):
             exts = hello_extensions() + u16(16) + vec16(body)
