@@ -529,7 +529,7 @@ port_read_file(const char *path, void *buf, size_t cap, const char **why)
 	return (long)len;
 }
 
-void
+int
 port_log_write(int level, const char *line, size_t len)
 {
 	(void)level;
@@ -539,4 +539,5 @@ port_log_write(int level, const char *line, size_t len)
 	fake_last_log[len] = '\0';
 	if (fake_verbose)
 		fprintf(stderr, "%s\n", fake_last_log);
+	return 0;
 }
