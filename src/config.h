@@ -15,6 +15,7 @@
 #include "certname.h"
 #include "defaults.h"
 #include "port.h"
+#include "proxyin.h"
 
 #define CONFIG_PATH_MAX	256
 #define CONFIG_NAME_MAX	32
@@ -64,6 +65,9 @@ struct service {
 	struct config_list groups;	/* TLS group (curve) IDs, our order */
 	unsigned	mode;		/* MODE_* */
 	unsigned	proxy;		/* PROXY_* (tcp mode) */
+	/* Sources whose connections begin with a PROXY header. */
+	struct proxyin_net proxy_from[TLSGATE_MAX_PROXY_FROM];
+	unsigned	nproxy_from;
 	unsigned	handshake_ms, head_ms, connect_ms, idle_ms;
 	unsigned	xff, xfproto, xfport;	/* add X-Forwarded-* */
 	unsigned	max_per_source;	/* 0: no limit */
@@ -124,6 +128,9 @@ size_t	config_static_bytes(void);
  * after it (TLS 1.0 and 1.1 have no other).
  */
 void	config_suites(const struct service *, struct config_list *);
+/* Is this a proxy_from source of the service (its connections begin
+ * with a PROXY header)? */
+int	config_proxy_trusted(const struct service *, const struct port_addr *);
 /* Print every resolved value as "key = value" lines through put(). */
 void	config_print(const struct config *, int (*put)(const char *));
 
