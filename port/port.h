@@ -41,6 +41,9 @@ int	port_addr_is_v6(const struct port_addr *);
 size_t	port_addr_raw(const struct port_addr *, uint8_t out[16]);
 /* Same IP address (ports ignored)? */
 int	port_addr_same_ip(const struct port_addr *, const struct port_addr *);
+/* An IPv4 (iplen 4) or IPv6 (16) address in network order and a port. */
+void	port_addr_make(struct port_addr *, const uint8_t *ip, size_t iplen,
+	    unsigned port);
 
 /*
  * Listen on addr; with shared, as one of several sockets on the same

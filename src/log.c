@@ -33,6 +33,7 @@ static const struct {
 	F(http_errors), F(evicted), F(refused),
 	F(redirects), F(acme_forwarded), F(tls13), F(hrr), F(tickets),
 	F(bytes_in), F(bytes_out), F(log_dropped),
+	F(proxy_in), F(proxy_local), F(proxy_errors),
 	F(cert_days),
 };
 

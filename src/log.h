@@ -44,6 +44,8 @@ struct stats {
 	unsigned long long	tls13, hrr, tickets;	/* TLS 1.3 handshakes */
 	unsigned long long	bytes_in, bytes_out;
 	unsigned long long	log_dropped;	/* the sink could not take */
+	/* PROXY headers read (proxy_from), of them LOCAL, and refused. */
+	unsigned long long	proxy_in, proxy_local, proxy_errors;
 	unsigned long long	cert_days;	/* the soonest to expire: left */
 };
 extern struct stats stats;

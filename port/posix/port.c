@@ -143,6 +143,27 @@ port_addr_raw(const struct port_addr *a, uint8_t out[16])
 	return 4;
 }
 
+void
+port_addr_make(struct port_addr *a, const uint8_t *ip, size_t iplen,
+    unsigned port)
+{
+	struct sockaddr_in *v4 = (void *)a->raw;
+	struct sockaddr_in6 *v6 = (void *)a->raw;
+
+	memset(a, 0, sizeof(*a));
+	if (iplen == 16) {
+		v6->sin6_family = AF_INET6;
+		v6->sin6_port = htons((uint16_t)port);
+		memcpy(&v6->sin6_addr, ip, 16);
+		a->len = sizeof(*v6);
+	} else {
+		v4->sin_family = AF_INET;
+		v4->sin_port = htons((uint16_t)port);
+		memcpy(&v4->sin_addr, ip, 4);
+		a->len = sizeof(*v4);
+	}
+}
+
 int
 port_addr_same_ip(const struct port_addr *a, const struct port_addr *b)
 {

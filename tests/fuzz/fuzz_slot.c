@@ -6,7 +6,9 @@
  * peer: up to NCONN TLS clients (real BearSSL client engines that trust
  * the server's known key, as a benchmark tool would) and their backends.
  * The input is a program:
- *   byte 0: mode, PROXY version, X-Forwarded-* flags;
+ *   byte 0: mode, PROXY version, X-Forwarded-* flags, and whether the
+ *           peers are a balancer (proxy_from) that sends a v1 or v2
+ *           header naming one of two clients before each hello;
  *   byte 1: slots (1-4), client suite, IPv6 peers, the backend pool
  *           (off or 2), per-source limit;
  *   then operations: one byte (op = b & 15, conn = b >> 4 & 3, v = b >> 6)
@@ -26,8 +28,9 @@
  *    soon be quiet: no ready descriptor, no I/O call, no deadline passed;
  * and for each connection when it ends:
  *  - at most one backend connection per client connection;
- *  - tcp mode: the backend got the PROXY header (if on), then a prefix of
- *    the client's plaintext;
+ *  - tcp mode: the backend got the PROXY header (if on) naming the client
+ *    (the balancer's header's, if any), then a prefix of the client's
+ *    plaintext;
  *  - http mode: the backend got heads that http_parse_head() accepts,
  *    each carrying exactly the X-Forwarded-* lines configured, each with
  *    the body its framing says (the last one may be cut short), nothing
@@ -114,6 +117,8 @@ static br_x509_knownkey_context known;
 static br_ssl_session_parameters saved;
 static br_ssl_session_parameters boot_session;
 static int have_saved, client_suite, peer_v6;
+/* 0: clients connect directly; 1, 2: through a balancer, PROXY v1, v2. */
+static int balancer;
 static unsigned seq, seq_base;	/* clients opened (seeds) */
 
 static const char *const requests[4] = {
@@ -452,6 +457,30 @@ addresses(int c, struct port_addr *peer, struct port_addr *local)
 	check(port_addr_parse(local, l, strlen(l), &why) == 0);
 }
 
+static size_t proxy_expected(const struct port_addr *,
+	    const struct port_addr *, unsigned, unsigned char *, size_t);
+
+/*
+ * The balancer's header for client c & 1 (its v4 or v6 address, as the
+ * peers'): returns its length; *peer and *local become its addresses.
+ */
+static size_t
+balancer_header(int c, unsigned char *out, size_t cap, struct port_addr *peer,
+    struct port_addr *local)
+{
+	static const char *const ip[2][3] = {
+		{ "192.0.2.10:2000", "192.0.2.11:2001", "198.51.100.1:443" },
+		{ "[2001:db8::10]:2000", "[2001:db8::11]:2001",
+		    "[2001:db8::1]:443" },
+	};
+	const char *why, *p = ip[peer_v6][c & 1], *l = ip[peer_v6][2];
+
+	check(port_addr_parse(peer, p, strlen(p), &why) == 0);
+	check(port_addr_parse(local, l, strlen(l), &why) == 0);
+	return proxy_expected(peer, local, balancer == 1 ? PROXY_V1 : PROXY_V2,
+	    out, cap);
+}
+
 /* loop.c's accept: evict the slowest waiter when full, per-source limit. */
 static void
 accept_client(int c, int resume)
@@ -475,7 +504,7 @@ accept_client(int c, int resume)
 	fd = fake_socket(0, -1);
 	if (fd < 0)
 		return;
-	if (sv->max_per_source > 0 &&
+	if (sv->max_per_source > 0 && !config_proxy_trusted(sv, &peer) &&
 	    slot_count_peer(&peer) >= sv->max_per_source) {
 		port_close(fd, 1);
 		return;
@@ -493,24 +522,31 @@ accept_client(int c, int resume)
 	br_hmac_drbg_init(&s->tls.sc.eng.rng, &br_sha256_vtable, seed,
 	    sizeof(seed));
 	client_open(k, fd, resume);
+	if (balancer) {
+		unsigned char hdr[128];
+
+		check(fake_push(fd, hdr, balancer_header(c, hdr, sizeof(hdr),
+		    &peer, &local)) > 0);
+	}
 	k->peer = peer;
 	k->local = local;
 }
 
-/* What a PROXY header for this connection must be. */
+/* The PROXY header (version: PROXY_V1, V2) naming these addresses. */
 static size_t
-proxy_expected(const struct conn *k, unsigned char *out, size_t cap)
+proxy_expected(const struct port_addr *peer, const struct port_addr *local,
+    unsigned version, unsigned char *out, size_t cap)
 {
 	static const unsigned char sig[12] = "\r\n\r\n\0\r\nQUIT\n";
-	unsigned sp = port_addr_port(&k->peer), dp = port_addr_port(&k->local);
+	unsigned sp = port_addr_port(peer), dp = port_addr_port(local);
 	uint8_t a[16], b[16];
-	size_t al = port_addr_raw(&k->peer, a);
+	size_t al = port_addr_raw(peer, a);
 	char ia[64], ib[64];
 
-	(void)port_addr_raw(&k->local, b);
-	if (sv->proxy == PROXY_V1) {
-		port_addr_ip(&k->peer, ia, sizeof(ia));
-		port_addr_ip(&k->local, ib, sizeof(ib));
+	(void)port_addr_raw(local, b);
+	if (version == PROXY_V1) {
+		port_addr_ip(peer, ia, sizeof(ia));
+		port_addr_ip(local, ib, sizeof(ib));
 		return (size_t)snprintf((char *)out, cap, "PROXY %s %s %s %u %u\r\n",
 		    al == 4 ? "TCP4" : "TCP6", ia, ib, sp, dp);
 	}
@@ -631,7 +667,8 @@ check_streams(const struct conn *k)
 		check_http_stream(w, n);
 		return;
 	}
-	h = sv->proxy == PROXY_OFF ? 0 : proxy_expected(k, hdr, sizeof(hdr));
+	h = sv->proxy == PROXY_OFF ? 0 : proxy_expected(&k->peer, &k->local,
+	    sv->proxy, hdr, sizeof(hdr));
 	check(memcmp(w, hdr, n < h ? n : h) == 0);
 	if (n <= h)
 		return;
@@ -658,6 +695,15 @@ setup(struct input *in)
 	sv->xff = a >> 3 & 1;
 	sv->xfproto = a >> 4 & 1;
 	sv->xfport = a >> 5 & 1;
+	balancer = (int)(a >> 6 & 3) % 3;
+	sv->nproxy_from = 0;
+	if (balancer) {
+		const char *net = "127.0.0.0/8 ::/0";
+
+		check(proxyin_net_parse(&sv->proxy_from[0], net, 11) == NULL);
+		check(proxyin_net_parse(&sv->proxy_from[1], net + 12, 4) == NULL);
+		sv->nproxy_from = 2;
+	}
 	cfg.slots = 1 + (b & 3);
 	client_suite = (int)(b >> 2 & 3);
 	peer_v6 = (int)(b >> 4 & 1);
