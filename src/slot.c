@@ -788,19 +788,20 @@ http_error(struct slot *s, int status, const char *why)
 
 /*
  * The client closed before its hello was whole.  Behind a balancer,
- * its health check (LOCAL, then nothing) is no error, and a header cut
- * short is one.
+ * its health check (LOCAL, then EOF or, as haproxy's, a reset) is no
+ * error, and a header cut short is one.
  */
-static const char *
+static void
 handshake_eof(struct slot *s)
 {
-	if ((s->flags & SLOT_F_LOCAL) && s->ra_len == 0)
-		return "proxy-local";
-	if ((s->flags & SLOT_F_PROXY) && s->ra_len > 0) {
+	if ((s->flags & SLOT_F_LOCAL) && tls_peeking(&s->tls) &&
+	    s->ra_len == 0)
+		s->outcome = "proxy-local";
+	else if ((s->flags & SLOT_F_PROXY) && s->ra_len > 0) {
 		stats.proxy_errors++;
-		return proxyin_strerror(PROXYIN_MORE);
-	}
-	return "client-eof-in-handshake";
+		set_outcome(s, proxyin_strerror(PROXYIN_MORE));
+	} else
+		set_outcome(s, "client-eof-in-handshake");
 }
 
 /* Run the slot after an event, until it must wait again. */
@@ -830,7 +831,7 @@ step(struct slot *s)
 			if (st & (BR_SSL_SENDAPP | BR_SSL_RECVAPP))
 				handshake_done(s);
 			else if (s->flags & SLOT_F_CEOF) {
-				set_outcome(s, handshake_eof(s));
+				handshake_eof(s);
 				slot_close(s, 0);
 				return;
 			}

@@ -168,10 +168,15 @@ class ProxyIn(GateTest):
 
     def test_local_is_the_balancer_itself_and_no_error(self):
         g, blog, st = self.http_gate(proxy_from="127.0.0.1")
-        # A health check: LOCAL, then the balancer closes.
-        for _ in range(3):
+        # A health check: LOCAL, then the balancer closes, or resets as
+        # haproxy's checks do.
+        for rst in (0, 1, 1):
             s = raw(g.port)
             s.sendall(v2_local())
+            if rst:
+                time.sleep(0.1)
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                             struct.pack("ii", 1, 0))
             s.close()
         # A LOCAL connection that goes on to speak TLS is served as the
         # balancer's own.
