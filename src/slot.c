@@ -249,9 +249,11 @@ set_outcome(struct slot *s, const char *why)
 }
 
 /*
- * Stop relaying: queue close_notify and give it LINGER_MS to go out.
- * The backend is let go at once: after close_notify no more plaintext
- * can flow either way in TLS 1.2.
+ * Stop relaying: queue close_notify after what is still to go out.
+ * That goes at the client's pace, as any byte does (idle_timeout); from
+ * our FIN on, the client has LINGER_MS to close (step()).  The backend
+ * is let go at once: after close_notify no more plaintext can flow
+ * either way in TLS 1.2.
  */
 static void
 start_closing(struct slot *s, const char *why)
@@ -266,7 +268,7 @@ start_closing(struct slot *s, const char *why)
 	backend_release(s, 0);
 	tls_close(&s->tls);
 	s->state = SLOT_CLOSING;
-	s->deadline = slot_now + LINGER_MS;
+	s->deadline = slot_now + s->svc->idle_ms;
 }
 
 /*
@@ -884,6 +886,7 @@ step(struct slot *s)
 			if (!(s->flags & SLOT_F_CSHUT)) {
 				port_shutdown_wr(s->cfd);
 				s->flags |= SLOT_F_CSHUT;
+				s->deadline = slot_now + LINGER_MS;
 			}
 			break;
 		default:
@@ -975,11 +978,19 @@ slot_expire(struct slot *s)
 		if (fwd_head_since(&s->fwd) != UINT64_MAX &&
 		    slot_now >= fwd_head_since(&s->fwd) + s->svc->head_ms)
 			http_error(s, 408, "head-timeout");
-		else
+		else {
 			start_closing(s, "idle-timeout");
+			/* It took nothing for idle_timeout: no more now. */
+			s->deadline = slot_now + LINGER_MS;
+		}
 		break;
 	case SLOT_CLOSING:
-		slot_close(s, 1);
+		/*
+		 * After our FIN, no reset: the kernel may still hold the
+		 * end of a response (a slow reader, a balancer between),
+		 * which a reset would throw away.
+		 */
+		slot_close(s, !(s->flags & SLOT_F_CSHUT));
 		return;
 	case SLOT_LINGER:
 		slot_close(s, 0);

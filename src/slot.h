@@ -8,7 +8,8 @@
  *
  *   RELAY --backend EOF, error page, idle timeout, drain--> CLOSING
  *   CONNECT --refused, timed out (http: after a 502/504)--> CLOSING
- *   CLOSING --close_notify out, client EOF--> FREE (reset at 2 s)
+ *   CLOSING --close_notify out, client EOF--> FREE (2 s after our FIN:
+ *     closed without a reset; close_notify not out in idle_timeout: reset)
  *   HANDSHAKE, RELAY --client EOF, nothing owed--> FREE
  *   HANDSHAKE --timeout--> FREE (reset)
  *   HANDSHAKE, from a proxy_from source: its PROXY header is read first,
