@@ -133,7 +133,7 @@ parse_v6(const char *s, size_t len, uint8_t out[16])
 		return -1;
 	memset(out, 0, 16);
 	for (int k = 0; k < nw; k++) {
-		int at = gap < 0 || k < gap ? k : 8 - nw + k;
+		size_t at = (size_t)(gap < 0 || k < gap ? k : 8 - nw + k);
 
 		out[2 * at] = (uint8_t)(w[k] >> 8);
 		out[2 * at + 1] = (uint8_t)w[k];
@@ -345,6 +345,13 @@ proxyin_trusted(const struct proxyin_net *nets, unsigned n,
 	return 0;
 }
 
+/* The i-th 16-bit group of an IPv6 address. */
+static unsigned
+group(const uint8_t *ip, int i)
+{
+	return (unsigned)ip[2 * (size_t)i] << 8 | ip[2 * (size_t)i + 1];
+}
+
 void
 proxyin_net_str(const struct proxyin_net *p, char *buf, size_t cap)
 {
@@ -356,8 +363,7 @@ proxyin_net_str(const struct proxyin_net *p, char *buf, size_t cap)
 	else {
 		/* RFC 5952: the longest run of two or more zero groups. */
 		for (int i = 0; i < 8; i++) {
-			run = p->ip[2 * i] == 0 && p->ip[2 * i + 1] == 0 ?
-			    run + 1 : 0;
+			run = group(p->ip, i) == 0 ? run + 1 : 0;
 			if (run > blen) {
 				blen = run;
 				best = i - run + 1;
@@ -370,7 +376,7 @@ proxyin_net_str(const struct proxyin_net *p, char *buf, size_t cap)
 				continue;
 			}
 			n += snprintf(buf + n, cap - (size_t)n, "%x%s",
-			    (unsigned)p->ip[2 * i] << 8 | p->ip[2 * i + 1],
+			    group(p->ip, i),
 			    i < 7 && i + 1 != best ? ":" : "");
 		}
 	}
