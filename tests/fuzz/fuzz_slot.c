@@ -8,7 +8,9 @@
  * The input is a program:
  *   byte 0: mode, PROXY version, X-Forwarded-* flags, and whether the
  *           peers are a balancer (proxy_from) that sends a v1 or v2
- *           header naming one of two clients before each hello;
+ *           header naming one of two clients before each hello, or one
+ *           with a bit flipped (which src/proxyin.c, as the oracle,
+ *           says is refused or names whom);
  *   byte 1: slots (1-4), client suite, IPv6 peers, the backend pool
  *           (off or 2), per-source limit;
  *   then operations: one byte (op = b & 15, conn = b >> 4 & 3, v = b >> 6)
@@ -117,7 +119,10 @@ static br_x509_knownkey_context known;
 static br_ssl_session_parameters saved;
 static br_ssl_session_parameters boot_session;
 static int have_saved, client_suite, peer_v6;
-/* 0: clients connect directly; 1, 2: through a balancer, PROXY v1, v2. */
+/*
+ * 0: clients connect directly; 1, 2: through a balancer, PROXY v1, v2;
+ * 3: either, one bit of each header flipped.
+ */
 static int balancer;
 static unsigned seq, seq_base;	/* clients opened (seeds) */
 
@@ -477,8 +482,8 @@ balancer_header(int c, unsigned char *out, size_t cap, struct port_addr *peer,
 
 	check(port_addr_parse(peer, p, strlen(p), &why) == 0);
 	check(port_addr_parse(local, l, strlen(l), &why) == 0);
-	return proxy_expected(peer, local, balancer == 1 ? PROXY_V1 : PROXY_V2,
-	    out, cap);
+	return proxy_expected(peer, local, balancer == 1 ||
+	    (balancer == 3 && (seq & 1)) ? PROXY_V1 : PROXY_V2, out, cap);
 }
 
 /* loop.c's accept: evict the slowest waiter when full, per-source limit. */
@@ -523,10 +528,24 @@ accept_client(int c, int resume)
 	    sizeof(seed));
 	client_open(k, fd, resume);
 	if (balancer) {
+		struct port_addr lb = peer, lbl = local;
+		struct proxyin_hdr h;
 		unsigned char hdr[128];
+		size_t n = balancer_header(c, hdr, sizeof(hdr), &peer, &local);
 
-		check(fake_push(fd, hdr, balancer_header(c, hdr, sizeof(hdr),
-		    &peer, &local)) > 0);
+		if (balancer == 3) {
+			hdr[seq * 7 % n] ^= (unsigned char)(1u << seq % 8);
+			/* Whom tlsgate will take the client for, if anyone. */
+			if (proxyin_parse(hdr, n, &h) == PROXYIN_OK &&
+			    h.alen != 0) {
+				port_addr_make(&peer, h.src, h.alen, h.sport);
+				port_addr_make(&local, h.dst, h.alen, h.dport);
+			} else {
+				peer = lb;
+				local = lbl;
+			}
+		}
+		check(fake_push(fd, hdr, n) > 0);
 	}
 	k->peer = peer;
 	k->local = local;
@@ -695,7 +714,7 @@ setup(struct input *in)
 	sv->xff = a >> 3 & 1;
 	sv->xfproto = a >> 4 & 1;
 	sv->xfport = a >> 5 & 1;
-	balancer = (int)(a >> 6 & 3) % 3;
+	balancer = (int)(a >> 6 & 3);
 	sv->nproxy_from = 0;
 	if (balancer) {
 		const char *net = "127.0.0.0/8 ::/0";

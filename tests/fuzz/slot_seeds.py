@@ -205,6 +205,9 @@ SEEDS = {
                                        per_source=1) + HS + accept(2, 1) +
     accept(1, 1) + settle() + send(b'GET / HTTP/1.1\r\nHost: a\r\n\r\n',
                                     1) + settle(),
+    'tcp_balancer_flipped': config(proxy=1, balancer=3, slots=4) + HS +
+    accept(1, 1) + accept(2, 1) + accept(3, 1) + settle() + send(b'x', 1) +
+    settle(),
     't13_curl': config(TCP) + accept(full=1) + raw_hello('curl') + settle() +
     clock(40) + turn() + settle(),
 }
