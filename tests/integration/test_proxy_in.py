@@ -304,6 +304,57 @@ class ProxyIn(GateTest):
         self.assertEqual((p["src"], p["sport"], p["dst"], p["dport"]),
                          ("192.0.2.7", 40001, "198.51.100.1", 443))
 
+    def test_redirect_port_reads_the_header_too(self):
+        blog = os.path.join(self.tmp, "backend.log")
+        b = self.backend("http", log=blog)
+        rport = free_port()
+        g = self.gate(b, proxy_from="127.0.0.1", acme_passthrough="on",
+                      redirect="%s:%d" % (LOOPBACK, rport),
+                      handshake_timeout="500ms", head_timeout="500ms")
+
+        def ask(head, req):
+            s = raw(rport)
+            s.sendall(head + req)
+            s.shutdown(socket.SHUT_WR)
+            got = b""
+            while True:
+                d = s.recv(4096)
+                if not d:
+                    break
+                got += d
+            s.close()
+            return got
+
+        # No Host: the Location's host is where the client connected.
+        got = ask(v2("192.0.2.7", "198.51.100.1", 40001, 80),
+                  b"GET /x HTTP/1.0\r\n\r\n")
+        self.assertTrue(got.startswith(b"HTTP/1.1 308"), got)
+        self.assertIn(b"Location: https://198.51.100.1:%d/x\r\n" % g.port,
+                      got)
+        # An ACME challenge goes to the backend with the client's address.
+        got = ask(v1("192.0.2.8", "198.51.100.1", 40002, 80),
+                  b"GET /.well-known/acme-challenge/t HTTP/1.1\r\n"
+                  b"Host: a\r\n\r\n")
+        self.assertTrue(got.startswith(b"HTTP/1.1 404"), got)
+        self.assertEqual(self.xff(blog), [("192.0.2.8", None)])
+        # A request without a header, and a health check.
+        got = ask(b"", b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+        self.assertNotIn(b"HTTP/1.1", got)
+        s = raw(rport)
+        s.sendall(v2_local())
+        s.close()
+        lines = g.wait_log(r"^tlsgate: info: plain id=.*$", count=4)
+        plain = [dict(kv.split("=", 1) for kv in m.group(0).split()[2:]
+                      if "=" in kv) for m in lines]
+        self.assertEqual([(c["peer"], c["outcome"]) for c in plain], [
+            ("192.0.2.7:40001", "redirect"), ("192.0.2.8:40002", "acme"),
+            ("127.0.0.1:%s" % plain[2]["via"].rsplit(":", 1)[1],
+             "proxy-missing"),
+            ("127.0.0.1:%s" % plain[3]["via"].rsplit(":", 1)[1],
+             "proxy-local")])
+        for c in plain:
+            self.assertRegex(c["via"], r"^127\.0\.0\.1:\d+$")
+
     def test_check_prints_the_prefixes_and_refuses_bad_ones(self):
         c = certs()
         conf = os.path.join(self.tmp, "t.conf")
