@@ -96,7 +96,7 @@ accept_some(const struct service *svc, const struct listener *l)
 			break;
 		}
 		/* A balancer is not limited: its clients are, once its
-		 * PROXY header names them (slot.c). */
+		 * PROXY header names them (slot.c, plain.c). */
 		if (svc->max_per_source > 0 &&
 		    !config_proxy_trusted(svc, &peer) && slot_count_peer(&peer) +
 		    plain_count_peer(&peer) >= svc->max_per_source) {
