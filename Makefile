@@ -30,7 +30,7 @@ SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c src/slot.c \
 	  src/forward.c src/pool.c src/http.c src/loop.c src/log.c \
 	  src/der.c src/certgen.c src/plain.c src/t13crypto.c \
 	  src/t13hello.c src/cache.c src/rec.c src/hs12.c src/hs13.c \
-	  src/tlswire.c src/ecdsa.c
+	  src/tlswire.c src/ecdsa.c src/proxyin.c
 PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)
 
@@ -61,7 +61,7 @@ build/alloc-selftest: tests/alloc/selftest.c
 	$(CC) -O0 -o $@ tests/alloc/selftest.c
 
 # Unit tests of the pure modules, plain and under the sanitizers.
-UNITS	= http der t13hello cache
+UNITS	= http der t13hello cache proxyin
 build/unit/test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/%.h
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(CPPFLAGS) -o $@ $< src/$*.c
@@ -230,10 +230,10 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC	?= clang
 FUZZ_FLAGS = -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined \
 	$(CPPFLAGS)
-FUZZERS	= config der http slot t13hello t13rec t13cert hs12
+FUZZERS	= config der http proxyin slot t13hello t13rec t13cert hs12
 
 build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/config.c src/certname.c \
-	    port/posix/port.c
+	    src/proxyin.c port/posix/port.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 
@@ -251,10 +251,15 @@ build/fuzz/fuzz_http: tests/fuzz/fuzz_http.c src/http.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 
+build/fuzz/fuzz_proxyin: tests/fuzz/fuzz_proxyin.c src/proxyin.c src/proxyin.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(filter %.c,$^)
+
 build/fuzz/fuzz_slot: tests/fuzz/fuzz_slot.c tests/fuzz/fakeport.c \
 	    src/slot.c src/forward.c src/http.c src/tls.c src/cred.c src/config.c \
 	    src/pool.c src/cache.c $(ENG_SRC) \
-	    src/log.c src/certname.c src/*.h port/port.h $(CONF)/defaults.h \
+	    src/log.c src/certname.c src/proxyin.c src/plain.c src/*.h \
+	    port/port.h $(CONF)/defaults.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ \

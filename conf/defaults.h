@@ -23,6 +23,7 @@
 #define TLSGATE_MAX_SVC_CERTS	4	/* certificates (SNI) of one service */
 #define TLSGATE_MAX_CREDS	16	/* certificate+key pairs in all */
 #define TLSGATE_MAX_ANCHORS	16	/* client-auth CA certificates in all */
+#define TLSGATE_MAX_PROXY_FROM	16	/* proxy_from prefixes of one service */
 #define TLSGATE_MAX_FILE	65536	/* bytes of a config or PEM file */
 #define TLSGATE_HEAD_MAX	8192	/* bytes of an HTTP request head (http mode) */
 /*
@@ -80,6 +81,7 @@
 	"groups = x25519 secp256r1 secp384r1 secp521r1\n" \
 	"mode = http\n" \
 	"proxy_protocol = off\n" \
+	"proxy_from = none\n"		/* balancers that send PROXY headers */ \
 	"handshake_timeout = 10s\n"	/* absolute, from accept */ \
 	"head_timeout = 10s\n"		/* absolute, from its first byte */ \
 	"connect_timeout = 5s\n" \

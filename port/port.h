@@ -41,6 +41,9 @@ int	port_addr_is_v6(const struct port_addr *);
 size_t	port_addr_raw(const struct port_addr *, uint8_t out[16]);
 /* Same IP address (ports ignored)? */
 int	port_addr_same_ip(const struct port_addr *, const struct port_addr *);
+/* An IPv4 (iplen 4) or IPv6 (16) address in network order and a port. */
+void	port_addr_make(struct port_addr *, const uint8_t *ip, size_t iplen,
+	    unsigned port);
 
 /*
  * Listen on addr; with shared, as one of several sockets on the same
@@ -126,10 +129,12 @@ unsigned port_signals(void);
 /*
  * Write one complete log line (the caller adds no newline nor the
  * program's name): to stderr, or to syslog once port_syslog_open()
- * succeeded.  level: 0 error,
- * 1 warning, 2 info, 3 debug.
+ * succeeded.  level: 0 error, 1 warning, 2 info, 3 debug.  Never
+ * blocks: a line that the sink cannot take at once (a full syslog
+ * socket and then stderr, a pipe or terminal whose reader has stopped)
+ * is dropped.  Returns 0, or -1 if the line was dropped.
  */
-void	port_log_write(int level, const char *line, size_t len);
+int	port_log_write(int level, const char *line, size_t len);
 /*
  * Send log lines to the syslog socket at path (a datagram socket, e.g.
  * /dev/log) with this facility code (LOG_DAEMON is 3).  Connects now,

@@ -20,7 +20,7 @@
 #include "log.h"
 
 enum kind { K_ADDR, K_PATH, K_NAME, K_UINT, K_MS, K_TLS, K_ENUM, K_LISTEN,
-	K_REDIRECT, K_CERT, K_KEY, K_NAMES, K_LIST };
+	K_REDIRECT, K_CERT, K_KEY, K_NAMES, K_LIST, K_NETS };
 enum scope { GLOBAL, SERVICE };
 
 struct key {
@@ -122,6 +122,7 @@ static const struct key keys[] = {
 	{ "groups",		K_LIST,	S(groups), 0, 0, config_group_names },
 	{ "mode",		K_ENUM,	S(mode), 0, 0, modes },
 	{ "proxy_protocol",	K_ENUM,	S(proxy), 0, 0, proxies },
+	{ "proxy_from",		K_NETS,	S(proxy_from), 0, 0, NULL },
 	{ "handshake_timeout",	K_MS,	S(handshake_ms), 100, H, NULL },
 	{ "head_timeout",	K_MS,	S(head_ms), 100, H, NULL },
 	{ "connect_timeout",	K_MS,	S(connect_ms), 100, H, NULL },
@@ -246,6 +247,42 @@ is_removed_suite(const char *v, size_t len)
 		if (strlen(*r) == len && memcmp(*r, v, len) == 0)
 			return 1;
 	return 0;
+}
+
+/*
+ * proxy_from: IPv4 and IPv6 addresses or prefixes, separated by commas
+ * or blanks, or "none".
+ */
+static const char *
+set_nets(struct service *s, const char *v, size_t len, char *msg,
+    size_t msgcap)
+{
+	size_t i = 0, j;
+	const char *why;
+
+	s->nproxy_from = 0;
+	if (len == 4 && memcmp(v, "none", 4) == 0)
+		return NULL;
+	while (i < len) {
+		if (v[i] == ',' || is_space(v[i])) {
+			i++;
+			continue;
+		}
+		for (j = i; j < len && v[j] != ',' && !is_space(v[j]); j++)
+			;
+		if (s->nproxy_from == TLSGATE_MAX_PROXY_FROM)
+			return "too many prefixes (TLSGATE_MAX_PROXY_FROM)";
+		why = proxyin_net_parse(&s->proxy_from[s->nproxy_from], v + i,
+		    j - i);
+		if (why != NULL) {
+			snprintf(msg, msgcap, "\"%.*s\": %s", (int)(j - i), v + i,
+			    why);
+			return msg;
+		}
+		s->nproxy_from++;
+		i = j;
+	}
+	return s->nproxy_from == 0 ? "an empty list (none: no source)" : NULL;
 }
 
 /*
@@ -380,6 +417,8 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 		return copy_str(p->pending_key, sizeof(p->pending_key), v, len);
 	case K_NAMES:
 		return set_names(s, v, len, msg, msgcap);
+	case K_NETS:
+		return set_nets(s, v, len, msg, msgcap);
 	case K_PATH:
 		return copy_str(field, CONFIG_PATH_MAX, v, len);
 	case K_NAME:
@@ -498,6 +537,18 @@ line_of(const struct parse *p, const char *key)
 		if (strcmp(keys[i].name, key) == 0)
 			return p->sseen[i];
 	return 0;
+}
+
+int
+config_proxy_trusted(const struct service *s, const struct port_addr *a)
+{
+	uint8_t ip[16];
+	size_t n;
+
+	if (s->nproxy_from == 0)
+		return 0;
+	n = port_addr_raw(a, ip);
+	return proxyin_trusted(s->proxy_from, s->nproxy_from, ip, n);
 }
 
 /* After the last line: every service complete, limits kept. */
@@ -751,6 +802,16 @@ print_key(const struct key *k, const void *base, int (*put)(const char *))
 		for (unsigned i = 0; i < s->ncert_names && n < sizeof(line); i++)
 			n += (size_t)snprintf(line + n, sizeof(line) - n, " %s",
 			    s->cert_names[i]);
+		break;
+	case K_NETS:
+		n = (size_t)snprintf(line, sizeof(line), "%s =%s", k->name,
+		    s->nproxy_from == 0 ? " none" : "");
+		for (unsigned i = 0; i < s->nproxy_from && n < sizeof(line);
+		    i++) {
+			proxyin_net_str(&s->proxy_from[i], addr, sizeof(addr));
+			n += (size_t)snprintf(line + n, sizeof(line) - n, " %s",
+			    addr);
+		}
 		break;
 	case K_LIST:
 		l = *(const struct config_list *)(const void *)f;

@@ -15,6 +15,7 @@
 #include "certname.h"
 #include "defaults.h"
 #include "port.h"
+#include "proxyin.h"
 
 #define CONFIG_PATH_MAX	256
 #define CONFIG_NAME_MAX	32
@@ -65,6 +66,9 @@ struct service {
 	struct config_list groups;	/* TLS group (curve) IDs, our order */
 	unsigned	mode;		/* MODE_* */
 	unsigned	proxy;		/* PROXY_* (tcp mode) */
+	/* Sources whose connections begin with a PROXY header. */
+	struct proxyin_net proxy_from[TLSGATE_MAX_PROXY_FROM];
+	unsigned	nproxy_from;
 	unsigned	handshake_ms, head_ms, connect_ms, idle_ms;
 	unsigned	xff, xfproto, xfport;	/* add X-Forwarded-* */
 	unsigned	max_per_source;	/* 0: no limit */
@@ -119,6 +123,9 @@ int	config_parse(struct config *, const char *name, const char *text,
 int	config_load(struct config *, const char *path, char *err, size_t cap);
 /* Static bytes the parser keeps (its file buffer and state). */
 size_t	config_static_bytes(void);
+/* Is this a proxy_from source of the service (its connections begin
+ * with a PROXY header)? */
+int	config_proxy_trusted(const struct service *, const struct port_addr *);
 /* Print every resolved value as "key = value" lines through put(). */
 void	config_print(const struct config *, int (*put)(const char *));
 

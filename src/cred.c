@@ -18,8 +18,10 @@ static struct {
 	br_pem_decoder_context	pc;
 	br_skey_decoder_context	dc;
 	br_x509_decoder_context	xd;
-	unsigned char		pub[BR_EC_KBUF_PUB_MAX_SIZE > 512 ?
-				    BR_EC_KBUF_PUB_MAX_SIZE : 512];
+	/* An EC public key, or an RSA modulus: p and q, 4096 bits in all,
+	 * may round up to a byte each. */
+	unsigned char		pub[BR_EC_KBUF_PUB_MAX_SIZE > 514 ?
+				    BR_EC_KBUF_PUB_MAX_SIZE : 514];
 	unsigned char		der[TLSGATE_MAX_FILE];
 } w;
 
@@ -212,6 +214,35 @@ strip0(const unsigned char **p, size_t len)
 	return len;
 }
 
+/*
+ * n = p * q, big-endian into out (its length returned; 0: no room).
+ * BearSSL's br_rsa_i31_compute_modulus() cannot: its scratch holds p, q
+ * and n in BR_MAX_RSA_SIZE (4096) bits' worth of words, a word or two
+ * short for a 4096-bit key, and the i15 one alike.  Schoolbook by
+ * bytes: a column sums at most 257 products below 2^16, so 32 bits hold
+ * it with its carry; a start-up check, under 70,000 multiplications.
+ */
+static size_t
+rsa_modulus(unsigned char *out, size_t cap, const br_rsa_private_key *k)
+{
+	const unsigned char *p = k->p, *q = k->q;
+	size_t pl = strip0(&p, k->plen), ql = strip0(&q, k->qlen), lo, hi;
+	uint32_t acc = 0;
+
+	if (pl == 0 || ql == 0 || pl + ql > cap)
+		return 0;
+	for (size_t col = 0; col + 1 < pl + ql; col++) {
+		lo = col >= ql ? col - ql + 1 : 0;
+		hi = col < pl ? col : pl - 1;
+		for (size_t i = lo; i <= hi; i++)
+			acc += (uint32_t)p[pl - 1 - i] * q[ql - 1 - (col - i)];
+		out[pl + ql - 1 - col] = (unsigned char)acc;
+		acc >>= 8;
+	}
+	out[0] = (unsigned char)acc;
+	return pl + ql;
+}
+
 /* Does the key match the first certificate's public key? */
 static const char *
 check_match(struct cred *c)
@@ -243,7 +274,7 @@ check_match(struct cred *c)
 		const unsigned char *a = w.pub, *b = pk->key.rsa.n;
 		size_t al, bl;
 
-		al = br_rsa_compute_modulus_get_default()(w.pub, &c->rsa);
+		al = rsa_modulus(w.pub, sizeof(w.pub), &c->rsa);
 		al = strip0(&a, al);
 		bl = strip0(&b, pk->key.rsa.nlen);
 		if (al == 0 || al != bl || memcmp(a, b, al) != 0)

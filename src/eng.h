@@ -46,9 +46,9 @@ struct eng_choice {
 	const br_ec_private_key		*ec;		/* one of the two */
 	const br_rsa_private_key	*rsa;
 	int				 alpn;		/* answer http/1.1 */
+	int				 ems_required;	/* TLS 1.2, RFC 7627 */
 	const unsigned			*groups;	/* ours, in order */
 	size_t				 ngroups;	/* (NULL, 0: ours) */
-	int				 ems_required;	/* TLS 1.2, RFC 7627 */
 	const char			*why;		/* choose()'s refusal */
 	/* Client certificates: checked by x509 (NULL: not asked for). */
 	const br_x509_class		**x509;
@@ -101,10 +101,10 @@ struct eng {
 	size_t			 olen;
 	const struct eng_ops	*ops;
 	const br_prng_class	**rng;
+	const char		*reason;	/* the hello's fault, for the log */
 	unsigned		 version;	/* TLS12 or TLS13, once chosen */
 	int			 err;		/* BR_ERR_*, as BearSSL's */
 	int			 why;		/* a BR_ERR_* for the next fail */
-	const char		*reason;	/* the hello's fault, for the log */
 	unsigned		 group;
 	unsigned		 ncert;
 	uint32_t		 cc_acc;
@@ -129,9 +129,9 @@ struct eng {
 	unsigned char		 mfl;		/* max_fragment_length's code */
 	unsigned char		 fl_stage;	/* the flight's cursor */
 	unsigned char		 cc_field;	/* the client's Certificate: */
+	unsigned char		 skip;		/* a message read and dropped */
 
 	size_t			 early_left;
-	size_t			 skip_left;	/* a message read and dropped */
 	size_t			 h2len;		/* the hello after HRR, so far */
 	size_t			 ipos;		/* bytes of the record in ibuf */
 	size_t			 app_off, app_len; /* its plaintext, unread */
@@ -153,8 +153,13 @@ struct eng {
 
 	struct t13_transcript	 th;
 	struct t13_ks		 ks;
-	struct t13_kx		 kx;
-	struct t13_rec		 rd, wr;
+	/* Our ECDHE key lives until the client's share is in; the keys to
+	 * read with come after it. */
+	union {
+		struct t13_kx	 kx;
+		struct t13_rec	 rd;
+	};
+	struct t13_rec		 wr;
 	/* What only one version holds. */
 	union {
 		struct {

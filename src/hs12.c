@@ -673,7 +673,7 @@ hs12_head(struct eng *c)
 		t13_transcript_add(&c->th, c->msg, 4);
 		eng_cert_start(c);
 	} else if (c->msg[0] == HT_CLIENT_HELLO) {
-		c->skip_left = 1;
+		c->skip = 1;
 		c->cc_left = c->mlen;
 	}
 	return 0;

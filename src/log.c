@@ -32,7 +32,8 @@ static const struct {
 	F(backend_connects), F(backend_reused), F(backend_retries),
 	F(http_errors), F(evicted), F(refused),
 	F(redirects), F(acme_forwarded), F(tls13), F(hrr), F(tickets),
-	F(bytes_in), F(bytes_out),
+	F(bytes_in), F(bytes_out), F(log_dropped),
+	F(proxy_in), F(proxy_local), F(proxy_errors),
 	F(cert_days),
 };
 
@@ -70,7 +71,8 @@ vlog(enum log_level lv, const char *tag, const char *fmt, va_list ap)
 	n += m;
 	if ((size_t)n >= sizeof(buf))
 		n = sizeof(buf) - 1;
-	port_log_write(lv, buf, (size_t)n);
+	if (port_log_write(lv, buf, (size_t)n) < 0)
+		stats.log_dropped++;
 }
 
 void

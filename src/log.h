@@ -3,10 +3,11 @@
  * the counters the stats socket and SIGUSR1 report.
  *
  * Owns the formatting of every line tlsgate prints.  Never allocates
- * (formats into a stack buffer; long lines are cut) and never blocks
- * beyond the one write the port layer makes.  Rate-limited, so that a
- * flood of bad clients cannot flood the log: past log_rate lines in a
- * second, lines are dropped and their number is logged afterwards.
+ * (formats into a stack buffer; long lines are cut) and never blocks:
+ * a line the sink cannot take at once is dropped and counted
+ * (log_dropped).  Rate-limited, so that a flood of bad clients cannot
+ * flood the log: past log_rate lines in a second, lines are dropped and
+ * their number is logged afterwards.
  */
 #ifndef TLSGATE_LOG_H
 #define TLSGATE_LOG_H
@@ -42,6 +43,9 @@ struct stats {
 	unsigned long long	redirects, acme_forwarded;
 	unsigned long long	tls13, hrr, tickets;	/* TLS 1.3 handshakes */
 	unsigned long long	bytes_in, bytes_out;
+	unsigned long long	log_dropped;	/* the sink could not take */
+	/* PROXY headers read (proxy_from), of them LOCAL, and refused. */
+	unsigned long long	proxy_in, proxy_local, proxy_errors;
 	unsigned long long	cert_days;	/* the soonest to expire: left */
 };
 extern struct stats stats;

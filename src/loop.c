@@ -95,7 +95,10 @@ accept_some(const struct service *svc, const struct listener *l)
 			}
 			break;
 		}
-		if (svc->max_per_source > 0 && slot_count_peer(&peer) +
+		/* A balancer is not limited: its clients are, once its
+		 * PROXY header names them (slot.c, plain.c). */
+		if (svc->max_per_source > 0 &&
+		    !config_proxy_trusted(svc, &peer) && slot_count_peer(&peer) +
 		    plain_count_peer(&peer) >= svc->max_per_source) {
 			char a[64];
 

@@ -5,6 +5,7 @@
 
 #include "log.h"
 #include "plain.h"
+#include "proxyin.h"
 #include "slot.h"
 
 #define LINGER_MS	2000	/* as slot.c's */
@@ -117,8 +118,10 @@ plain_open(int cfd, const struct port_addr *peer,
 	p->blocked = 0;
 	p->t_accept = slot_now;
 	p->deadline = slot_now + svc_of(p)->head_ms;
-	p->peer = *peer;
+	p->peer = p->via = *peer;
 	p->local = *local;
+	p->proxy = config_proxy_trusted(svc_of(p), peer);
+	p->lb_local = 0;
 	p->len = p->off = p->scan = 0;
 	p->in = p->out = 0;
 	p->status = 0;
@@ -136,12 +139,17 @@ set_outcome(struct plain *p, const char *why)
 static void
 plain_close(struct plain *p, int abort)
 {
-	char peer[64];
+	char peer[64], via[70] = "";
 
 	port_addr_str(&p->peer, peer, sizeof(peer));
-	log_msg(LOG_INFO, "plain id=%u worker=%u svc=%s peer=%s ms=%llu in=%llu "
-	    "out=%llu status=%d outcome=%s", p->id, slot_worker,
-	    svc_of(p)->name, peer, (unsigned long long)(slot_now - p->t_accept),
+	if (config_proxy_trusted(svc_of(p), &p->via)) {
+		memcpy(via, " via=", 5);
+		port_addr_str(&p->via, via + 5, sizeof(via) - 5);
+	}
+	log_msg(LOG_INFO, "plain id=%u worker=%u svc=%s peer=%s%s ms=%llu "
+	    "in=%llu out=%llu status=%d outcome=%s", p->id, slot_worker,
+	    svc_of(p)->name, peer, via,
+	    (unsigned long long)(slot_now - p->t_accept),
 	    p->in, p->out, p->status, p->outcome != NULL ? p->outcome : "-");
 	if (p->status >= 400)
 		stats.http_errors++;
@@ -303,6 +311,61 @@ head_done(struct plain *p)
 	}
 }
 
+/*
+ * A proxy_from source's PROXY header, before the request head: its
+ * addresses become the connection's (the Location's host, if the
+ * request names none, is where the client connected).  Returns 1 when
+ * what follows it in buf is the head's, 0 to wait or when it ended.
+ */
+static int
+proxy_header(struct plain *p)
+{
+	const struct service *svc = svc_of(p);
+	struct proxyin_hdr h;
+	int rc = proxyin_parse(p->buf, p->len, &h);
+
+	if (rc == PROXYIN_MORE)
+		return 0;
+	if (rc != PROXYIN_OK) {
+		stats.proxy_errors++;
+		set_outcome(p, proxyin_strerror(rc));
+		linger(p);
+		return 0;
+	}
+	stats.proxy_in++;
+	p->proxy = 0;
+	if (h.local) {
+		stats.proxy_local++;
+		p->lb_local = 1;
+	}
+	p->len -= h.len;
+	memmove(p->buf, p->buf + h.len, p->len);
+	if (h.alen == 0)
+		return 1;
+	port_addr_make(&p->peer, h.src, h.alen, h.sport);
+	port_addr_make(&p->local, h.dst, h.alen, h.dport);
+	if (svc->max_per_source > 0 && slot_count_peer(&p->peer) +
+	    plain_count_peer(&p->peer) > svc->max_per_source) {
+		stats.refused++;
+		plain_abort(p, "per-source-limit");
+		return 0;
+	}
+	return 1;
+}
+
+/* The client closed before its head was whole. */
+static const char *
+head_eof(struct plain *p)
+{
+	if (p->lb_local && p->len == 0)
+		return "proxy-local";
+	if (p->proxy && p->len > 0) {
+		stats.proxy_errors++;
+		return proxyin_strerror(PROXYIN_MORE);
+	}
+	return p->len > 0 ? "client-closed" : "no-request";
+}
+
 static void
 read_head(struct plain *p)
 {
@@ -312,11 +375,14 @@ read_head(struct plain *p)
 	if (n == PORT_AGAIN)
 		return;
 	if (n <= 0) {
-		plain_abort(p, p->len > 0 ? "client-closed" : "no-request");
+		plain_abort(p, head_eof(p));
 		return;
 	}
 	p->len += (size_t)n;
 	p->in += (unsigned long long)n;
+	/* PROXYIN_MAX is below TLSGATE_HEAD_MAX: a header fits. */
+	if (p->proxy && (!proxy_header(p) || p->len == 0))
+		return;
 	rc = http_head_end(p->buf, p->len, &p->scan);
 	if (rc == HTTP_OK)
 		head_done(p);
@@ -442,7 +508,10 @@ plain_expire(struct plain *p)
 	switch (p->state) {
 	case PLAIN_HEAD:
 		stats.timeouts++;
-		if (p->len > 0)
+		if (p->proxy) {
+			stats.proxy_errors++;
+			plain_abort(p, "proxy-timeout");
+		} else if (p->len > 0)
 			answer(p, 408, "head-timeout");
 		else {
 			/* As a server's keep-alive timeout: an orderly close. */

@@ -11,7 +11,8 @@
  * TLS context and no TLS buffers: one head buffer, which then holds the
  * answer, ours or the backend's on its way.  The head is parsed by the
  * same strict parser as on TLS; the timeouts, per-source limit and
- * eviction are the TLS slots' (loop.c counts both tables).
+ * eviction are the TLS slots' (loop.c counts both tables).  A proxy_from
+ * source's PROXY header is read first, as slot.c reads it before a hello.
  *
  *   HEAD --308, 400, 408, 431--> WRITE --written--> LINGER
  *   HEAD --ACME--> CONNECT --> TOBACK --head written--> RELAY
@@ -45,7 +46,11 @@ struct plain {
 	unsigned		 id, svc;	/* svc: index in the config */
 	int			 blocked;	/* the last write came back short */
 	uint64_t		 t_accept, deadline;
+	/* The client and where it connected: a PROXY header's if any. */
 	struct port_addr	 peer, local;
+	struct port_addr	 via;		/* the TCP peer (a balancer) */
+	int			 proxy;		/* a PROXY header is owed */
+	int			 lb_local;	/* it was LOCAL: a health check */
 	size_t			 len, off, scan; /* buf: filled, written, scanned */
 	unsigned long long	 in, out;
 	int			 status;

@@ -305,7 +305,7 @@ eng_cert_end(struct eng *c)
 
 /*
  * Handshake bytes of the client, in any records' split.  A Certificate
- * streams (and a message the handshake drops, skip_left); the others are
+ * streams (and a message the handshake drops, skip); the others are
  * read whole into c->msg, whose size the head's checks keep them in.
  */
 unsigned
@@ -319,7 +319,7 @@ eng_handshake(struct eng *c, const unsigned char *p, size_t n)
 		int done, stream;
 
 		stream = c->hs_len >= 4 && (c->msg[0] == HT_CERTIFICATE ||
-		    c->skip_left > 0);
+		    c->skip);
 		if (c->hs_len < 4) {
 			k = 4 - c->hs_len < n ? 4 - c->hs_len : n;
 			memcpy(c->msg + c->hs_len, p, k);
@@ -330,7 +330,7 @@ eng_handshake(struct eng *c, const unsigned char *p, size_t n)
 			}
 		} else if (stream) {
 			k = c->cc_left < n ? c->cc_left : n;
-			if (c->skip_left > 0) {
+			if (c->skip) {
 				c->cc_left -= k;
 			} else {
 				t13_transcript_add(&c->th, p, k);
@@ -345,12 +345,12 @@ eng_handshake(struct eng *c, const unsigned char *p, size_t n)
 		p += k;
 		n -= k;
 		stream = c->hs_len >= 4 && (c->msg[0] == HT_CERTIFICATE ||
-		    c->skip_left > 0);
+		    c->skip);
 		done = c->hs_len >= 4 && (stream ? c->cc_left == 0 :
 		    c->hs_len == 4 + c->mlen);
 		if (a != 0 || !done)
 			continue;
-		c->skip_left = 0;
+		c->skip = 0;
 		a = v13 ? hs13_end(c) : hs12_end(c);
 		c->hs_len = 0;
 		/* No message may span a change of keys (RFC 8446 5.1). */

@@ -19,7 +19,9 @@
 
 #include "forward.h"
 #include "log.h"
+#include "plain.h"
 #include "pool.h"
+#include "proxyin.h"
 #include "slot.h"
 
 /*
@@ -147,8 +149,10 @@ slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
 	s->alert = 0;
 	s->status = s->pending_status = 0;
 	fwd_begin(s);
-	s->peer = *peer;
+	s->peer = s->via = *peer;
 	s->local = *local;
+	if (config_proxy_trusted(svc, peer))
+		s->flags |= SLOT_F_PROXY;
 	live_pos[s->id] = nlive;
 	live_list[nlive++] = s;
 	stats.accepted++;
@@ -198,16 +202,21 @@ backend_release(struct slot *s, int abort)
 static void
 slot_close(struct slot *s, int abort)
 {
-	char peer[64], sni[256];
+	char peer[64], via[70] = "", sni[256];
 	unsigned pos;
 	int hs = (s->flags & SLOT_F_HSDONE) != 0;
 
 	port_addr_str(&s->peer, peer, sizeof(peer));
+	/* Through a balancer (proxy_from): which one. */
+	if (config_proxy_trusted(s->svc, &s->via)) {
+		memcpy(via, " via=", 5);
+		port_addr_str(&s->via, via + 5, sizeof(via) - 5);
+	}
 	sni_for_log(tls_server_name(&s->tls), sni, sizeof(sni));
-	log_msg(LOG_INFO, "conn id=%u worker=%u svc=%s peer=%s ms=%llu in=%llu "
+	log_msg(LOG_INFO, "conn id=%u worker=%u svc=%s peer=%s%s ms=%llu in=%llu "
 	    "out=%llu requests=%u resumed=%s version=%s suite=%s sni=%s "
 	    "status=%d alert=%u outcome=%s", s->id, slot_worker, s->svc->name,
-	    peer, (unsigned long long)(slot_now - s->t_accept), s->c2b,
+	    peer, via, (unsigned long long)(slot_now - s->t_accept), s->c2b,
 	    s->b2c, s->fwd.nreq,
 	    hs && tls_resumed(&s->tls) ? "yes" : "no",
 	    hs ? tls_version_name(tls_version(&s->tls)) : "none",
@@ -240,9 +249,11 @@ set_outcome(struct slot *s, const char *why)
 }
 
 /*
- * Stop relaying: queue close_notify and give it LINGER_MS to go out.
- * The backend is let go at once: after our close_notify nothing more
- * goes to the client.
+ * Stop relaying: queue close_notify after what is still to go out.
+ * That goes at the client's pace, as any byte does (idle_timeout); from
+ * our FIN on, the client has LINGER_MS to close (step()).  The backend
+ * is let go at once: after our close_notify nothing more goes to the
+ * client.
  */
 static void
 start_closing(struct slot *s, const char *why)
@@ -257,7 +268,7 @@ start_closing(struct slot *s, const char *why)
 	backend_release(s, 0);
 	eng_close(&s->tls.eng);
 	s->state = SLOT_CLOSING;
-	s->deadline = slot_now + LINGER_MS;
+	s->deadline = slot_now + s->svc->idle_ms;
 }
 
 /*
@@ -412,18 +423,13 @@ read_client(struct slot *s, unsigned char *dst, size_t room)
  * read-ahead.
  */
 static int
-peek_hello(struct slot *s)
+judge_hello(struct slot *s)
 {
 	const char *why;
 	unsigned alert;
-	size_t n, end;
+	size_t end;
 
-	if (!(s->flags & SLOT_F_CRD) ||
-	    (n = read_client(s, s->ibuf + s->ra_len,
-	    sizeof(s->ibuf) - s->ra_len)) == 0)
-		return 0;
 	s->ra_off = 0;
-	s->ra_len += n;
 	switch (tls_hello(&s->tls, s->ibuf, s->ra_len, &end, &alert, &why)) {
 	case TLS_HELLO_REFUSE:
 		hello_refused(s, alert, why);
@@ -434,6 +440,70 @@ peek_hello(struct slot *s)
 		break;
 	}
 	return 1;
+}
+
+static int
+peek_hello(struct slot *s)
+{
+	size_t n;
+
+	if (!(s->flags & SLOT_F_CRD) ||
+	    (n = read_client(s, s->ibuf + s->ra_len,
+	    sizeof(s->ibuf) - s->ra_len)) == 0)
+		return 0;
+	s->ra_len += n;
+	return judge_hello(s);
+}
+
+/*
+ * A proxy_from source's PROXY header, read as the hello is and before
+ * it: the addresses it carries become the connection's (a LOCAL one,
+ * a health check, keeps the balancer's).  What follows it in ibuf is the
+ * hello's start.  A bad header gets a FIN, no TLS alert: the peer has
+ * not spoken TLS yet.
+ */
+static int
+peek_proxy(struct slot *s)
+{
+	struct proxyin_hdr h;
+	size_t n;
+	int rc;
+
+	if (!(s->flags & SLOT_F_CRD) ||
+	    (n = read_client(s, s->ibuf + s->ra_len,
+	    sizeof(s->ibuf) - s->ra_len)) == 0)
+		return 0;
+	s->ra_len += n;
+	/* MORE comes below PROXYIN_MAX bytes, so ibuf always has room. */
+	if ((rc = proxyin_parse(s->ibuf, s->ra_len, &h)) == PROXYIN_MORE)
+		return 1;
+	if (rc != PROXYIN_OK) {
+		stats.proxy_errors++;
+		set_outcome(s, proxyin_strerror(rc));
+		linger(s);
+		return 0;
+	}
+	stats.proxy_in++;
+	s->flags &= ~SLOT_F_PROXY;
+	if (h.local) {
+		stats.proxy_local++;
+		s->flags |= SLOT_F_LOCAL;
+	}
+	s->ra_len -= h.len;
+	memmove(s->ibuf, s->ibuf + h.len, s->ra_len);
+	if (h.alen == 0)
+		return s->ra_len == 0 || judge_hello(s);
+	port_addr_make(&s->peer, h.src, h.alen, h.sport);
+	port_addr_make(&s->local, h.dst, h.alen, h.dport);
+	/* At accept only the balancer was known: the client's limit now. */
+	if (s->svc->max_per_source > 0 && slot_count_peer(&s->peer) +
+	    plain_count_peer(&s->peer) > s->svc->max_per_source) {
+		stats.refused++;
+		set_outcome(s, "per-source-limit");
+		linger(s);
+		return 0;
+	}
+	return s->ra_len == 0 || judge_hello(s);
 }
 
 /* Record bytes from the client, through the read-ahead, to the engine. */
@@ -447,7 +517,7 @@ from_client(struct slot *s, unsigned st)
 	    (s->flags & SLOT_F_CEOF))
 		return 0;
 	if (tls_peeking(&s->tls))
-		return peek_hello(s);
+		return s->flags & SLOT_F_PROXY ? peek_proxy(s) : peek_hello(s);
 	if (s->ra_len == 0 && !(s->flags & SLOT_F_CRD))
 		return 0;
 	buf = eng_recvrec_buf(&s->tls.eng, &len);
@@ -711,6 +781,24 @@ http_error(struct slot *s, int status, const char *why)
 	start_closing(s, NULL);
 }
 
+/*
+ * The client closed before its hello was whole.  Behind a balancer,
+ * its health check (LOCAL, then EOF or, as haproxy's, a reset) is no
+ * error, and a header cut short is one.
+ */
+static void
+handshake_eof(struct slot *s)
+{
+	if ((s->flags & SLOT_F_LOCAL) && tls_peeking(&s->tls) &&
+	    s->ra_len == 0)
+		s->outcome = "proxy-local";
+	else if ((s->flags & SLOT_F_PROXY) && s->ra_len > 0) {
+		stats.proxy_errors++;
+		set_outcome(s, proxyin_strerror(PROXYIN_MORE));
+	} else
+		set_outcome(s, "client-eof-in-handshake");
+}
+
 /* Run the slot after an event, until it must wait again. */
 static void
 step(struct slot *s)
@@ -738,7 +826,7 @@ step(struct slot *s)
 			if (st & (BR_SSL_SENDAPP | BR_SSL_RECVAPP))
 				handshake_done(s);
 			else if (s->flags & SLOT_F_CEOF) {
-				set_outcome(s, "client-eof-in-handshake");
+				handshake_eof(s);
 				slot_close(s, 0);
 				return;
 			}
@@ -791,6 +879,7 @@ step(struct slot *s)
 			if (!(s->flags & SLOT_F_CSHUT)) {
 				port_shutdown_wr(s->cfd);
 				s->flags |= SLOT_F_CSHUT;
+				s->deadline = slot_now + LINGER_MS;
 			}
 			break;
 		default:
@@ -868,7 +957,10 @@ slot_expire(struct slot *s)
 	switch (s->state) {
 	case SLOT_HANDSHAKE:
 		stats.timeouts++;
-		set_outcome(s, "handshake-timeout");
+		if (s->flags & SLOT_F_PROXY)
+			stats.proxy_errors++;
+		set_outcome(s, s->flags & SLOT_F_PROXY ? "proxy-timeout" :
+		    "handshake-timeout");
 		slot_close(s, 1);
 		return;
 	case SLOT_CONNECT:
@@ -879,11 +971,19 @@ slot_expire(struct slot *s)
 		if (fwd_head_since(&s->fwd) != UINT64_MAX &&
 		    slot_now >= fwd_head_since(&s->fwd) + s->svc->head_ms)
 			http_error(s, 408, "head-timeout");
-		else
+		else {
 			start_closing(s, "idle-timeout");
+			/* It took nothing for idle_timeout: no more now. */
+			s->deadline = slot_now + LINGER_MS;
+		}
 		break;
 	case SLOT_CLOSING:
-		slot_close(s, 1);
+		/*
+		 * After our FIN, no reset: the kernel may still hold the
+		 * end of a response (a slow reader, a balancer between),
+		 * which a reset would throw away.
+		 */
+		slot_close(s, !(s->flags & SLOT_F_CSHUT));
 		return;
 	case SLOT_LINGER:
 		slot_close(s, 0);

@@ -8,9 +8,12 @@
  *
  *   RELAY --backend EOF, error page, idle timeout, drain--> CLOSING
  *   CONNECT --refused, timed out (http: after a 502/504)--> CLOSING
- *   CLOSING --close_notify out, client EOF--> FREE (reset at 2 s)
+ *   CLOSING --close_notify out, client EOF--> FREE (2 s after our FIN:
+ *     closed without a reset; close_notify not out in idle_timeout: reset)
  *   HANDSHAKE, RELAY --client EOF, nothing owed--> FREE
  *   HANDSHAKE --timeout--> FREE (reset)
+ *   HANDSHAKE, from a proxy_from source: its PROXY header is read first,
+ *     before the hello (bad: LINGER)
  *   any TLS failure --alert, FIN--> LINGER --client EOF or 2 s--> FREE
  *   any --evicted, shut down--> FREE (reset, unless LINGER)
  *
@@ -50,6 +53,8 @@ enum slot_state {
 #define SLOT_F_CSHUT	0x080	/* we shut (or lost) the client's write side */
 #define SLOT_F_HSDONE	0x100	/* handshake completed */
 #define SLOT_F_REUSED	0x200	/* the backend connection came from the pool */
+#define SLOT_F_PROXY	0x400	/* a PROXY header is owed (proxy_from) */
+#define SLOT_F_LOCAL	0x800	/* it was LOCAL: the balancer's own check */
 
 struct slot {
 	struct tls_conn		 tls;
@@ -65,7 +70,9 @@ struct slot {
 	int			 err;		/* the engine's, if no outcome */
 	unsigned		 alert;		/* the fatal alert sent, or 0 */
 	int			 status;	/* our own HTTP answer, if any */
+	/* The client and where it connected: a PROXY header's if any. */
 	struct port_addr	 peer, local;
+	struct port_addr	 via;		/* the TCP peer (a balancer) */
 	const struct service	*svc;
 	int			 pending_status; /* our page, at backend EOF */
 	struct fwd		 fwd;

@@ -31,4 +31,5 @@ exec python3 tests/run.py \
 	-k test_clients. -k test_http_forwarding. -k test_halfclose. \
 	-k test_refusals. -k test_config.BadConfig -k test_signals. \
 	-k test_faults. -k test_hostile.Residue -k test_hostile.PerSource \
+	-k test_proxy_in. \
 	"$@"

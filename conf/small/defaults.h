@@ -28,6 +28,7 @@
 #define TLSGATE_MAX_SVC_CERTS	2	/* certificates (SNI) of one service */
 #define TLSGATE_MAX_CREDS	4	/* certificate+key pairs in all */
 #define TLSGATE_MAX_ANCHORS	4	/* client-auth CA certificates in all */
+#define TLSGATE_MAX_PROXY_FROM	4	/* proxy_from prefixes of one service */
 #define TLSGATE_MAX_FILE	65536	/* bytes of a config or PEM file */
 /*
  * Per slot.  A web UI's request heads (a session cookie, a token) fit in
@@ -80,6 +81,7 @@
 	"groups = x25519 secp256r1 secp384r1 secp521r1\n" \
 	"mode = http\n" \
 	"proxy_protocol = off\n" \
+	"proxy_from = none\n" \
 	"handshake_timeout = 10s\n" \
 	"head_timeout = 10s\n" \
 	"connect_timeout = 5s\n" \

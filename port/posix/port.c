@@ -143,6 +143,27 @@ port_addr_raw(const struct port_addr *a, uint8_t out[16])
 	return 4;
 }
 
+void
+port_addr_make(struct port_addr *a, const uint8_t *ip, size_t iplen,
+    unsigned port)
+{
+	struct sockaddr_in *v4 = (void *)a->raw;
+	struct sockaddr_in6 *v6 = (void *)a->raw;
+
+	memset(a, 0, sizeof(*a));
+	if (iplen == 16) {
+		v6->sin6_family = AF_INET6;
+		v6->sin6_port = htons((uint16_t)port);
+		memcpy(&v6->sin6_addr, ip, 16);
+		a->len = sizeof(*v6);
+	} else {
+		v4->sin_family = AF_INET;
+		v4->sin_port = htons((uint16_t)port);
+		memcpy(&v4->sin_addr, ip, 4);
+		a->len = sizeof(*v4);
+	}
+}
+
 int
 port_addr_same_ip(const struct port_addr *a, const struct port_addr *b)
 {
@@ -410,7 +431,7 @@ port_entropy(void *buf, size_t len)
 	while (len > 0) {
 		n = getrandom(p, len, flags);
 		if (n < 0 && errno == EAGAIN && flags != 0) {
-			port_log_write(1, waiting, sizeof(waiting) - 1);
+			(void)port_log_write(1, waiting, sizeof(waiting) - 1);
 			flags = 0;
 			continue;
 		}
@@ -671,7 +692,26 @@ port_syslog_open(const char *path, int facility, const char **why)
 	return 0;
 }
 
-void
+/*
+ * Does stderr take a line now?  It is often a pipe (a supervisor's, a
+ * shell's) or a terminal shared with other processes, so it cannot be
+ * made non-blocking; poll() without a timeout asks instead.  A pipe
+ * that polls writable has a page free, more than a line (PIPE_BUF
+ * bytes are written at once or not at all), and a stream socket (the
+ * journal's) room in its send buffer; a file always does.
+ */
+static int
+stderr_ready(void)
+{
+	struct pollfd p;
+
+	p.fd = STDERR_FILENO;
+	p.events = POLLOUT;
+	p.revents = 0;
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLOUT);
+}
+
+int
 port_log_write(int level, const char *line, size_t len)
 {
 	static const int severity[] = { 3, 4, 6, 7 };
@@ -687,12 +727,16 @@ port_log_write(int level, const char *line, size_t len)
 		/* Never blocks: a full or gone syslog sends it to stderr. */
 		if (send(syslog_fd, buf, n + len, MSG_DONTWAIT |
 		    MSG_NOSIGNAL) == (ssize_t)(n + len))
-			return;
+			return 0;
 	}
+	/* A reader that stops reading must not stop the loop. */
+	if (!stderr_ready())
+		return -1;
 	n = (size_t)snprintf(buf, sizeof(buf), "tlsgate: ");
 	memcpy(buf + n, line, len);
 	buf[n + len] = '\n';
-	(void)write(STDERR_FILENO, buf, n + len + 1);
+	return write(STDERR_FILENO, buf, n + len + 1) ==
+	    (ssize_t)(n + len + 1) ? 0 : -1;
 }
 
 int

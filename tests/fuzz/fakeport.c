@@ -280,6 +280,24 @@ port_addr_raw(const struct port_addr *a, uint8_t out[16])
 	return n;
 }
 
+void
+port_addr_make(struct port_addr *a, const uint8_t *ip, size_t iplen,
+    unsigned port)
+{
+	memset(a, 0, sizeof(*a));
+	a->raw[0] = iplen == 16 ? 6 : 4;
+	a->raw[1] = (uint8_t)(port >> 8);
+	a->raw[2] = (uint8_t)port;
+	memcpy(a->raw + 4, ip, iplen == 16 ? 16 : 4);
+	a->len = 20;
+}
+
+int
+port_addr_is_v6(const struct port_addr *a)
+{
+	return a->raw[0] == 6;
+}
+
 unsigned
 port_addr_port(const struct port_addr *a)
 {
@@ -546,7 +564,7 @@ port_read_file(const char *path, void *buf, size_t cap, const char **why)
 	return (long)len;
 }
 
-void
+int
 port_log_write(int level, const char *line, size_t len)
 {
 	(void)level;
@@ -556,4 +574,5 @@ port_log_write(int level, const char *line, size_t len)
 	fake_last_log[len] = '\0';
 	if (fake_verbose)
 		fprintf(stderr, "%s\n", fake_last_log);
+	return 0;
 }

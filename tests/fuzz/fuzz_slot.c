@@ -8,7 +8,11 @@
  * backends.  The server side is tlsgate's whole: tls.c's policy and
  * caches on its own engine (eng.h).
  * The input is a program:
- *   byte 0: mode, PROXY version, X-Forwarded-* flags;
+ *   byte 0: mode, PROXY version, X-Forwarded-* flags, and whether the
+ *           peers are a balancer (proxy_from) that sends a v1 or v2
+ *           header naming one of two clients before each hello, or one
+ *           with a bit flipped (which src/proxyin.c, as the oracle,
+ *           says is refused or names whom);
  *   byte 1: slots (1-4), client suite, IPv6 peers, the backend pool
  *           (off or 2), per-source limit;
  *   then operations: one byte (op = b & 15, conn = b >> 4 & 3, v = b >> 6)
@@ -33,8 +37,9 @@
  *    soon be quiet: no ready descriptor, no I/O call, no deadline passed;
  * and for each connection when it ends:
  *  - at most one backend connection per client connection;
- *  - tcp mode: the backend got the PROXY header (if on), then a prefix of
- *    the client's plaintext;
+ *  - tcp mode: the backend got the PROXY header (if on) naming the client
+ *    (the balancer's header's, if any), then a prefix of the client's
+ *    plaintext;
  *  - http mode: the backend got heads that http_parse_head() accepts,
  *    each carrying exactly the X-Forwarded-* lines configured, each with
  *    the body its framing says (the last one may be cut short), nothing
@@ -123,6 +128,11 @@ static br_x509_knownkey_context known;
 static br_ssl_session_parameters saved;
 static br_ssl_session_parameters boot_session;
 static int have_saved, client_suite, peer_v6;
+/*
+ * 0: clients connect directly; 1, 2: through a balancer, PROXY v1, v2;
+ * 3: either, one bit of each header flipped.
+ */
+static int balancer;
 static unsigned seq, seq_base;	/* clients opened (seeds) */
 static unsigned char boot_caches[1 << 20];	/* as boot() left them */
 static size_t boot_caches_len;
@@ -482,6 +492,30 @@ addresses(int c, struct port_addr *peer, struct port_addr *local)
 	check(port_addr_parse(local, l, strlen(l), &why) == 0);
 }
 
+static size_t proxy_expected(const struct port_addr *,
+	    const struct port_addr *, unsigned, unsigned char *, size_t);
+
+/*
+ * The balancer's header for client c & 1 (its v4 or v6 address, as the
+ * peers'): returns its length; *peer and *local become its addresses.
+ */
+static size_t
+balancer_header(int c, unsigned char *out, size_t cap, struct port_addr *peer,
+    struct port_addr *local)
+{
+	static const char *const ip[2][3] = {
+		{ "192.0.2.10:2000", "192.0.2.11:2001", "198.51.100.1:443" },
+		{ "[2001:db8::10]:2000", "[2001:db8::11]:2001",
+		    "[2001:db8::1]:443" },
+	};
+	const char *why, *p = ip[peer_v6][c & 1], *l = ip[peer_v6][2];
+
+	check(port_addr_parse(peer, p, strlen(p), &why) == 0);
+	check(port_addr_parse(local, l, strlen(l), &why) == 0);
+	return proxy_expected(peer, local, balancer == 1 ||
+	    (balancer == 3 && (seq & 1)) ? PROXY_V1 : PROXY_V2, out, cap);
+}
+
 /* loop.c's accept: evict the slowest waiter when full, per-source limit. */
 static void
 accept_client(int c, int resume)
@@ -504,7 +538,7 @@ accept_client(int c, int resume)
 	fd = fake_socket(0, -1);
 	if (fd < 0)
 		return;
-	if (sv->max_per_source > 0 &&
+	if (sv->max_per_source > 0 && !config_proxy_trusted(sv, &peer) &&
 	    slot_count_peer(&peer) >= sv->max_per_source) {
 		port_close(fd, 1);
 		return;
@@ -515,24 +549,45 @@ accept_client(int c, int resume)
 	}
 	check(slot_open(fd, &peer, &local, sv) != NULL);
 	client_open(k, fd, resume);
+	if (balancer) {
+		struct port_addr lb = peer, lbl = local;
+		struct proxyin_hdr h;
+		unsigned char hdr[128];
+		size_t n = balancer_header(c, hdr, sizeof(hdr), &peer, &local);
+
+		if (balancer == 3) {
+			hdr[seq * 7 % n] ^= (unsigned char)(1u << seq % 8);
+			/* Whom tlsgate will take the client for, if anyone. */
+			if (proxyin_parse(hdr, n, &h) == PROXYIN_OK &&
+			    h.alen != 0) {
+				port_addr_make(&peer, h.src, h.alen, h.sport);
+				port_addr_make(&local, h.dst, h.alen, h.dport);
+			} else {
+				peer = lb;
+				local = lbl;
+			}
+		}
+		check(fake_push(fd, hdr, n) > 0);
+	}
 	k->peer = peer;
 	k->local = local;
 }
 
-/* What a PROXY header for this connection must be. */
+/* The PROXY header (version: PROXY_V1, V2) naming these addresses. */
 static size_t
-proxy_expected(const struct conn *k, unsigned char *out, size_t cap)
+proxy_expected(const struct port_addr *peer, const struct port_addr *local,
+    unsigned version, unsigned char *out, size_t cap)
 {
 	static const unsigned char sig[12] = "\r\n\r\n\0\r\nQUIT\n";
-	unsigned sp = port_addr_port(&k->peer), dp = port_addr_port(&k->local);
+	unsigned sp = port_addr_port(peer), dp = port_addr_port(local);
 	uint8_t a[16], b[16];
-	size_t al = port_addr_raw(&k->peer, a);
+	size_t al = port_addr_raw(peer, a);
 	char ia[64], ib[64];
 
-	(void)port_addr_raw(&k->local, b);
-	if (sv->proxy == PROXY_V1) {
-		port_addr_ip(&k->peer, ia, sizeof(ia));
-		port_addr_ip(&k->local, ib, sizeof(ib));
+	(void)port_addr_raw(local, b);
+	if (version == PROXY_V1) {
+		port_addr_ip(peer, ia, sizeof(ia));
+		port_addr_ip(local, ib, sizeof(ib));
 		return (size_t)snprintf((char *)out, cap, "PROXY %s %s %s %u %u\r\n",
 		    al == 4 ? "TCP4" : "TCP6", ia, ib, sp, dp);
 	}
@@ -653,7 +708,8 @@ check_streams(const struct conn *k)
 		check_http_stream(w, n);
 		return;
 	}
-	h = sv->proxy == PROXY_OFF ? 0 : proxy_expected(k, hdr, sizeof(hdr));
+	h = sv->proxy == PROXY_OFF ? 0 : proxy_expected(&k->peer, &k->local,
+	    sv->proxy, hdr, sizeof(hdr));
 	check(memcmp(w, hdr, n < h ? n : h) == 0);
 	if (n <= h)
 		return;
@@ -682,6 +738,15 @@ setup(struct input *in)
 	sv->xff = a >> 3 & 1;
 	sv->xfproto = a >> 4 & 1;
 	sv->xfport = a >> 5 & 1;
+	balancer = (int)(a >> 6 & 3);
+	sv->nproxy_from = 0;
+	if (balancer) {
+		const char *net = "127.0.0.0/8 ::/0";
+
+		check(proxyin_net_parse(&sv->proxy_from[0], net, 11) == NULL);
+		check(proxyin_net_parse(&sv->proxy_from[1], net + 12, 4) == NULL);
+		sv->nproxy_from = 2;
+	}
 	cfg.slots = 1 + (b & 3);
 	client_suite = (int)(b >> 2 & 3);
 	peer_v6 = (int)(b >> 4 & 1);

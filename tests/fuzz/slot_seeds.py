@@ -11,8 +11,8 @@ TCP, HTTP = 0, 1
 
 
 def config(mode=TCP, proxy=0, xff=7, slots=1, suite=0, v6=0, per_source=0,
-           pool=0):
-    return bytes([mode | proxy << 1 | xff << 3,
+           pool=0, balancer=0):
+    return bytes([mode | proxy << 1 | xff << 3 | balancer << 6,
                   (slots - 1) | suite << 2 | v6 << 4 | pool << 5 |
                   per_source << 6])
 
@@ -194,6 +194,20 @@ SEEDS = {
     't13_openssl': config(HTTP) + accept(full=1) + raw_hello('openssl-tls13') +
     settle() + inject(b'\x14\x03\x03\x00\x01\x01') + settle() +
     inject(b'\x17\x03\x03\x00\x20' + b'\x00' * 32) + settle(),
+    # Behind a balancer (proxy_from): a PROXY v1 or v2 header first.
+    'tcp_balancer_v1_proxy_v2': config(proxy=2, balancer=1) + HS +
+    send(b'ping') + settle() + backend_send(b'pong') + settle(),
+    'http_balancer_v2_v6': config(HTTP, balancer=2, v6=1) + HS +
+    send(b'GET / HTTP/1.1\r\nHost: a\r\n\r\n') + settle() +
+    backend_send(b'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok') +
+    settle(),
+    'http_balancer_per_source': config(HTTP, balancer=1, slots=4,
+                                       per_source=1) + HS + accept(2, 1) +
+    accept(1, 1) + settle() + send(b'GET / HTTP/1.1\r\nHost: a\r\n\r\n',
+                                    1) + settle(),
+    'tcp_balancer_flipped': config(proxy=1, balancer=3, slots=4) + HS +
+    accept(1, 1) + accept(2, 1) + accept(3, 1) + settle() + send(b'x', 1) +
+    settle(),
     't13_curl': config(TCP) + accept(full=1) + raw_hello('curl') + settle() +
     clock(40) + turn() + settle(),
 }

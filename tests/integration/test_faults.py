@@ -289,6 +289,34 @@ class Faults(GateTest):
         self.assertTrue(g.alive())
 
 
+class PauseAtTheEnd(GateTest):
+
+    def test_a_reader_that_pauses_after_the_close_gets_every_byte(self):
+        # The whole answer is in the kernel's buffers (the client's small
+        # window, tlsgate's send buffer) and tlsgate has sent its FIN
+        # before the client reads on: closing 2 s later must not reset
+        # the connection, which would throw away what is still queued.
+        g = self.gate(self.backend("http"))
+        n = 1 << 20
+        s = tls_connect(g.port, rcvbuf=16384)
+        try:
+            s.sendall(b"GET /bytes/%d HTTP/1.1\r\nHost: x\r\n"
+                      b"Connection: close\r\n\r\n" % n)
+            got = recv_exact(s, 1000)
+            g.wait_log(r"outcome=ok$", 10)
+            while True:
+                d = s.recv(1 << 16)
+                if not d:
+                    break
+                got += d
+        finally:
+            s.close()
+        head, _, body = got.partition(b"\r\n\r\n")
+        self.assertTrue(head.startswith(b"HTTP/1.1 200"), head)
+        self.assertEqual(len(body), n)
+        self.assertEqual(body, http_bytes_body(n))
+
+
 class LostSignal(GateTest):
 
     def test_sigterm_just_before_an_idle_poll_is_not_lost(self):

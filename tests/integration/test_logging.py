@@ -1,11 +1,21 @@
 """One log line per connection end, with the fields the design names,
 and byte counts that match what really went each way."""
+import fcntl
+import os
 import re
+import select
+import signal
 import socket
+import subprocess
 import time
 
-from harness import (GateTest, close_tls, echo_roundtrip, random_bytes,
-                     recv_to_eof, shut_tcp_write, tls_connect)
+from harness import (BIN, LOOPBACK, SLOW, WRAP, GateTest, certs, close_tls,
+                     deadline, echo_roundtrip, free_port, random_bytes,
+                     recv_to_eof, shut_tcp_write, tls_connect, write_conf)
+from test_stats_syslog import read_stats
+
+# Linux's fcntl to size a pipe (Python names it from 3.10 on).
+F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 
 FIELDS = ("id", "peer", "ms", "in", "out", "resumed", "version", "suite",
           "outcome")
@@ -84,3 +94,72 @@ class ConnLog(GateTest):
         self.assertNotEqual(conns[5]["outcome"], "ok")
         self.assertEqual(conns[5]["version"], "none")
         self.assertTrue(re.match(r"^[a-z0-9-]+$", conns[5]["outcome"]))
+
+
+class StderrNeverBlocks(GateTest):
+    """stderr is a pipe whose reader has stopped reading: the log lines
+    that do not fit are dropped and counted, and clients are served as
+    if nobody logged."""
+
+    def test_a_reader_that_stops_reading_does_not_stall_the_relay(self):
+        b = self.backend("echo")
+        c = certs()
+        port, sport = free_port(), free_port()
+        conf = os.path.join(self.tmp, "t.conf")
+        write_conf(conf, dict(self.tls_conf(), **{
+            "listen": "%s:%d" % (LOOPBACK, port), "backend": b.addr,
+            "mode": "tcp", "cert": c.path["ec.crt"], "key": c.path["ec.key"],
+            "log_level": "debug", "log_rate": "0",
+            "stats": "%s:%d" % (LOOPBACK, sport)}))
+        rfd, wfd = os.pipe()
+        # The smallest pipe Linux makes: a page, a dozen lines.
+        fcntl.fcntl(wfd, F_SETPIPE_SZ, 4096)
+        proc = subprocess.Popen(WRAP + [BIN, "-c", conf],
+                                stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=wfd)
+        os.close(wfd)
+        try:
+            got = b""
+            end = deadline(10)
+            while b" ready " not in got:
+                self.assertLess(time.monotonic(), end, got)
+                r, _, _ = select.select([rfd], [], [], 0.1)
+                if r:
+                    got += os.read(rfd, 4096)
+            # From here on nobody reads: 60 connections log far more
+            # than the pipe holds.
+            t0 = time.monotonic()
+            for i in range(60):
+                s = tls_connect(port, timeout=5)
+                data = b"%d" % i
+                self.assertEqual(echo_roundtrip(s, data, timeout=5), data)
+                close_tls(s)
+            took = time.monotonic() - t0
+            st = {}
+            end = deadline(5)
+            while st.get("closed", 0) < 60 and time.monotonic() < end:
+                st = read_stats("%s:%d" % (LOOPBACK, sport))
+            self.assertEqual(st["closed"], 60)
+            self.assertGreater(st["log_dropped"], 0)
+            self.assertLess(took, 30 * SLOW)
+            # What did reach the pipe is whole lines.
+            os.set_blocking(rfd, False)
+            try:
+                while True:
+                    chunk = os.read(rfd, 65536)
+                    if not chunk:
+                        break
+                    got += chunk
+            except BlockingIOError:
+                pass
+            for line in got.decode().splitlines(keepends=True):
+                self.assertRegex(line, r"^tlsgate: [a-z]+: .*\n$")
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                rc = proc.wait(10 * SLOW)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                rc = proc.wait(10)
+            os.close(rfd)
+        self.assertEqual(rc, 0)

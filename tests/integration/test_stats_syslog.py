@@ -38,7 +38,8 @@ COUNTERS = ("accepted", "closed", "live", "high_water", "handshakes",
             "backend_connects", "backend_reused", "backend_retries",
             "http_errors", "evicted", "refused", "redirects",
             "acme_forwarded", "tls13", "hrr", "tickets", "bytes_in",
-            "bytes_out")
+            "bytes_out", "log_dropped", "proxy_in", "proxy_local",
+            "proxy_errors")
 
 
 def read_stats(addr):
