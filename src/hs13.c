@@ -381,7 +381,7 @@ psk(struct eng *c, const unsigned char *m, const struct t13_hello *h,
 	return ok ? 0 : BR_ALERT_DECRYPT_ERROR;
 }
 
-/* Where the client's share for group is, and its length. */
+/* Where the client's share for group is. */
 static size_t
 share_at(const struct t13_hello *h, unsigned group)
 {
@@ -394,20 +394,6 @@ share_at(const struct t13_hello *h, unsigned group)
 		return h->secp384r1;
 	}
 	return h->secp521r1;
-}
-
-static size_t
-share_len(unsigned group)
-{
-	switch (group) {
-	case T13_X25519:
-		return 32;
-	case T13_SECP256R1:
-		return 65;
-	case T13_SECP384R1:
-		return 97;
-	}
-	return 133;
 }
 
 /* A ClientHello, the first or the one after HRR: answer it. */
@@ -478,7 +464,7 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 	t13_transcript_add(&c->th, m, len);
 	publen = t13_kx_gen(&c->kx, (int)group, c->rng, pub, sizeof(pub));
 	dhelen = t13_kx_shared(&c->kx, m + share_at(&h, group),
-	    share_len(group), dhe);
+	    t13_kx_len((int)group), dhe);
 	t13_kx_wipe(&c->kx);
 	if (publen == 0 || dhelen == 0) {
 		t13_wipe(dhe, sizeof(dhe));

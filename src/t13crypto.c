@@ -525,9 +525,8 @@ group_curve(int group)
 	return -1;
 }
 
-/* The share's length: X25519's, or an uncompressed point's. */
-static size_t
-pub_len(int group)
+size_t
+t13_kx_len(int group)
 {
 	switch (group) {
 	case T13_X25519:
@@ -547,7 +546,7 @@ t13_kx_load(struct t13_kx *kx, int group, const unsigned char *sk,
 	int curve = group_curve(group);
 
 	if (curve < 0 || sklen == 0 || sklen > sizeof(kx->sk) ||
-	    cap < pub_len(group))
+	    cap < t13_kx_len(group))
 		return 0;
 	kx->group = group;
 	kx->sklen = sklen;
@@ -582,7 +581,7 @@ t13_kx_shared(const struct t13_kx *kx, const unsigned char *peer,
 	int curve = group_curve(kx->group);
 	uint32_t ok, z = 0;
 
-	if (curve < 0 || peerlen != pub_len(kx->group))
+	if (curve < 0 || peerlen != t13_kx_len(kx->group))
 		return 0;
 	memcpy(p, peer, peerlen);
 	if (kx->group == T13_X25519) {

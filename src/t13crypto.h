@@ -239,6 +239,8 @@ size_t	t13_kx_load(struct t13_kx *kx, int group, const unsigned char *sk,
 	    size_t sklen, unsigned char *pub, size_t cap);
 size_t	t13_kx_shared(const struct t13_kx *kx, const unsigned char *peer,
 	    size_t peerlen, unsigned char *out);
+/* A group's share length: X25519's, or an uncompressed point's. */
+size_t	t13_kx_len(int group);
 void	t13_kx_wipe(struct t13_kx *kx);
 
 /*
