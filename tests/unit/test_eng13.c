@@ -227,8 +227,7 @@ t13_hrr_for_a_p384_share(void)
 	return 1;
 }
 
-/* RFC 8446 5.1: a handshake message may span records, the second
- * hello too. */
+/* RFC 8446 5.1: any handshake message may span records, this one too. */
 static int
 t13_second_hello_over_several_records_is_taken(void)
 {
