@@ -226,7 +226,7 @@ check-system:
 
 # Fuzz targets (clang's libFuzzer); each runs FUZZ_SECONDS on a copy of
 # its seed corpus from tests/fuzz/<name>/.
-FUZZ_SECONDS ?= 50
+FUZZ_SECONDS ?= 40
 FUZZ_CC	?= clang
 FUZZ_FLAGS = -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined \
 	$(CPPFLAGS)
