@@ -586,10 +586,10 @@ client_cv(struct eng *c, const unsigned char *m, size_t len)
 	size_t hl, siglen;
 	int ok;
 
-	if (len < 8 || len != 8 + ((size_t)m[6] << 8 | m[7]))
+	if (len < 8 || len != 8 + tw_get16(m + 6))
 		return BR_ALERT_DECODE_ERROR;
 	/* One our CertificateRequest offered (cr_sigs()), for the key. */
-	s = sig_find((unsigned)(m[4] << 8 | m[5]));
+	s = sig_find((unsigned)tw_get16(m + 4));
 	if (s == NULL || s->dig != c->th.h.vtable)
 		return BR_ALERT_ILLEGAL_PARAMETER;
 	if (pk == NULL || (s->ec ? pk->key_type != BR_KEYTYPE_EC :

@@ -34,12 +34,6 @@ static const unsigned char hrr_random[32] = {
 };
 
 static size_t
-get16(const unsigned char *p)
-{
-	return (size_t)p[0] << 8 | p[1];
-}
-
-static size_t
 dig_len(const br_hash_class *dig)
 {
 	return dig->desc >> BR_HASHDESC_OUT_OFF & BR_HASHDESC_OUT_MASK;
@@ -315,16 +309,16 @@ hello_digest(const unsigned char *m, size_t len, unsigned char *out)
 
 	br_sha256_init(&h);
 	p += 1 + (size_t)m[p];
-	p += 2 + get16(m + p);
+	p += 2 + tw_get16(m + p);
 	p += 1 + (size_t)m[p];
 	br_sha256_update(&h, m + 4, p - 4);
-	end = p + 2 <= len ? p + 2 + get16(m + p) : p;
-	for (p += 2; end <= len && p + 4 <= end; p += 4 + get16(m + p + 2)) {
-		size_t t = get16(m + p);
+	end = p + 2 <= len ? p + 2 + tw_get16(m + p) : p;
+	for (p += 2; end <= len && p + 4 <= end; p += 4 + tw_get16(m + p + 2)) {
+		size_t t = tw_get16(m + p);
 
 		if (t != EXT_KEY_SHARE && t != EXT_EARLY_DATA &&
 		    t != EXT_COOKIE && t != EXT_PRE_SHARED_KEY && t != 21)
-			br_sha256_update(&h, m + p, 4 + get16(m + p + 2));
+			br_sha256_update(&h, m + p, 4 + tw_get16(m + p + 2));
 	}
 	br_sha256_out(&h, out);
 }
@@ -350,7 +344,7 @@ psk(struct eng *c, const unsigned char *m, const struct t13_hello *h,
 	int ok;
 
 	if (c->ops->load == NULL || !(h->exts & T13_EXT_PRE_SHARED_KEY) ||
-	    !h->psk_dhe_ke || get16(m + h->psk_ids) != 32)
+	    !h->psk_dhe_ke || tw_get16(m + h->psk_ids) != 32)
 		return 0;
 	memset(&sp, 0, sizeof(sp));
 	memcpy(sp.id, m + h->psk_ids + 2, 32);
@@ -564,10 +558,10 @@ client_cv(struct eng *c, const unsigned char *m, size_t len)
 	const br_x509_class **x = c->ch.x509;
 	const br_x509_pkey *pk;
 	unsigned char th[T13_HASH_MAX];
-	unsigned scheme = (unsigned)get16(m + 4);
+	unsigned scheme = (unsigned)tw_get16(m + 4);
 	size_t i;
 
-	if (len < 8 || len != 8 + get16(m + 6))
+	if (len < 8 || len != 8 + tw_get16(m + 6))
 		return BR_ALERT_DECODE_ERROR;
 	/* One CertificateRequest offered, for the key (RFC 8446 4.4.3). */
 	for (i = 0; i < NSIGS && cr_sigs[i] != scheme; i++)
@@ -668,7 +662,7 @@ hello2_in(struct eng *c, const unsigned char *p, size_t n)
 		return 0;
 	if (c->obuf[0] != HT_CLIENT_HELLO)
 		return BR_ALERT_UNEXPECTED_MESSAGE;
-	need = 4 + ((size_t)c->obuf[1] << 16 | get16(c->obuf + 2));
+	need = 4 + tw_get24(c->obuf + 1);
 	if (c->h2len < need)
 		return 0;
 	/* Nothing may follow it before the keys change (RFC 8446 5.1). */

@@ -16,18 +16,6 @@
 /* The most a record adds to its content: header, explicit nonce, tag. */
 #define REC_OVERHEAD	(5 + 8 + T13_TAG_LEN)
 
-static size_t
-get16(const unsigned char *p)
-{
-	return (size_t)p[0] << 8 | p[1];
-}
-
-static size_t
-get24(const unsigned char *p)
-{
-	return (size_t)p[0] << 16 | get16(p + 1);
-}
-
 /* Fail with a fatal alert: it goes out after what is already written. */
 void
 eng_fail(struct eng *c, unsigned alert)
@@ -325,7 +313,7 @@ eng_handshake(struct eng *c, const unsigned char *p, size_t n)
 			memcpy(c->msg + c->hs_len, p, k);
 			c->hs_len += k;
 			if (c->hs_len == 4) {
-				c->mlen = get24(c->msg + 1);
+				c->mlen = tw_get24(c->msg + 1);
 				a = v13 ? hs13_head(c) : hs12_head(c);
 			}
 		} else if (stream) {
@@ -418,7 +406,7 @@ eng_state(const struct eng *c)
 static size_t
 record_len(const struct eng *c)
 {
-	return c->ipos < 5 ? 0 : get16(c->ibuf + 3);
+	return c->ipos < 5 ? 0 : tw_get16(c->ibuf + 3);
 }
 
 unsigned char *

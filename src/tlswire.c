@@ -5,6 +5,18 @@
 
 #include "tlswire.h"
 
+size_t
+tw_get16(const unsigned char *p)
+{
+	return (size_t)p[0] << 8 | p[1];
+}
+
+size_t
+tw_get24(const unsigned char *p)
+{
+	return (size_t)p[0] << 16 | tw_get16(p + 1);
+}
+
 void
 tw_init(struct tw *w, unsigned char *b, size_t cap)
 {

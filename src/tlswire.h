@@ -66,6 +66,10 @@
 #define TLS12			0x0303
 #define TLS13			0x0304
 
+/* The big-endian 16- and 24-bit numbers at p, as the wire has them. */
+size_t	tw_get16(const unsigned char *p);
+size_t	tw_get24(const unsigned char *p);
+
 /* A message being written; see the top of this file. */
 struct tw {
 	unsigned char	*b;
