@@ -56,10 +56,12 @@ int	port_listen(const struct port_addr *, int backlog, int shared,
  * Accept one client.  Returns the fd, PORT_AGAIN when none is waiting,
  * or PORT_ERR (*emfile set to 1 when out of descriptors, so the caller
  * can back off instead of spinning).  *local receives the address the
- * client connected to.
+ * client connected to, unless local is NULL (port_local() then).
  */
 int	port_accept(int lfd, struct port_addr *peer, struct port_addr *local,
 	    int *emfile);
+/* The address a client connected to (as port_accept()'s *local). */
+void	port_local(int fd, struct port_addr *local);
 /*
  * Start a non-blocking connect.  Returns the fd (connection may still
  * be in progress) or PORT_ERR with *why set.
@@ -70,6 +72,14 @@ const char *port_connect_result(int fd);
 
 /* Read/write: bytes moved (read: 0 = EOF), PORT_AGAIN or PORT_ERR. */
 long	port_read(int fd, void *, size_t);
+/* As port_read(), but what it returns stays to be read. */
+long	port_peek(int fd, void *, size_t);
+/*
+ * Readable for poll() only once n bytes wait (or at EOF, or an error):
+ * a peeked partial message does not wake the loop again and again.
+ * Back to 1 before the bytes are read for real.
+ */
+void	port_rcvlowat(int fd, unsigned n);
 long	port_write(int fd, const void *, size_t);
 void	port_shutdown_wr(int fd);
 /* Close; with abort, send RST (no lingering in TIME_WAIT for dead peers). */

@@ -287,13 +287,21 @@ port_accept(int lfd, struct port_addr *peer, struct port_addr *local,
 	peer->len = sl;
 	if (is_unix(peer))
 		return fd;	/* the stats socket: no address to keep */
-	sl = sizeof(local->raw);
+	if (local != NULL)
+		port_local(fd, local);
+	set_nodelay(fd);
+	return fd;
+}
+
+void
+port_local(int fd, struct port_addr *local)
+{
+	socklen_t sl = sizeof(local->raw);
+
 	if (getsockname(fd, (struct sockaddr *)(void *)local->raw, &sl) == 0)
 		local->len = sl;
 	else
 		memset(local, 0, sizeof(*local));
-	set_nodelay(fd);
-	return fd;
 }
 
 int
@@ -340,6 +348,27 @@ port_read(int fd, void *buf, size_t len)
 	if (n >= 0)
 		return (long)n;
 	return (errno == EAGAIN || errno == EWOULDBLOCK) ? PORT_AGAIN : PORT_ERR;
+}
+
+long
+port_peek(int fd, void *buf, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = recv(fd, buf, len, MSG_PEEK);
+	while (n < 0 && errno == EINTR);
+	if (n >= 0)
+		return (long)n;
+	return (errno == EAGAIN || errno == EWOULDBLOCK) ? PORT_AGAIN : PORT_ERR;
+}
+
+void
+port_rcvlowat(int fd, unsigned n)
+{
+	int v = (int)n;
+
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof(v));
 }
 
 long
@@ -756,7 +785,7 @@ port_fd_limit(unsigned nfds, const char **why)
 			return 0;
 	}
 	snprintf(msg, sizeof(msg), "RLIMIT_NOFILE is %llu, need %u "
-	    "(2 per slot + backend_pool + listeners + margin)",
+	    "(2 per slot + pending + backend_pool + listeners + margin)",
 	    (unsigned long long)rl.rlim_max, nfds);
 	*why = msg;
 	return -1;
