@@ -5,6 +5,7 @@
 #   make check    the whole test suite (also under ASan + UBSan), as CI runs it
 #   make bench    tlsgate side by side with stunnel, hitch and haproxy
 #   make soak     30 minutes of new connections at a fixed rate, beside nginx
+#   make overload past capacity beside nginx and haproxy; slowloris probes
 CC	?= cc
 # A firmware build points CONF at a directory with its own defaults.h.
 CONF	?= conf
@@ -30,7 +31,7 @@ SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c src/slot.c \
 	  src/forward.c src/pool.c src/http.c src/loop.c src/log.c \
 	  src/der.c src/certgen.c src/plain.c src/t13crypto.c \
 	  src/t13hello.c src/cache.c src/rec.c src/hs12.c src/hs13.c \
-	  src/tlswire.c src/ecdsa.c src/proxyin.c
+	  src/tlswire.c src/ecdsa.c src/proxyin.c src/pend.c
 PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)
 
@@ -215,6 +216,18 @@ BENCH_FLAGS ?=
 bench: all $(B)/tlsload $(B)/cryptobench
 	$(PY) tests/bench/bench.py $(BENCH_FLAGS)
 	$(PY) tests/bench/workers.py
+	$(MAKE) overload
+
+# README "Slow clients and overload": 0.8, 1, 1.5 and 3 x each server's
+# capacity (OVERLOAD_SECONDS each), then slowloris against slots = 64.
+OVERLOAD_SECONDS ?= 30
+overload: all $(B)/tlsload
+	$(PY) tests/bench/overload.py --seconds $(OVERLOAD_SECONDS) \
+	    --bin $(B)/tlsgate --tlsload $(B)/tlsload --out $(B)/overload
+	$(PY) tests/bench/slowloris.py --bin $(B)/tlsgate --conns 2000
+	$(PY) tests/bench/slowloris.py --bin $(B)/tlsgate --conns 10000
+	$(PY) tests/bench/slowloris.py --bin $(B)/tlsgate --conns 10000 \
+	    --sources 100
 
 # The other BearSSL (system when the default is source): a smoke subset.
 OTHER_BEARSSL = $(if $(filter source,$(BEARSSL)),system,source)
@@ -332,7 +345,8 @@ demo:
 clean:
 	rm -rf build
 
-.PHONY: all asan bench bench-crypto check check-system demo fuzz lint soak test unit clean
+.PHONY: all asan bench bench-crypto check check-system demo fuzz lint \
+	overload soak test unit clean
 
 # Cross builds, the static binary, the small profile, make size,
 # make check-cross (conf/cross.md).

@@ -14,6 +14,7 @@
 #define TLSGATE_MAX_SLOTS	1024	/* connection slots (of each worker) */
 #define TLSGATE_MAX_POOL	64	/* idle backend connections kept (of each worker) */
 #define TLSGATE_MAX_PLAIN	64	/* plain-HTTP (redirect) slots (of each worker) */
+#define TLSGATE_MAX_PENDING	16384	/* clients not yet in a slot (pend.h) */
 #define TLSGATE_MAX_WORKERS	16	/* worker processes */
 #define TLSGATE_MAX_CACHE	4096	/* TLS sessions in the resumption cache */
 #define TLSGATE_MAX_CHAIN	16384	/* bytes of DER in the certificate chain */
@@ -48,6 +49,16 @@
  * requests on established connections.
  */
 #define TLSGATE_HANDSHAKES_PER_TURN	4
+/*
+ * Overload (loop.c's promote()): whole hellos get slots oldest first
+ * until the oldest has waited over TLSGATE_QUEUE_TARGET_MS for
+ * TLSGATE_QUEUE_INTERVAL_MS, then newest first, and a hello that has
+ * waited TLSGATE_QUEUE_MAX_MS is closed (outcome=shed): the bound on
+ * the wait of a client that gets served in an overload.
+ */
+#define TLSGATE_QUEUE_TARGET_MS	50
+#define TLSGATE_QUEUE_INTERVAL_MS	250
+#define TLSGATE_QUEUE_MAX_MS	250
 
 /*
  * The runtime defaults, as a config file spells them.  They go through
@@ -60,6 +71,7 @@
 	"workers = 1\n" \
 	"backend_pool = 16\n"		/* idle backend connections; 0: none */ \
 	"redirect_slots = 16\n"		/* plain-HTTP connections (redirect) */ \
+	"pending = 2048\n"		/* clients waiting for their first message */ \
 	"drain_timeout = 10s\n"		/* SIGTERM: live ones may end */ \
 	"log_level = info\n" \
 	"log_rate = 1000\n"		/* lines a second; 0: no limit */ \

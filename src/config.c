@@ -94,6 +94,7 @@ static const struct key keys[] = {
 	{ "backend_pool",	K_UINT,	G(backend_pool), 0, TLSGATE_MAX_POOL, NULL },
 	{ "redirect_slots",	K_UINT,	G(redirect_slots), 1, TLSGATE_MAX_PLAIN,
 	    NULL },
+	{ "pending",		K_UINT,	G(pending), 1, TLSGATE_MAX_PENDING, NULL },
 	{ "drain_timeout",	K_MS,	G(drain_ms), 0, H, NULL },
 	{ "log_level",		K_ENUM,	G(log_level), 0, 0, config_levels },
 	{ "log_rate",		K_UINT,	G(log_rate), 0, 1000000, NULL },

@@ -82,6 +82,7 @@ struct config {
 	unsigned	workers;
 	unsigned	backend_pool;	/* idle backend connections kept */
 	unsigned	redirect_slots;	/* plain-HTTP slots (plain.h) */
+	unsigned	pending;	/* the pending table's entries (pend.h) */
 	unsigned	drain_ms;
 	unsigned	log_level;	/* enum log_level */
 	unsigned	log_rate;	/* lines per second, 0: no limit */

@@ -31,6 +31,7 @@ static const struct {
 	F(cache_saves), F(tls_errors), F(timeouts), F(backend_errors),
 	F(backend_connects), F(backend_reused), F(backend_retries),
 	F(http_errors), F(evicted), F(refused),
+	F(pending), F(pending_high), F(shed),
 	F(redirects), F(acme_forwarded), F(tls13), F(hrr), F(tickets),
 	F(bytes_in), F(bytes_out), F(log_dropped),
 	F(proxy_in), F(proxy_local), F(proxy_errors),

@@ -40,6 +40,8 @@ struct stats {
 	unsigned long long	tls_errors, timeouts, backend_errors;
 	unsigned long long	backend_connects, backend_reused, backend_retries;
 	unsigned long long	http_errors, evicted, refused;
+	/* The pending table (pend.h): now, at most, and hellos shed. */
+	unsigned long long	pending, pending_high, shed;
 	unsigned long long	redirects, acme_forwarded;
 	unsigned long long	tls13, hrr, tickets;	/* TLS 1.3 handshakes */
 	unsigned long long	bytes_in, bytes_out;

@@ -5,6 +5,7 @@
 
 #include "loop.h"
 #include "log.h"
+#include "pend.h"
 #include "plain.h"
 #include "pool.h"
 #include "slot.h"
@@ -26,7 +27,7 @@ struct pturn {
 #define MAX_LISTENERS	(TLSGATE_MAX_SERVICES * TLSGATE_MAX_LISTEN * 2)
 
 static struct port_pfd pfd[MAX_LISTENERS + 1 + 2 * TLSGATE_MAX_SLOTS +
-    2 * TLSGATE_MAX_PLAIN];
+    2 * TLSGATE_MAX_PLAIN + TLSGATE_MAX_PENDING];
 static struct turn turn[TLSGATE_MAX_SLOTS];
 static struct pturn pturn[TLSGATE_MAX_PLAIN];
 
@@ -61,30 +62,17 @@ serve_stats(int fd)
 }
 
 /*
- * A listener's clients: TLS ones to the slots, plain HTTP ones to the
- * plain slots; either table evicts its own longest waiting one when full.
+ * A listener's clients, to the pending table (pend.h): accepting costs
+ * an entry, never a slot, so the listeners are always polled.
  */
 static uint64_t
-accept_some(const struct service *svc, const struct listener *l)
+accept_some(const struct config *cfg, const struct listener *l)
 {
-	uint64_t before = slot_now > TLSGATE_EVICT_MS ?
-	    slot_now - TLSGATE_EVICT_MS : 0;
-	struct port_addr peer, local;
-	int emfile, lfd = l->fd;
+	struct port_addr peer;
+	int emfile, fd;
 
 	for (int i = 0; i < ACCEPT_BURST; i++) {
-		struct slot *victim = NULL;
-		struct plain *pvictim = NULL;
-		int fd;
-
-		if (l->plain && plain_free_count() == 0) {
-			if ((pvictim = plain_oldest_waiting(before)) == NULL)
-				break;
-		} else if (!l->plain && slot_free_count() == 0) {
-			if ((victim = slot_oldest_waiting(before)) == NULL)
-				break;
-		}
-		fd = port_accept(lfd, &peer, &local, &emfile);
+		fd = port_accept(l->fd, &peer, NULL, &emfile);
 		if (fd == PORT_AGAIN)
 			break;
 		if (fd < 0) {
@@ -95,37 +83,143 @@ accept_some(const struct service *svc, const struct listener *l)
 			}
 			break;
 		}
-		/* A balancer is not limited: its clients are, once its
-		 * PROXY header names them (slot.c, plain.c). */
-		if (svc->max_per_source > 0 &&
-		    !config_proxy_trusted(svc, &peer) && slot_count_peer(&peer) +
-		    plain_count_peer(&peer) >= svc->max_per_source) {
-			char a[64];
-
-			port_addr_str(&peer, a, sizeof(a));
-			log_msg(LOG_INFO, "conn peer=%s outcome=per-source-limit",
-			    a);
-			stats.refused++;
-			port_close(fd, 1);
-			continue;
-		}
-		if (victim != NULL || pvictim != NULL)
-			stats.evicted++;
-		if (victim != NULL)
-			slot_abort(victim, "evicted");
-		if (pvictim != NULL)
-			plain_abort(pvictim, "evicted");
-		if (l->plain) {
-			(void)plain_open(fd, &peer, &local, l->svc);
-			continue;
-		}
-		if (slot_open(fd, &peer, &local, svc) == NULL) {
-			log_msg(LOG_ERROR, "accept: cannot reset a TLS context");
-			port_close(fd, 1);
-			break;
-		}
+		pend_add(cfg, fd, &peer, l->svc, l->plain);
 	}
 	return 0;
+}
+
+/*
+ * A free slot of the kind, or one taken from the slot that has waited
+ * longest (TLSGATE_EVICT_MS at least) for a second flight or a request
+ * head.
+ */
+static int
+room(int plain)
+{
+	uint64_t before = slot_now > TLSGATE_EVICT_MS ?
+	    slot_now - TLSGATE_EVICT_MS : 0;
+	struct plain *pv;
+	struct slot *sv;
+
+	if (plain ? plain_free_count() > 0 : slot_free_count() > 0)
+		return 1;
+	if (plain && (pv = plain_oldest_waiting(before)) != NULL)
+		plain_abort(pv, "evicted");
+	else if (!plain && (sv = slot_oldest_waiting(before)) != NULL)
+		slot_abort(sv, "evicted");
+	else
+		return 0;
+	stats.evicted++;
+	return 1;
+}
+
+/* Pending entry i, its message whole, into a slot, which reads it now. */
+static void
+serve(const struct config *cfg, unsigned i)
+{
+	const struct pend *e = pend_at(i);
+	const struct service *svc = &cfg->svc[e->svc];
+	struct port_addr peer, local;
+	uint64_t t = e->t_accept;
+	unsigned si = e->svc;
+	int plain = e->plain, fd;
+
+	/* A balancer is not limited: its clients are, once its PROXY
+	 * header names them (slot.c, plain.c). */
+	pend_peer(e, &peer);
+	if (svc->max_per_source > 0 &&
+	    !config_proxy_trusted(svc, &peer) && slot_count_peer(&peer) +
+	    plain_count_peer(&peer) >= svc->max_per_source) {
+		stats.refused++;
+		pend_close(cfg, i, "per-source-limit", 1);
+		return;
+	}
+	fd = pend_take(i);
+	port_local(fd, &local);
+	if (plain) {
+		struct plain *p = plain_open(fd, &peer, &local, si, t);
+
+		plain_io(p, PORT_IN, 0);
+		if (p->state != PLAIN_FREE && slot_now >= p->deadline)
+			plain_expire(p);
+	} else {
+		struct slot *s = slot_open(fd, &peer, &local, svc, t);
+
+		if (s == NULL) {
+			log_msg(LOG_ERROR, "accept: cannot reset a TLS context");
+			port_close(fd, 1);
+			stats.closed++;
+			return;
+		}
+		slot_io(s, PORT_IN, 0);
+	}
+}
+
+/*
+ * Whole messages to slots: plain ones while a plain slot is free, TLS
+ * ones while a slot is free and the turn's handshake budget lasts.
+ *
+ * The overload policy, as CoDel tells a standing queue from a burst:
+ * hellos are served oldest first until the oldest one has waited more
+ * than TLSGATE_QUEUE_TARGET_MS at every turn for
+ * TLSGATE_QUEUE_INTERVAL_MS.  The CPU is then the limit: newest first,
+ * so that the clients served are those still waiting (adaptive LIFO),
+ * and a hello that has waited TLSGATE_QUEUE_MAX_MS is closed, counted in
+ * `shed`.  It has cost a peek; serving it would cost a handshake its
+ * client may no longer wait for, and delay every hello behind it.
+ */
+static void
+promote(const struct config *cfg, unsigned budget)
+{
+	static uint64_t above_since;
+	uint64_t oldest = 0;
+	int i, over = above_since != 0 &&
+	    slot_now >= above_since + TLSGATE_QUEUE_INTERVAL_MS;
+
+	while ((i = pend_pick(1, 0, &oldest)) >= 0 && room(1))
+		serve(cfg, (unsigned)i);
+	while ((i = pend_pick(0, over, &oldest)) >= 0 && budget > 0 &&
+	    room(0)) {
+		serve(cfg, (unsigned)i);
+		budget--;
+	}
+	if (i < 0 || slot_now < oldest + TLSGATE_QUEUE_TARGET_MS) {
+		above_since = 0;
+		return;
+	}
+	if (above_since == 0)
+		above_since = slot_now;
+	if (!over || budget > 0)
+		return;
+	for (unsigned j = pend_count(); j-- > 0;) {
+		const struct pend *e = pend_at(j);
+
+		if (!e->plain && e->t_ready != 0 &&
+		    slot_now >= e->t_ready + TLSGATE_QUEUE_MAX_MS) {
+			stats.shed++;
+			pend_close(cfg, j, "shed", 1);
+		}
+	}
+}
+
+/* Entry i's deadline passed, its message not whole. */
+static void
+pend_expire(const struct config *cfg, unsigned i)
+{
+	struct pend *e = pend_at(i);
+
+	/* A partial head gets the plain slot's 408, when one is free. */
+	if (e->plain && e->t_ready != 0)
+		return;
+	if (e->plain && !e->proxy && e->len > 0) {
+		e->t_ready = slot_now;
+		return;
+	}
+	stats.timeouts++;
+	if (e->proxy)
+		stats.proxy_errors++;
+	pend_close(cfg, i, e->proxy ? "proxy-timeout" : e->plain ?
+	    "head-timeout" : "handshake-timeout", !e->plain || e->proxy);
 }
 
 /* Add fd to the poll table; returns its index there. */
@@ -147,14 +241,14 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 	int draining = 0, li[MAX_LISTENERS];
 
 	slot_now = port_now_ms();
-	log_msg(LOG_INFO, "ready slots=%u services=%u listeners=%u",
-	    cfg->slots, cfg->nsvc, nl);
+	log_msg(LOG_INFO, "ready slots=%u services=%u listeners=%u pending=%u",
+	    cfg->slots, cfg->nsvc, nl, cfg->pending);
 	for (;;) {
 		uint64_t next = pool_sweep(slot_now), oldest_wait = UINT64_MAX;
-		uint64_t poldest = UINT64_MAX;
+		uint64_t poldest = UINT64_MAX, t;
 		unsigned sig, nt = 0, np = 0;
 		size_t n = 0;
-		int timeout, room, proom, spolled = -1;
+		int timeout, spolled = -1;
 
 		for (unsigned i = 0; i < slot_live_count(); i++) {
 			struct slot *s = slot_live(i);
@@ -186,30 +280,33 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 				poldest = plain_wait_since(p);
 			np++;
 		}
-		/*
-		 * The listeners go last in pfd[]: each polled only while its
-		 * table has a free slot or one to take from a slow
-		 * handshake or head.
-		 */
-		room = slot_free_count() > 0 || (oldest_wait != UINT64_MAX &&
-		    slot_now >= oldest_wait + TLSGATE_EVICT_MS);
-		proom = plain_free_count() > 0 || (poldest != UINT64_MAX &&
-		    slot_now >= poldest + TLSGATE_EVICT_MS);
-		for (unsigned i = 0; i < nl; i++)
-			li[i] = !draining && slot_now >= accept_after &&
-			    (lst[i].plain ? proom : room) ?
-			    poll_add(&n, lst[i].fd, PORT_IN) : -1;
-		if (!draining && accept_after > slot_now) {
-			if (accept_after < next)
-				next = accept_after;
-		} else if (!draining) {
-			if (!room && oldest_wait != UINT64_MAX &&
-			    oldest_wait + TLSGATE_EVICT_MS < next)
-				next = oldest_wait + TLSGATE_EVICT_MS;
-			if (!proom && poldest != UINT64_MAX &&
-			    poldest + TLSGATE_EVICT_MS < next)
-				next = poldest + TLSGATE_EVICT_MS;
+		/* A whole message is read once it has a slot, not polled. */
+		for (unsigned i = 0; i < pend_count(); i++) {
+			struct pend *e = pend_at(i);
+
+			e->pi = e->t_ready == 0 ? poll_add(&n, e->fd, PORT_IN) : -1;
+			if ((t = pend_deadline(cfg, e)) < next)
+				next = t;
 		}
+		/*
+		 * Whole messages waiting: now if a slot is free, else when
+		 * one may be taken from a slow handshake or head.
+		 */
+		if (pend_pick(0, 0, &t) >= 0)
+			next = slot_free_count() > 0 ? slot_now :
+			    oldest_wait != UINT64_MAX &&
+			    oldest_wait + TLSGATE_EVICT_MS < next ?
+			    oldest_wait + TLSGATE_EVICT_MS : next;
+		if (pend_pick(1, 0, &t) >= 0)
+			next = plain_free_count() > 0 ? slot_now :
+			    poldest != UINT64_MAX &&
+			    poldest + TLSGATE_EVICT_MS < next ?
+			    poldest + TLSGATE_EVICT_MS : next;
+		for (unsigned i = 0; i < nl; i++)
+			li[i] = !draining && slot_now >= accept_after ?
+			    poll_add(&n, lst[i].fd, PORT_IN) : -1;
+		if (!draining && accept_after > slot_now && accept_after < next)
+			next = accept_after;
 		if (stats_fd >= 0)
 			spolled = poll_add(&n, stats_fd, PORT_IN);
 		if (draining && drain_end < next)
@@ -223,9 +320,10 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 		 * Established connections first, then at most
 		 * TLSGATE_HANDSHAKES_PER_TURN handshakes, each ~1 ms of
 		 * public-key work: a burst of new clients delays the
-		 * requests of the others by a few ms, not by the burst.  The
-		 * handshakes left over are still readable at the next poll;
-		 * the start rotates so that none waits for ever.
+		 * requests of the others by a few ms, not by the burst.
+		 * Handshakes under way go before new ones (promote()); those
+		 * left over are still readable at the next poll, and the
+		 * start rotates so that none waits for ever.
 		 */
 		budget = TLSGATE_HANDSHAKES_PER_TURN;
 		for (unsigned pass = 0; pass < 2; pass++)
@@ -241,8 +339,10 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 				if (s->state == SLOT_FREE ||
 				    (s->state == SLOT_HANDSHAKE) != pass)
 					continue;
-				if ((cr != 0 || br != 0) && (!pass || budget-- > 0))
+				if ((cr != 0 || br != 0) && (!pass || budget > 0)) {
+					budget -= pass;
 					slot_io(s, cr, br);
+				}
 				if (s->state != SLOT_FREE &&
 				    slot_now >= s->deadline)
 					slot_expire(s);
@@ -258,13 +358,30 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 			if (p->state != PLAIN_FREE && slot_now >= p->deadline)
 				plain_expire(p);
 		}
+		/*
+		 * Backwards: closing entry i moves the last one, already
+		 * seen, into its place.
+		 */
+		for (unsigned i = pend_count(); i-- > 0;) {
+			struct pend *e = pend_at(i);
+			unsigned had = pend_count();
+
+			if (e->pi >= 0 && pfd[e->pi].revents != 0) {
+				pend_peek(cfg, i);
+				if (pend_count() < had)
+					continue;
+			}
+			if (slot_now >= pend_deadline(cfg, e))
+				pend_expire(cfg, i);
+		}
+		if (!draining)
+			promote(cfg, budget);
 		for (unsigned i = 0; i < nl; i++)
 			if (li[i] >= 0 && (pfd[li[i]].revents & PORT_IN)) {
-				uint64_t t = accept_some(&cfg->svc[lst[i].svc],
-				    &lst[i]);
+				uint64_t a = accept_some(cfg, &lst[i]);
 
-				if (t > accept_after)
-					accept_after = t;
+				if (a > accept_after)
+					accept_after = a;
 			}
 		if (spolled >= 0 && (pfd[spolled].revents & PORT_IN))
 			serve_stats(stats_fd);
@@ -289,6 +406,9 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 				port_close(lst[i].fd, 0);
 			log_msg(LOG_INFO, "draining live=%u drain_ms=%u",
 			    slot_live_count(), cfg->drain_ms);
+			/* No request yet: nothing to finish. */
+			while (pend_count() > 0)
+				pend_close(cfg, 0, "drained", 1);
 			/* Backwards: a slot that closes moves the last one down. */
 			for (unsigned i = slot_live_count(); i-- > 0;)
 				slot_drain(slot_live(i));

@@ -2,10 +2,11 @@
  * loop.h - the one poll() loop.
  *
  * Owns the pollfd array (rebuilt each turn from the slots' states),
- * accepting, deadlines, signals and the stats socket.  The listeners are
- * polled only while a slot is free (or one can be taken from a slow
- * handshake), so excess clients wait in the kernel's backlog.  Never
- * allocates; never blocks anywhere but in poll().
+ * accepting, deadlines, signals and the stats socket, and which
+ * pending client (pend.h) gets a slot when: the overload policy.  A
+ * client is accepted into the pending table at once and takes a slot
+ * only with its first message whole.  Never allocates; never blocks
+ * anywhere but in poll().
  */
 #ifndef TLSGATE_LOOP_H
 #define TLSGATE_LOOP_H

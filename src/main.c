@@ -29,6 +29,7 @@
 #include "defaults.h"
 #include "log.h"
 #include "loop.h"
+#include "pend.h"
 #include "plain.h"
 #include "pool.h"
 #include "port.h"
@@ -68,11 +69,12 @@ print_footprint(const struct config *c)
 	cache = (size_t)nsess * TLS_CACHE_ENTRY;
 	other = tls_static_bytes() + loop_static_bytes() + pool_static_bytes() +
 	    config_static_bytes() + sizeof(cfgs) + sizeof(lst) +
-	    port_static_bytes() + certgen_static_bytes();
+	    port_static_bytes() + certgen_static_bytes() + pend_static_bytes();
 	total = slot * c->slots + plain_table_bytes(plain_slots(c)) + cache +
-	    other;
+	    pend_table_bytes(c->pending) + other;
 	max = slot * TLSGATE_MAX_SLOTS + plain_table_bytes(TLSGATE_MAX_PLAIN) +
-	    (size_t)TLSGATE_MAX_CACHE * TLS_CACHE_ENTRY + other;
+	    (size_t)TLSGATE_MAX_CACHE * TLS_CACHE_ENTRY +
+	    pend_table_bytes(TLSGATE_MAX_PENDING) + other;
 	printf("# footprint (bytes)\n");
 	printf("slot = %zu (TLS engine %zu + input buffer %zu + output "
 	    "buffer %zu + head buffer %zu + client auth %zu + state %zu)\n",
@@ -83,14 +85,16 @@ print_footprint(const struct config *c)
 	printf("redirect slots = %u x %zu = %zu (plain HTTP: no TLS state)\n",
 	    plain_slots(c), plain_table_bytes(1),
 	    plain_table_bytes(plain_slots(c)));
+	printf("pending = %u x %zu = %zu (clients not yet in a slot)\n",
+	    c->pending, pend_table_bytes(1), pend_table_bytes(c->pending));
 	printf("session_cache = %u x %zu = %zu\n", nsess, TLS_CACHE_ENTRY,
 	    cache);
 	printf("other static = %zu (certificates and keys twice, for reload; "
 	    "buffers; poll table)\n", other);
 	printf("total = %zu (worst case for this config)\n", total);
 	printf("compile-time maximum = %zu (%d slots, %d redirect slots, %d "
-	    "sessions)\n", max, TLSGATE_MAX_SLOTS, TLSGATE_MAX_PLAIN,
-	    TLSGATE_MAX_CACHE);
+	    "pending, %d sessions)\n", max, TLSGATE_MAX_SLOTS,
+	    TLSGATE_MAX_PLAIN, TLSGATE_MAX_PENDING, TLSGATE_MAX_CACHE);
 #undef SLOT
 }
 
@@ -186,7 +190,8 @@ report_certs(const struct config *c, int check)
 static const char *
 needs_restart(const struct config *a, const struct config *b)
 {
-	if (a->slots != b->slots || plain_slots(a) != plain_slots(b))
+	if (a->slots != b->slots || plain_slots(a) != plain_slots(b) ||
+	    a->pending != b->pending)
 		return "slots";
 	if (a->workers != b->workers)
 		return "workers";
@@ -301,6 +306,7 @@ run_worker(unsigned k)
 	port_signals_init();
 	slot_table_init(cfg);
 	plain_init(cfg, plain_slots(cfg));
+	pend_init(cfg->pending);
 	if (port_drop_privileges(cfg->user, cfg->group, cfg->chroot, &why) < 0)
 		log_fatal(111, "dropping privileges (user \"%s\", group \"%s\", "
 		    "chroot \"%s\"): %s", cfg->user, cfg->group, cfg->chroot,
@@ -365,7 +371,8 @@ main(int argc, char **argv)
 		log_fatal(111, "syslog %s: %s", cfg->syslog_socket, why);
 	report_certs(cfg, 0);
 	if (port_fd_limit(cfg->workers * (2 * cfg->slots +
-	    2 * plain_slots(cfg) + cfg->backend_pool + 32), &why) < 0)
+	    2 * plain_slots(cfg) + cfg->pending + cfg->backend_pool + 32),
+	    &why) < 0)
 		log_fatal(111, "%s", why);
 	for (unsigned i = 0; i < cfg->nsvc; i++)
 		nl += cfg->svc[i].nlisten + cfg->svc[i].nredirect;

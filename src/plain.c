@@ -101,7 +101,7 @@ svc_of(const struct plain *p)
 
 struct plain *
 plain_open(int cfd, const struct port_addr *peer,
-    const struct port_addr *local, unsigned svc)
+    const struct port_addr *local, unsigned svc, uint64_t t_accept)
 {
 	struct plain *p = NULL;
 
@@ -116,8 +116,8 @@ plain_open(int cfd, const struct port_addr *peer,
 	p->bfd = -1;
 	p->svc = svc;
 	p->blocked = 0;
-	p->t_accept = slot_now;
-	p->deadline = slot_now + svc_of(p)->head_ms;
+	p->t_accept = t_accept;
+	p->deadline = t_accept + svc_of(p)->head_ms;
 	p->peer = p->via = *peer;
 	p->local = *local;
 	p->proxy = config_proxy_trusted(svc_of(p), peer);
@@ -159,6 +159,7 @@ plain_close(struct plain *p, int abort)
 	p->cfd = p->bfd = -1;
 	p->state = PLAIN_FREE;
 	pfree++;
+	stats.closed++;
 }
 
 void

@@ -61,9 +61,9 @@ struct plain {
 /* n plain slots, serving the services of cfg (also after a reload). */
 void	plain_init(const struct config *, unsigned n);
 void	plain_reconfig(const struct config *);
-/* Take a free plain slot for a new client; NULL when none is free. */
+/* As slot_open(), its head whole in the socket; NULL when none is free. */
 struct plain *plain_open(int cfd, const struct port_addr *peer,
-	    const struct port_addr *local, unsigned svc);
+	    const struct port_addr *local, unsigned svc, uint64_t t_accept);
 unsigned plain_free_count(void);
 /* Slot i (< the n of plain_init), free or not. */
 struct plain *plain_at(unsigned i);

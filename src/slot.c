@@ -123,7 +123,7 @@ slot_count_peer(const struct port_addr *peer)
 
 struct slot *
 slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
-    const struct service *svc)
+    const struct service *svc, uint64_t t_accept)
 {
 	struct slot *s;
 
@@ -140,8 +140,8 @@ slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
 	s->cfd = cfd;
 	s->bfd = -1;
 	s->flags = 0;
-	s->t_accept = slot_now;
-	s->deadline = slot_now + s->svc->handshake_ms;
+	s->t_accept = t_accept;
+	s->deadline = t_accept + s->svc->handshake_ms;
 	s->c2b = s->b2c = 0;
 	s->ra_off = s->ra_len = 0;
 	s->outcome = NULL;
@@ -155,7 +155,6 @@ slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
 		s->flags |= SLOT_F_PROXY;
 	live_pos[s->id] = nlive;
 	live_list[nlive++] = s;
-	stats.accepted++;
 	stats.live = nlive;
 	if (nlive > stats.high_water)
 		stats.high_water = nlive;

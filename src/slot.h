@@ -92,9 +92,13 @@ extern int slot_draining;
  * services a slot serves come with each slot_open().
  */
 void	slot_table_init(const struct config *);
-/* Take a free slot for a new client; NULL when the table is full. */
+/*
+ * Take a free slot for a client accepted at t_accept, its hello whole in
+ * the socket (pend.h); NULL when the table is full.
+ */
 struct slot *slot_open(int cfd, const struct port_addr *peer,
-	    const struct port_addr *local, const struct service *);
+	    const struct port_addr *local, const struct service *,
+	    uint64_t t_accept);
 unsigned slot_free_count(void);
 /*
  * Since when the slot has been waiting for its client to finish a

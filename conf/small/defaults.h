@@ -17,6 +17,8 @@
 #define TLSGATE_MAX_SLOTS	32	/* connection slots */
 #define TLSGATE_MAX_POOL	8	/* idle backend connections kept */
 #define TLSGATE_MAX_PLAIN	8	/* plain-HTTP (redirect) slots */
+/* 32 bytes each: a flood of silent clients costs 32 KiB. */
+#define TLSGATE_MAX_PENDING	1024	/* clients not yet in a slot */
 #define TLSGATE_MAX_WORKERS	4	/* worker processes */
 /* Few distinct clients: 256 sessions keep all of them resumable. */
 #define TLSGATE_MAX_CACHE	256	/* TLS sessions in the resumption cache */
@@ -53,6 +55,9 @@
  */
 #define TLSGATE_EVICT_MS	1000
 #define TLSGATE_HANDSHAKES_PER_TURN	2	/* a slower CPU: shorter turns */
+#define TLSGATE_QUEUE_TARGET_MS	50
+#define TLSGATE_QUEUE_INTERVAL_MS	250
+#define TLSGATE_QUEUE_MAX_MS	250
 
 /* The runtime defaults, as a config file spells them (see conf/defaults.h). */
 #define TLSGATE_CONFIG \
@@ -60,6 +65,7 @@
 	"workers = 1\n" \
 	"backend_pool = 4\n"		/* idle backend connections; 0: none */ \
 	"redirect_slots = 4\n"		/* each is 8.9 KB: a few browsers */ \
+	"pending = 1024\n" \
 	"drain_timeout = 10s\n" \
 	"log_level = info\n" \
 	"log_rate = 100\n"		/* a small flash log, a serial console */ \

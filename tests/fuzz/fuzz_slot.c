@@ -547,7 +547,7 @@ accept_client(int c, int resume)
 		fake_set_owner(victim->cfd);
 		slot_abort(victim, "evicted");
 	}
-	check(slot_open(fd, &peer, &local, sv) != NULL);
+	check(slot_open(fd, &peer, &local, sv, slot_now) != NULL);
 	client_open(k, fd, resume);
 	if (balancer) {
 		struct port_addr lb = peer, lbl = local;

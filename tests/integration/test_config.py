@@ -218,7 +218,8 @@ class GoodConfig(GateTest):
             self.assertIn(want, lines)
         vals = {}
         for line in lines:
-            m = re.match(r"^(slot|slots|session_cache|other static|total) = "
+            m = re.match(r"^(slot|slots|pending|session_cache|other static|"
+                         r"total) = "
                          r"(?:(\d+) x (\d+) = )?(\d+)", line)
             if m:
                 vals[m.group(1)] = m.groups()[1:]
@@ -228,8 +229,11 @@ class GoodConfig(GateTest):
         self.assertEqual(vals["slots"], ("7", str(slot), str(7 * slot)))
         # cache.h's entry: id, secret, version, suite, flags, age, rank.
         self.assertEqual(vals["session_cache"][:2], ("3", "92"))
+        # A client not yet in a slot: some tens of bytes (pend.h).
+        self.assertEqual(vals["pending"][0], "2048")
+        self.assertLessEqual(int(vals["pending"][1]), 64)
         total = int(vals["total"][2])
-        self.assertEqual(total, 7 * slot + 3 * 92 +
+        self.assertEqual(total, 7 * slot + 3 * 92 + int(vals["pending"][2]) +
                          int(vals["other static"][2]))
         # A slot holds at least the engine's two record buffers.
         self.assertGreater(slot, 16384 + 512)

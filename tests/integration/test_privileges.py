@@ -204,9 +204,9 @@ class Seccomp(GateTest):
 
 
 class FdLimit(GateTest):
-    """Each slot may hold two descriptors: start-up checks that
-    RLIMIT_NOFILE covers 2 x slots + backend_pool + 32, raising the soft
-    limit if the hard one allows."""
+    """Each slot may hold two descriptors, each pending client one:
+    start-up checks that RLIMIT_NOFILE covers 2 x slots + pending +
+    backend_pool + 32, raising the soft limit if the hard one allows."""
 
     SLOTS = 256
 
@@ -226,14 +226,14 @@ class FdLimit(GateTest):
         err = p.stderr.decode("utf-8", "replace")
         self.assertEqual(p.returncode, 111, err)
         self.assertRegex(err, r"fatal: RLIMIT_NOFILE is \d+, need %d" %
-                         (2 * self.SLOTS + 16 + 32))
+                         (2 * self.SLOTS + 2048 + 16 + 32))
         self.assertNotIn("ready", err)
 
     def test_low_soft_limit_is_raised_to_start(self):
         if WRAP:
             self.skipTest("valgrind pins the hard limit to the soft one")
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-        need = 2 * self.SLOTS + 32
+        need = 2 * self.SLOTS + 2048 + 16 + 32
         if hard != resource.RLIM_INFINITY and hard < need:
             self.skipTest("hard RLIMIT_NOFILE %d < %d" % (hard, need))
         # tlsgate inherits a soft limit of 64 and must raise it itself.

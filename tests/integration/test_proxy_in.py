@@ -17,6 +17,7 @@ from harness import (LOOPBACK, SLOW, GateTest, check, certs, client_ctx,
                      close_tls, deadline, echo_roundtrip, free_port,
                      recv_to_eof, write_conf)
 from test_proxy_protocol import ProxyBackend
+from test_hostile import client_hello
 from test_stats_syslog import read_stats, wait_stats
 
 V2SIG = b"\r\n\r\n\x00\r\nQUIT\n"
@@ -274,9 +275,10 @@ class ProxyIn(GateTest):
         # The balancer holds three connections: it is not limited.
         a = tls_after(g.port, v1("192.0.2.1", "198.51.100.1", 1, 443))
         b = tls_after(g.port, v1("192.0.2.2", "198.51.100.1", 2, 443))
-        # A second one of 192.0.2.1's while its first is open: refused.
+        # A second one of 192.0.2.1's while its first is open: refused,
+        # once its hello is whole (the limit counts slots).
         s = raw(g.port)
-        s.sendall(v1("192.0.2.1", "198.51.100.1", 3, 443))
+        s.sendall(v1("192.0.2.1", "198.51.100.1", 3, 443) + client_hello())
         self.assertEqual(eof_or_reset(s), b"")
         s.close()
         for t in (a, b):

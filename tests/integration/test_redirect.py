@@ -186,42 +186,47 @@ class Redirect(GateTest):
                      b"HTTP/1.1\r\nHost: x\r\n\r\n")
         self.assertTrue(resp.startswith(b"HTTP/1.1 502 "), resp)
 
-    def test_full_table_waits_then_evicts_the_oldest_idle(self):
+    def test_idle_clients_wait_in_the_pending_table_not_in_slots(self):
         g = self.start(redirect_slots="2")
         idle = [socket.create_connection((LOOPBACK, self.rport))
-                for _ in range(2)]
+                for _ in range(5)]
         try:
             g.wait_log(r"ready")
+            idle[0].sendall(b"GET / HTTP/1.1\r\n")    # a part of a head
             t = time.monotonic()
             resp = plain(self.rport, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n",
                          timeout=10)
             waited = time.monotonic() - t
             self.assertTrue(location(resp))
-            # It waited in the kernel's queue for a slot to be evicted.
-            self.assertGreater(waited, 0.5)
-            self.assertGreaterEqual(stats(g)["evicted"], 1)
-            # TLS is not affected by the plain table being full.
-            s = tls_connect(g.port)
-            s.close()
+            # Five silent clients, two slots: none of them took one.
+            self.assertLess(waited, 0.5 * SLOW)
+            st = stats(g)
+            self.assertEqual(st["evicted"], 0)
+            self.assertEqual(st["pending"], 5)
+            self.assertGreaterEqual(st["pending_high"], 6)
         finally:
             for s in idle:
                 s.close()
 
-    def test_per_source_limit_counts_tls_and_plain(self):
+    def test_per_source_limit_counts_slots_not_silent_clients(self):
         g = self.start(max_per_source="2")
-        held = [tls_connect(g.port),
-                socket.create_connection((LOOPBACK, self.rport))]
+        held = [tls_connect(g.port), tls_connect(g.port)]
+        idle = [socket.create_connection((LOOPBACK, self.rport))
+                for _ in range(3)]
         try:
             time.sleep(0.2 * SLOW)
             self.assertEqual(plain(self.rport, b"GET / HTTP/1.1\r\n"
                                    b"Host: x\r\n\r\n"), b"")
             g.wait_log(r"outcome=per-source-limit")
-        finally:
             for s in held:
                 s.close()
-        time.sleep(0.3 * SLOW)
-        self.assertTrue(location(plain(self.rport, b"GET / HTTP/1.1\r\n"
-                                       b"Host: x\r\n\r\n")))
+            time.sleep(0.3 * SLOW)
+            # The silent ones still open hold no slot: not counted.
+            self.assertTrue(location(plain(self.rport, b"GET / HTTP/1.1\r\n"
+                                           b"Host: x\r\n\r\n")))
+        finally:
+            for s in held + idle:
+                s.close()
 
     def test_sigterm_drains_idle_plain_connections(self):
         g = self.start()

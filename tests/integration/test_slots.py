@@ -1,5 +1,5 @@
-"""The slot table bound: excess clients wait in the kernel backlog, not
-in tlsgate; a client that never speaks loses its slot at the handshake
+"""The slot table bound: excess clients wait in the pending table, not
+in a slot; a client that never speaks is closed at the handshake
 timeout."""
 import socket
 import time
