@@ -1,6 +1,7 @@
 """The bench tools work against tlsgate: tlsload's counts agree with
 tlsgate's own log, soak.py passes a short run and fails on what it is
-there to catch, and bench.py --quick passes with its TLS 1.3 rows."""
+there to catch, bench.py --quick passes with its TLS 1.3 rows, and
+overload.py and slowloris.py print their rows."""
 import os
 import re
 import shutil
@@ -13,6 +14,8 @@ from harness import (BIN, ROOT, SLOW, WRAP, GateTest, run)
 TLSLOAD = os.path.join(ROOT, "build", "tlsload")
 SOAK = os.path.join(ROOT, "tests", "bench", "soak.py")
 BENCH = os.path.join(ROOT, "tests", "bench", "bench.py")
+OVERLOAD = os.path.join(ROOT, "tests", "bench", "overload.py")
+SLOWLORIS = os.path.join(ROOT, "tests", "bench", "slowloris.py")
 sys.path.insert(0, os.path.dirname(SOAK))
 import soak  # noqa: E402
 
@@ -194,3 +197,33 @@ class BenchQuick(unittest.TestCase):
             self.assertEqual(len(got), 1, (what, rows))
             self.assertRegex(got[0], r"^\d+(\.\d+)?$", what)
             self.assertGreater(float(got[0]), 0, what)
+
+
+@unittest.skipUnless(os.access(TLSLOAD, os.X_OK), "build/tlsload not built")
+@unittest.skipIf(WRAP or os.environ.get("TLSGATE_ASAN"),
+                 "they measure build/tlsgate: the plain run's job")
+@unittest.skipUnless(os.cpu_count() >= 2, "they pin cores 0 and 1")
+class OverloadTools(unittest.TestCase):
+
+    def test_overload_prints_a_row_for_each_multiple(self):
+        # Two-second steps judge nothing: the rows, not the verdict.
+        p = subprocess.run([sys.executable, OVERLOAD, "--bin", BIN,
+                            "--tlsload", TLSLOAD, "--servers", "tlsgate",
+                            "--seconds", "2", "--probe-seconds", "2",
+                            "--step", "40", "--rsa-bits", "2048", "--out",
+                            os.path.join(ROOT, "build", "overload-smoke")],
+                           capture_output=True, timeout=300 * SLOW)
+        text = p.stdout.decode()
+        rows = re.findall(r"(?m)^\| tlsgate \| ([\d.]+) C \| (\d+) \| (\d+) "
+                          r"\|", text)
+        self.assertEqual([m for m, _, _ in rows], ["0.8", "1.0", "1.5", "3.0"],
+                         text + p.stderr.decode())
+        self.assertTrue(all(int(done) > 0 for _, _, done in rows), text)
+
+    def test_slowloris_probe_passes_with_slots_64(self):
+        p = subprocess.run([sys.executable, SLOWLORIS, "--bin", BIN,
+                            "--conns", "500", "--hold", "3"],
+                           capture_output=True, timeout=120 * SLOW)
+        text = p.stdout.decode()
+        self.assertEqual(p.returncode, 0, text + p.stderr.decode())
+        self.assertRegex(text, r"pending 500 \(high 50\d\), slots live 0")
