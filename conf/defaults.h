@@ -51,10 +51,10 @@
 #define TLSGATE_HANDSHAKES_PER_TURN	4
 /*
  * Overload (loop.c's promote()): whole hellos get slots oldest first
- * until the oldest has waited over TLSGATE_QUEUE_TARGET_MS for
- * TLSGATE_QUEUE_INTERVAL_MS, then newest first, and a hello that has
- * waited TLSGATE_QUEUE_MAX_MS is closed (outcome=shed): the bound on
- * the wait of a client that gets served in an overload.
+ * until those waiting would take over TLSGATE_QUEUE_TARGET_MS to serve,
+ * for TLSGATE_QUEUE_INTERVAL_MS; then newest first, and a hello that
+ * has waited TLSGATE_QUEUE_MAX_MS is closed (outcome=shed): the bound
+ * on the wait of a client that gets served in an overload.
  */
 #define TLSGATE_QUEUE_TARGET_MS	50
 #define TLSGATE_QUEUE_INTERVAL_MS	250

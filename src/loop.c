@@ -160,30 +160,44 @@ serve(const struct config *cfg, unsigned i)
  * ones while a slot is free and the turn's handshake budget lasts.
  *
  * The overload policy, as CoDel tells a standing queue from a burst:
- * hellos are served oldest first until the oldest one has waited more
- * than TLSGATE_QUEUE_TARGET_MS at every turn for
- * TLSGATE_QUEUE_INTERVAL_MS.  The CPU is then the limit: newest first,
- * so that the clients served are those still waiting (adaptive LIFO),
- * and a hello that has waited TLSGATE_QUEUE_MAX_MS is closed, counted in
- * `shed`.  It has cost a peek; serving it would cost a handshake its
- * client may no longer wait for, and delay every hello behind it.
+ * hellos are served oldest first until the ones waiting would take
+ * more than TLSGATE_QUEUE_TARGET_MS to serve, at the rate hellos were
+ * served in the last TLSGATE_QUEUE_INTERVAL_MS, and have for a whole
+ * interval.  The CPU is then the limit: newest first, so that the
+ * clients served are those still waiting (adaptive LIFO), and a hello
+ * that has waited TLSGATE_QUEUE_MAX_MS is closed, counted in `shed`.
+ * It has cost a peek; serving it would cost a handshake its client may
+ * no longer wait for, and delay every hello behind it.  The measure is
+ * the queue's length, not its oldest entry's age: newest first leaves
+ * old ones behind, which must not keep the policy on.
  */
 static void
 promote(const struct config *cfg, unsigned budget)
 {
-	static uint64_t above_since;
-	uint64_t oldest = 0;
-	int i, over = above_since != 0 &&
-	    slot_now >= above_since + TLSGATE_QUEUE_INTERVAL_MS;
+	static uint64_t above_since, window;
+	static unsigned served, rate;
+	unsigned nready;
+	int i, over;
 
-	while ((i = pend_pick(1, 0, &oldest)) >= 0 && room(1))
+	if (slot_now >= window + TLSGATE_QUEUE_INTERVAL_MS) {
+		rate = slot_now >= window + 2 * TLSGATE_QUEUE_INTERVAL_MS ?
+		    0 : served;
+		served = 0;
+		window = slot_now;
+	}
+	over = above_since != 0 &&
+	    slot_now >= above_since + TLSGATE_QUEUE_INTERVAL_MS;
+	while ((i = pend_pick(1, 0, &nready)) >= 0 && room(1))
 		serve(cfg, (unsigned)i);
-	while ((i = pend_pick(0, over, &oldest)) >= 0 && budget > 0 &&
+	while ((i = pend_pick(0, over, &nready)) >= 0 && budget > 0 &&
 	    room(0)) {
 		serve(cfg, (unsigned)i);
+		served++;
 		budget--;
 	}
-	if (i < 0 || slot_now < oldest + TLSGATE_QUEUE_TARGET_MS) {
+	/* Here nready * interval / rate is the queue's wait, in ms. */
+	if ((uint64_t)nready * TLSGATE_QUEUE_INTERVAL_MS <=
+	    (uint64_t)(rate > 0 ? rate : 1) * TLSGATE_QUEUE_TARGET_MS) {
 		above_since = 0;
 		return;
 	}
@@ -246,7 +260,7 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 	for (;;) {
 		uint64_t next = pool_sweep(slot_now), oldest_wait = UINT64_MAX;
 		uint64_t poldest = UINT64_MAX, t;
-		unsigned sig, nt = 0, np = 0;
+		unsigned sig, nt = 0, np = 0, nready;
 		size_t n = 0;
 		int timeout, spolled = -1;
 
@@ -292,12 +306,12 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 		 * Whole messages waiting: now if a slot is free, else when
 		 * one may be taken from a slow handshake or head.
 		 */
-		if (pend_pick(0, 0, &t) >= 0)
+		if (pend_pick(0, 0, &nready) >= 0)
 			next = slot_free_count() > 0 ? slot_now :
 			    oldest_wait != UINT64_MAX &&
 			    oldest_wait + TLSGATE_EVICT_MS < next ?
 			    oldest_wait + TLSGATE_EVICT_MS : next;
-		if (pend_pick(1, 0, &t) >= 0)
+		if (pend_pick(1, 0, &nready) >= 0)
 			next = plain_free_count() > 0 ? slot_now :
 			    poldest != UINT64_MAX &&
 			    poldest + TLSGATE_EVICT_MS < next ?

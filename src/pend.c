@@ -174,20 +174,20 @@ pend_deadline(const struct config *c, const struct pend *e)
 
 /* The oldest ready entry of the kind, or with lifo the newest. */
 int
-pend_pick(int plain, int lifo, uint64_t *oldest)
+pend_pick(int plain, int lifo, unsigned *nready)
 {
 	int old = -1, young = -1;
 
+	*nready = 0;
 	for (unsigned i = 0; i < n; i++) {
 		if (tab[i].t_ready == 0 || tab[i].plain != plain)
 			continue;
+		++*nready;
 		if (old < 0 || tab[i].t_ready < tab[old].t_ready)
 			old = (int)i;
 		if (young < 0 || tab[i].t_ready >= tab[young].t_ready)
 			young = (int)i;
 	}
-	if (old >= 0)
-		*oldest = tab[old].t_ready;
 	return lifo ? young : old;
 }
 

@@ -70,10 +70,9 @@ void	pend_close(const struct config *, unsigned i, const char *outcome,
 	    int abort);
 /*
  * The ready entry that has waited longest among the plain or the TLS
- * ones, or with lifo the newest; -1 if none.  *oldest gets when the
- * oldest of them became ready.
+ * ones, or with lifo the newest; -1 if none.  *nready: how many are.
  */
-int	pend_pick(int plain, int lifo, uint64_t *oldest);
+int	pend_pick(int plain, int lifo, unsigned *nready);
 /* Entry i's TCP peer. */
 void	pend_peer(const struct pend *, struct port_addr *);
 /* Take entry i out of the table: its fd. */
