@@ -179,9 +179,10 @@ promote(const struct config *cfg, unsigned budget)
 	unsigned nready;
 	int i, over;
 
-	if (slot_now >= window + TLSGATE_QUEUE_INTERVAL_MS) {
-		rate = slot_now >= window + 2 * TLSGATE_QUEUE_INTERVAL_MS ?
-		    0 : served;
+	if (slot_now - window >= TLSGATE_QUEUE_INTERVAL_MS) {
+		/* Idle for an interval or more: no rate to go by. */
+		rate = slot_now - window >= (uint64_t)2 *
+		    TLSGATE_QUEUE_INTERVAL_MS ? 0 : served;
 		served = 0;
 		window = slot_now;
 	}
