@@ -65,7 +65,8 @@ def open_loop(a, port, rate, seconds, tag):
     # The last run's clients may still be queued, or being shed.
     time.sleep(2)
     r = tlsload(a, port, ["--rate", str(int(rate)), "--duration",
-                          str(seconds), "--conns", "4096"], tag)
+                          str(seconds), "--conns", "4096", "--csv",
+                          os.path.join(a.out, tag + ".csv")], tag)
     r["offered"] = rate
     # Over elapsed_s: what completes after the schedule ends counts too.
     r["done_per_s"] = r["conns"] / r["elapsed_s"]
@@ -99,9 +100,8 @@ def capacity(a, port, name):
     return closed, best
 
 
-def stat(port, key):
-    if port is None:
-        return 0
+def read_stats(port):
+    """tlsgate's counters from its stats socket, as a dict."""
     with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
         data = b""
         while True:
@@ -109,11 +109,12 @@ def stat(port, key):
             if not chunk:
                 break
             data += chunk
-    for line in data.decode().splitlines():
-        k, v = line.split()
-        if k == key:
-            return int(v)
-    return 0
+    return dict((k, int(v)) for k, v in
+                (line.split() for line in data.decode().splitlines()))
+
+
+def stat(port, key):
+    return 0 if port is None else read_stats(port).get(key, 0)
 
 
 def start_tlsgate(a, tmp, port, bport, crt, key):

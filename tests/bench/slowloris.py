@@ -22,22 +22,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import soak  # noqa: E402
+from overload import read_stats  # noqa: E402
 
 # A ClientHello's first bytes: record header, handshake header, version.
 HELLO = bytes.fromhex("16030102000100 01fc 0303".replace(" ", "")) + \
     bytes(500)
-
-
-def stats(port):
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
-        data = b""
-        while True:
-            chunk = s.recv(4096)
-            if not chunk:
-                break
-            data += chunk
-    return dict((k, int(v)) for k, v in
-                (line.split() for line in data.decode().splitlines()))
 
 
 def curl(port):
@@ -115,7 +104,7 @@ def main():
             if now >= next_probe and len(probes) < 3:
                 probes.append(curl(port))
                 next_probe = time.monotonic() + 1.0
-        st = stats(sport)
+        st = read_stats(sport)
         rss = soak.rss_kb(gate.pid)
     finally:
         for s, _, _ in socks.values():
