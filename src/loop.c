@@ -261,9 +261,9 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 	for (;;) {
 		uint64_t next = pool_sweep(slot_now), oldest_wait = UINT64_MAX;
 		uint64_t poldest = UINT64_MAX, t;
-		unsigned sig, nt = 0, np = 0, nready;
+		unsigned sig, nt = 0, np = 0;
 		size_t n = 0;
-		int timeout, spolled = -1;
+		int timeout, spolled = -1, ready[2] = { 0, 0 };
 
 		for (unsigned i = 0; i < slot_live_count(); i++) {
 			struct slot *s = slot_live(i);
@@ -300,6 +300,7 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 			struct pend *e = pend_at(i);
 
 			e->pi = e->t_ready == 0 ? poll_add(&n, e->fd, PORT_IN) : -1;
+			ready[e->plain] |= e->t_ready != 0;
 			if ((t = pend_deadline(cfg, e)) < next)
 				next = t;
 		}
@@ -307,12 +308,12 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 		 * Whole messages waiting: now if a slot is free, else when
 		 * one may be taken from a slow handshake or head.
 		 */
-		if (pend_pick(0, 0, &nready) >= 0)
+		if (ready[0])
 			next = slot_free_count() > 0 ? slot_now :
 			    oldest_wait != UINT64_MAX &&
 			    oldest_wait + TLSGATE_EVICT_MS < next ?
 			    oldest_wait + TLSGATE_EVICT_MS : next;
-		if (pend_pick(1, 0, &nready) >= 0)
+		if (ready[1])
 			next = plain_free_count() > 0 ? slot_now :
 			    poldest != UINT64_MAX &&
 			    poldest + TLSGATE_EVICT_MS < next ?

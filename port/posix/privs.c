@@ -83,8 +83,7 @@ port_drop_privileges(const char *user, const char *group, const char *dir,
 static const int allowed[] = {
 	SYS_read, SYS_write, SYS_sendto, SYS_recvfrom, SYS_accept4,
 	SYS_socket, SYS_connect, SYS_getsockopt, SYS_setsockopt,
-	SYS_getsockname, SYS_shutdown, SYS_close,
-	SYS_clock_gettime,
+	SYS_getsockname, SYS_shutdown, SYS_close, SYS_clock_gettime,
 	SYS_rt_sigreturn, SYS_restart_syscall, SYS_exit, SYS_exit_group,
 #if defined(SYS_poll)
 	SYS_poll,
