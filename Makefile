@@ -31,7 +31,8 @@ SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c src/slot.c \
 	  src/forward.c src/pool.c src/http.c src/loop.c src/log.c \
 	  src/der.c src/certgen.c src/plain.c src/t13crypto.c \
 	  src/t13hello.c src/cache.c src/rec.c src/hs12.c src/hs13.c \
-	  src/tlswire.c src/ecdsa.c src/proxyin.c src/pend.c
+	  src/tlswire.c src/ecdsa.c src/proxyin.c src/pend.c \
+	  src/conn.c
 PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)
 
@@ -271,7 +272,8 @@ build/fuzz/fuzz_proxyin: tests/fuzz/fuzz_proxyin.c src/proxyin.c src/proxyin.h
 build/fuzz/fuzz_slot: tests/fuzz/fuzz_slot.c tests/fuzz/fakeport.c \
 	    src/slot.c src/forward.c src/http.c src/tls.c src/cred.c src/config.c \
 	    src/pool.c src/cache.c $(ENG_SRC) \
-	    src/log.c src/certname.c src/proxyin.c src/plain.c src/*.h \
+	    src/log.c src/certname.c src/proxyin.c src/plain.c src/conn.c \
+	    src/*.h \
 	    port/port.h $(CONF)/defaults.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)

@@ -14,27 +14,20 @@
 #define ACCEPT_BURST	32	/* accepts per turn: live slots go first */
 #define EMFILE_PAUSE_MS	100
 
-/* One entry per polled slot: where its two fds sit in pfd[]. */
-struct turn {
-	struct slot	*s;
-	int		 ci, bi;
-};
-struct pturn {
-	struct plain	*p;
-	int		 ci, bi;
-};
-
 #define MAX_LISTENERS	(TLSGATE_MAX_SERVICES * TLSGATE_MAX_LISTEN * 2)
+#define MAX_CONNS	(TLSGATE_MAX_SLOTS + TLSGATE_MAX_PLAIN + \
+	TLSGATE_MAX_PENDING)
 
-static struct port_pfd pfd[MAX_LISTENERS + 1 + 2 * TLSGATE_MAX_SLOTS +
-    2 * TLSGATE_MAX_PLAIN + TLSGATE_MAX_PENDING];
-static struct turn turn[TLSGATE_MAX_SLOTS];
-static struct pturn pturn[TLSGATE_MAX_PLAIN];
+/* A pending entry polls its client only. */
+static struct port_pfd pfd[MAX_LISTENERS + 1 + 2 * MAX_CONNS -
+    TLSGATE_MAX_PENDING];
+/* The connections polled this turn, of every kind (conn.h). */
+static struct conn *turn[MAX_CONNS];
 
 size_t
 loop_static_bytes(void)
 {
-	return sizeof(pfd) + sizeof(turn) + sizeof(pturn);
+	return sizeof(pfd) + sizeof(turn);
 }
 
 static void
@@ -66,7 +59,7 @@ serve_stats(int fd)
  * an entry, never a slot, so the listeners are always polled.
  */
 static uint64_t
-accept_some(const struct config *cfg, const struct listener *l)
+accept_some(const struct listener *l)
 {
 	struct port_addr peer;
 	int emfile, fd;
@@ -83,9 +76,16 @@ accept_some(const struct config *cfg, const struct listener *l)
 			}
 			break;
 		}
-		pend_add(cfg, fd, &peer, l->svc, l->plain);
+		pend_add(fd, &peer, l->svc, l->plain);
 	}
 	return 0;
+}
+
+/* The slots of each kind: TLS, plain. */
+static struct connset *
+slots_of(int plain)
+{
+	return plain ? plain_conns() : slot_conns();
 }
 
 /*
@@ -96,33 +96,30 @@ accept_some(const struct config *cfg, const struct listener *l)
 static int
 room(int plain)
 {
-	uint64_t before = slot_now > TLSGATE_EVICT_MS ?
-	    slot_now - TLSGATE_EVICT_MS : 0;
-	struct plain *pv;
-	struct slot *sv;
+	struct connset *set = slots_of(plain);
+	struct conn *c;
 
-	if (plain ? plain_free_count() > 0 : slot_free_count() > 0)
+	if (set->nfree > 0)
 		return 1;
-	if (plain && (pv = plain_oldest_waiting(before)) != NULL)
-		plain_abort(pv, "evicted");
-	else if (!plain && (sv = slot_oldest_waiting(before)) != NULL)
-		slot_abort(sv, "evicted");
-	else
+	c = connset_oldest_waiting(set, slot_now > TLSGATE_EVICT_MS ?
+	    slot_now - TLSGATE_EVICT_MS : 0);
+	if (c == NULL)
 		return 0;
+	c->cls->abort(c, "evicted");
 	stats.evicted++;
 	return 1;
 }
 
-/* Pending entry i, its message whole, into a slot, which reads it now. */
+/* A pending entry, its message whole, into a slot, which reads it now. */
 static void
-serve(const struct config *cfg, unsigned i)
+serve(const struct config *cfg, struct pend *e)
 {
-	const struct pend *e = pend_at(i);
 	const struct service *svc = &cfg->svc[e->svc];
 	struct port_addr peer, local;
-	uint64_t t = e->t_accept;
+	uint64_t t = e->c.t_accept;
 	unsigned si = e->svc;
 	int plain = e->plain, fd;
+	struct conn *c;
 
 	/* A balancer is not limited: its clients are, once its PROXY
 	 * header names them (slot.c, plain.c). */
@@ -131,28 +128,23 @@ serve(const struct config *cfg, unsigned i)
 	    !config_proxy_trusted(svc, &peer) && slot_count_peer(&peer) +
 	    plain_count_peer(&peer) >= svc->max_per_source) {
 		stats.refused++;
-		pend_close(cfg, i, "per-source-limit", 1);
+		pend_close(e, "per-source-limit", 1);
 		return;
 	}
-	fd = pend_take(i);
+	fd = pend_take(e);
 	port_local(fd, &local);
-	if (plain) {
-		struct plain *p = plain_open(fd, &peer, &local, si, t);
-
-		plain_io(p, PORT_IN, 0);
-		if (p->state != PLAIN_FREE && slot_now >= p->deadline)
-			plain_expire(p);
-	} else {
-		struct slot *s = slot_open(fd, &peer, &local, svc, t);
-
-		if (s == NULL) {
-			log_msg(LOG_ERROR, "accept: cannot reset a TLS context");
-			port_close(fd, 1);
-			stats.closed++;
-			return;
-		}
-		slot_io(s, PORT_IN, 0);
+	c = plain ? (struct conn *)plain_open(fd, &peer, &local, si, t) :
+	    (struct conn *)slot_open(fd, &peer, &local, svc, t);
+	if (c == NULL) {
+		/* room() made a slot free: only a TLS context can fail. */
+		log_msg(LOG_ERROR, "accept: cannot reset a TLS context");
+		port_close(fd, 1);
+		stats.closed++;
+		return;
 	}
+	c->cls->io(c, PORT_IN, 0);
+	if (c->pos != CONN_FREE && slot_now >= c->deadline)
+		c->cls->expire(c);
 }
 
 /*
@@ -176,8 +168,9 @@ promote(const struct config *cfg, unsigned budget)
 {
 	static uint64_t above_since, window;
 	static unsigned served, rate;
-	unsigned nready;
-	int i, over;
+	struct connset *pend = pend_conns();
+	struct pend *e;
+	int over;
 
 	if (slot_now - window >= TLSGATE_QUEUE_INTERVAL_MS) {
 		/* Idle for an interval or more: no rate to go by. */
@@ -188,16 +181,15 @@ promote(const struct config *cfg, unsigned budget)
 	}
 	over = above_since != 0 &&
 	    slot_now >= above_since + TLSGATE_QUEUE_INTERVAL_MS;
-	while ((i = pend_pick(1, 0, &nready)) >= 0 && room(1))
-		serve(cfg, (unsigned)i);
-	while ((i = pend_pick(0, over, &nready)) >= 0 && budget > 0 &&
-	    room(0)) {
-		serve(cfg, (unsigned)i);
+	while (pend_ready(1) > 0 && room(1))
+		serve(cfg, pend_pick(1, 0));
+	while (pend_ready(0) > 0 && budget > 0 && room(0)) {
+		serve(cfg, pend_pick(0, over));
 		served++;
 		budget--;
 	}
-	/* Here nready * interval / rate is the queue's wait, in ms. */
-	if ((uint64_t)nready * TLSGATE_QUEUE_INTERVAL_MS <=
+	/* Here ready * interval / rate is the queue's wait, in ms. */
+	if ((uint64_t)pend_ready(0) * TLSGATE_QUEUE_INTERVAL_MS <=
 	    (uint64_t)(rate > 0 ? rate : 1) * TLSGATE_QUEUE_TARGET_MS) {
 		above_since = 0;
 		return;
@@ -206,35 +198,15 @@ promote(const struct config *cfg, unsigned budget)
 		above_since = slot_now;
 	if (!over || budget > 0)
 		return;
-	for (unsigned j = pend_count(); j-- > 0;) {
-		const struct pend *e = pend_at(j);
-
+	/* Backwards: a closed entry's place takes the last one, seen. */
+	for (uint32_t j = pend->nlive; j-- > 0;) {
+		e = (struct pend *)pend->live[j];
 		if (!e->plain && e->t_ready != 0 &&
 		    slot_now >= e->t_ready + TLSGATE_QUEUE_MAX_MS) {
 			stats.shed++;
-			pend_close(cfg, j, "shed", 1);
+			pend_close(e, "shed", 1);
 		}
 	}
-}
-
-/* Entry i's deadline passed, its message not whole. */
-static void
-pend_expire(const struct config *cfg, unsigned i)
-{
-	struct pend *e = pend_at(i);
-
-	/* A partial head gets the plain slot's 408, when one is free. */
-	if (e->plain && e->t_ready != 0)
-		return;
-	if (e->plain && !e->proxy && e->len > 0) {
-		e->t_ready = slot_now;
-		return;
-	}
-	stats.timeouts++;
-	if (e->proxy)
-		stats.proxy_errors++;
-	pend_close(cfg, i, e->proxy ? "proxy-timeout" : e->plain ?
-	    "head-timeout" : "handshake-timeout", !e->plain || e->proxy);
 }
 
 /* Add fd to the poll table; returns its index there. */
@@ -247,77 +219,141 @@ poll_add(size_t *n, int fd, short events)
 	return (int)(*n)++;
 }
 
+/*
+ * Whole messages of the kind waiting: a turn now if a slot is free,
+ * else when one may be taken from a slow handshake or head.
+ */
+static uint64_t
+ready_next(int plain, uint64_t next)
+{
+	struct connset *set = slots_of(plain);
+	struct conn *c;
+
+	if (pend_ready(plain) == 0)
+		return next;
+	if (set->nfree > 0)
+		return slot_now;
+	c = connset_oldest_waiting(set, UINT64_MAX);
+	if (c != NULL && c->cls->wait_since(c) + TLSGATE_EVICT_MS < next)
+		return c->cls->wait_since(c) + TLSGATE_EVICT_MS;
+	return next;
+}
+
+/* The connections of every kind, each walked backwards by drain(). */
+static unsigned
+all_sets(struct connset *sets[3])
+{
+	sets[0] = slot_conns();
+	sets[1] = plain_conns();
+	sets[2] = pend_conns();
+	return 3;
+}
+
+/* Every connection to the poll table, and into turn[]; their count. */
+static unsigned
+poll_conns(size_t *n, uint64_t *next)
+{
+	struct connset *sets[3];
+	unsigned nt = 0, ns = all_sets(sets);
+
+	for (unsigned k = 0; k < ns; k++)
+		for (uint32_t i = 0; i < sets[k]->nlive; i++) {
+			struct conn *c = sets[k]->live[i];
+			short ce, be;
+
+			c->cls->events(c, &ce, &be);
+			c->ci = ce != 0 ? poll_add(n, c->cfd, ce) : -1;
+			c->bi = be != 0 ? poll_add(n, c->bfd, be) : -1;
+			if (c->deadline < *next)
+				*next = c->deadline;
+			turn[nt++] = c;
+		}
+	return nt;
+}
+
+/*
+ * Established connections and pending entries first, then at most
+ * TLSGATE_HANDSHAKES_PER_TURN handshakes, each ~1 ms of public-key
+ * work: a burst of new clients delays the requests of the others by a
+ * few ms, not by the burst.  Handshakes under way go before new ones
+ * (promote()); those left over are still readable at the next poll,
+ * and the start rotates so that none waits for ever.  Returns the
+ * budget left.
+ */
+static unsigned
+run_conns(unsigned nt, unsigned rotate)
+{
+	unsigned budget = TLSGATE_HANDSHAKES_PER_TURN;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned j = 0; j < nt; j++) {
+			struct conn *c = turn[(j + rotate) % nt];
+			int cr = c->ci >= 0 ? pfd[c->ci].revents : 0;
+			int br = c->bi >= 0 ? pfd[c->bi].revents : 0;
+
+			/* Closed this turn: nothing opens before promote(). */
+			if (c->pos == CONN_FREE ||
+			    (c->cls->costly != NULL && c->cls->costly(c)) != pass)
+				continue;
+			if ((cr != 0 || br != 0) && (!pass || budget > 0)) {
+				budget -= (unsigned)pass;
+				c->cls->io(c, cr, br);
+			}
+			if (c->pos != CONN_FREE && slot_now >= c->deadline)
+				c->cls->expire(c);
+		}
+	return budget;
+}
+
+static unsigned
+live_count(void)
+{
+	struct connset *sets[3];
+	unsigned n = 0, ns = all_sets(sets);
+
+	for (unsigned k = 0; k < ns; k++)
+		n += sets[k]->nlive;
+	return n;
+}
+
+/* SIGTERM: every connection ends now if it can, else at its end. */
+static void
+drain(int drain_timeout)
+{
+	struct connset *sets[3];
+	unsigned ns = all_sets(sets);
+
+	/* Backwards: a connection that closes moves the last one down. */
+	for (unsigned k = 0; k < ns; k++)
+		for (uint32_t i = sets[k]->nlive; i-- > 0;) {
+			struct conn *c = sets[k]->live[i];
+
+			if (drain_timeout)
+				c->cls->abort(c, "drain-timeout");
+			else
+				c->cls->drain(c);
+		}
+}
+
 int
 loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
     int stats_fd, loop_reload_fn reload)
 {
 	uint64_t accept_after = 0, drain_end = 0;
-	unsigned rotate = 0, budget;
+	unsigned rotate = 0;
 	int draining = 0, li[MAX_LISTENERS];
 
 	slot_now = port_now_ms();
 	log_msg(LOG_INFO, "ready slots=%u services=%u listeners=%u pending=%u",
 	    cfg->slots, cfg->nsvc, nl, cfg->pending);
 	for (;;) {
-		uint64_t next = pool_sweep(slot_now), oldest_wait = UINT64_MAX;
-		uint64_t poldest = UINT64_MAX, t;
-		unsigned sig, nt = 0, np = 0;
+		uint64_t next = pool_sweep(slot_now);
+		unsigned sig, nt, budget;
 		size_t n = 0;
-		int timeout, spolled = -1, ready[2] = { 0, 0 };
+		int timeout, spolled = -1;
 
-		for (unsigned i = 0; i < slot_live_count(); i++) {
-			struct slot *s = slot_live(i);
-			short ce, be;
-
-			slot_events(s, &ce, &be);
-			turn[nt].s = s;
-			turn[nt].ci = ce != 0 ? poll_add(&n, s->cfd, ce) : -1;
-			turn[nt].bi = be != 0 ? poll_add(&n, s->bfd, be) : -1;
-			if (s->deadline < next)
-				next = s->deadline;
-			if (slot_wait_since(s) < oldest_wait)
-				oldest_wait = slot_wait_since(s);
-			nt++;
-		}
-		for (unsigned i = 0; i < plain_count(); i++) {
-			struct plain *p = plain_at(i);
-			short ce, be;
-
-			if (p->state == PLAIN_FREE)
-				continue;
-			plain_events(p, &ce, &be);
-			pturn[np].p = p;
-			pturn[np].ci = ce != 0 ? poll_add(&n, p->cfd, ce) : -1;
-			pturn[np].bi = be != 0 ? poll_add(&n, p->bfd, be) : -1;
-			if (p->deadline < next)
-				next = p->deadline;
-			if (plain_wait_since(p) < poldest)
-				poldest = plain_wait_since(p);
-			np++;
-		}
-		/* A whole message is read once it has a slot, not polled. */
-		for (unsigned i = 0; i < pend_count(); i++) {
-			struct pend *e = pend_at(i);
-
-			e->pi = e->t_ready == 0 ? poll_add(&n, e->fd, PORT_IN) : -1;
-			ready[e->plain] |= e->t_ready != 0;
-			if ((t = pend_deadline(cfg, e)) < next)
-				next = t;
-		}
-		/*
-		 * Whole messages waiting: now if a slot is free, else when
-		 * one may be taken from a slow handshake or head.
-		 */
-		if (ready[0])
-			next = slot_free_count() > 0 ? slot_now :
-			    oldest_wait != UINT64_MAX &&
-			    oldest_wait + TLSGATE_EVICT_MS < next ?
-			    oldest_wait + TLSGATE_EVICT_MS : next;
-		if (ready[1])
-			next = plain_free_count() > 0 ? slot_now :
-			    poldest != UINT64_MAX &&
-			    poldest + TLSGATE_EVICT_MS < next ?
-			    poldest + TLSGATE_EVICT_MS : next;
+		nt = poll_conns(&n, &next);
+		next = ready_next(0, ready_next(1, next));
 		for (unsigned i = 0; i < nl; i++)
 			li[i] = !draining && slot_now >= accept_after ?
 			    poll_add(&n, lst[i].fd, PORT_IN) : -1;
@@ -332,69 +368,12 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 		(void)port_poll(pfd, n, timeout);
 		slot_now = port_now_ms();
 
-		/*
-		 * Established connections first, then at most
-		 * TLSGATE_HANDSHAKES_PER_TURN handshakes, each ~1 ms of
-		 * public-key work: a burst of new clients delays the
-		 * requests of the others by a few ms, not by the burst.
-		 * Handshakes under way go before new ones (promote()); those
-		 * left over are still readable at the next poll, and the
-		 * start rotates so that none waits for ever.
-		 */
-		budget = TLSGATE_HANDSHAKES_PER_TURN;
-		for (unsigned pass = 0; pass < 2; pass++)
-			for (unsigned j = 0; j < nt; j++) {
-				unsigned i = (j + rotate) % nt;
-				struct slot *s = turn[i].s;
-				int cr = turn[i].ci >= 0 ?
-				    pfd[turn[i].ci].revents : 0;
-				int br = turn[i].bi >= 0 ?
-				    pfd[turn[i].bi].revents : 0;
-
-				/* A slot closed this turn stays FREE. */
-				if (s->state == SLOT_FREE ||
-				    (s->state == SLOT_HANDSHAKE) != pass)
-					continue;
-				if ((cr != 0 || br != 0) && (!pass || budget > 0)) {
-					budget -= pass;
-					slot_io(s, cr, br);
-				}
-				if (s->state != SLOT_FREE &&
-				    slot_now >= s->deadline)
-					slot_expire(s);
-			}
-		rotate++;
-		for (unsigned i = 0; i < np; i++) {
-			struct plain *p = pturn[i].p;
-			int cr = pturn[i].ci >= 0 ? pfd[pturn[i].ci].revents : 0;
-			int br = pturn[i].bi >= 0 ? pfd[pturn[i].bi].revents : 0;
-
-			if (p->state != PLAIN_FREE && (cr != 0 || br != 0))
-				plain_io(p, cr, br);
-			if (p->state != PLAIN_FREE && slot_now >= p->deadline)
-				plain_expire(p);
-		}
-		/*
-		 * Backwards: closing entry i moves the last one, already
-		 * seen, into its place.
-		 */
-		for (unsigned i = pend_count(); i-- > 0;) {
-			struct pend *e = pend_at(i);
-			unsigned had = pend_count();
-
-			if (e->pi >= 0 && pfd[e->pi].revents != 0) {
-				pend_peek(cfg, i);
-				if (pend_count() < had)
-					continue;
-			}
-			if (slot_now >= pend_deadline(cfg, e))
-				pend_expire(cfg, i);
-		}
+		budget = run_conns(nt, rotate++);
 		if (!draining)
 			promote(cfg, budget);
 		for (unsigned i = 0; i < nl; i++)
 			if (li[i] >= 0 && (pfd[li[i]].revents & PORT_IN)) {
-				uint64_t a = accept_some(cfg, &lst[i]);
+				uint64_t a = accept_some(&lst[i]);
 
 				if (a > accept_after)
 					accept_after = a;
@@ -413,6 +392,7 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 				cfg = c;
 				pool_flush();
 				plain_reconfig(c);
+				pend_reconfig(c);
 			}
 		}
 		if ((sig & PORT_SIG_TERM) && !draining) {
@@ -421,24 +401,11 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 			for (unsigned i = 0; i < nl; i++)
 				port_close(lst[i].fd, 0);
 			log_msg(LOG_INFO, "draining live=%u drain_ms=%u",
-			    slot_live_count(), cfg->drain_ms);
-			/* No request yet: nothing to finish. */
-			while (pend_count() > 0)
-				pend_close(cfg, 0, "drained", 1);
-			/* Backwards: a slot that closes moves the last one down. */
-			for (unsigned i = slot_live_count(); i-- > 0;)
-				slot_drain(slot_live(i));
-			for (unsigned i = 0; i < plain_count(); i++)
-				plain_drain(plain_at(i));
+			    slot_conns()->nlive, cfg->drain_ms);
+			drain(0);
 		}
-		if (draining && ((slot_live_count() == 0 &&
-		    plain_free_count() == plain_count()) ||
-		    slot_now >= drain_end)) {
-			while (slot_live_count() > 0)
-				slot_abort(slot_live(0), "drain-timeout");
-			for (unsigned i = 0; i < plain_count(); i++)
-				if (plain_at(i)->state != PLAIN_FREE)
-					plain_abort(plain_at(i), "drain-timeout");
+		if (draining && (live_count() == 0 || slot_now >= drain_end)) {
+			drain(1);
 			log_stats();
 			log_msg(LOG_INFO, "exit");
 			return 0;

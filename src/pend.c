@@ -12,21 +12,33 @@
 #include "t13hello.h"
 
 static struct pend tab[TLSGATE_MAX_PENDING];
-static unsigned n, cap;
+static struct conn *live[TLSGATE_MAX_PENDING];
+static uint32_t freel[TLSGATE_MAX_PENDING];
+static struct connset set = CONNSET(tab, live, freel);
+static const struct conn_class pend_class;
+static const struct config *pcfg;
+static unsigned nready[2];	/* TLS, plain */
 /* One entry is looked at a time: the loop has one thread. */
 static unsigned char peekbuf[PROXYIN_MAX + ENG_IBUF_SIZE];
 
 void
-pend_init(unsigned size)
+pend_init(const struct config *c, unsigned size)
 {
-	n = 0;
-	cap = size;
+	pcfg = c;
+	nready[0] = nready[1] = 0;
+	connset_init(&set, &pend_class, size);
+}
+
+void
+pend_reconfig(const struct config *c)
+{
+	pcfg = c;
 }
 
 size_t
 pend_table_bytes(unsigned k)
 {
-	return (size_t)k * sizeof(struct pend);
+	return connset_bytes(sizeof(struct pend), k);
 }
 
 size_t
@@ -35,81 +47,83 @@ pend_static_bytes(void)
 	return sizeof(peekbuf);
 }
 
-unsigned
-pend_count(void)
+struct connset *
+pend_conns(void)
 {
-	return n;
+	return &set;
 }
 
-struct pend *
-pend_at(unsigned i)
+unsigned
+pend_ready(int plain)
 {
-	return &tab[i];
+	return nready[plain != 0];
 }
 
 static void
-drop(unsigned i)
+ready(struct pend *e)
 {
-	tab[i] = tab[--n];
-	stats.pending = n;
+	e->t_ready = slot_now;
+	nready[e->plain]++;
+}
+
+static void
+drop(struct pend *e)
+{
+	if (e->t_ready != 0)
+		nready[e->plain]--;
+	connset_delete(&set, &e->c);
+	stats.pending = set.nlive;
 }
 
 void
-pend_close(const struct config *c, unsigned i, const char *outcome, int abort)
+pend_close(struct pend *e, const char *outcome, int abort)
 {
-	const struct pend *e = &tab[i];
 	struct port_addr peer;
-	char a[64];
-	unsigned long long ms = slot_now - e->t_accept;
+	char head[CONN_LOG_HEAD];
 
 	pend_peer(e, &peer);
-	port_addr_str(&peer, a, sizeof(a));
+	conn_log_head(head, &e->c, e->plain ? "plain" : "conn", 0,
+	    &pcfg->svc[e->svc], &peer, NULL);
 	/* The fields of slot.c's and plain.c's lines: one parser for all. */
 	if (e->plain)
-		log_msg(LOG_INFO, "plain id=- worker=%u svc=%s peer=%s ms=%llu "
-		    "in=0 out=0 status=0 outcome=%s", slot_worker,
-		    c->svc[e->svc].name, a, ms, outcome);
+		log_msg(LOG_INFO, "%s in=0 out=0 status=0 outcome=%s", head,
+		    outcome);
 	else
-		log_msg(LOG_INFO, "conn id=- worker=%u svc=%s peer=%s ms=%llu "
-		    "in=0 out=0 requests=0 resumed=no version=none suite=none "
-		    "sni=- status=0 alert=0 outcome=%s", slot_worker,
-		    c->svc[e->svc].name, a, ms, outcome);
-	port_close(e->fd, abort);
+		log_msg(LOG_INFO, "%s in=0 out=0 requests=0 resumed=no "
+		    "version=none suite=none sni=- status=0 alert=0 outcome=%s",
+		    head, outcome);
+	port_close(e->c.cfd, abort);
 	stats.closed++;
-	drop(i);
+	drop(e);
 }
 
 void
-pend_add(const struct config *c, int fd, const struct port_addr *peer,
-    unsigned svc, int plain)
+pend_add(int fd, const struct port_addr *peer, unsigned svc, int plain)
 {
+	const struct service *s = &pcfg->svc[svc];
 	struct pend *e;
 
-	if (n == cap) {
-		unsigned old = 0;
-
-		for (unsigned i = 1; i < n; i++)
-			if (tab[i].t_accept < tab[old].t_accept)
-				old = i;
+	if (set.nfree == 0) {
 		stats.evicted++;
-		pend_close(c, old, "evicted", 1);
+		pend_close((struct pend *)connset_oldest_waiting(&set,
+		    UINT64_MAX), "evicted", 1);
 	}
-	e = &tab[n++];
-	e->fd = fd;
-	e->pi = -1;
+	e = (struct pend *)connset_new(&set);
+	e->c.cfd = fd;
+	e->c.t_accept = slot_now;
+	e->c.deadline = slot_now + (plain ? s->head_ms : s->handshake_ms);
 	e->svc = (unsigned char)svc;
 	e->lowat = 0;
 	e->iplen = (unsigned char)port_addr_raw(peer, e->ip);
 	e->port = (uint16_t)port_addr_port(peer);
 	e->plain = (unsigned char)plain;
-	e->proxy = (unsigned char)config_proxy_trusted(&c->svc[svc], peer);
+	e->proxy = (unsigned char)config_proxy_trusted(s, peer);
 	e->len = 0;
-	e->t_accept = slot_now;
 	e->t_ready = 0;
 	stats.accepted++;
-	stats.pending = n;
-	if (n > stats.pending_high)
-		stats.pending_high = n;
+	stats.pending = set.nlive;
+	if (set.nlive > stats.pending_high)
+		stats.pending_high = set.nlive;
 }
 
 /*
@@ -137,17 +151,20 @@ whole(const struct pend *e, const unsigned char *buf, size_t len)
 	    T13_NEED_MORE;
 }
 
-void
-pend_peek(const struct config *c, unsigned i)
+/* Readable: look at what it sent.  It stays, becomes ready, or ends. */
+static void
+io(struct conn *c, int crev, int brev)
 {
-	struct pend *e = &tab[i];
-	long k = port_peek(e->fd, peekbuf, e->plain ? TLSGATE_HEAD_MAX :
+	struct pend *e = (struct pend *)c;
+	long k = port_peek(c->cfd, peekbuf, e->plain ? TLSGATE_HEAD_MAX :
 	    e->proxy ? sizeof(peekbuf) : ENG_IBUF_SIZE);
 
+	(void)crev;
+	(void)brev;
 	if (k == PORT_AGAIN)
 		return;
 	if (k < 0 || (k == 0 && e->len == 0)) {
-		pend_close(c, i, k < 0 ? "client-reset" : e->plain ?
+		pend_close(e, k < 0 ? "client-reset" : e->plain ?
 		    "no-request" : "client-eof-in-handshake", k < 0);
 		return;
 	}
@@ -156,37 +173,75 @@ pend_peek(const struct config *c, unsigned i)
 	 * a part of its message.  The slot finds out which, and says so.
 	 */
 	if ((size_t)k == e->len || whole(e, peekbuf, (size_t)k))
-		e->t_ready = slot_now;
+		ready(e);
 	else {
-		port_rcvlowat(e->fd, (unsigned)k + 1);
+		port_rcvlowat(c->cfd, (unsigned)k + 1);
 		e->lowat = 1;
 	}
 	e->len = (uint16_t)k;
 }
 
-uint64_t
-pend_deadline(const struct config *c, const struct pend *e)
+/* A whole message is read once it has a slot, not polled. */
+static void
+events(const struct conn *c, short *cev, short *bev)
 {
-	const struct service *s = &c->svc[e->svc];
-
-	return e->t_accept + (e->plain ? s->head_ms : s->handshake_ms);
+	*cev = ((const struct pend *)c)->t_ready == 0 ? PORT_IN : 0;
+	*bev = 0;
 }
 
-/* The oldest ready entry of the kind, or with lifo the newest. */
-int
-pend_pick(int plain, int lifo, unsigned *nready)
+/* The deadline passed, the message not whole (or no slot for it yet). */
+static void
+expire(struct conn *c)
 {
-	int old = -1, young = -1;
+	struct pend *e = (struct pend *)c;
 
-	*nready = 0;
-	for (unsigned i = 0; i < n; i++) {
-		if (tab[i].t_ready == 0 || tab[i].plain != plain)
+	/* A head, even partial, waits for a plain slot and its 408. */
+	if (e->plain && (e->t_ready != 0 || (!e->proxy && e->len > 0))) {
+		if (e->t_ready == 0)
+			ready(e);
+		c->deadline = UINT64_MAX;
+		return;
+	}
+	stats.timeouts++;
+	if (e->proxy)
+		stats.proxy_errors++;
+	pend_close(e, e->proxy ? "proxy-timeout" : e->plain ?
+	    "head-timeout" : "handshake-timeout", !e->plain || e->proxy);
+}
+
+/* No request yet: nothing to finish. */
+static void
+drain(struct conn *c)
+{
+	pend_close((struct pend *)c, "drained", 1);
+}
+
+static void
+close_now(struct conn *c, const char *outcome)
+{
+	pend_close((struct pend *)c, outcome, 1);
+}
+
+/* The table's eviction order: first come, first closed. */
+static uint64_t
+wait_since(const struct conn *c)
+{
+	return c->t_accept;
+}
+
+struct pend *
+pend_pick(int plain, int lifo)
+{
+	struct pend *old = NULL, *young = NULL, *e;
+
+	for (uint32_t i = 0; i < set.nlive; i++) {
+		e = (struct pend *)set.live[i];
+		if (e->t_ready == 0 || e->plain != plain)
 			continue;
-		++*nready;
-		if (old < 0 || tab[i].t_ready < tab[old].t_ready)
-			old = (int)i;
-		if (young < 0 || tab[i].t_ready >= tab[young].t_ready)
-			young = (int)i;
+		if (old == NULL || e->t_ready < old->t_ready)
+			old = e;
+		if (young == NULL || e->t_ready >= young->t_ready)
+			young = e;
 	}
 	return lifo ? young : old;
 }
@@ -200,12 +255,16 @@ pend_peer(const struct pend *e, struct port_addr *a)
 }
 
 int
-pend_take(unsigned i)
+pend_take(struct pend *e)
 {
-	int fd = tab[i].fd;
+	int fd = e->c.cfd;
 
-	if (tab[i].lowat)
+	if (e->lowat)
 		port_rcvlowat(fd, 1);
-	drop(i);
+	drop(e);
 	return fd;
 }
+
+static const struct conn_class pend_class = {
+	events, io, expire, drain, close_now, wait_since, NULL
+};

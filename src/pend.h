@@ -11,8 +11,9 @@
  * this in the kernel; Linux's TCP_DEFER_ACCEPT waits for one byte only.
  *
  * Bounds: an entry whose message never completes is closed at its
- * service's handshake_timeout (head_timeout on a redirect address),
- * counted from accept; when the table is full, a new client closes the
+ * service's handshake_timeout (head_timeout on a redirect address,
+ * where a partial head then goes to a slot for its 408), counted from
+ * accept; when the table is full, a new client closes the
  * entry that has waited longest.  Neither has cost any CPU but a peek.
  *
  * Which ready entry gets the next slot is the overload policy, in
@@ -28,12 +29,11 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "conn.h"
 #include "port.h"
 
 struct pend {
-	int		 fd;
-	int		 pi;		/* its row in the poll table, or -1 */
-	uint64_t	 t_accept;
+	struct conn	 c;		/* first: see conn.h */
 	uint64_t	 t_ready;	/* the message became whole; 0: not */
 	uint8_t		 ip[16];	/* the TCP peer, port_addr_raw()'s */
 	uint16_t	 port;
@@ -45,37 +45,30 @@ struct pend {
 	unsigned char	 lowat;		/* port_rcvlowat() was called */
 };
 
-void	pend_init(unsigned n);
+/* n entries, for the services of cfg (also after a reload). */
+void	pend_init(const struct config *, unsigned n);
+void	pend_reconfig(const struct config *);
 size_t	pend_table_bytes(unsigned n);
 size_t	pend_static_bytes(void);	/* the one peek buffer */
-unsigned pend_count(void);
-struct pend *pend_at(unsigned i);
+struct connset *pend_conns(void);
 
 /*
  * A new client (peer: its TCP peer).  With the table full, the entry
  * that has waited longest is closed first (outcome=evicted).
  */
-void	pend_add(const struct config *, int fd, const struct port_addr *peer,
-	    unsigned svc, int plain);
-/*
- * Entry i was readable: look at what it sent.  It stays (not whole
- * yet), becomes ready, or is closed (EOF, reset).  Removing an entry
- * moves the last one into its place.
- */
-void	pend_peek(const struct config *, unsigned i);
-/* Until when entry i may wait for its message. */
-uint64_t pend_deadline(const struct config *, const struct pend *);
-/* Close entry i (abort: with a reset) and log it with the outcome. */
-void	pend_close(const struct config *, unsigned i, const char *outcome,
-	    int abort);
+void	pend_add(int fd, const struct port_addr *peer, unsigned svc, int plain);
+/* How many entries of the kind have a whole message. */
+unsigned pend_ready(int plain);
 /*
  * The ready entry that has waited longest among the plain or the TLS
- * ones, or with lifo the newest; -1 if none.  *nready: how many are.
+ * ones, or with lifo the newest; NULL if none.
  */
-int	pend_pick(int plain, int lifo, unsigned *nready);
-/* Entry i's TCP peer. */
+struct pend *pend_pick(int plain, int lifo);
+/* Close an entry (abort: with a reset) and log it with the outcome. */
+void	pend_close(struct pend *, const char *outcome, int abort);
+/* The entry's TCP peer. */
 void	pend_peer(const struct pend *, struct port_addr *);
-/* Take entry i out of the table: its fd. */
-int	pend_take(unsigned i);
+/* Take the entry out of the table: its fd. */
+int	pend_take(struct pend *);
 
 #endif

@@ -8,22 +8,20 @@
 #include "proxyin.h"
 #include "slot.h"
 
-#define LINGER_MS	2000	/* as slot.c's */
-
 static struct plain ptab[TLSGATE_MAX_PLAIN];
-static unsigned pn, pfree;
+static struct conn *live[TLSGATE_MAX_PLAIN];
+static uint32_t freel[TLSGATE_MAX_PLAIN];
+static struct connset set = CONNSET(ptab, live, freel);
+static const struct conn_class plain_class;
 static const struct config *pcfg;
 
 void
 plain_init(const struct config *c, unsigned n)
 {
 	pcfg = c;
-	pn = pfree = n;
-	for (unsigned i = 0; i < n; i++) {
-		ptab[i].id = i;
+	connset_init(&set, &plain_class, n);
+	for (unsigned i = 0; i < n; i++)
 		ptab[i].state = PLAIN_FREE;
-		ptab[i].cfd = ptab[i].bfd = -1;
-	}
 }
 
 /* A reload keeps the services (names, count): only their values change. */
@@ -36,50 +34,23 @@ plain_reconfig(const struct config *c)
 size_t
 plain_table_bytes(unsigned n)
 {
-	return (size_t)n * sizeof(struct plain);
+	return connset_bytes(sizeof(struct plain), n);
 }
 
-unsigned
-plain_free_count(void)
+struct connset *
+plain_conns(void)
 {
-	return pfree;
+	return &set;
 }
 
-unsigned
-plain_count(void)
+static uint64_t
+wait_since(const struct conn *c)
 {
-	return pn;
-}
+	const struct plain *p = (const struct plain *)c;
 
-struct plain *
-plain_at(unsigned i)
-{
-	return &ptab[i];
-}
-
-uint64_t
-plain_wait_since(const struct plain *p)
-{
 	if (p->state == PLAIN_LINGER)
 		return 0;
-	return p->state == PLAIN_HEAD ? p->t_accept : UINT64_MAX;
-}
-
-struct plain *
-plain_oldest_waiting(uint64_t since_before)
-{
-	struct plain *old = NULL;
-	uint64_t t, best = UINT64_MAX;
-
-	for (unsigned i = 0; i < pn; i++) {
-		t = plain_wait_since(&ptab[i]);
-		if (ptab[i].state != PLAIN_FREE && t <= since_before &&
-		    t < best) {
-			best = t;
-			old = &ptab[i];
-		}
-	}
-	return old;
+	return p->state == PLAIN_HEAD ? p->c.t_accept : UINT64_MAX;
 }
 
 unsigned
@@ -87,9 +58,9 @@ plain_count_peer(const struct port_addr *peer)
 {
 	unsigned n = 0;
 
-	for (unsigned i = 0; i < pn; i++)
-		n += (unsigned)(ptab[i].state != PLAIN_FREE &&
-		    port_addr_same_ip(&ptab[i].peer, peer));
+	for (unsigned i = 0; i < set.nlive; i++)
+		n += (unsigned)port_addr_same_ip(
+		    &((struct plain *)set.live[i])->peer, peer);
 	return n;
 }
 
@@ -103,21 +74,16 @@ struct plain *
 plain_open(int cfd, const struct port_addr *peer,
     const struct port_addr *local, unsigned svc, uint64_t t_accept)
 {
-	struct plain *p = NULL;
+	struct plain *p = (struct plain *)connset_new(&set);
 
-	for (unsigned i = 0; i < pn && p == NULL; i++)
-		if (ptab[i].state == PLAIN_FREE)
-			p = &ptab[i];
 	if (p == NULL)
 		return NULL;
-	pfree--;
 	p->state = PLAIN_HEAD;
-	p->cfd = cfd;
-	p->bfd = -1;
+	p->c.cfd = cfd;
 	p->svc = svc;
 	p->blocked = 0;
-	p->t_accept = t_accept;
-	p->deadline = t_accept + svc_of(p)->head_ms;
+	p->c.t_accept = t_accept;
+	p->c.deadline = t_accept + svc_of(p)->head_ms;
 	p->peer = p->via = *peer;
 	p->local = *local;
 	p->proxy = config_proxy_trusted(svc_of(p), peer);
@@ -125,47 +91,32 @@ plain_open(int cfd, const struct port_addr *peer,
 	p->len = p->off = p->scan = 0;
 	p->in = p->out = 0;
 	p->status = 0;
-	p->outcome = NULL;
 	return p;
-}
-
-static void
-set_outcome(struct plain *p, const char *why)
-{
-	if (p->outcome == NULL)
-		p->outcome = why;
 }
 
 static void
 plain_close(struct plain *p, int abort)
 {
-	char peer[64], via[70] = "";
+	char head[CONN_LOG_HEAD];
 
-	port_addr_str(&p->peer, peer, sizeof(peer));
-	if (config_proxy_trusted(svc_of(p), &p->via)) {
-		memcpy(via, " via=", 5);
-		port_addr_str(&p->via, via + 5, sizeof(via) - 5);
-	}
-	log_msg(LOG_INFO, "plain id=%u worker=%u svc=%s peer=%s%s ms=%llu "
-	    "in=%llu out=%llu status=%d outcome=%s", p->id, slot_worker,
-	    svc_of(p)->name, peer, via,
-	    (unsigned long long)(slot_now - p->t_accept),
-	    p->in, p->out, p->status, p->outcome != NULL ? p->outcome : "-");
+	conn_log_head(head, &p->c, "plain", 1, svc_of(p), &p->peer, &p->via);
+	log_msg(LOG_INFO, "%s in=%llu out=%llu status=%d outcome=%s", head,
+	    p->in, p->out, p->status, p->c.outcome != NULL ? p->c.outcome :
+	    "-");
 	if (p->status >= 400)
 		stats.http_errors++;
-	port_close(p->cfd, abort);
-	if (p->bfd >= 0)
-		port_close(p->bfd, abort);
-	p->cfd = p->bfd = -1;
+	port_close(p->c.cfd, abort);
+	if (p->c.bfd >= 0)
+		port_close(p->c.bfd, abort);
 	p->state = PLAIN_FREE;
-	pfree++;
+	connset_delete(&set, &p->c);
 	stats.closed++;
 }
 
-void
+static void
 plain_abort(struct plain *p, const char *outcome)
 {
-	set_outcome(p, outcome);
+	conn_set_outcome(&p->c, outcome);
 	plain_close(p, p->state != PLAIN_LINGER);
 }
 
@@ -173,12 +124,12 @@ plain_abort(struct plain *p, const char *outcome)
 static void
 linger(struct plain *p)
 {
-	if (p->bfd >= 0)
-		port_close(p->bfd, 0);
-	p->bfd = -1;
-	port_shutdown_wr(p->cfd);
+	if (p->c.bfd >= 0)
+		port_close(p->c.bfd, 0);
+	p->c.bfd = -1;
+	port_shutdown_wr(p->c.cfd);
 	p->state = PLAIN_LINGER;
-	p->deadline = slot_now + LINGER_MS;
+	p->c.deadline = slot_now + CONN_LINGER_MS;
 }
 
 /* buf[off..len) to fd; 1 when all of it is out, 0 blocked, -1 failed. */
@@ -191,7 +142,7 @@ flush(struct plain *p, int fd)
 		return -1;
 	if (n > 0) {
 		p->off += (size_t)n;
-		if (fd == p->cfd)
+		if (fd == p->c.cfd)
 			p->out += (unsigned long long)n;
 	}
 	p->blocked = p->off < p->len;
@@ -206,10 +157,10 @@ answer(struct plain *p, int status, const char *why)
 	size_t n;
 
 	p->status = status;
-	set_outcome(p, why);
-	if (p->bfd >= 0)
-		port_close(p->bfd, 1);
-	p->bfd = -1;
+	conn_set_outcome(&p->c, why);
+	if (p->c.bfd >= 0)
+		port_close(p->c.bfd, 1);
+	p->c.bfd = -1;
 	if (status != 308) {
 		page = http_error_page(status, &n);
 		memcpy(p->buf, page, n);
@@ -217,8 +168,8 @@ answer(struct plain *p, int status, const char *why)
 	}
 	p->off = 0;
 	p->state = PLAIN_WRITE;
-	p->deadline = slot_now + svc_of(p)->idle_ms;
-	switch (flush(p, p->cfd)) {
+	p->c.deadline = slot_now + svc_of(p)->idle_ms;
+	switch (flush(p, p->c.cfd)) {
 	case 1:
 		linger(p);
 		break;
@@ -262,9 +213,9 @@ to_backend(struct plain *p, struct http_req *req)
 		return;
 	}
 	stats.backend_connects++;
-	p->bfd = port_connect(&svc->backend, &why);
-	if (p->bfd < 0) {
-		log_msg(LOG_WARN, "backend plain id=%u connect: %s", p->id, why);
+	p->c.bfd = port_connect(&svc->backend, &why);
+	if (p->c.bfd < 0) {
+		log_msg(LOG_WARN, "backend plain id=%u connect: %s", p->c.id, why);
 		stats.backend_errors++;
 		answer(p, 502, "backend-refused");
 		return;
@@ -272,7 +223,7 @@ to_backend(struct plain *p, struct http_req *req)
 	stats.acme_forwarded++;
 	p->off = 0;
 	p->state = PLAIN_CONNECT;
-	p->deadline = slot_now + svc->connect_ms;
+	p->c.deadline = slot_now + svc->connect_ms;
 }
 
 /* The 308 into buf: the host is ours if the client gave none. */
@@ -329,7 +280,7 @@ proxy_header(struct plain *p)
 		return 0;
 	if (rc != PROXYIN_OK) {
 		stats.proxy_errors++;
-		set_outcome(p, proxyin_strerror(rc));
+		conn_set_outcome(&p->c, proxyin_strerror(rc));
 		linger(p);
 		return 0;
 	}
@@ -370,7 +321,7 @@ head_eof(struct plain *p)
 static void
 read_head(struct plain *p)
 {
-	long n = port_read(p->cfd, p->buf + p->len, TLSGATE_HEAD_MAX - p->len);
+	long n = port_read(p->c.cfd, p->buf + p->len, TLSGATE_HEAD_MAX - p->len);
 	int rc;
 
 	if (n == PORT_AGAIN)
@@ -399,13 +350,13 @@ relay(struct plain *p, int brev)
 {
 	long n;
 
-	if (p->off < p->len && flush(p, p->cfd) < 0) {
+	if (p->off < p->len && flush(p, p->c.cfd) < 0) {
 		plain_abort(p, "client-reset");
 		return;
 	}
 	if (p->off < p->len || !brev)
 		return;
-	n = port_read(p->bfd, p->buf, sizeof(p->buf));
+	n = port_read(p->c.bfd, p->buf, sizeof(p->buf));
 	if (n == PORT_AGAIN)
 		return;
 	if (n < 0 || (n == 0 && p->out == 0)) {
@@ -414,20 +365,22 @@ relay(struct plain *p, int brev)
 		return;
 	}
 	if (n == 0) {
-		set_outcome(p, "acme");
+		conn_set_outcome(&p->c, "acme");
 		linger(p);
 		return;
 	}
 	p->len = (size_t)n;
 	p->off = 0;
-	p->deadline = slot_now + svc_of(p)->idle_ms;
-	if (flush(p, p->cfd) < 0)
+	p->c.deadline = slot_now + svc_of(p)->idle_ms;
+	if (flush(p, p->c.cfd) < 0)
 		plain_abort(p, "client-reset");
 }
 
-void
-plain_events(const struct plain *p, short *cev, short *bev)
+static void
+events(const struct conn *c, short *cev, short *bev)
 {
+	const struct plain *p = (const struct plain *)c;
+
 	*cev = *bev = 0;
 	switch (p->state) {
 	case PLAIN_HEAD:
@@ -452,9 +405,10 @@ plain_events(const struct plain *p, short *cev, short *bev)
 	}
 }
 
-void
-plain_io(struct plain *p, int crev, int brev)
+static void
+io(struct conn *c, int crev, int brev)
 {
+	struct plain *p = (struct plain *)c;
 	const char *why;
 	long n;
 
@@ -463,15 +417,15 @@ plain_io(struct plain *p, int crev, int brev)
 		read_head(p);
 		break;
 	case PLAIN_WRITE:
-		if ((n = flush(p, p->cfd)) < 0)
+		if ((n = flush(p, p->c.cfd)) < 0)
 			plain_abort(p, "client-reset");
 		else if (n > 0)
 			linger(p);
 		break;
 	case PLAIN_CONNECT:
-		if ((why = port_connect_result(p->bfd)) != NULL) {
+		if ((why = port_connect_result(p->c.bfd)) != NULL) {
 			log_msg(LOG_WARN, "backend plain id=%u connect: %s",
-			    p->id, why);
+			    p->c.id, why);
 			stats.backend_errors++;
 			answer(p, 502, "backend-refused");
 			break;
@@ -479,13 +433,13 @@ plain_io(struct plain *p, int crev, int brev)
 		p->state = PLAIN_TOBACK;
 		/* FALLTHROUGH */
 	case PLAIN_TOBACK:
-		if ((n = flush(p, p->bfd)) < 0) {
+		if ((n = flush(p, p->c.bfd)) < 0) {
 			stats.backend_errors++;
 			answer(p, 502, "backend-reset");
 		} else if (n > 0) {
 			p->len = p->off = 0;
 			p->state = PLAIN_RELAY;
-			p->deadline = slot_now + svc_of(p)->idle_ms;
+			p->c.deadline = slot_now + svc_of(p)->idle_ms;
 		}
 		break;
 	case PLAIN_RELAY:
@@ -493,7 +447,7 @@ plain_io(struct plain *p, int crev, int brev)
 		break;
 	case PLAIN_LINGER:
 		do
-			n = port_read(p->cfd, p->buf, sizeof(p->buf));
+			n = port_read(p->c.cfd, p->buf, sizeof(p->buf));
 		while (n > 0);
 		if (n != PORT_AGAIN)
 			plain_close(p, 0);
@@ -503,9 +457,11 @@ plain_io(struct plain *p, int crev, int brev)
 	}
 }
 
-void
-plain_expire(struct plain *p)
+static void
+expire(struct conn *c)
 {
+	struct plain *p = (struct plain *)c;
+
 	switch (p->state) {
 	case PLAIN_HEAD:
 		stats.timeouts++;
@@ -516,7 +472,7 @@ plain_expire(struct plain *p)
 			answer(p, 408, "head-timeout");
 		else {
 			/* As a server's keep-alive timeout: an orderly close. */
-			set_outcome(p, "head-timeout");
+			conn_set_outcome(&p->c, "head-timeout");
 			plain_close(p, 0);
 		}
 		break;
@@ -538,9 +494,21 @@ plain_expire(struct plain *p)
 	}
 }
 
-void
-plain_drain(struct plain *p)
+static void
+drain(struct conn *c)
 {
+	struct plain *p = (struct plain *)c;
+
 	if (p->state == PLAIN_HEAD && p->len == 0)
 		plain_abort(p, "drained");
 }
+
+static void
+close_now(struct conn *c, const char *outcome)
+{
+	plain_abort((struct plain *)c, outcome);
+}
+
+static const struct conn_class plain_class = {
+	events, io, expire, drain, close_now, wait_since, NULL
+};

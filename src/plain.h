@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "conn.h"
 #include "defaults.h"
 #include "http.h"
 #include "port.h"
@@ -41,11 +42,10 @@ enum plain_state {
 };
 
 struct plain {
+	struct conn		 c;		/* first: see conn.h */
 	enum plain_state	 state;
-	int			 cfd, bfd;
-	unsigned		 id, svc;	/* svc: index in the config */
+	unsigned		 svc;		/* index in the config */
 	int			 blocked;	/* the last write came back short */
-	uint64_t		 t_accept, deadline;
 	/* The client and where it connected: a PROXY header's if any. */
 	struct port_addr	 peer, local;
 	struct port_addr	 via;		/* the TCP peer (a balancer) */
@@ -54,7 +54,6 @@ struct plain {
 	size_t			 len, off, scan; /* buf: filled, written, scanned */
 	unsigned long long	 in, out;
 	int			 status;
-	const char		*outcome;
 	unsigned char		 buf[TLSGATE_HEAD_MAX + HTTP_FWD_SLACK];
 };
 
@@ -64,21 +63,8 @@ void	plain_reconfig(const struct config *);
 /* As slot_open(), its head whole in the socket; NULL when none is free. */
 struct plain *plain_open(int cfd, const struct port_addr *peer,
 	    const struct port_addr *local, unsigned svc, uint64_t t_accept);
-unsigned plain_free_count(void);
-/* Slot i (< the n of plain_init), free or not. */
-struct plain *plain_at(unsigned i);
-unsigned plain_count(void);
-/* As slot_wait_since() and slot_oldest_waiting(). */
-uint64_t plain_wait_since(const struct plain *);
-struct plain *plain_oldest_waiting(uint64_t since_before);
+struct connset *plain_conns(void);
 unsigned plain_count_peer(const struct port_addr *);
-
-void	plain_events(const struct plain *, short *cev, short *bev);
-void	plain_io(struct plain *, int crev, int brev);
-void	plain_expire(struct plain *);
-/* Draining: end the slot now if no request has begun. */
-void	plain_drain(struct plain *);
-void	plain_abort(struct plain *, const char *outcome);
 
 size_t	plain_table_bytes(unsigned n);
 

@@ -24,91 +24,55 @@
 #include "proxyin.h"
 #include "slot.h"
 
-/*
- * After close_notify or a fatal alert: how long the peer has to close.
- * Meanwhile what it sends is read and dropped, so that the kernel does
- * not answer it with a reset while our last bytes are on their way.
- */
-#define LINGER_MS	2000
-
 static struct slot slots[TLSGATE_MAX_SLOTS];
-static struct slot *free_list[TLSGATE_MAX_SLOTS];
-static struct slot *live_list[TLSGATE_MAX_SLOTS];
-static unsigned live_pos[TLSGATE_MAX_SLOTS];
-static unsigned nfree, nlive;
-
-
-uint64_t slot_now;
-unsigned slot_worker;
-int slot_draining;
+static struct conn *live[TLSGATE_MAX_SLOTS];
+static uint32_t freel[TLSGATE_MAX_SLOTS];
+static struct connset set = CONNSET(slots, live, freel);
+static const struct conn_class slot_class;
 
 void
 slot_table_init(const struct config *c)
 {
-	nfree = 0;
 	pool_init(c->backend_pool);
-	for (unsigned i = c->slots; i-- > 0;) {
+	connset_init(&set, &slot_class, c->slots);
+	for (unsigned i = 0; i < c->slots; i++) {
 		struct slot *s = &slots[i];
 
-		s->id = i;
 		s->state = SLOT_FREE;
-		s->cfd = s->bfd = -1;
 		tls_conn_init(&s->tls, s->ibuf, sizeof(s->ibuf), s->obuf,
 		    sizeof(s->obuf));
-		free_list[nfree++] = s;
 	}
 }
 
 size_t
 slot_table_bytes(unsigned n)
 {
-	return (size_t)n * (sizeof(struct slot) + 2 * sizeof(struct slot *) +
-	    sizeof(live_pos[0]));
+	return connset_bytes(sizeof(struct slot), n);
 }
 
-unsigned
-slot_free_count(void)
+struct connset *
+slot_conns(void)
 {
-	return nfree;
+	return &set;
 }
 
-unsigned
-slot_live_count(void)
+static uint64_t
+wait_since(const struct conn *c)
 {
-	return nlive;
-}
+	const struct slot *s = (const struct slot *)c;
 
-struct slot *
-slot_live(unsigned i)
-{
-	return live_list[i];
-}
-
-uint64_t
-slot_wait_since(const struct slot *s)
-{
 	/* A lingering slot has nothing left to serve: the first to go. */
 	if (s->state == SLOT_LINGER)
 		return 0;
 	if (s->state == SLOT_HANDSHAKE)
-		return s->t_accept;
+		return s->c.t_accept;
 	return s->state == SLOT_RELAY ? fwd_head_since(&s->fwd) : UINT64_MAX;
 }
 
-struct slot *
-slot_oldest_waiting(uint64_t since_before)
+static int
+costly(const struct conn *c)
 {
-	struct slot *old = NULL;
-	uint64_t t, best = UINT64_MAX;
-
-	for (unsigned i = 0; i < nlive; i++) {
-		t = slot_wait_since(live_list[i]);
-		if (t <= since_before && t < best) {
-			best = t;
-			old = live_list[i];
-		}
-	}
-	return old;
+	return ((const struct slot *)c)->state == SLOT_HANDSHAKE;
 }
 
 unsigned
@@ -116,8 +80,9 @@ slot_count_peer(const struct port_addr *peer)
 {
 	unsigned n = 0;
 
-	for (unsigned i = 0; i < nlive; i++)
-		n += (unsigned)port_addr_same_ip(&live_list[i]->peer, peer);
+	for (unsigned i = 0; i < set.nlive; i++)
+		n += (unsigned)port_addr_same_ip(
+		    &((struct slot *)set.live[i])->peer, peer);
 	return n;
 }
 
@@ -125,26 +90,24 @@ struct slot *
 slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
     const struct service *svc, uint64_t t_accept)
 {
-	struct slot *s;
+	struct slot *s = (struct slot *)connset_new(&set);
 
-	if (nfree == 0)
+	if (s == NULL)
 		return NULL;
-	s = free_list[--nfree];
 	s->svc = svc;
 	if (tls_conn_reset(&s->tls, svc->index) < 0) {
 		tls_conn_release(&s->tls);
-		free_list[nfree++] = s;
+		connset_delete(&set, &s->c);
 		return NULL;
 	}
 	s->state = SLOT_HANDSHAKE;
-	s->cfd = cfd;
-	s->bfd = -1;
+	s->c.cfd = cfd;
+	s->c.bfd = -1;
 	s->flags = 0;
-	s->t_accept = t_accept;
-	s->deadline = t_accept + s->svc->handshake_ms;
+	s->c.t_accept = t_accept;
+	s->c.deadline = t_accept + s->svc->handshake_ms;
 	s->c2b = s->b2c = 0;
 	s->ra_off = s->ra_len = 0;
-	s->outcome = NULL;
 	s->err = 0;
 	s->alert = 0;
 	s->status = s->pending_status = 0;
@@ -153,11 +116,9 @@ slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
 	s->local = *local;
 	if (config_proxy_trusted(svc, peer))
 		s->flags |= SLOT_F_PROXY;
-	live_pos[s->id] = nlive;
-	live_list[nlive++] = s;
-	stats.live = nlive;
-	if (nlive > stats.high_water)
-		stats.high_water = nlive;
+	stats.live = set.nlive;
+	if (set.nlive > stats.high_water)
+		stats.high_water = set.nlive;
 	return s;
 }
 
@@ -187,70 +148,50 @@ sni_for_log(const char *name, char *buf, size_t cap)
 static void
 backend_release(struct slot *s, int abort)
 {
-	if (s->bfd < 0)
+	if (s->c.bfd < 0)
 		return;
 	if (s->state != SLOT_CONNECT && !slot_draining &&
 	    !(s->flags & (SLOT_F_BEOF | SLOT_F_BSHUT | SLOT_F_BWB)) &&
 	    fwd_reusable(&s->fwd))
-		pool_put(s->bfd, s->svc, slot_now);
+		pool_put(s->c.bfd, s->svc, slot_now);
 	else
-		port_close(s->bfd, abort);
-	s->bfd = -1;
+		port_close(s->c.bfd, abort);
+	s->c.bfd = -1;
 }
 
 static void
 slot_close(struct slot *s, int abort)
 {
-	char peer[64], via[70] = "", sni[256];
-	unsigned pos;
+	char head[CONN_LOG_HEAD], sni[256];
 	int hs = (s->flags & SLOT_F_HSDONE) != 0;
 
-	port_addr_str(&s->peer, peer, sizeof(peer));
-	/* Through a balancer (proxy_from): which one. */
-	if (config_proxy_trusted(s->svc, &s->via)) {
-		memcpy(via, " via=", 5);
-		port_addr_str(&s->via, via + 5, sizeof(via) - 5);
-	}
+	conn_log_head(head, &s->c, "conn", 1, s->svc, &s->peer, &s->via);
 	sni_for_log(tls_server_name(&s->tls), sni, sizeof(sni));
-	log_msg(LOG_INFO, "conn id=%u worker=%u svc=%s peer=%s%s ms=%llu in=%llu "
-	    "out=%llu requests=%u resumed=%s version=%s suite=%s sni=%s "
-	    "status=%d alert=%u outcome=%s", s->id, slot_worker, s->svc->name,
-	    peer, via, (unsigned long long)(slot_now - s->t_accept), s->c2b,
-	    s->b2c, s->fwd.nreq,
+	log_msg(LOG_INFO, "%s in=%llu out=%llu requests=%u resumed=%s "
+	    "version=%s suite=%s sni=%s status=%d alert=%u outcome=%s", head,
+	    s->c2b, s->b2c, s->fwd.nreq,
 	    hs && tls_resumed(&s->tls) ? "yes" : "no",
 	    hs ? tls_version_name(tls_version(&s->tls)) : "none",
 	    hs ? tls_suite_name(tls_suite(&s->tls)) : "none",
-	    sni, s->status, s->alert, s->outcome != NULL ? s->outcome :
+	    sni, s->status, s->alert, s->c.outcome != NULL ? s->c.outcome :
 	    tls_error_name(s->err));
 	stats.bytes_in += s->c2b;
 	stats.bytes_out += s->b2c;
 	if (s->status != 0)
 		stats.http_errors++;
 	tls_conn_release(&s->tls);
-	port_close(s->cfd, abort);
+	port_close(s->c.cfd, abort);
 	backend_release(s, abort);
-	s->cfd = -1;
 	s->state = SLOT_FREE;
-	pos = live_pos[s->id];
-	live_list[pos] = live_list[--nlive];
-	live_pos[live_list[pos]->id] = pos;
-	free_list[nfree++] = s;
+	connset_delete(&set, &s->c);
 	stats.closed++;
-	stats.live = nlive;
-}
-
-/* Record why a connection ends; the first reason given wins. */
-static void
-set_outcome(struct slot *s, const char *why)
-{
-	if (s->outcome == NULL)
-		s->outcome = why;
+	stats.live = set.nlive;
 }
 
 /*
  * Stop relaying: queue close_notify after what is still to go out.
  * That goes at the client's pace, as any byte does (idle_timeout); from
- * our FIN on, the client has LINGER_MS to close (step()).  The backend
+ * our FIN on, the client has CONN_LINGER_MS to close (step()).  The backend
  * is let go at once: after our close_notify nothing more goes to the
  * client.
  */
@@ -260,30 +201,30 @@ start_closing(struct slot *s, const char *why)
 	size_t len;
 
 	if (why != NULL)
-		set_outcome(s, why);
+		conn_set_outcome(&s->c, why);
 	/* After eng_close() unread plaintext would block input. */
 	while (eng_recvapp_buf(&s->tls.eng, &len) != NULL)
 		eng_recvapp_ack(&s->tls.eng, len);
 	backend_release(s, 0);
 	eng_close(&s->tls.eng);
 	s->state = SLOT_CLOSING;
-	s->deadline = slot_now + s->svc->idle_ms;
+	s->c.deadline = slot_now + s->svc->idle_ms;
 }
 
 /*
  * Our last bytes are written: send FIN, and read and drop what the
- * client still sends until it closes or LINGER_MS pass.
+ * client still sends until it closes or CONN_LINGER_MS pass.
  */
 static void
 linger(struct slot *s)
 {
 	backend_release(s, 0);
 	if (!(s->flags & SLOT_F_CSHUT)) {
-		port_shutdown_wr(s->cfd);
+		port_shutdown_wr(s->c.cfd);
 		s->flags |= SLOT_F_CSHUT;
 	}
 	s->state = SLOT_LINGER;
-	s->deadline = slot_now + LINGER_MS;
+	s->c.deadline = slot_now + CONN_LINGER_MS;
 }
 
 /*
@@ -295,8 +236,8 @@ tls_failed(struct slot *s, int err)
 {
 	stats.tls_errors++;
 	if (s->tls.eng.reason != NULL)
-		set_outcome(s, s->tls.eng.reason);
-	if (s->outcome == NULL)
+		conn_set_outcome(&s->c, s->tls.eng.reason);
+	if (s->c.outcome == NULL)
 		s->err = err;
 	s->alert = eng_alert(&s->tls.eng);
 	linger(s);
@@ -313,8 +254,8 @@ hello_refused(struct slot *s, unsigned alert, const char *why)
 	const unsigned char rec[7] = { 21, 3, 1, 0, 2, 2, (unsigned char)alert };
 
 	stats.tls_errors++;
-	set_outcome(s, why);
-	if (port_write(s->cfd, rec, sizeof(rec)) == (long)sizeof(rec))
+	conn_set_outcome(&s->c, why);
+	if (port_write(s->c.cfd, rec, sizeof(rec)) == (long)sizeof(rec))
 		s->alert = alert;
 	linger(s);
 }
@@ -326,7 +267,7 @@ linger_read(struct slot *s)
 	long n;
 
 	do
-		n = port_read(s->cfd, s->ibuf, sizeof(s->ibuf));
+		n = port_read(s->c.cfd, s->ibuf, sizeof(s->ibuf));
 	while (n > 0);
 	if (n != PORT_AGAIN)
 		slot_close(s, 0);
@@ -354,7 +295,7 @@ backend_lost(struct slot *s)
 {
 	if (!retryable(s)) {
 		stats.backend_errors++;
-		set_outcome(s, "backend-reset");
+		conn_set_outcome(&s->c, "backend-reset");
 	}
 	s->flags |= SLOT_F_BEOF;
 }
@@ -363,8 +304,8 @@ backend_lost(struct slot *s)
 static void
 backend_shut(struct slot *s)
 {
-	if (s->bfd >= 0 && !(s->flags & SLOT_F_BSHUT)) {
-		port_shutdown_wr(s->bfd);
+	if (s->c.bfd >= 0 && !(s->flags & SLOT_F_BSHUT)) {
+		port_shutdown_wr(s->c.bfd);
 		s->flags |= SLOT_F_BSHUT;
 	}
 }
@@ -381,11 +322,11 @@ to_client(struct slot *s, unsigned st)
 	    (s->flags & (SLOT_F_CWB | SLOT_F_CSHUT)))
 		return 0;
 	buf = eng_sendrec_buf(&s->tls.eng, &len);
-	n = port_write(s->cfd, buf, len);
+	n = port_write(s->c.cfd, buf, len);
 	if (n == PORT_AGAIN || (n > 0 && (size_t)n < len))
 		s->flags |= SLOT_F_CWB;
 	else if (n < 0) {
-		set_outcome(s, "client-reset");
+		conn_set_outcome(&s->c, "client-reset");
 		s->flags |= SLOT_F_CSHUT | SLOT_F_CEOF;
 	}
 	if (n <= 0)
@@ -398,7 +339,7 @@ to_client(struct slot *s, unsigned st)
 static size_t
 read_client(struct slot *s, unsigned char *dst, size_t room)
 {
-	long n = port_read(s->cfd, dst, room);
+	long n = port_read(s->c.cfd, dst, room);
 
 	if (n == PORT_AGAIN || n == 0) {
 		s->flags &= ~SLOT_F_CRD;
@@ -407,7 +348,7 @@ read_client(struct slot *s, unsigned char *dst, size_t room)
 		return 0;
 	}
 	if (n < 0) {
-		set_outcome(s, "client-reset");
+		conn_set_outcome(&s->c, "client-reset");
 		s->flags = (s->flags & ~SLOT_F_CRD) | SLOT_F_CEOF | SLOT_F_CSHUT;
 		return 0;
 	}
@@ -478,7 +419,7 @@ peek_proxy(struct slot *s)
 		return 1;
 	if (rc != PROXYIN_OK) {
 		stats.proxy_errors++;
-		set_outcome(s, proxyin_strerror(rc));
+		conn_set_outcome(&s->c, proxyin_strerror(rc));
 		linger(s);
 		return 0;
 	}
@@ -498,7 +439,7 @@ peek_proxy(struct slot *s)
 	if (s->svc->max_per_source > 0 && slot_count_peer(&s->peer) +
 	    plain_count_peer(&s->peer) > s->svc->max_per_source) {
 		stats.refused++;
-		set_outcome(s, "per-source-limit");
+		conn_set_outcome(&s->c, "per-source-limit");
 		linger(s);
 		return 0;
 	}
@@ -550,7 +491,7 @@ from_backend(struct slot *s, unsigned st)
 	    (s->flags & SLOT_F_BEOF))
 		return 0;
 	buf = eng_sendapp_buf(&s->tls.eng, &len);
-	n = port_read(s->bfd, buf, len);
+	n = port_read(s->c.bfd, buf, len);
 	if (n == PORT_AGAIN || (n > 0 && (size_t)n < len))
 		s->flags &= ~SLOT_F_BRD;
 	else if (n <= 0) {
@@ -608,7 +549,7 @@ to_backend(struct slot *s, unsigned st)
 	case FWD_IDLE:
 		return 0;
 	case FWD_READY:
-		if (s->bfd < 0)
+		if (s->c.bfd < 0)
 			backend_connect(s, 0);
 		return 1;
 	case FWD_REFUSE:
@@ -622,10 +563,10 @@ to_backend(struct slot *s, unsigned st)
 	case FWD_WRITE:
 		break;
 	}
-	if (s->state != SLOT_RELAY || s->bfd < 0 ||
+	if (s->state != SLOT_RELAY || s->c.bfd < 0 ||
 	    (s->flags & (SLOT_F_BWB | SLOT_F_BEOF)))
 		return 0;
-	n = port_write(s->bfd, buf, len);
+	n = port_write(s->c.bfd, buf, len);
 	if (n == PORT_AGAIN || (n > 0 && (size_t)n < len))
 		s->flags |= SLOT_F_BWB;
 	else if (n < 0)
@@ -683,7 +624,7 @@ handshake_done(struct slot *s)
 		stats.hrr += (unsigned long long)s->tls.eng.hrr;
 	}
 	s->state = SLOT_RELAY;
-	s->deadline = slot_now + s->svc->idle_ms;
+	s->c.deadline = slot_now + s->svc->idle_ms;
 	if (s->svc->mode == MODE_TCP)
 		backend_connect(s, 1);
 }
@@ -693,7 +634,7 @@ static void
 backend_failed(struct slot *s, const char *why, int status,
     const char *outcome)
 {
-	log_msg(LOG_WARN, "backend id=%u connect: %s", s->id, why);
+	log_msg(LOG_WARN, "backend id=%u connect: %s", s->c.id, why);
 	stats.backend_errors++;
 	if (s->svc->mode == MODE_HTTP)
 		http_error(s, status, outcome);
@@ -705,7 +646,7 @@ static void
 backend_up(struct slot *s)
 {
 	s->state = SLOT_RELAY;
-	s->deadline = slot_now + s->svc->idle_ms;
+	s->c.deadline = slot_now + s->svc->idle_ms;
 	fwd_connected(s);
 }
 
@@ -720,7 +661,7 @@ backend_connect(struct slot *s, int fresh)
 	    SLOT_F_REUSED);
 	if (fd >= 0) {
 		stats.backend_reused++;
-		s->bfd = fd;
+		s->c.bfd = fd;
 		s->flags |= SLOT_F_REUSED;
 		backend_up(s);
 		return;
@@ -731,15 +672,15 @@ backend_connect(struct slot *s, int fresh)
 		backend_failed(s, why, 502, "backend-refused");
 		return;
 	}
-	s->bfd = fd;
+	s->c.bfd = fd;
 	s->state = SLOT_CONNECT;
-	s->deadline = slot_now + s->svc->connect_ms;
+	s->c.deadline = slot_now + s->svc->connect_ms;
 }
 
 static void
 backend_connected(struct slot *s)
 {
-	const char *why = port_connect_result(s->bfd);
+	const char *why = port_connect_result(s->c.bfd);
 
 	if (why != NULL) {
 		backend_failed(s, why, 502, "backend-refused");
@@ -762,9 +703,9 @@ http_error(struct slot *s, int status, const char *why)
 
 	if (s->status == 0)
 		s->status = status;
-	set_outcome(s, why);
+	conn_set_outcome(&s->c, why);
 	fwd_stop(&s->fwd);
-	if (s->state == SLOT_RELAY && s->bfd >= 0 &&
+	if (s->state == SLOT_RELAY && s->c.bfd >= 0 &&
 	    !(s->flags & SLOT_F_BEOF) && fwd_answer(&s->fwd) != FWD_ANS_DONE) {
 		s->pending_status = status;
 		finish(s);
@@ -790,12 +731,12 @@ handshake_eof(struct slot *s)
 {
 	if ((s->flags & SLOT_F_LOCAL) && tls_peeking(&s->tls) &&
 	    s->ra_len == 0)
-		s->outcome = "proxy-local";
+		s->c.outcome = "proxy-local";
 	else if ((s->flags & SLOT_F_PROXY) && s->ra_len > 0) {
 		stats.proxy_errors++;
-		set_outcome(s, proxyin_strerror(PROXYIN_MORE));
+		conn_set_outcome(&s->c, proxyin_strerror(PROXYIN_MORE));
 	} else
-		set_outcome(s, "client-eof-in-handshake");
+		conn_set_outcome(&s->c, "client-eof-in-handshake");
 }
 
 /* Run the slot after an event, until it must wait again. */
@@ -832,8 +773,8 @@ step(struct slot *s)
 			break;
 		case SLOT_RELAY:
 			if ((s->flags & SLOT_F_BEOF) && retryable(s)) {
-				port_close(s->bfd, 1);
-				s->bfd = -1;
+				port_close(s->c.bfd, 1);
+				s->c.bfd = -1;
 				/* "in" counts the client's bytes once. */
 				s->c2b -= fwd_retry(&s->fwd);
 				stats.backend_retries++;
@@ -847,7 +788,7 @@ step(struct slot *s)
 				else
 					start_closing(s, NULL);
 			} else if (s->flags & SLOT_F_CEOF) {
-				if (s->bfd < 0) {
+				if (s->c.bfd < 0) {
 					slot_close(s, 0);
 					return;
 				}
@@ -860,7 +801,7 @@ step(struct slot *s)
 			} else if (eng_peer_closed(&s->tls.eng)) {
 				/* close_notify ends the client's side
 				 * only: what is owed still goes out. */
-				if (s->bfd < 0)
+				if (s->c.bfd < 0)
 					start_closing(s, NULL);
 				else if (!(st & BR_SSL_RECVAPP) &&
 				    !fwd_staged(&s->fwd))
@@ -876,9 +817,9 @@ step(struct slot *s)
 				return;
 			}
 			if (!(s->flags & SLOT_F_CSHUT)) {
-				port_shutdown_wr(s->cfd);
+				port_shutdown_wr(s->c.cfd);
 				s->flags |= SLOT_F_CSHUT;
-				s->deadline = slot_now + LINGER_MS;
+				s->c.deadline = slot_now + CONN_LINGER_MS;
 			}
 			break;
 		default:
@@ -889,9 +830,10 @@ step(struct slot *s)
 	}
 }
 
-void
-slot_events(const struct slot *s, short *cev, short *bev)
+static void
+events(const struct conn *c, short *cev, short *bev)
 {
+	const struct slot *s = (const struct slot *)c;
 	unsigned st = eng_state(&s->tls.eng);
 
 	*cev = *bev = 0;
@@ -906,7 +848,7 @@ slot_events(const struct slot *s, short *cev, short *bev)
 		*cev |= PORT_IN;
 	if (s->state == SLOT_CONNECT)
 		*bev = PORT_OUT;
-	else if (s->state == SLOT_RELAY && s->bfd >= 0) {
+	else if (s->state == SLOT_RELAY && s->c.bfd >= 0) {
 		if (s->flags & SLOT_F_BWB)
 			*bev |= PORT_OUT;
 		if ((st & BR_SSL_SENDAPP) && !(s->flags & SLOT_F_BEOF))
@@ -920,13 +862,15 @@ set_deadline(struct slot *s)
 {
 	uint64_t d = slot_now + s->svc->idle_ms, t = fwd_head_since(&s->fwd);
 
-	s->deadline = t != UINT64_MAX && t + s->svc->head_ms < d ?
+	s->c.deadline = t != UINT64_MAX && t + s->svc->head_ms < d ?
 	    t + s->svc->head_ms : d;
 }
 
-void
-slot_io(struct slot *s, int crev, int brev)
+static void
+io(struct conn *c, int crev, int brev)
 {
+	struct slot *s = (struct slot *)c;
+
 	if (crev & (PORT_IN | PORT_ERRS))
 		s->flags |= SLOT_F_CRD;
 	if (crev & (PORT_OUT | PORT_ERRS))
@@ -950,15 +894,17 @@ slot_io(struct slot *s, int crev, int brev)
 		set_deadline(s);
 }
 
-void
-slot_expire(struct slot *s)
+static void
+expire(struct conn *c)
 {
+	struct slot *s = (struct slot *)c;
+
 	switch (s->state) {
 	case SLOT_HANDSHAKE:
 		stats.timeouts++;
 		if (s->flags & SLOT_F_PROXY)
 			stats.proxy_errors++;
-		set_outcome(s, s->flags & SLOT_F_PROXY ? "proxy-timeout" :
+		conn_set_outcome(&s->c, s->flags & SLOT_F_PROXY ? "proxy-timeout" :
 		    "handshake-timeout");
 		slot_close(s, 1);
 		return;
@@ -973,7 +919,7 @@ slot_expire(struct slot *s)
 		else {
 			start_closing(s, "idle-timeout");
 			/* It took nothing for idle_timeout: no more now. */
-			s->deadline = slot_now + LINGER_MS;
+			s->c.deadline = slot_now + CONN_LINGER_MS;
 		}
 		break;
 	case SLOT_CLOSING:
@@ -999,23 +945,31 @@ slot_expire(struct slot *s)
  * backend finishes what it is answering, closes, and so do we (without
  * parsing responses, that is the only safe end of the last one).
  */
-void
-slot_drain(struct slot *s)
+static void
+drain(struct conn *c)
 {
+	struct slot *s = (struct slot *)c;
+
 	if (s->state != SLOT_RELAY || !fwd_between(&s->fwd) ||
 	    (eng_state(&s->tls.eng) & BR_SSL_RECVAPP))
 		return;
-	if (s->bfd < 0 || fwd_answer(&s->fwd) == FWD_ANS_DONE) {
+	if (s->c.bfd < 0 || fwd_answer(&s->fwd) == FWD_ANS_DONE) {
 		start_closing(s, "drained");
 		step(s);
 	} else
 		backend_shut(s);
 }
 
-void
-slot_abort(struct slot *s, const char *outcome)
+static void
+close_now(struct conn *c, const char *outcome)
 {
-	set_outcome(s, outcome);
+	struct slot *s = (struct slot *)c;
+
+	conn_set_outcome(&s->c, outcome);
 	/* A lingering slot has said all it had to: no reset over it. */
 	slot_close(s, s->state != SLOT_LINGER);
 }
+
+static const struct conn_class slot_class = {
+	events, io, expire, drain, close_now, wait_since, costly
+};

@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "conn.h"
 #include "defaults.h"
 #include "forward.h"
 #include "port.h"
@@ -57,16 +58,13 @@ enum slot_state {
 #define SLOT_F_LOCAL	0x800	/* it was LOCAL: the balancer's own check */
 
 struct slot {
+	struct conn		 c;		/* first: see conn.h */
 	struct tls_conn		 tls;
 	enum slot_state		 state;
-	int			 cfd, bfd;
 	unsigned		 flags;
-	unsigned		 id;
-	uint64_t		 t_accept, deadline;
 	unsigned long long	 c2b, b2c;	/* plaintext bytes */
 	/* Record bytes read ahead of what the engine asked for, in ibuf. */
 	size_t			 ra_off, ra_len;
-	const char		*outcome;
 	int			 err;		/* the engine's, if no outcome */
 	unsigned		 alert;		/* the fatal alert sent, or 0 */
 	int			 status;	/* our own HTTP answer, if any */
@@ -80,13 +78,6 @@ struct slot {
 	unsigned char		 obuf[TLSGATE_OBUF_SIZE];
 };
 
-/* The loop's clock: set once per turn, read by every slot. */
-extern uint64_t slot_now;
-/* This process's worker number (0 without workers), for the logs. */
-extern unsigned slot_worker;
-/* Set at SIGTERM: new requests get 503. */
-extern int slot_draining;
-
 /*
  * Configure the first cfg->slots slots (TLS contexts included).  The
  * services a slot serves come with each slot_open().
@@ -94,35 +85,16 @@ extern int slot_draining;
 void	slot_table_init(const struct config *);
 /*
  * Take a free slot for a client accepted at t_accept, its hello whole in
- * the socket (pend.h); NULL when the table is full.
+ * the socket (pend.h); NULL when the table is full.  The loop runs it
+ * through its class (conn.h).
  */
 struct slot *slot_open(int cfd, const struct port_addr *peer,
 	    const struct port_addr *local, const struct service *,
 	    uint64_t t_accept);
-unsigned slot_free_count(void);
-/*
- * Since when the slot has been waiting for its client to finish a
- * handshake or a request head (0 for a lingering slot; UINT64_MAX: not
- * waiting, not evictable).
- */
-uint64_t slot_wait_since(const struct slot *);
-/* The slot waiting longest, if it has waited since before the bound. */
-struct slot *slot_oldest_waiting(uint64_t since_before);
+/* The live slots and the free ones. */
+struct connset *slot_conns(void);
 /* Live slots whose client has this IP address. */
 unsigned slot_count_peer(const struct port_addr *);
-unsigned slot_live_count(void);
-struct slot *slot_live(unsigned i);
-
-/* What each socket waits for, from the engine state and relay flags. */
-void	slot_events(const struct slot *, short *cev, short *bev);
-/* Readiness from poll (0 for a side not polled); runs the slot. */
-void	slot_io(struct slot *, int crev, int brev);
-/* Deadline passed: act on it (timeouts, linger end). */
-void	slot_expire(struct slot *);
-/* Draining: end the slot now if it is between requests (http mode). */
-void	slot_drain(struct slot *);
-/* Close at once with an outcome (eviction, shutdown): reset unless lingering. */
-void	slot_abort(struct slot *, const char *outcome);
 
 size_t	slot_table_bytes(unsigned nslots);
 

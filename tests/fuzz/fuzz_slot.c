@@ -103,7 +103,7 @@ int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 } while (0)
 
 /* One TLS client and what it sent and received. */
-struct conn {
+struct fconn {
 	int			 used, cfd;
 	int			 done;		/* its handshake completed */
 	br_ssl_client_context	 cc;
@@ -120,7 +120,7 @@ struct conn {
 	size_t			 wbase, rbase;
 };
 
-static struct conn conns[NCONN];
+static struct fconn conns[NCONN];
 static struct config cfg;
 static struct service *sv = &cfg.svc[0];	/* the one service */
 static br_x509_minimal_context x509_unused;
@@ -227,7 +227,7 @@ check_sentinel(const unsigned char *w, size_t wlen)
 
 /* The client engine reads what tlsgate wrote and keeps the plaintext. */
 static void
-client_pump(struct conn *k)
+client_pump(struct fconn *k)
 {
 	br_ssl_engine_context *eng = &k->cc.eng;
 	const unsigned char *w;
@@ -273,7 +273,7 @@ client_pump(struct conn *k)
 }
 
 static void
-client_open(struct conn *k, int fd, int resume)
+client_open(struct fconn *k, int fd, int resume)
 {
 	static const uint16_t suites[] = {
 		BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
@@ -303,7 +303,7 @@ client_open(struct conn *k, int fd, int resume)
 }
 
 static void
-client_send(struct conn *k, const void *p, size_t n)
+client_send(struct fconn *k, const void *p, size_t n)
 {
 	br_ssl_engine_context *eng = &k->cc.eng;
 	unsigned char *buf;
@@ -327,7 +327,7 @@ client_send(struct conn *k, const void *p, size_t n)
  * pending record bytes to tlsgate, one byte flipped if x.
  */
 static void
-client_deliver(struct conn *k, size_t want, size_t pos, unsigned x)
+client_deliver(struct fconn *k, size_t want, size_t pos, unsigned x)
 {
 	br_ssl_engine_context *eng = &k->cc.eng;
 	unsigned char tmp[BR_SSL_BUFSIZE_OUTPUT], *buf;
@@ -346,7 +346,7 @@ client_deliver(struct conn *k, size_t want, size_t pos, unsigned x)
 	br_ssl_engine_sendrec_ack(eng, fake_push(k->cfd, tmp, len));
 }
 
-static struct conn *
+static struct fconn *
 conn_of(int cfd)
 {
 	for (int c = 0; c < NCONN; c++)
@@ -358,26 +358,27 @@ conn_of(int cfd)
 static void
 check_tables(void)
 {
-	unsigned live = slot_live_count();
+	const struct connset *set = slot_conns();
+	unsigned live = set->nlive;
 	size_t w, n, r;
 
 	check(live <= cfg.slots);
-	check(live + slot_free_count() == cfg.slots);
+	check(live + set->nfree == cfg.slots);
 	for (unsigned i = 0; i < live; i++) {
-		struct slot *s = slot_live(i);
+		struct slot *s = (struct slot *)set->live[i];
 
 		check(s->state != SLOT_FREE);
-		check(fake_is_open(s->cfd));
-		check(s->bfd == -1 || fake_is_open(s->bfd));
-		if (s->bfd >= 0) {
-			struct conn *k = conn_of(s->cfd);
+		check(fake_is_open(s->c.cfd));
+		check(s->c.bfd == -1 || fake_is_open(s->c.bfd));
+		if (s->c.bfd >= 0) {
+			struct fconn *k = conn_of(s->c.cfd);
 
-			(void)fake_written(s->bfd, &w);
-			(void)fake_sent(s->bfd, &n, &r);
+			(void)fake_written(s->c.bfd, &w);
+			(void)fake_sent(s->c.bfd, &n, &r);
 			/* Taken from the pool (this turn, maybe with bytes
 			 * moved since): the rest is its earlier clients'. */
-			if (k->bfd != s->bfd) {
-				k->bfd = s->bfd;
+			if (k->bfd != s->c.bfd) {
+				k->bfd = s->c.bfd;
 				k->wbase = w - s->c2b;
 				k->rbase = r - s->b2c;
 				check((s->flags & SLOT_F_REUSED) ||
@@ -406,22 +407,22 @@ run_turn(void)
 
 	(void)pool_sweep(slot_now);
 
-	for (unsigned i = 0; i < slot_live_count(); i++) {
-		struct slot *s = slot_live(i);
+	for (unsigned i = 0; i < slot_conns()->nlive; i++) {
+		struct slot *s = (struct slot *)slot_conns()->live[i];
 		short ce, be;
 
-		slot_events(s, &ce, &be);
+		s->c.cls->events(&s->c, &ce, &be);
 		t[nt].s = s;
 		t[nt].ci = t[nt].bi = -1;
 		if (ce != 0) {
 			t[nt].ci = (int)n;
-			pfd[n].fd = s->cfd;
+			pfd[n].fd = s->c.cfd;
 			pfd[n++].events = ce;
 		}
 		if (be != 0) {
-			check(s->bfd >= 0);
+			check(s->c.bfd >= 0);
 			t[nt].bi = (int)n;
-			pfd[n].fd = s->bfd;
+			pfd[n].fd = s->c.bfd;
 			pfd[n++].events = be;
 		}
 		nt++;
@@ -430,7 +431,7 @@ run_turn(void)
 	slot_now = port_now_ms();
 	for (unsigned i = 0; i < nt && fake_verbose; i++)
 		fprintf(stderr, "  slot %u state %d flags %#x engine %#x "
-		    "cev %#x/%#x bev %#x/%#x ra %zu\n", t[i].s->id, t[i].s->state,
+		    "cev %#x/%#x bev %#x/%#x ra %zu\n", t[i].s->c.id, t[i].s->state,
 		    t[i].s->flags, eng_state(&t[i].s->tls.eng),
 		    t[i].ci >= 0 ? pfd[t[i].ci].events : 0,
 		    t[i].ci >= 0 ? pfd[t[i].ci].revents : 0,
@@ -441,12 +442,12 @@ run_turn(void)
 		int cr = t[i].ci >= 0 ? pfd[t[i].ci].revents : 0;
 		int br = t[i].bi >= 0 ? pfd[t[i].bi].revents : 0;
 
-		fake_set_owner(s->cfd);
+		fake_set_owner(s->c.cfd);
 		if (s->state != SLOT_FREE && (cr != 0 || br != 0))
-			slot_io(s, cr, br);
-		if (s->state != SLOT_FREE && slot_now >= s->deadline) {
+			s->c.cls->io(&s->c, cr, br);
+		if (s->state != SLOT_FREE && slot_now >= s->c.deadline) {
 			late = 1;
-			slot_expire(s);
+			s->c.cls->expire(&s->c);
 		}
 	}
 	check_tables();
@@ -520,16 +521,17 @@ balancer_header(int c, unsigned char *out, size_t cap, struct port_addr *peer,
 static void
 accept_client(int c, int resume)
 {
-	struct conn *k = &conns[c];
+	struct fconn *k = &conns[c];
 	struct port_addr peer, local;
-	struct slot *victim = NULL;
+	struct conn *victim = NULL;
 	int fd;
 
 	slot_now = port_now_ms();
 	if ((k->used && fake_is_open(k->cfd)) || seq == seq_base + MAX_ACCEPTS)
 		return;
-	if (slot_free_count() == 0) {
-		victim = slot_oldest_waiting(slot_now > TLSGATE_EVICT_MS ?
+	if (slot_conns()->nfree == 0) {
+		victim = connset_oldest_waiting(slot_conns(),
+		    slot_now > TLSGATE_EVICT_MS ?
 		    slot_now - TLSGATE_EVICT_MS : 0);
 		if (victim == NULL)
 			return;		/* waits in the backlog: not modelled */
@@ -545,7 +547,7 @@ accept_client(int c, int resume)
 	}
 	if (victim != NULL) {
 		fake_set_owner(victim->cfd);
-		slot_abort(victim, "evicted");
+		victim->cls->abort(victim, "evicted");
 	}
 	check(slot_open(fd, &peer, &local, sv, slot_now) != NULL);
 	client_open(k, fd, resume);
@@ -661,7 +663,7 @@ check_http_stream(const unsigned char *w, size_t n)
 
 /* The client side: backend bytes tlsgate read, then maybe our page. */
 static void
-check_client_stream(const struct conn *k, int bfd, size_t base)
+check_client_stream(const struct fconn *k, int bfd, size_t base)
 {
 	static const int pages[] = { 400, 408, 431, 502, 503, 504 };
 	const unsigned char *sent = NULL;
@@ -690,7 +692,7 @@ check_client_stream(const struct conn *k, int bfd, size_t base)
 }
 
 static void
-check_streams(const struct conn *k)
+check_streams(const struct fconn *k)
 {
 	unsigned char hdr[128];
 	const unsigned char *w = NULL;
@@ -762,7 +764,7 @@ setup(struct input *in)
 	have_saved = seq_base == 0;
 	seq = seq_base;
 	for (int c = 0; c < NCONN; c++)
-		memset(&conns[c], 0, offsetof(struct conn, iobuf));
+		memset(&conns[c], 0, offsetof(struct fconn, iobuf));
 	/*
 	 * The engines draw from tls.c's one generator: seeded afresh, and
 	 * the session caches (in fakeport.c's shared block) as boot() left
@@ -789,7 +791,7 @@ static void
 run_op(struct input *in)
 {
 	unsigned b = next(in), op = b & 15, v = b >> 6;
-	struct conn *k = &conns[b >> 4 & 3];
+	struct fconn *k = &conns[b >> 4 & 3];
 	int live = k->used && fake_is_open(k->cfd);
 	int bfd = k->used ? fake_backend_of(k->cfd, 0) : -1;
 	const uint8_t *p;
@@ -880,9 +882,11 @@ run_op(struct input *in)
 		if (v == 3 && !slot_draining) {
 			slot_draining = 1;
 			/* Downwards: a slot that closes takes the last one's place. */
-			for (unsigned i = slot_live_count(); i-- > 0;) {
-				fake_set_owner(slot_live(i)->cfd);
-				slot_drain(slot_live(i));
+			for (unsigned i = slot_conns()->nlive; i-- > 0;) {
+				struct conn *c = slot_conns()->live[i];
+
+				fake_set_owner(c->cfd);
+				c->cls->drain(c);
 			}
 		}
 		turn();
@@ -890,9 +894,11 @@ run_op(struct input *in)
 	case 12:	/* drain time is up: every slot aborted */
 		if (v != 3)
 			break;
-		while (slot_live_count() > 0) {
-			fake_set_owner(slot_live(0)->cfd);
-			slot_abort(slot_live(0), "drain-timeout");
+		while (slot_conns()->nlive > 0) {
+			struct conn *c = slot_conns()->live[0];
+
+			fake_set_owner(c->cfd);
+			c->cls->abort(c, "drain-timeout");
 		}
 		break;
 	case 13:	/* the backend sends a canned response */
@@ -925,12 +931,12 @@ run(const uint8_t *data, size_t size)
 		run_op(&in);
 	/* The end: every deadline passes, every slot must come free and
 	 * every idle backend connection age out. */
-	for (int r = 0; r < 4 && (slot_live_count() > 0 || pool_count() > 0);
+	for (int r = 0; r < 4 && (slot_conns()->nlive > 0 || pool_count() > 0);
 	    r++) {
 		fake_now += 3600 * 1000;
 		turn();
 	}
-	check(slot_live_count() == 0);
+	check(slot_conns()->nlive == 0);
 	check(fake_open_count() == 0);
 	for (int c = 0; c < NCONN; c++)
 		if (conns[c].used)
