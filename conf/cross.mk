@@ -88,15 +88,16 @@ define size_one
 	@if [ -x $(1) ]; then \
 	set -e; $(SIZE) $(1) | sed 1d; \
 	m=$$($(2) $(1) -t -c build/size/probe.conf | \
-	    sed -n 's/^compile-time maximum = \([0-9]*\) (\([0-9]*\) slots, \([0-9]*\) sessions)$$/\1 \2 \3/p'); \
-	set -- $$m; [ $$# = 3 ] || { echo "$(1): no maximum in -t"; exit 1; }; \
+	    sed -n 's/^compile-time maximum = \([0-9]*\) (\([0-9]*\) slots, \([0-9]*\) redirect slots, \([0-9]*\) pending, \([0-9]*\) sessions)$$/\1 \2 \3 \4 \5/p'); \
+	set -- $$m; [ $$# = 5 ] || { echo "$(1): no maximum in -t"; exit 1; }; \
 	cat build/size/probe.conf >build/size/max.conf; \
-	printf 'slots = %s\nsession_cache = %s\n' $$2 $$3 >>build/size/max.conf; \
+	printf 'slots = %s\nredirect_slots = %s\npending = %s\nsession_cache = %s\nredirect = 127.0.0.1:8080\n' \
+	    $$2 $$3 $$4 $$5 >>build/size/max.conf; \
 	t=$$($(2) $(1) -t -c build/size/max.conf | \
 	    sed -n 's/^total = \([0-9]*\) .*/\1/p'); \
 	[ "$$t" = "$$1" ] || { echo "$(1): total $$t != maximum $$1"; exit 1; }; \
 	b=$$($(SIZE) $(1) | awk 'NR == 2 { print $$3 }'); \
-	echo "    worst case $$t bytes ($$2 slots, $$3 sessions);" \
+	echo "    worst case $$t bytes ($$2 slots, $$3 redirect slots, $$4 pending, $$5 sessions);" \
 	    "bss - worst case = $$((b - t))"; \
 	fi
 endef
