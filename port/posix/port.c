@@ -337,6 +337,15 @@ port_connect_result(int fd)
 	return err == 0 ? NULL : strerror(err);
 }
 
+/* A read's or write's result: bytes moved, PORT_AGAIN or PORT_ERR. */
+static long
+io_result(ssize_t n)
+{
+	if (n >= 0)
+		return (long)n;
+	return (errno == EAGAIN || errno == EWOULDBLOCK) ? PORT_AGAIN : PORT_ERR;
+}
+
 long
 port_read(int fd, void *buf, size_t len)
 {
@@ -345,9 +354,7 @@ port_read(int fd, void *buf, size_t len)
 	do
 		n = read(fd, buf, len);
 	while (n < 0 && errno == EINTR);
-	if (n >= 0)
-		return (long)n;
-	return (errno == EAGAIN || errno == EWOULDBLOCK) ? PORT_AGAIN : PORT_ERR;
+	return io_result(n);
 }
 
 long
@@ -358,9 +365,7 @@ port_peek(int fd, void *buf, size_t len)
 	do
 		n = recv(fd, buf, len, MSG_PEEK);
 	while (n < 0 && errno == EINTR);
-	if (n >= 0)
-		return (long)n;
-	return (errno == EAGAIN || errno == EWOULDBLOCK) ? PORT_AGAIN : PORT_ERR;
+	return io_result(n);
 }
 
 void
@@ -380,9 +385,7 @@ port_write(int fd, const void *buf, size_t len)
 	do
 		n = send(fd, buf, len, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
-	if (n >= 0)
-		return (long)n;
-	return (errno == EAGAIN || errno == EWOULDBLOCK) ? PORT_AGAIN : PORT_ERR;
+	return io_result(n);
 }
 
 void
