@@ -17,7 +17,7 @@
 #define TLSGATE_MAX_SLOTS	32	/* connection slots */
 #define TLSGATE_MAX_POOL	8	/* idle backend connections kept */
 #define TLSGATE_MAX_PLAIN	8	/* plain-HTTP (redirect) slots */
-/* 32 bytes each: a flood of silent clients costs 32 KiB. */
+/* About 100 bytes each: a flood of silent clients costs ~100 KiB. */
 #define TLSGATE_MAX_PENDING	1024	/* clients not yet in a slot */
 #define TLSGATE_MAX_WORKERS	4	/* worker processes */
 /* Few distinct clients: 256 sessions keep all of them resumable. */
