@@ -8,6 +8,7 @@
 uint64_t slot_now;
 unsigned slot_worker;
 int slot_draining;
+const struct config *conn_cfg;
 
 void
 connset_init(struct connset *set, const struct conn_class *cls, uint32_t n)

@@ -112,6 +112,12 @@ extern uint64_t slot_now;
 extern unsigned slot_worker;
 /* Set at SIGTERM: new requests get 503. */
 extern int slot_draining;
+/*
+ * The config the connections serve, set by the loop at start and at a
+ * reload (which keeps the services, by name and count: only their
+ * values change).
+ */
+extern const struct config *conn_cfg;
 
 /* Record why a connection ends; the first reason given wins. */
 void	conn_set_outcome(struct conn *, const char *why);

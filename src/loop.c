@@ -344,6 +344,7 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 	int draining = 0, li[MAX_LISTENERS];
 
 	slot_now = port_now_ms();
+	conn_cfg = cfg;
 	log_msg(LOG_INFO, "ready slots=%u services=%u listeners=%u pending=%u",
 	    cfg->slots, cfg->nsvc, nl, cfg->pending);
 	for (;;) {
@@ -389,10 +390,8 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 
 			/* A service may now point at another backend. */
 			if (c != NULL) {
-				cfg = c;
+				cfg = conn_cfg = c;
 				pool_flush();
-				plain_reconfig(c);
-				pend_reconfig(c);
 			}
 		}
 		if ((sig & PORT_SIG_TERM) && !draining) {

@@ -305,8 +305,8 @@ run_worker(unsigned k)
 	slot_worker = k;
 	port_signals_init();
 	slot_table_init(cfg);
-	plain_init(cfg, plain_slots(cfg));
-	pend_init(cfg, cfg->pending);
+	plain_init(plain_slots(cfg));
+	pend_init(cfg->pending);
 	if (port_drop_privileges(cfg->user, cfg->group, cfg->chroot, &why) < 0)
 		log_fatal(111, "dropping privileges (user \"%s\", group \"%s\", "
 		    "chroot \"%s\"): %s", cfg->user, cfg->group, cfg->chroot,

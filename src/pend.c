@@ -16,23 +16,15 @@ static struct conn *live[TLSGATE_MAX_PENDING];
 static uint32_t freel[TLSGATE_MAX_PENDING];
 static struct connset set = CONNSET(tab, live, freel);
 static const struct conn_class pend_class;
-static const struct config *pcfg;
 static unsigned nready[2];	/* TLS, plain */
 /* One entry is looked at a time: the loop has one thread. */
 static unsigned char peekbuf[PROXYIN_MAX + ENG_IBUF_SIZE];
 
 void
-pend_init(const struct config *c, unsigned size)
+pend_init(unsigned size)
 {
-	pcfg = c;
 	nready[0] = nready[1] = 0;
 	connset_init(&set, &pend_class, size);
-}
-
-void
-pend_reconfig(const struct config *c)
-{
-	pcfg = c;
 }
 
 size_t
@@ -83,7 +75,7 @@ pend_close(struct pend *e, const char *outcome, int abort)
 
 	pend_peer(e, &peer);
 	conn_log_head(head, &e->c, e->plain ? "plain" : "conn", 0,
-	    &pcfg->svc[e->svc], &peer, NULL);
+	    &conn_cfg->svc[e->svc], &peer, NULL);
 	/* The fields of slot.c's and plain.c's lines: one parser for all. */
 	if (e->plain)
 		log_msg(LOG_INFO, "%s in=0 out=0 status=0 outcome=%s", head,
@@ -100,7 +92,7 @@ pend_close(struct pend *e, const char *outcome, int abort)
 void
 pend_add(int fd, const struct port_addr *peer, unsigned svc, int plain)
 {
-	const struct service *s = &pcfg->svc[svc];
+	const struct service *s = &conn_cfg->svc[svc];
 	struct pend *e;
 
 	if (set.nfree == 0) {

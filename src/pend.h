@@ -45,9 +45,8 @@ struct pend {
 	unsigned char	 lowat;		/* port_rcvlowat() was called */
 };
 
-/* n entries, for the services of cfg (also after a reload). */
-void	pend_init(const struct config *, unsigned n);
-void	pend_reconfig(const struct config *);
+/* n entries, for the services of conn_cfg (conn.h). */
+void	pend_init(unsigned n);
 size_t	pend_table_bytes(unsigned n);
 size_t	pend_static_bytes(void);	/* the one peek buffer */
 struct connset *pend_conns(void);

@@ -13,22 +13,13 @@ static struct conn *live[TLSGATE_MAX_PLAIN];
 static uint32_t freel[TLSGATE_MAX_PLAIN];
 static struct connset set = CONNSET(ptab, live, freel);
 static const struct conn_class plain_class;
-static const struct config *pcfg;
 
 void
-plain_init(const struct config *c, unsigned n)
+plain_init(unsigned n)
 {
-	pcfg = c;
 	connset_init(&set, &plain_class, n);
 	for (unsigned i = 0; i < n; i++)
 		ptab[i].state = PLAIN_FREE;
-}
-
-/* A reload keeps the services (names, count): only their values change. */
-void
-plain_reconfig(const struct config *c)
-{
-	pcfg = c;
 }
 
 size_t
@@ -67,7 +58,7 @@ plain_count_peer(const struct port_addr *peer)
 static const struct service *
 svc_of(const struct plain *p)
 {
-	return &pcfg->svc[p->svc];
+	return &conn_cfg->svc[p->svc];
 }
 
 struct plain *

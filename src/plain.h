@@ -57,9 +57,8 @@ struct plain {
 	unsigned char		 buf[TLSGATE_HEAD_MAX + HTTP_FWD_SLACK];
 };
 
-/* n plain slots, serving the services of cfg (also after a reload). */
-void	plain_init(const struct config *, unsigned n);
-void	plain_reconfig(const struct config *);
+/* n plain slots, serving the services of conn_cfg (conn.h). */
+void	plain_init(unsigned n);
 /* As slot_open(), its head whole in the socket; NULL when none is free. */
 struct plain *plain_open(int cfd, const struct port_addr *peer,
 	    const struct port_addr *local, unsigned svc, uint64_t t_accept);
