@@ -171,6 +171,8 @@ t13_classify(const unsigned char *b, size_t len, size_t cap,
 			if (head[0] != 1)	/* not a ClientHello */
 				return refuse(pk, UNEXPECTED_MESSAGE);
 			need = 4 + ((size_t)head[1] << 16 | get16(head + 2));
+			if (need > 4 + T13_HELLO_MAX)
+				return refuse(pk, DECODE_ERROR);
 			if (cap < 5 || need > cap - 5)
 				return refuse(pk, HANDSHAKE_FAILURE);
 		}

@@ -53,6 +53,15 @@
 
 #include <stddef.h>
 
+/*
+ * The longest ClientHello body its vectors allow: version 2, random 32,
+ * session_id 1+32, cipher_suites 2+65534, compression 1+255, extensions
+ * 2+65535.  A longer one is malformed whatever it holds.
+ */
+#define T13_HELLO_MAX	131396
+/* The most one may take on the wire: its header, in 9 full records. */
+#define T13_HELLO_WIRE	(4 + T13_HELLO_MAX + 9 * 5)
+
 /* t13_classify()'s answers. */
 enum {
 	T13_NEED_MORE,	/* the hello is not all there yet, and may fit */
@@ -83,7 +92,8 @@ struct t13_peek {
  * another record type or message, an empty record or bytes after the
  * hello (RFC 5246 6.2.1, RFC 8446 5.1); protocol_version for an SSL 2.0
  * hello or another major version; record_overflow; decode_error for bad
- * framing; handshake_failure for a hello that does not fit in cap.
+ * framing or a length no hello can have; handshake_failure for a hello
+ * that could be well formed but does not fit in cap.
  * T13_T13 when supported_versions offers 0x0304, else T13_T12; the
  * hello's records end at pk->end.
  */

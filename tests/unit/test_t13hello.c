@@ -666,6 +666,23 @@ hello_too_large_for_the_buffer_is_handshake_failure(void)
 	return 1;
 }
 
+/* Longer than any ClientHello can be (131,396 bytes): malformed. */
+static int
+hello_longer_than_any_can_be_is_decode_error(void)
+{
+	struct buf r = { { 0 }, 0 };
+	struct t13_peek pk;
+
+	puthex(&r, openssl_tls13);
+	r.b[6] = 0x02, r.b[7] = 0x01, r.b[8] = 0x44;
+	CHECK(classify(r.b, 9, IBUF, &pk) == T13_ALERT && pk.alert == FAILURE);
+	r.b[8] = 0x45;
+	CHECK(classify(r.b, 9, IBUF, &pk) == T13_ALERT && pk.alert == DECODE);
+	r.b[6] = r.b[7] = r.b[8] = 0xff;
+	CHECK(classify(r.b, 9, IBUF, &pk) == T13_ALERT && pk.alert == DECODE);
+	return 1;
+}
+
 static int
 bad_hello_framing_is_decode_error(void)
 {
@@ -1409,6 +1426,7 @@ static const struct unit_test tests[] = {
 	T(record_over_2_14_is_record_overflow),
 	T(not_a_client_hello_is_unexpected_message),
 	T(hello_too_large_for_the_buffer_is_handshake_failure),
+	T(hello_longer_than_any_can_be_is_decode_error),
 	T(bad_hello_framing_is_decode_error),
 	T(every_truncation_is_refused),
 	T(every_changed_byte_gets_a_clean_answer),
