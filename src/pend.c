@@ -17,8 +17,7 @@ static uint32_t freel[TLSGATE_MAX_PENDING];
 static struct connset set = CONNSET(tab, live, freel);
 static const struct conn_class pend_class;
 static unsigned nready[2];	/* TLS, plain */
-/* One entry is looked at a time: the loop has one thread. */
-static unsigned char peekbuf[PROXYIN_MAX + ENG_IBUF_SIZE];
+unsigned char pend_peekbuf[PROXYIN_MAX + T13_HELLO_WIRE];
 
 void
 pend_init(unsigned size)
@@ -36,7 +35,7 @@ pend_table_bytes(unsigned k)
 size_t
 pend_static_bytes(void)
 {
-	return sizeof(peekbuf);
+	return sizeof(pend_peekbuf);
 }
 
 struct connset *
@@ -139,7 +138,7 @@ whole(const struct pend *e, const unsigned char *buf, size_t len)
 	if (e->plain)
 		return len >= TLSGATE_HEAD_MAX ||
 		    http_head_end(buf + off, len - off, &scan) != HTTP_MORE;
-	return t13_classify(buf + off, len - off, ENG_IBUF_SIZE, &pk) !=
+	return t13_classify(buf + off, len - off, T13_HELLO_WIRE, &pk) !=
 	    T13_NEED_MORE;
 }
 
@@ -148,8 +147,8 @@ static void
 io(struct conn *c, int crev, int brev)
 {
 	struct pend *e = (struct pend *)c;
-	long k = port_peek(c->cfd, peekbuf, e->plain ? TLSGATE_HEAD_MAX :
-	    e->proxy ? sizeof(peekbuf) : ENG_IBUF_SIZE);
+	long k = port_peek(c->cfd, pend_peekbuf, e->plain ? TLSGATE_HEAD_MAX :
+	    e->proxy ? sizeof(pend_peekbuf) : T13_HELLO_WIRE);
 
 	(void)crev;
 	(void)brev;
@@ -164,13 +163,13 @@ io(struct conn *c, int crev, int brev)
 	 * Readable with nothing new: the client closed (or failed) after
 	 * a part of its message.  The slot finds out which, and says so.
 	 */
-	if ((size_t)k == e->len || whole(e, peekbuf, (size_t)k))
+	if ((size_t)k == e->len || whole(e, pend_peekbuf, (size_t)k))
 		ready(e);
 	else {
 		port_rcvlowat(c->cfd, (unsigned)k + 1);
 		e->lowat = 1;
 	}
-	e->len = (uint16_t)k;
+	e->len = (uint32_t)k;
 }
 
 /* A whole message is read once it has a slot, not polled. */

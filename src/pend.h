@@ -36,8 +36,8 @@ struct pend {
 	struct conn	 c;		/* first: see conn.h */
 	uint64_t	 t_ready;	/* the message became whole; 0: not */
 	uint8_t		 ip[16];	/* the TCP peer, port_addr_raw()'s */
+	uint32_t	 len;		/* bytes seen at the last peek */
 	uint16_t	 port;
-	uint16_t	 len;		/* bytes seen at the last peek */
 	unsigned char	 iplen;		/* 4 or 16 */
 	unsigned char	 svc;		/* index into config.svc[] */
 	unsigned char	 plain;		/* from a redirect address */
@@ -49,6 +49,12 @@ struct pend {
 void	pend_init(unsigned n);
 size_t	pend_table_bytes(unsigned n);
 size_t	pend_static_bytes(void);	/* the one peek buffer */
+/*
+ * That buffer: a PROXY header and the longest hello.  One message is
+ * looked at a time, by the loop's one thread: a slot looks at a hello
+ * longer than its ibuf here too.
+ */
+extern unsigned char pend_peekbuf[];
 struct connset *pend_conns(void);
 
 /*

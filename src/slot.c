@@ -19,10 +19,12 @@
 
 #include "forward.h"
 #include "log.h"
+#include "pend.h"
 #include "plain.h"
 #include "pool.h"
 #include "proxyin.h"
 #include "slot.h"
+#include "t13hello.h"
 
 static struct slot slots[TLSGATE_MAX_SLOTS];
 static struct conn *live[TLSGATE_MAX_SLOTS];
@@ -335,12 +337,10 @@ to_client(struct slot *s, unsigned st)
 	return 1;
 }
 
-/* Read the client into dst[0..room): the bytes read, or 0 (flags set). */
+/* A read (or peek) of room bytes returned n: the bytes, or 0 (flags set). */
 static size_t
-read_client(struct slot *s, unsigned char *dst, size_t room)
+client_got(struct slot *s, long n, size_t room)
 {
-	long n = port_read(s->c.cfd, dst, room);
-
 	if (n == PORT_AGAIN || n == 0) {
 		s->flags &= ~SLOT_F_CRD;
 		if (n == 0)
@@ -355,6 +355,13 @@ read_client(struct slot *s, unsigned char *dst, size_t room)
 	if ((size_t)n < room)
 		s->flags &= ~SLOT_F_CRD;
 	return (size_t)n;
+}
+
+/* Read the client into dst[0..room). */
+static size_t
+read_client(struct slot *s, unsigned char *dst, size_t room)
+{
+	return client_got(s, port_read(s->c.cfd, dst, room), room);
 }
 
 /*
@@ -382,13 +389,56 @@ judge_hello(struct slot *s)
 	return 1;
 }
 
+/*
+ * A hello that fills ibuf and goes on: it is looked at whole in the
+ * pending table's buffer, ibuf's bytes and then a peek at the rest,
+ * which the pending table saw come in whole (pend.h).  Only the bytes it
+ * takes are read, once the engine has it.
+ */
+static int
+long_hello(struct slot *s)
+{
+	unsigned char *w = pend_peekbuf;
+	size_t n, end, have = s->ra_len;
+	const char *why;
+	unsigned alert;
+
+	n = client_got(s, port_peek(s->c.cfd, w + have, T13_HELLO_WIRE - have),
+	    T13_HELLO_WIRE - have);
+	if (n == 0)
+		return 0;
+	memcpy(w, s->ibuf, have);
+	switch (tls_hello(&s->tls, w, have + n, &end, &alert, &why)) {
+	case TLS_HELLO_MORE:
+		/*
+		 * It stopped half way (the pending table hands on no other):
+		 * its EOF, or more than the kernel's receive buffer let in.
+		 * Read what it sent, so that the end is a FIN.
+		 */
+		(void)read_client(s, w, n);
+		if (read_client(s, w, 1) == 0 && (s->flags & SLOT_F_CEOF))
+			return 0;
+		hello_refused(s, BR_ALERT_HANDSHAKE_FAILURE, "hello-too-long");
+		return 0;
+	case TLS_HELLO_REFUSE:
+		hello_refused(s, alert, why);
+		return 0;
+	}
+	s->ra_off = s->ra_len = 0;
+	(void)read_client(s, w, end - have);
+	return 1;
+}
+
 static int
 peek_hello(struct slot *s)
 {
 	size_t n;
 
-	if (!(s->flags & SLOT_F_CRD) ||
-	    (n = read_client(s, s->ibuf + s->ra_len,
+	if (!(s->flags & SLOT_F_CRD))
+		return 0;
+	if (s->ra_len == sizeof(s->ibuf))
+		return long_hello(s);
+	if ((n = read_client(s, s->ibuf + s->ra_len,
 	    sizeof(s->ibuf) - s->ra_len)) == 0)
 		return 0;
 	s->ra_len += n;

@@ -501,7 +501,7 @@ tls_hello(struct tls_conn *t, unsigned char *buf, size_t len, size_t *end,
 {
 	const struct tls_svc *sv = &areas[t->area].svc[t->svc];
 	struct t13_peek pk;
-	int r = t13_classify(buf, len, t->ilen, &pk);
+	int r = t13_classify(buf, len, T13_HELLO_WIRE, &pk);
 
 	*alert = 0;
 	*why = NULL;

@@ -79,9 +79,10 @@ void	tls_conn_init(struct tls_conn *, void *ibuf, size_t ilen,
 /* Ready the context for a new connection to service svc.  0 or -1. */
 int	tls_conn_reset(struct tls_conn *, unsigned svc);
 /*
- * The client's first bytes buf[0..len), in the engine's input buffer,
- * before the engine reads them.  TLS_HELLO_MORE: the hello is not all
- * there yet.  TLS_HELLO_STARTED: the engine has started on the hello,
+ * The client's first bytes buf[0..len), before the engine reads them:
+ * in the engine's input buffer or, for a hello longer than that, in one
+ * of T13_HELLO_WIRE bytes.  TLS_HELLO_MORE: the hello is not all there
+ * yet (if buf is full, it is longer than buf).  TLS_HELLO_STARTED: the engine has started on the hello,
  * which took buf[0..*end) (an alert may be what it answers: the state
  * says).  TLS_HELLO_REFUSE: the first flight is no hello the engine can
  * read: *alert in the clear, and *why for the log.

@@ -16,10 +16,9 @@ import time
 from harness import GateTest, client_ctx, deadline, tls_connect
 from tlswire import (ALERT, APPDATA, BAD_RECORD_MAC, CCS, DECODE_ERROR,
                      HANDSHAKE, HANDSHAKE_FAILURE, ILLEGAL_PARAMETER,
-                     PROTOCOL_VERSION,
-                     RECORD_OVERFLOW, UNEXPECTED_MESSAGE, Conn, client_hello,
-                     handshake, hello_extensions, plain_alert, record, u16,
-                     vec16, vec8)
+                     PROTOCOL_VERSION, RECORD_OVERFLOW, SUITES,
+                     UNEXPECTED_MESSAGE, Conn, client_hello, ext, handshake,
+                     hello_extensions, plain_alert, record, u16, vec16, vec8)
 
 GCM = "ECDHE-ECDSA-AES128-GCM-SHA256"
 CHACHA = "ECDHE-ECDSA-CHACHA20-POLY1305"
@@ -168,6 +167,50 @@ class Alerts(GateTest):
         msgs = c.first_flight()
         c.close()
         self.assertEqual([t for t, _ in msgs], [2, 11, 12, 14])
+
+    # --- hellos longer than a record ---------------------------------
+
+    def long_hello(self, pad, exts=None, suites=None):
+        """A hello with pad bytes of padding (RFC 7685) after exts, in
+        records of 2^14 bytes."""
+        m = client_hello(exts=(exts or hello_extensions()) +
+                         ext(21, bytes(pad)), suites=suites or SUITES)
+        return b"".join(record(HANDSHAKE, m[i:i + 16384])
+                        for i in range(0, len(m), 16384))
+
+    def test_hellos_up_to_the_longest_extensions_are_served(self):
+        # Extensions may take 2^16 - 1 bytes: tlsfuzzer's large-hello
+        # and record-layer-fragmentation send such hellos.
+        for pad in (16384, 40000, 65535 - 4 - len(hello_extensions())):
+            c = Conn(self.g.port)
+            c.send(self.long_hello(pad))
+            msgs = c.first_flight()
+            c.close()
+            self.assertEqual([t for t, _ in msgs], [2, 11, 12, 14], pad)
+
+    def test_a_long_tls13_hello_is_served(self):
+        exts = (ext(43, vec8(b"\x03\x04\x03\x03")) +
+                ext(51, vec16(u16(29) + vec16(os.urandom(32)))) +
+                hello_extensions())
+        c = Conn(self.g.port)
+        c.send(self.long_hello(50000, exts, (0x1301,) + SUITES))
+        r = c.read_record()
+        c.close()
+        self.assertEqual((r[0], r[2][0]), (HANDSHAKE, 2))  # ServerHello
+
+    def test_hello_longer_than_any_can_be_gets_decode_error(self):
+        # Its length says 2^24 - 1 bytes; no hello has over 131,396.
+        m = bytearray(client_hello())
+        m[1:4] = b"\xff\xff\xff"
+        self.expect_alert(record(HANDSHAKE, bytes(m)), DECODE_ERROR)
+
+    def test_long_hello_cut_short_by_eof_ends_with_a_fin(self):
+        c = Conn(self.g.port)
+        c.send(self.long_hello(40000)[:30000])
+        c.sock.shutdown(socket.SHUT_WR)
+        recs, end = c.ending()
+        c.close()
+        self.assertEqual((recs, end), ([], "fin"))
 
     # --- versions ----------------------------------------------------
 

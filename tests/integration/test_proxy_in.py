@@ -19,6 +19,7 @@ from harness import (LOOPBACK, SLOW, GateTest, check, certs, client_ctx,
 from test_proxy_protocol import ProxyBackend
 from test_hostile import client_hello
 from test_stats_syslog import read_stats, wait_stats
+import tlswire
 
 V2SIG = b"\r\n\r\n\x00\r\nQUIT\n"
 GET = b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
@@ -166,6 +167,21 @@ class ProxyIn(GateTest):
         self.assertEqual([x[0] for x in self.xff(blog)],
                          ["192.0.2.9", "192.0.2.10"])
         self.assertEqual(read_stats(st)["proxy_in"], 2)
+
+    def test_header_then_a_hello_longer_than_a_record(self):
+        # The slot looks at such a hello in the pending table's buffer,
+        # after the header it read into its own.
+        g, _, _ = self.http_gate(proxy_from="127.0.0.1")
+        m = tlswire.client_hello(exts=tlswire.hello_extensions() +
+                                 tlswire.ext(21, bytes(40000)))
+        c = tlswire.Conn(g.port)
+        c.send(v1("192.0.2.11", "198.51.100.1", 3, 443) +
+               b"".join(tlswire.record(tlswire.HANDSHAKE, m[i:i + 16384])
+                        for i in range(0, len(m), 16384)))
+        msgs = c.first_flight()
+        c.close()
+        self.assertEqual([t for t, _ in msgs], [2, 11, 12, 14])
+        self.assertEqual(g.wait_conns(1)[0]["peer"], "192.0.2.11:3")
 
     def test_local_is_the_balancer_itself_and_no_error(self):
         g, blog, st = self.http_gate(proxy_from="127.0.0.1")
