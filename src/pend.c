@@ -118,11 +118,14 @@ pend_add(int fd, const struct port_addr *peer, unsigned svc, int plain)
 }
 
 /*
- * Whether buf[0..len) is a whole first message, or one that never can
- * be (the slot then refuses it).
+ * 0 if buf[0..len) is a whole first message, or one that never can be
+ * (the slot then refuses it); else how many bytes it must have before
+ * more can be judged.  poll() wakes for the entry once they are there:
+ * a hello record trickled a byte at a time is looked at when it ends,
+ * not at each byte.
  */
-static int
-whole(const struct pend *e, const unsigned char *buf, size_t len)
+static size_t
+wanting(const struct pend *e, const unsigned char *buf, size_t len)
 {
 	struct proxyin_hdr h;
 	struct t13_peek pk;
@@ -132,14 +135,15 @@ whole(const struct pend *e, const unsigned char *buf, size_t len)
 		int rc = proxyin_parse(buf, len, &h);
 
 		if (rc != PROXYIN_OK)
-			return rc != PROXYIN_MORE;
+			return rc == PROXYIN_MORE ? len + 1 : 0;
 		off = h.len;
 	}
 	if (e->plain)
 		return len >= TLSGATE_HEAD_MAX ||
-		    http_head_end(buf + off, len - off, &scan) != HTTP_MORE;
-	return t13_classify(buf + off, len - off, T13_HELLO_WIRE, &pk) !=
-	    T13_NEED_MORE;
+		    http_head_end(buf + off, len - off, &scan) != HTTP_MORE ?
+		    0 : len + 1;
+	return t13_classify(buf + off, len - off, T13_HELLO_WIRE, &pk) ==
+	    T13_NEED_MORE ? off + pk.want : 0;
 }
 
 /* Readable: look at what it sent.  It stays, becomes ready, or ends. */
@@ -147,6 +151,7 @@ static void
 io(struct conn *c, int crev, int brev)
 {
 	struct pend *e = (struct pend *)c;
+	size_t want;
 	long k = port_peek(c->cfd, pend_peekbuf, e->plain ? TLSGATE_HEAD_MAX :
 	    e->proxy ? sizeof(pend_peekbuf) : T13_HELLO_WIRE);
 
@@ -163,10 +168,11 @@ io(struct conn *c, int crev, int brev)
 	 * Readable with nothing new: the client closed (or failed) after
 	 * a part of its message.  The slot finds out which, and says so.
 	 */
-	if ((size_t)k == e->len || whole(e, pend_peekbuf, (size_t)k))
+	if ((size_t)k == e->len ||
+	    (want = wanting(e, pend_peekbuf, (size_t)k)) == 0)
 		ready(e);
 	else {
-		port_rcvlowat(c->cfd, (unsigned)k + 1);
+		port_rcvlowat(c->cfd, (unsigned)want);
 		e->lowat = 1;
 	}
 	e->len = (uint32_t)k;

@@ -134,11 +134,17 @@ refuse(struct t13_peek *pk, unsigned alert)
 	return T13_ALERT;
 }
 
-/* The buffer is full before the hello is whole: too large for us. */
+/*
+ * Not all there: nothing can be judged before want bytes.  The buffer
+ * full before the hello is whole: too large for us.
+ */
 static int
-more(size_t len, size_t cap, struct t13_peek *pk)
+more(size_t len, size_t cap, size_t want, struct t13_peek *pk)
 {
-	return len < cap ? T13_NEED_MORE : refuse(pk, HANDSHAKE_FAILURE);
+	if (len >= cap)
+		return refuse(pk, HANDSHAKE_FAILURE);
+	pk->want = want;
+	return T13_NEED_MORE;
 }
 
 int
@@ -147,15 +153,15 @@ t13_classify(const unsigned char *b, size_t len, size_t cap,
 {
 	unsigned char head[4];
 	size_t at, i, rl = 0, got = 0, need = 0;
-	struct t13_peek r = { 0, 0, 0, 0, 0 };
+	struct t13_peek r = { 0, 0, 0, 0, 0, 0 };
 	struct rd c;
 	int empty = 0, v13;
 
 	memset(pk, 0, sizeof(*pk));
 	/* Whole records, until they hold the message its header announces. */
 	for (at = 0; need == 0 || got < need; at += 5 + rl) {
-		if (len - at < 5)
-			return more(len, cap, pk);
+		if (len - at < 5)	/* the next header, whole */
+			return more(len, cap, at + 5, pk);
 		/* An SSL 2.0 hello's header has the top bit set. */
 		if (b[at] & 0x80)
 			return refuse(pk, PROTOCOL_VERSION);
@@ -176,8 +182,9 @@ t13_classify(const unsigned char *b, size_t len, size_t cap,
 			if (cap < 5 || need > cap - 5)
 				return refuse(pk, HANDSHAKE_FAILURE);
 		}
+		/* Its end; the message's header byte by byte. */
 		if (rl > len - at - 5)
-			return more(len, cap, pk);
+			return more(len, cap, need ? at + 5 + rl : len + 1, pk);
 		empty |= rl == 0;
 		got += rl;
 	}

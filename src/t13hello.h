@@ -82,6 +82,12 @@ struct t13_peek {
 	int		sv;
 	int		scsv;
 	size_t		end;		/* T13: bytes the hello's records take */
+	/*
+	 * T13_NEED_MORE: how many bytes buf must hold before more can be
+	 * judged: the next record header whole, the record under way
+	 * whole, or, until the message's length is in, one more byte.
+	 */
+	size_t		want;
 };
 
 /*

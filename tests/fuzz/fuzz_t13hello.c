@@ -174,7 +174,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (c == T13_ALERT && pk.alert != 10 && pk.alert != 22 &&
 	    pk.alert != 40 && pk.alert != 50 && pk.alert != 70)
 		abort();
-	if (c == T13_NEED_MORE && size >= IBUF)
+	if (c == T13_NEED_MORE && (size >= IBUF || pk.want <= size))
+		abort();
+	/* A cut of a whole hello wants more, and no more than it has. */
+	if ((c == T13_T12 || c == T13_T13) &&
+	    (t13_classify(data, pk.end / 2, IBUF, &pk2) != T13_NEED_MORE ||
+	    pk2.want <= pk.end / 2 || pk2.want > pk.end))
 		abort();
 	/* The first header is judged first, in this order. */
 	if (size >= 5 && (data[0] & 0x80 ? pk.alert != 70 :

@@ -188,6 +188,36 @@ class Alerts(GateTest):
             c.close()
             self.assertEqual([t for t, _ in msgs], [2, 11, 12, 14], pad)
 
+    def test_hellos_in_pieces_are_served(self):
+        # The pending table sleeps until the fewest bytes that could end
+        # the hello are in; that must never be past its end.
+        for data in (self.hello(), self.long_hello(40000)):
+            cuts = [0, 1, 4, 6, 9, 12] + list(range(100, len(data), 7000))
+            c = Conn(self.g.port)
+            c.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            for a, b in zip(cuts, cuts[1:] + [len(data)]):
+                c.send(data[a:b])
+                time.sleep(0.02)
+            msgs = c.first_flight()
+            c.close()
+            self.assertEqual([t for t, _ in msgs], [2, 11, 12, 14])
+
+    def test_a_record_after_hello_fragments_is_judged_as_it_comes(self):
+        # tlsfuzzer's tls13-zero-length-data: the hello's first bytes,
+        # then application data, each in its own segment.  The alert
+        # must not wait for the rest of the hello.
+        m = client_hello()
+        c = Conn(self.g.port)
+        c.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for part in (record(HANDSHAKE, m[:2]), record(HANDSHAKE, m[2:4]),
+                     record(APPDATA, b"")):
+            c.send(part)
+            time.sleep(0.05)
+        recs, end = c.ending(timeout=2)
+        c.close()
+        self.assertEqual(([plain_alert(r) for r in recs], end),
+                         ([(2, UNEXPECTED_MESSAGE)], "fin"))
+
     def test_a_long_tls13_hello_is_served(self):
         exts = (ext(43, vec8(b"\x03\x04\x03\x03")) +
                 ext(51, vec16(u16(29) + vec16(os.urandom(32)))) +

@@ -498,8 +498,16 @@ hello_over_records_is_joined(void)
 	CHECK(real(openssl_psk, &m, &h1) == 0);
 	records(&r, &m, cut);
 	CHECK(r.n == m.n + 30);		/* six headers */
+	/* Cut anywhere: more is wanted, never past where it ends. */
+	CHECK(classify(r.b, 5 + 1, IBUF, &pk) == T13_NEED_MORE &&
+	    pk.want == 5 + 1 + 5);		/* the next header */
+	CHECK(classify(r.b, 5 + 1 + 5 + 1, IBUF, &pk) == T13_NEED_MORE &&
+	    pk.want == 5 + 1 + 5 + 2);		/* the message's length */
+	CHECK(classify(r.b, 5 + 1 + 5 + 2 + 5 + 1, IBUF, &pk) ==
+	    T13_NEED_MORE && pk.want == 5 + 1 + 5 + 2 + 5 + 3);
 	for (size_t len = 0; len < r.n; len++)
-		CHECK(classify(r.b, len, IBUF, &pk) == T13_NEED_MORE);
+		CHECK(classify(r.b, len, IBUF, &pk) == T13_NEED_MORE &&
+		    pk.want > len && pk.want <= r.n);
 	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_T13 && pk.end == r.n);
 	j = r;
 	n = t13_defrag(j.b, pk.end);
