@@ -26,7 +26,7 @@ min(offered, C) at every step; p99 <= 50 ms at 0.8 C and <= 500 ms at
 1.5 C and 3 C.  Exits 1 if tlsgate misses one; the peers are measured,
 not judged.
 
-usage: overload.py [--seconds 30] [--probe-seconds 15] [--step 10]
+usage: overload.py [--seconds 30] [--probe-seconds 60] [--step 10]
                    [--servers tlsgate,nginx,haproxy] [--bin build/tlsgate]
                    [--tlsload build/tlsload] [--out build/overload]
 """
@@ -131,7 +131,7 @@ def start_tlsgate(a, tmp, port, bport, crt, key):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seconds", type=int, default=30)
-    ap.add_argument("--probe-seconds", type=int, default=15)
+    ap.add_argument("--probe-seconds", type=int, default=60)
     ap.add_argument("--step", type=float, default=10.0)
     ap.add_argument("--rsa-bits", type=int, default=3072)
     ap.add_argument("--servers", default="tlsgate,nginx,haproxy")
