@@ -380,6 +380,18 @@ port_read(int fd, void *buf, size_t len)
 	return (long)n;
 }
 
+/* port_read() that leaves what it copies to be read again. */
+long
+port_peek(int fd, void *buf, size_t len)
+{
+	struct fake_sock *k = sock(fd, "peek at a closed fd");
+	size_t off = k->in_off;
+	long n = port_read(fd, buf, len);
+
+	k->in_off = off;
+	return n;
+}
+
 long
 port_write(int fd, const void *buf, size_t len)
 {

@@ -60,8 +60,11 @@
 #include "config.h"
 #include "http.h"
 #include "log.h"
+#include "pend.h"
 #include "pool.h"
+#include "proxyin.h"
 #include "slot.h"
+#include "t13hello.h"
 #include "tls.h"
 
 /* fakeport.c */
@@ -135,6 +138,8 @@ static int have_saved, client_suite, peer_v6;
 static int balancer;
 static unsigned seq, seq_base;	/* clients opened (seeds) */
 static unsigned char boot_caches[1 << 20];	/* as boot() left them */
+/* pend.c's (not linked: the harness gives slots their clients itself). */
+unsigned char pend_peekbuf[PROXYIN_MAX + T13_HELLO_WIRE];
 static size_t boot_caches_len;
 
 static const char *const requests[4] = {
