@@ -121,6 +121,8 @@ struct fconn {
 	 * earlier client left in the pool), and its byte counts then. */
 	int			 bfd;
 	size_t			 wbase, rbase;
+	/* Where the next client's bytes begin, once one took it. */
+	size_t			 rend;
 };
 
 static struct fconn conns[NCONN];
@@ -292,6 +294,7 @@ client_open(struct fconn *k, int fd, int resume)
 	k->done = 0;
 	k->cfd = fd;
 	k->bfd = -1;
+	k->rend = SIZE_MAX;
 	k->seen = k->plain_len = k->rx_len = 0;
 	br_ssl_client_init_full(&k->cc, &x509_unused, NULL, 0);
 	br_ssl_engine_set_x509(eng, &known.vtable);
@@ -388,6 +391,11 @@ check_tables(void)
 				k->rbase = r - s->b2c;
 				check((s->flags & SLOT_F_REUSED) ||
 				    (k->wbase == 0 && k->rbase == 0));
+				for (int c = 0; c < NCONN; c++)
+					if (&conns[c] != k &&
+					    conns[c].bfd == k->bfd &&
+					    conns[c].rend == SIZE_MAX)
+						conns[c].rend = k->rbase;
 			}
 			/* The log line's byte counts are the bytes moved. */
 			check(s->c2b == w - k->wbase && s->b2c == r - k->rbase);
@@ -680,6 +688,8 @@ check_client_stream(const struct fconn *k, int bfd, size_t base)
 	 * byte of an earlier client's answers. */
 	if (bfd >= 0) {
 		sent = fake_sent(bfd, &slen, &nread) + base;
+		if (nread > k->rend)
+			nread = k->rend;
 		nread -= base;
 	}
 	m = k->rx_len < nread ? k->rx_len : nread;
