@@ -30,7 +30,7 @@ SAN	= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c src/slot.c \
 	  src/forward.c src/pool.c src/http.c src/loop.c src/log.c \
 	  src/der.c src/certgen.c src/plain.c src/t13crypto.c \
-	  src/t13hello.c src/cache.c src/rec.c src/hs12.c src/hs13.c \
+	  src/hello.c src/cache.c src/rec.c src/hs12.c src/hs13.c \
 	  src/tlswire.c src/ecdsa.c src/proxyin.c src/pend.c \
 	  src/conn.c
 PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c
@@ -63,7 +63,7 @@ build/alloc-selftest: tests/alloc/selftest.c
 	$(CC) -O0 -o $@ tests/alloc/selftest.c
 
 # Unit tests of the pure modules, plain and under the sanitizers.
-UNITS	= http der t13hello cache proxyin
+UNITS	= http der hello cache proxyin
 build/unit/test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/%.h
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(CPPFLAGS) -o $@ $< src/$*.c
@@ -132,7 +132,7 @@ build/unit/asan_test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
 # The engine, driven through its API by a scripted client in memory
 # (tests/unit/engclient.h, engtest.h): handshakes, resumption, client
 # certificates, alerts, in milliseconds; test_eng12 and test_eng13.
-ENG_SRC	= src/rec.c src/hs12.c src/hs13.c src/tlswire.c src/t13hello.c \
+ENG_SRC	= src/rec.c src/hs12.c src/hs13.c src/tlswire.c src/hello.c \
 	  $(T13CRYPTO_SRC)
 ENG_CLIENT = tests/unit/engclient.c tests/unit/enghs.c
 ENG_DEP	= $(ENG_CLIENT) tests/unit/engclient.h tests/unit/engtest.h \
@@ -244,7 +244,7 @@ FUZZ_SECONDS ?= 40
 FUZZ_CC	?= clang
 FUZZ_FLAGS = -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined \
 	$(CPPFLAGS)
-FUZZERS	= config der http proxyin slot t13hello t13rec t13cert hs12
+FUZZERS	= config der http proxyin slot hello t13rec t13cert hs12
 
 build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/config.c src/certname.c \
 	    src/proxyin.c port/posix/port.c
@@ -257,7 +257,7 @@ build/fuzz/fuzz_der: tests/fuzz/fuzz_der.c $(CERTGEN_SRC) src/*.h \
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(CERTGEN_SRC) \
 	    $(BEARSSL_LIBS)
 
-build/fuzz/fuzz_t13hello: tests/fuzz/fuzz_t13hello.c src/t13hello.c
+build/fuzz/fuzz_hello: tests/fuzz/fuzz_hello.c src/hello.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 

@@ -13,7 +13,7 @@
  * from the certificate chain a record at a time, whatever the output
  * buffer's size.  The choice of suite, certificate, signature scheme and
  * ALPN is the caller's (eng_ops); the cryptography is t13crypto.c's on
- * BearSSL's primitives, the hello parse t13hello.c's.
+ * BearSSL's primitives, the hello parse hello.c's.
  *
  * Never allocates, never does I/O.  Like BearSSL's engine it decrypts
  * records in place and never touches the input buffer past the record
@@ -35,7 +35,7 @@
 #include <bearssl.h>
 
 #include "t13crypto.h"
-#include "t13hello.h"
+#include "hello.h"
 
 /* What the caller chose for a hello; see eng_ops. */
 struct eng_choice {
@@ -74,7 +74,7 @@ struct eng_session {
  */
 struct eng_ops {
 	unsigned	(*choose)(void *ctx, const unsigned char *m,
-			    const struct t13_hello *h, unsigned version,
+			    const struct hello *h, unsigned version,
 			    struct eng_choice *out);
 	int		(*load)(void *ctx, struct eng_session *s);
 	void		(*save)(void *ctx, const struct eng_session *s);
@@ -94,7 +94,7 @@ struct eng_piece {
 #define ENG_IBUF_SIZE	(5 + T13_CIPHER_MAX)
 
 /* The largest server message built whole: ServerKeyExchange. */
-#define ENG_MSG_MAX	(4 + 4 + T13_KX_PUB_MAX + 4 + T13_SIG_MAX)
+#define ENG_MSG_MAX	(4 + 4 + T13_KX_PUB_MAX + 4 + SIG_LEN_MAX)
 
 struct eng {
 	unsigned char		*ibuf, *obuf;
@@ -179,7 +179,7 @@ struct eng {
 
 /*
  * Start on a ClientHello: m[0..len) is the whole message (from its type
- * byte; t13_defrag() gives it), which the engine reads only during this
+ * byte; hello_defrag() gives it), which the engine reads only during this
  * call.  The input buffer is then empty: bytes that came after the hello
  * go in through eng_recvrec_buf() as any others.  ibuf must hold a whole
  * record (ENG_IBUF_SIZE bytes; less is internal_error).  Returns 0,
@@ -237,9 +237,9 @@ unsigned eng_cert_end(struct eng *);
 unsigned hs12_record(struct eng *);
 unsigned hs13_record(struct eng *);
 unsigned hs12_hello(struct eng *, const unsigned char *m, size_t len,
-	    const struct t13_hello *);
+	    const struct hello *);
 unsigned hs13_hello(struct eng *, const unsigned char *m, size_t len,
-	    const struct t13_hello *);
+	    const struct hello *);
 /* The next piece of the server's flight: 1, 0 at its end, -1 on error. */
 int	hs12_piece(struct eng *);
 int	hs13_piece(struct eng *);

@@ -147,13 +147,13 @@ group_bit(unsigned g)
 {
 	switch (g) {
 	case T13_X25519:
-		return T13_GROUP_X25519;
+		return HELLO_GROUP_X25519;
 	case T13_SECP256R1:
-		return T13_GROUP_SECP256R1;
+		return HELLO_GROUP_SECP256R1;
 	case T13_SECP384R1:
-		return T13_GROUP_SECP384R1;
+		return HELLO_GROUP_SECP384R1;
 	case T13_SECP521R1:
-		return T13_GROUP_SECP521R1;
+		return HELLO_GROUP_SECP521R1;
 	}
 	return 0;
 }
@@ -163,7 +163,7 @@ group_bit(unsigned g)
  * one of the NIST curves any ECDHE client has (RFC 8422 4).  0: none.
  */
 static unsigned
-group12(const struct t13_hello *h, const struct eng_choice *ch)
+group12(const struct hello *h, const struct eng_choice *ch)
 {
 	static const unsigned ours[] = { T13_X25519, T13_SECP256R1 };
 	const unsigned *g = ch->groups != NULL ? ch->groups : ours;
@@ -172,8 +172,8 @@ group12(const struct t13_hello *h, const struct eng_choice *ch)
 	for (size_t i = 0; i < n; i++) {
 		unsigned b = group_bit(g[i]);
 
-		if (h->exts & T13_EXT_SUPPORTED_GROUPS ? (h->groups & b) != 0 :
-		    b != 0 && b != T13_GROUP_X25519)
+		if (h->exts & HELLO_EXT_SUPPORTED_GROUPS ? (h->groups & b) != 0 :
+		    b != 0 && b != HELLO_GROUP_X25519)
 			return g[i];
 	}
 	return 0;
@@ -181,7 +181,7 @@ group12(const struct t13_hello *h, const struct eng_choice *ch)
 
 /* Is suite offered in the hello? */
 static int
-offered(const struct t13_hello *h, unsigned suite)
+offered(const struct hello *h, unsigned suite)
 {
 	static const unsigned codes[] = {
 		BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
@@ -206,7 +206,7 @@ offered(const struct t13_hello *h, unsigned suite)
  * or one whose suite it does not offer (RFC 5246 7.4.1.2).
  */
 static unsigned
-resume(struct eng *c, const unsigned char *m, const struct t13_hello *h,
+resume(struct eng *c, const unsigned char *m, const struct hello *h,
     unsigned *alert)
 {
 	struct eng_session sp;
@@ -237,7 +237,7 @@ resume(struct eng *c, const unsigned char *m, const struct t13_hello *h,
 
 unsigned
 hs12_hello(struct eng *c, const unsigned char *m, size_t len,
-    const struct t13_hello *h)
+    const struct hello *h)
 {
 	unsigned alert, suite;
 
@@ -253,11 +253,11 @@ hs12_hello(struct eng *c, const unsigned char *m, size_t len,
 	if (h->reneg_bad)
 		return BR_ALERT_HANDSHAKE_FAILURE;
 	/* RFC 8422 5.1.2: uncompressed points, the one form we write. */
-	if ((h->exts & T13_EXT_EC_POINT_FORMATS) && !h->ecpf_uncompressed)
+	if ((h->exts & HELLO_EXT_EC_POINT_FORMATS) && !h->ecpf_uncompressed)
 		return BR_ALERT_ILLEGAL_PARAMETER;
-	c->reneg = h->reneg_scsv || (h->exts & T13_EXT_RENEGOTIATION_INFO);
-	c->ecpf = (h->exts & T13_EXT_EC_POINT_FORMATS) != 0;
-	c->ems = (h->exts & T13_EXT_EXTENDED_MASTER_SECRET) != 0;
+	c->reneg = h->reneg_scsv || (h->exts & HELLO_EXT_RENEGOTIATION_INFO);
+	c->ecpf = (h->exts & HELLO_EXT_EC_POINT_FORMATS) != 0;
+	c->ems = (h->exts & HELLO_EXT_EXTENDED_MASTER_SECRET) != 0;
 	if ((suite = resume(c, m, h, &alert)) == 0 && alert != 0)
 		return alert;
 	if ((alert = c->ops->choose(c->ops->ctx, m, h, TLS12, &c->ch)) != 0)
@@ -655,7 +655,7 @@ hs12_head(struct eng *c)
 	} want[] = {
 		{ P_CCERT, HT_CERTIFICATE, 3, 0xffffff },
 		{ P_CKE, HT_CLIENT_KEY_EXCHANGE, 2, 1 + T13_KX_PUB_MAX },
-		{ P_CCV, HT_CERTIFICATE_VERIFY, 4, 4 + T13_SIG_MAX },
+		{ P_CCV, HT_CERTIFICATE_VERIFY, 4, 4 + SIG_LEN_MAX },
 		{ P_FIN, HT_FINISHED, FINISHED_LEN, FINISHED_LEN },
 		/* Renegotiation: the hello is read, dropped, answered. */
 		{ P_APP, HT_CLIENT_HELLO, 0, 0xffffff },

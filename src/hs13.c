@@ -299,7 +299,7 @@ server_hello(struct eng *c, const unsigned char *pub, size_t publen)
 /*
  * The hash of what a second ClientHello must repeat of the first (RFC
  * 8446 4.1.2): all but key_share, early_data, cookie, pre_shared_key and
- * padding, in the same order.  m has passed t13_parse().
+ * padding, in the same order.  m has passed hello_parse().
  */
 static void
 hello_digest(const unsigned char *m, size_t len, unsigned char *out)
@@ -333,7 +333,7 @@ hello_digest(const unsigned char *m, size_t len, unsigned char *out)
  * what single use protects (RFC 8446 8.1).
  */
 static unsigned
-psk(struct eng *c, const unsigned char *m, const struct t13_hello *h,
+psk(struct eng *c, const unsigned char *m, const struct hello *h,
     const br_hash_class *dig)
 {
 	const unsigned char *b = m + h->psk_binders + 2;
@@ -343,7 +343,7 @@ psk(struct eng *c, const unsigned char *m, const struct t13_hello *h,
 	unsigned char key[T13_HASH_MAX], th[T13_HASH_MAX], want[T13_HASH_MAX];
 	int ok;
 
-	if (c->ops->load == NULL || !(h->exts & T13_EXT_PRE_SHARED_KEY) ||
+	if (c->ops->load == NULL || !(h->exts & HELLO_EXT_PRE_SHARED_KEY) ||
 	    !h->psk_dhe_ke || tw_get16(m + h->psk_ids) != 32)
 		return 0;
 	memset(&sp, 0, sizeof(sp));
@@ -377,7 +377,7 @@ psk(struct eng *c, const unsigned char *m, const struct t13_hello *h,
 
 /* Where the client's share for group is. */
 static size_t
-share_at(const struct t13_hello *h, unsigned group)
+share_at(const struct hello *h, unsigned group)
 {
 	switch (group) {
 	case T13_X25519:
@@ -393,9 +393,9 @@ share_at(const struct t13_hello *h, unsigned group)
 /* A ClientHello, the first or the one after HRR: answer it. */
 unsigned
 hs13_hello(struct eng *c, const unsigned char *m, size_t len,
-    const struct t13_hello *hp)
+    const struct hello *hp)
 {
-	struct t13_hello h = *hp;
+	struct hello h = *hp;
 	struct eng_choice ch;
 	unsigned char pub[T13_KX_PUB_MAX], dhe[T13_KX_SHARED_MAX];
 	unsigned char th[T13_HASH_MAX], d[32];
@@ -413,8 +413,8 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 		return eng_refuse(c, alert, ch.why);
 	if ((dig = t13_suite_hash((int)ch.suite)) == NULL)
 		return BR_ALERT_INTERNAL_ERROR;
-	if ((alert = t13_choose_group(&h, ch.groups, ch.ngroups, &group)) ==
-	    T13_HRR) {
+	if ((alert = hello_choose_group(&h, ch.groups, ch.ngroups, &group)) ==
+	    HELLO_HRR) {
 		if (c->hrr)
 			return BR_ALERT_ILLEGAL_PARAMETER;
 		/* The hello becomes message_hash; HRR follows it. */
@@ -423,7 +423,7 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 		c->hrr = 1;
 		memcpy(c->sid, m + h.sid, h.sid_len);
 		c->sid_len = h.sid_len;
-		c->skip_early = (h.exts & T13_EXT_EARLY_DATA) != 0;
+		c->skip_early = (h.exts & HELLO_EXT_EARLY_DATA) != 0;
 		c->early_left = EARLY_MAX;
 		hello_digest(m, len, c->ch1);
 		t13_transcript_init(&c->th, dig);
@@ -433,14 +433,14 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 			return BR_ALERT_INTERNAL_ERROR;
 		c->phase = P_HELLO2;
 		return 0;
-	} else if (alert != T13_SHARE)
+	} else if (alert != HELLO_SHARE)
 		return alert;
 	if (c->hrr) {
 		/* RFC 8446 4.1.2: the same offer, with the share asked for. */
 		hello_digest(m, len, d);
 		if (group != c->group || ch.suite != c->ch.suite ||
 		    memcmp(d, c->ch1, sizeof(d)) != 0 ||
-		    (h.exts & T13_EXT_EARLY_DATA))
+		    (h.exts & HELLO_EXT_EARLY_DATA))
 			return BR_ALERT_ILLEGAL_PARAMETER;
 		/* 0-RTT records come before this hello, never after it. */
 		c->skip_early = 0;
@@ -448,7 +448,7 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 		t13_transcript_init(&c->th, dig);
 		memcpy(c->sid, m + h.sid, h.sid_len);
 		c->sid_len = h.sid_len;
-		c->skip_early = (h.exts & T13_EXT_EARLY_DATA) != 0;
+		c->skip_early = (h.exts & HELLO_EXT_EARLY_DATA) != 0;
 		c->early_left = EARLY_MAX;
 	}
 	c->ch = ch;
@@ -649,7 +649,7 @@ hs13_end(struct eng *c)
 static unsigned
 hello2_in(struct eng *c, const unsigned char *p, size_t n)
 {
-	struct t13_hello h;
+	struct hello h;
 	size_t need;
 	unsigned a;
 
@@ -668,7 +668,7 @@ hello2_in(struct eng *c, const unsigned char *p, size_t n)
 	/* Nothing may follow it before the keys change (RFC 8446 5.1). */
 	if (c->h2len > need)
 		return BR_ALERT_UNEXPECTED_MESSAGE;
-	if ((a = t13_parse(c->obuf, need, &h)) != 0)
+	if ((a = hello_parse(c->obuf, need, &h)) != 0)
 		return eng_refuse(c, a, h.why);
 	/* hs13_hello() reads it all before it writes the ServerHello. */
 	return hs13_hello(c, c->obuf, need, &h);

@@ -9,7 +9,7 @@
 #include "pend.h"
 #include "proxyin.h"
 #include "slot.h"
-#include "t13hello.h"
+#include "hello.h"
 
 static struct pend tab[TLSGATE_MAX_PENDING];
 static struct conn *live[TLSGATE_MAX_PENDING];
@@ -17,7 +17,7 @@ static uint32_t freel[TLSGATE_MAX_PENDING];
 static struct connset set = CONNSET(tab, live, freel);
 static const struct conn_class pend_class;
 static unsigned nready[2];	/* TLS, plain */
-unsigned char pend_peekbuf[PROXYIN_MAX + T13_HELLO_WIRE];
+unsigned char pend_peekbuf[PROXYIN_MAX + HELLO_WIRE_MAX];
 
 void
 pend_init(unsigned size)
@@ -128,7 +128,7 @@ static size_t
 wanting(const struct pend *e, const unsigned char *buf, size_t len)
 {
 	struct proxyin_hdr h;
-	struct t13_peek pk;
+	struct hello_peek pk;
 	size_t off = 0, scan = 0;
 
 	if (e->proxy) {
@@ -142,8 +142,8 @@ wanting(const struct pend *e, const unsigned char *buf, size_t len)
 		return len >= TLSGATE_HEAD_MAX ||
 		    http_head_end(buf + off, len - off, &scan) != HTTP_MORE ?
 		    0 : len + 1;
-	return t13_classify(buf + off, len - off, T13_HELLO_WIRE, &pk) ==
-	    T13_NEED_MORE ? off + pk.want : 0;
+	return hello_classify(buf + off, len - off, HELLO_WIRE_MAX, &pk) ==
+	    HELLO_MORE ? off + pk.want : 0;
 }
 
 /* Readable: look at what it sent.  It stays, becomes ready, or ends. */
@@ -153,7 +153,7 @@ io(struct conn *c, int crev, int brev)
 	struct pend *e = (struct pend *)c;
 	size_t want;
 	long k = port_peek(c->cfd, pend_peekbuf, e->plain ? TLSGATE_HEAD_MAX :
-	    e->proxy ? sizeof(pend_peekbuf) : T13_HELLO_WIRE);
+	    e->proxy ? sizeof(pend_peekbuf) : HELLO_WIRE_MAX);
 
 	(void)crev;
 	(void)brev;

@@ -142,7 +142,7 @@ eng_start(struct eng *c, unsigned char *ibuf, size_t ilen,
     unsigned char *obuf, size_t olen, const unsigned char *m, size_t len,
     const struct eng_ops *ops)
 {
-	struct t13_hello h;
+	struct hello h;
 	unsigned alert;
 
 	memset(c, 0, sizeof(*c));
@@ -154,7 +154,7 @@ eng_start(struct eng *c, unsigned char *ibuf, size_t ilen,
 	/* Records are read whole into ibuf: it must hold the largest. */
 	if (ilen < ENG_IBUF_SIZE)
 		alert = BR_ALERT_INTERNAL_ERROR;
-	else if ((alert = t13_parse(m, len, &h)) != 0)
+	else if ((alert = hello_parse(m, len, &h)) != 0)
 		c->reason = h.why;
 	else {
 		c->mfl = h.mfl;

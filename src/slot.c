@@ -24,7 +24,7 @@
 #include "pool.h"
 #include "proxyin.h"
 #include "slot.h"
-#include "t13hello.h"
+#include "hello.h"
 
 static struct slot slots[TLSGATE_MAX_SLOTS];
 static struct conn *live[TLSGATE_MAX_SLOTS];
@@ -403,8 +403,8 @@ long_hello(struct slot *s)
 	const char *why;
 	unsigned alert;
 
-	n = client_got(s, port_peek(s->c.cfd, w + have, T13_HELLO_WIRE - have),
-	    T13_HELLO_WIRE - have);
+	n = client_got(s, port_peek(s->c.cfd, w + have, HELLO_WIRE_MAX - have),
+	    HELLO_WIRE_MAX - have);
 	if (n == 0)
 		return 0;
 	memcpy(w, s->ibuf, have);

@@ -690,7 +690,7 @@ int
 t13_pss_verify(const br_hash_class *dig, const br_rsa_public_key *pk,
     const unsigned char *mhash, const unsigned char *sig, size_t siglen)
 {
-	unsigned char x[T13_SIG_MAX], h[HASH_ANY_MAX], *em;
+	unsigned char x[SIG_LEN_MAX], h[HASH_ANY_MAX], *em;
 	const unsigned char *n = pk->n;
 	size_t nlen = pk->nlen, hlen = hash_len(dig), embits, emlen, dblen;
 	unsigned top;

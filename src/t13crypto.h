@@ -65,7 +65,7 @@
 #define T13_ERR_SEQ	(-4)	/* sequence number exhausted: close */
 
 /* Largest CertificateVerify signature: RSA-4096. */
-#define T13_SIG_MAX	512
+#define SIG_LEN_MAX	512
 
 /* Zero `len` bytes at `p` in a way the compiler may not drop. */
 void	t13_wipe(void *p, size_t len);

@@ -20,7 +20,7 @@
 #include "cred.h"
 #include "defaults.h"
 #include "log.h"
-#include "t13hello.h"
+#include "hello.h"
 #include "tls.h"
 #include "tlswire.h"
 
@@ -378,27 +378,27 @@ tls_conn_reset(struct tls_conn *t, unsigned svc)
 
 /* The signature scheme for a TLS 1.2 key: 0 if the client has none. */
 static unsigned
-scheme12(const struct cred *c, const struct t13_hello *h)
+scheme12(const struct cred *c, const struct hello *h)
 {
 	static const unsigned ec[][2] = {
-		{ T13_SIG_ECDSA_SECP256R1_SHA256, 0x0403 },
-		{ T13_SIG_ECDSA_SECP384R1_SHA384, 0x0503 },
-		{ T13_SIG_ECDSA_SECP521R1_SHA512, 0x0603 },
-		{ T13_SIG_ECDSA_SHA224, 0x0303 },
+		{ HELLO_SIG_ECDSA_SECP256R1_SHA256, 0x0403 },
+		{ HELLO_SIG_ECDSA_SECP384R1_SHA384, 0x0503 },
+		{ HELLO_SIG_ECDSA_SECP521R1_SHA512, 0x0603 },
+		{ HELLO_SIG_ECDSA_SHA224, 0x0303 },
 	};
 	static const unsigned rsa[][2] = {
-		{ T13_SIG_RSA_PSS_RSAE_SHA256, 0x0804 },
-		{ T13_SIG_RSA_PSS_RSAE_SHA384, 0x0805 },
-		{ T13_SIG_RSA_PSS_RSAE_SHA512, 0x0806 },
-		{ T13_SIG_RSA_PKCS1_SHA256, 0x0401 },
-		{ T13_SIG_RSA_PKCS1_SHA384, 0x0501 },
-		{ T13_SIG_RSA_PKCS1_SHA512, 0x0601 },
-		{ T13_SIG_RSA_PKCS1_SHA224, 0x0301 },
+		{ HELLO_SIG_RSA_PSS_RSAE_SHA256, 0x0804 },
+		{ HELLO_SIG_RSA_PSS_RSAE_SHA384, 0x0805 },
+		{ HELLO_SIG_RSA_PSS_RSAE_SHA512, 0x0806 },
+		{ HELLO_SIG_RSA_PKCS1_SHA256, 0x0401 },
+		{ HELLO_SIG_RSA_PKCS1_SHA384, 0x0501 },
+		{ HELLO_SIG_RSA_PKCS1_SHA512, 0x0601 },
+		{ HELLO_SIG_RSA_PKCS1_SHA224, 0x0301 },
 	};
 	int is_ec = c->key_type == BR_KEYTYPE_EC;
 
 	/* RFC 5246 7.4.1.4.1: without the extension, SHA-1. */
-	if (!(h->exts & T13_EXT_SIGNATURE_ALGORITHMS))
+	if (!(h->exts & HELLO_EXT_SIGNATURE_ALGORITHMS))
 		return is_ec ? 0x0203 : 0x0201;
 	for (size_t i = 0; is_ec && i < 4; i++)
 		if (h->sigalgs & ec[i][0])
@@ -411,20 +411,20 @@ scheme12(const struct cred *c, const struct t13_hello *h)
 
 /* The TLS 1.3 scheme: the key's curve's ECDSA, or RSA-PSS. */
 static unsigned
-scheme13(const struct cred *c, const struct t13_hello *h)
+scheme13(const struct cred *c, const struct hello *h)
 {
 	static const unsigned ec[][3] = {
-		{ BR_EC_secp256r1, T13_SIG_ECDSA_SECP256R1_SHA256,
+		{ BR_EC_secp256r1, HELLO_SIG_ECDSA_SECP256R1_SHA256,
 		    T13_ECDSA_SECP256R1_SHA256 },
-		{ BR_EC_secp384r1, T13_SIG_ECDSA_SECP384R1_SHA384,
+		{ BR_EC_secp384r1, HELLO_SIG_ECDSA_SECP384R1_SHA384,
 		    T13_ECDSA_SECP384R1_SHA384 },
-		{ BR_EC_secp521r1, T13_SIG_ECDSA_SECP521R1_SHA512,
+		{ BR_EC_secp521r1, HELLO_SIG_ECDSA_SECP521R1_SHA512,
 		    T13_ECDSA_SECP521R1_SHA512 },
 	};
 	static const unsigned pss[][2] = {
-		{ T13_SIG_RSA_PSS_RSAE_SHA256, T13_RSA_PSS_RSAE_SHA256 },
-		{ T13_SIG_RSA_PSS_RSAE_SHA384, T13_RSA_PSS_RSAE_SHA384 },
-		{ T13_SIG_RSA_PSS_RSAE_SHA512, T13_RSA_PSS_RSAE_SHA512 },
+		{ HELLO_SIG_RSA_PSS_RSAE_SHA256, T13_RSA_PSS_RSAE_SHA256 },
+		{ HELLO_SIG_RSA_PSS_RSAE_SHA384, T13_RSA_PSS_RSAE_SHA384 },
+		{ HELLO_SIG_RSA_PSS_RSAE_SHA512, T13_RSA_PSS_RSAE_SHA512 },
 	};
 
 	for (size_t i = 0; i < 3; i++)
@@ -441,7 +441,7 @@ scheme13(const struct cred *c, const struct t13_hello *h)
  * http/1.1 in http mode, the validator for client certificates.
  */
 static unsigned
-choose(void *ctx, const unsigned char *m, const struct t13_hello *h,
+choose(void *ctx, const unsigned char *m, const struct hello *h,
     unsigned version, struct eng_choice *out)
 {
 	struct tls_conn *t = ctx;
@@ -500,15 +500,15 @@ tls_hello(struct tls_conn *t, unsigned char *buf, size_t len, size_t *end,
     unsigned *alert, const char **why)
 {
 	const struct tls_svc *sv = &areas[t->area].svc[t->svc];
-	struct t13_peek pk;
-	int r = t13_classify(buf, len, T13_HELLO_WIRE, &pk);
+	struct hello_peek pk;
+	int r = hello_classify(buf, len, HELLO_WIRE_MAX, &pk);
 
 	*alert = 0;
 	*why = NULL;
-	if (r == T13_NEED_MORE)
+	if (r == HELLO_MORE)
 		return TLS_HELLO_MORE;
 	t->peek = 0;
-	if (r == T13_ALERT) {
+	if (r == HELLO_ALERT) {
 		*alert = pk.alert;
 		*why = "bad-hello";
 		return TLS_HELLO_REFUSE;
@@ -523,7 +523,7 @@ tls_hello(struct tls_conn *t, unsigned char *buf, size_t len, size_t *end,
 	t->ops.vmax = sv->tls_max;
 	t->ops.lifetime = sv->lifetime;
 	(void)eng_start(&t->eng, t->ibuf, t->ilen, t->obuf, t->olen,
-	    buf + 5, t13_defrag(buf, pk.end), &t->ops);
+	    buf + 5, hello_defrag(buf, pk.end), &t->ops);
 	return TLS_HELLO_STARTED;
 }
 

@@ -637,7 +637,7 @@ pump(void)
 
 /* The engine's choice for the hello (tls.c's, fixed here). */
 static unsigned
-choose(void *ctx, const unsigned char *m, const struct t13_hello *h,
+choose(void *ctx, const unsigned char *m, const struct hello *h,
     unsigned version, struct eng_choice *out)
 {
 	(void)ctx;

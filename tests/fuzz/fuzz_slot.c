@@ -64,7 +64,7 @@
 #include "pool.h"
 #include "proxyin.h"
 #include "slot.h"
-#include "t13hello.h"
+#include "hello.h"
 #include "tls.h"
 
 /* fakeport.c */
@@ -141,7 +141,7 @@ static int balancer;
 static unsigned seq, seq_base;	/* clients opened (seeds) */
 static unsigned char boot_caches[1 << 20];	/* as boot() left them */
 /* pend.c's (not linked: the harness gives slots their clients itself). */
-unsigned char pend_peekbuf[PROXYIN_MAX + T13_HELLO_WIRE];
+unsigned char pend_peekbuf[PROXYIN_MAX + HELLO_WIRE_MAX];
 static size_t boot_caches_len;
 
 static const char *const requests[4] = {

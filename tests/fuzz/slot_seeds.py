@@ -101,8 +101,8 @@ OK = b'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'
 CLOSE = b'GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n'
 
 def raw_hello(name):
-    """A real TLS 1.3 hello (captured for t13hello's seeds), injected."""
-    path = os.path.join(os.path.dirname(__file__), 't13hello', name)
+    """A real TLS 1.3 hello (captured for hello's seeds), injected."""
+    path = os.path.join(os.path.dirname(__file__), 'hello', name)
     with open(path, 'rb') as f:
         data = f.read()
     return b''.join(inject(data[i:i + 256]) for i in range(0, len(data), 256))

@@ -134,7 +134,7 @@ rng_seed(br_hmac_drbg_context *d, const char *who)
  * client's for the key (RSA-PSS before PKCS#1 v1.5).
  */
 static unsigned
-choose(void *ctx, const unsigned char *m, const struct t13_hello *h,
+choose(void *ctx, const unsigned char *m, const struct hello *h,
     unsigned version, struct eng_choice *out)
 {
 	struct srv *s = ctx;
@@ -148,12 +148,12 @@ choose(void *ctx, const unsigned char *m, const struct t13_hello *h,
 			out->suite = 0x1301 + i;
 		else if (version == TLS12 && (h->suites12 >> (i + 3 * rsa) & 1))
 			out->suite = suites12[i + 3 * rsa];
-	if (!rsa && (h->sigalgs & T13_SIG_ECDSA_SECP256R1_SHA256))
+	if (!rsa && (h->sigalgs & HELLO_SIG_ECDSA_SECP256R1_SHA256))
 		out->scheme = T13_ECDSA_SECP256R1_SHA256;
-	else if (rsa && (h->sigalgs & T13_SIG_RSA_PSS_RSAE_SHA256))
+	else if (rsa && (h->sigalgs & HELLO_SIG_RSA_PSS_RSAE_SHA256))
 		out->scheme = T13_RSA_PSS_RSAE_SHA256;
 	else if (rsa && version == TLS12 &&
-	    (h->sigalgs & T13_SIG_RSA_PKCS1_SHA256))
+	    (h->sigalgs & HELLO_SIG_RSA_PKCS1_SHA256))
 		out->scheme = RSA_PKCS1_SHA256;
 	out->chain = &K.cert[rsa];
 	out->nchain = 1;

@@ -1386,7 +1386,7 @@ our_signatures_verify_here_and_are_saved_for_openssl(void)
 		{ 4, T13_ECDSA_SECP521R1_SHA512, 0, "p521.sig" },
 		{ 0, T13_RSA_PSS_RSAE_SHA512, 256, "pss2048-512.sig" },
 	};
-	unsigned char th[32], cv[130], sig[T13_SIG_MAX], sig2[T13_SIG_MAX];
+	unsigned char th[32], cv[130], sig[SIG_LEN_MAX], sig2[SIG_LEN_MAX];
 	size_t n;
 
 	cv_thash(th);
@@ -1425,7 +1425,7 @@ our_signatures_verify_here_and_are_saved_for_openssl(void)
 static int
 signing_refuses_a_key_that_does_not_fit_the_scheme(void)
 {
-	unsigned char th[32], sig[T13_SIG_MAX];
+	unsigned char th[32], sig[SIG_LEN_MAX];
 	struct key *r = key(0), *e = key(2);
 	const br_ec_private_key *ec;
 	const br_rsa_private_key *rsa;
@@ -1549,7 +1549,7 @@ pss_verify_refuses_malformed_encodings(void)
 static int
 pss_signs_with_a_1025_bit_key_for_any_salt(void)
 {
-	unsigned char th[32], sig[T13_SIG_MAX];
+	unsigned char th[32], sig[SIG_LEN_MAX];
 	struct key *k = key(1);
 	size_t n;
 

@@ -1,19 +1,19 @@
 /*
- * t13hello.h - a client's first flight: whether it is a whole
+ * hello.h - a client's first flight: whether it is a whole
  * ClientHello, and what that hello offers, for TLS 1.2 and 1.3 alike:
  * the engine's one hello parser.
  *
  * Owns: the check over the raw records that the hello is whole
- * (t13_classify), joining a hello spread over records (t13_defrag), the
- * strict parse of a ClientHello into offsets and bitmasks (t13_parse),
- * and the server's choice of a TLS 1.3 key share (t13_choose_group).
+ * (hello_classify), joining a hello spread over records (hello_defrag), the
+ * strict parse of a ClientHello into offsets and bitmasks (hello_parse),
+ * and the server's choice of a TLS 1.3 key share (hello_choose_group).
  * Layouts are RFC 5246 7.4.1.2, RFC 8446 4.1.2 and 4.2, RFC 6066 3
  * (server_name) and 4 (max_fragment_length), RFC 7301 3.1 (ALPN), RFC
  * 8422 5.1 (groups, point formats), RFC 7627 (extended master secret),
  * RFC 5746 (renegotiation_info).
  *
  * Never: allocates, does I/O, keeps state, reads past len, or copies a
- * field out of the hello.  Only t13_defrag writes, and only inside the
+ * field out of the hello.  Only hello_defrag writes, and only inside the
  * records it is given.  Nothing here knows a configuration: whether 1.3
  * is enabled, which suite, certificate or ALPN name wins is the
  * caller's.
@@ -21,11 +21,11 @@
  * Typical use on a connection's first bytes (buf, len read so far, cap
  * its size):
  *
- *	switch (t13_classify(buf, len, cap, &pk))
- *	  T13_NEED_MORE: read more, call again
- *	  T13_ALERT: send pk.alert, close
- *	  T13_T12, T13_T13: n = t13_defrag(buf, pk.end);
- *	    alert = t13_parse(buf + 5, n, &h);  the hello is buf[5..5+n)
+ *	switch (hello_classify(buf, len, cap, &pk))
+ *	  HELLO_MORE: read more, call again
+ *	  HELLO_ALERT: send pk.alert, close
+ *	  HELLO_V12, HELLO_V13: n = hello_defrag(buf, pk.end);
+ *	    alert = hello_parse(buf + 5, n, &h);  the hello is buf[5..5+n)
  *	    bytes buf[pk.end..len) are the next records (CCS, early data)
  *
  * Alerts are RFC 8446 6.2 codes.  What the parser enforces, from the
@@ -48,8 +48,8 @@
  * signature_algorithms (missing_extension), a cookie it never asked
  * for, early_data (never accepted), and the second hello after HRR.
  */
-#ifndef TLSGATE_T13HELLO_H
-#define TLSGATE_T13HELLO_H
+#ifndef TLSGATE_HELLO_H
+#define TLSGATE_HELLO_H
 
 #include <stddef.h>
 
@@ -58,20 +58,20 @@
  * session_id 1+32, cipher_suites 2+65534, compression 1+255, extensions
  * 2+65535.  A longer one is malformed whatever it holds.
  */
-#define T13_HELLO_MAX	131396
+#define HELLO_MAX	131396
 /* The most one may take on the wire: its header, in 9 full records. */
-#define T13_HELLO_WIRE	(4 + T13_HELLO_MAX + 9 * 5)
+#define HELLO_WIRE_MAX	(4 + HELLO_MAX + 9 * 5)
 
-/* t13_classify()'s answers. */
+/* hello_classify()'s answers. */
 enum {
-	T13_NEED_MORE,	/* the hello is not all there yet, and may fit */
-	T13_T12,	/* a whole hello that does not offer 0x0304 */
-	T13_T13,	/* a whole hello offering 0x0304 */
-	T13_ALERT	/* a first flight that must be refused: pk->alert */
+	HELLO_MORE,	/* the hello is not all there yet, and may fit */
+	HELLO_V12,	/* a whole hello that does not offer 0x0304 */
+	HELLO_V13,	/* a whole hello offering 0x0304 */
+	HELLO_ALERT	/* a first flight that must be refused: pk->alert */
 };
 
-struct t13_peek {
-	unsigned	alert;		/* with T13_ALERT */
+struct hello_peek {
+	unsigned	alert;		/* with HELLO_ALERT */
 	/*
 	 * Set once a whole hello is framed well: the highest version in
 	 * supported_versions (GREASE aside) or, without it, legacy_version;
@@ -83,7 +83,7 @@ struct t13_peek {
 	int		scsv;
 	size_t		end;		/* T13: bytes the hello's records take */
 	/*
-	 * T13_NEED_MORE: how many bytes buf must hold before more can be
+	 * HELLO_MORE: how many bytes buf must hold before more can be
 	 * judged: the next record header whole, the record under way
 	 * whole, or, until the message's length is in, one more byte.
 	 */
@@ -94,53 +94,53 @@ struct t13_peek {
  * Look at buf[0..len), a connection's first bytes, read into a buffer of
  * cap bytes.  The hello must come in whole, non-empty handshake records
  * (type 22, version 3.x, at most 2^14 bytes), with nothing after it in
- * its last record.  Anything else is T13_ALERT: unexpected_message for
+ * its last record.  Anything else is HELLO_ALERT: unexpected_message for
  * another record type or message, an empty record or bytes after the
  * hello (RFC 5246 6.2.1, RFC 8446 5.1); protocol_version for an SSL 2.0
  * hello or another major version; record_overflow; decode_error for bad
  * framing or a length no hello can have; handshake_failure for a hello
  * that could be well formed but does not fit in cap.
- * T13_T13 when supported_versions offers 0x0304, else T13_T12; the
+ * HELLO_V13 when supported_versions offers 0x0304, else HELLO_V12; the
  * hello's records end at pk->end.
  */
-int	t13_classify(const unsigned char *buf, size_t len, size_t cap,
-	    struct t13_peek *pk);
+int	hello_classify(const unsigned char *buf, size_t len, size_t cap,
+	    struct hello_peek *pk);
 
 /*
  * Join the fragments of the records in buf[0..end) in place, after the
  * first record's header: they are then buf[5..5+n), n returned.  The
  * first header and the bytes from 5+n to end are left as they were.
- * Call it with pk.end of a T13_T13 answer; any end is safe.
+ * Call it with pk.end of a HELLO_V13 answer; any end is safe.
  */
-size_t	t13_defrag(unsigned char *buf, size_t end);
+size_t	hello_defrag(unsigned char *buf, size_t end);
 
-#define T13_SUITE_AES_128_GCM_SHA256		0x01	/* 0x1301 */
-#define T13_SUITE_AES_256_GCM_SHA384		0x02	/* 0x1302 */
-#define T13_SUITE_CHACHA20_POLY1305_SHA256	0x04	/* 0x1303 */
+#define HELLO_SUITE_AES_128_GCM_SHA256		0x01	/* 0x1301 */
+#define HELLO_SUITE_AES_256_GCM_SHA384		0x02	/* 0x1302 */
+#define HELLO_SUITE_CHACHA20_POLY1305_SHA256	0x04	/* 0x1303 */
 
-#define T13_GROUP_X25519	0x01	/* 0x001d */
-#define T13_GROUP_SECP256R1	0x02	/* 0x0017 */
-#define T13_GROUP_SECP384R1	0x04	/* 0x0018 */
-#define T13_GROUP_SECP521R1	0x08	/* 0x0019 */
+#define HELLO_GROUP_X25519	0x01	/* 0x001d */
+#define HELLO_GROUP_SECP256R1	0x02	/* 0x0017 */
+#define HELLO_GROUP_SECP384R1	0x04	/* 0x0018 */
+#define HELLO_GROUP_SECP521R1	0x08	/* 0x0019 */
 
-#define T13_SIG_ECDSA_SECP256R1_SHA256	0x001	/* 0x0403 */
-#define T13_SIG_ECDSA_SECP384R1_SHA384	0x002	/* 0x0503 */
-#define T13_SIG_ECDSA_SECP521R1_SHA512	0x004	/* 0x0603 */
-#define T13_SIG_RSA_PSS_RSAE_SHA256	0x008	/* 0x0804 */
-#define T13_SIG_RSA_PSS_RSAE_SHA384	0x010	/* 0x0805 */
-#define T13_SIG_RSA_PSS_RSAE_SHA512	0x020	/* 0x0806 */
-#define T13_SIG_RSA_PSS_PSS_SHA256	0x040	/* 0x0809 */
-#define T13_SIG_RSA_PSS_PSS_SHA384	0x080	/* 0x080a */
-#define T13_SIG_RSA_PSS_PSS_SHA512	0x100	/* 0x080b */
-#define T13_SIG_RSA_PKCS1_SHA256	0x200	/* 0x0401, TLS 1.2 only */
-#define T13_SIG_RSA_PKCS1_SHA384	0x400	/* 0x0501 */
-#define T13_SIG_RSA_PKCS1_SHA512	0x800	/* 0x0601 */
-#define T13_SIG_RSA_PKCS1_SHA1		0x1000	/* 0x0201 */
-#define T13_SIG_ECDSA_SHA1		0x2000	/* 0x0203 */
-#define T13_SIG_ECDSA_SHA224		0x4000	/* 0x0303 */
-#define T13_SIG_RSA_PKCS1_SHA224	0x8000	/* 0x0301 */
+#define HELLO_SIG_ECDSA_SECP256R1_SHA256	0x001	/* 0x0403 */
+#define HELLO_SIG_ECDSA_SECP384R1_SHA384	0x002	/* 0x0503 */
+#define HELLO_SIG_ECDSA_SECP521R1_SHA512	0x004	/* 0x0603 */
+#define HELLO_SIG_RSA_PSS_RSAE_SHA256	0x008	/* 0x0804 */
+#define HELLO_SIG_RSA_PSS_RSAE_SHA384	0x010	/* 0x0805 */
+#define HELLO_SIG_RSA_PSS_RSAE_SHA512	0x020	/* 0x0806 */
+#define HELLO_SIG_RSA_PSS_PSS_SHA256	0x040	/* 0x0809 */
+#define HELLO_SIG_RSA_PSS_PSS_SHA384	0x080	/* 0x080a */
+#define HELLO_SIG_RSA_PSS_PSS_SHA512	0x100	/* 0x080b */
+#define HELLO_SIG_RSA_PKCS1_SHA256	0x200	/* 0x0401, TLS 1.2 only */
+#define HELLO_SIG_RSA_PKCS1_SHA384	0x400	/* 0x0501 */
+#define HELLO_SIG_RSA_PKCS1_SHA512	0x800	/* 0x0601 */
+#define HELLO_SIG_RSA_PKCS1_SHA1		0x1000	/* 0x0201 */
+#define HELLO_SIG_ECDSA_SHA1		0x2000	/* 0x0203 */
+#define HELLO_SIG_ECDSA_SHA224		0x4000	/* 0x0303 */
+#define HELLO_SIG_RSA_PKCS1_SHA224	0x8000	/* 0x0301 */
 
-/* TLS 1.2 suites (struct t13_hello's suites12), ECDHE and AEAD only. */
+/* TLS 1.2 suites (struct hello's suites12), ECDHE and AEAD only. */
 #define T12_SUITE_ECDSA_AES_128_GCM	0x01	/* 0xc02b */
 #define T12_SUITE_ECDSA_AES_256_GCM	0x02	/* 0xc02c */
 #define T12_SUITE_ECDSA_CHACHA20	0x04	/* 0xcca9 */
@@ -148,33 +148,33 @@ size_t	t13_defrag(unsigned char *buf, size_t end);
 #define T12_SUITE_RSA_AES_256_GCM	0x10	/* 0xc030 */
 #define T12_SUITE_RSA_CHACHA20		0x20	/* 0xcca8 */
 
-/* Extensions seen (struct t13_hello's exts). */
-#define T13_EXT_SERVER_NAME		0x001	/* 0 */
-#define T13_EXT_SUPPORTED_GROUPS	0x002	/* 10 */
-#define T13_EXT_SIGNATURE_ALGORITHMS	0x004	/* 13 */
-#define T13_EXT_ALPN			0x008	/* 16 */
-#define T13_EXT_PRE_SHARED_KEY		0x010	/* 41 */
-#define T13_EXT_EARLY_DATA		0x020	/* 42 */
-#define T13_EXT_SUPPORTED_VERSIONS	0x040	/* 43 */
-#define T13_EXT_COOKIE			0x080	/* 44 */
-#define T13_EXT_PSK_KEY_EXCHANGE_MODES	0x100	/* 45 */
-#define T13_EXT_KEY_SHARE		0x200	/* 51 */
-#define T13_EXT_EC_POINT_FORMATS	0x400	/* 11 */
-#define T13_EXT_EXTENDED_MASTER_SECRET	0x800	/* 23 */
-#define T13_EXT_RENEGOTIATION_INFO	0x1000	/* 0xff01 */
-#define T13_EXT_SESSION_TICKET		0x2000	/* 35 */
-#define T13_EXT_MAX_FRAGMENT_LENGTH	0x4000	/* 1 */
+/* Extensions seen (struct hello's exts). */
+#define HELLO_EXT_SERVER_NAME		0x001	/* 0 */
+#define HELLO_EXT_SUPPORTED_GROUPS	0x002	/* 10 */
+#define HELLO_EXT_SIGNATURE_ALGORITHMS	0x004	/* 13 */
+#define HELLO_EXT_ALPN			0x008	/* 16 */
+#define HELLO_EXT_PRE_SHARED_KEY		0x010	/* 41 */
+#define HELLO_EXT_EARLY_DATA		0x020	/* 42 */
+#define HELLO_EXT_SUPPORTED_VERSIONS	0x040	/* 43 */
+#define HELLO_EXT_COOKIE			0x080	/* 44 */
+#define HELLO_EXT_PSK_KEY_EXCHANGE_MODES	0x100	/* 45 */
+#define HELLO_EXT_KEY_SHARE		0x200	/* 51 */
+#define HELLO_EXT_EC_POINT_FORMATS	0x400	/* 11 */
+#define HELLO_EXT_EXTENDED_MASTER_SECRET	0x800	/* 23 */
+#define HELLO_EXT_RENEGOTIATION_INFO	0x1000	/* 0xff01 */
+#define HELLO_EXT_SESSION_TICKET		0x2000	/* 35 */
+#define HELLO_EXT_MAX_FRAGMENT_LENGTH	0x4000	/* 1 */
 
 /*
  * A parsed ClientHello.  Every offset is from the start of the message
  * (its type byte), so 0 means absent; with its length it lies inside the
  * message.  Unknown and GREASE values are left out of the bitmasks.
  */
-struct t13_hello {
+struct hello {
 	unsigned	 legacy_version;
 	size_t		 random;		/* 32 bytes */
 	size_t		 sid, sid_len;		/* legacy_session_id, <= 32 */
-	unsigned	 suites;		/* T13_SUITE_* */
+	unsigned	 suites;		/* HELLO_SUITE_* */
 	int		 scsv;			/* TLS_FALLBACK_SCSV */
 	int		 v13;			/* supported_versions has 0x0304 */
 	int		 v12;			/* ... 0x0303 */
@@ -184,14 +184,14 @@ struct t13_hello {
 	int		 ecpf_uncompressed;	/* ec_point_formats has it */
 	int		 obsolete;		/* a group TLS 1.3 ruled out */
 	unsigned	 mfl;			/* max_fragment_length, 1 .. 4 */
-	unsigned	 exts;			/* T13_EXT_* present */
-	unsigned	 groups;		/* T13_GROUP_* supported */
-	unsigned	 shares;		/* T13_GROUP_* with a key share */
+	unsigned	 exts;			/* HELLO_EXT_* present */
+	unsigned	 groups;		/* HELLO_GROUP_* supported */
+	unsigned	 shares;		/* HELLO_GROUP_* with a key share */
 	size_t		 x25519;		/* its 32-byte share */
 	size_t		 secp256r1;		/* its 65-byte share, 0x04, X, Y */
 	size_t		 secp384r1;		/* 97 bytes */
 	size_t		 secp521r1;		/* 133 bytes */
-	unsigned	 sigalgs;		/* T13_SIG_* */
+	unsigned	 sigalgs;		/* HELLO_SIG_* */
 	int		 psk_dhe_ke;		/* psk_key_exchange_modes has it */
 	/*
 	 * pre_shared_key: the identities list's body, the number of
@@ -215,19 +215,19 @@ struct t13_hello {
  * and a hello that offers neither 1.3 nor 1.2 is protocol_version.  h
  * is filled as far as the parse went.
  */
-unsigned t13_parse(const unsigned char *m, size_t len, struct t13_hello *h);
+unsigned hello_parse(const unsigned char *m, size_t len, struct hello *h);
 
 /*
  * The group the server's key share will use: the first of pref[0..n)
  * (codepoints, the server's order; NULL: X25519, then secp256r1) that
- * is one of the four it can share.  Returns T13_SHARE with
- * *group when the client sent a share for it, else T13_HRR with *group
+ * is one of the four it can share.  Returns HELLO_SHARE with
+ * *group when the client sent a share for it, else HELLO_HRR with *group
  * when it only lists one in supported_groups (ask again with a
  * HelloRetryRequest), else handshake_failure (40).
  */
-#define T13_SHARE	0
-#define T13_HRR		1
-unsigned t13_choose_group(const struct t13_hello *h, const unsigned *pref,
+#define HELLO_SHARE	0
+#define HELLO_HRR		1
+unsigned hello_choose_group(const struct hello *h, const unsigned *pref,
 	    size_t n, unsigned *group);
 
 #endif

@@ -1,13 +1,13 @@
 /*
- * t13hello.c - see t13hello.h.  Two walkers: t13_classify() reads the
+ * hello.c - see hello.h.  Two walkers: hello_classify() reads the
  * hello through its record headers with a cursor (it only looks; the
- * records are joined afterwards), t13_parse() reads the joined message
+ * records are joined afterwards), hello_parse() reads the joined message
  * strictly.  Every length is checked against what encloses it before
  * anything it covers is read.
  */
 #include <string.h>
 
-#include "t13hello.h"
+#include "hello.h"
 #include "tlswire.h"
 
 #define UNEXPECTED_MESSAGE	BR_ALERT_UNEXPECTED_MESSAGE
@@ -81,10 +81,10 @@ rd_skip(struct rd *r, size_t n)
  * The walk to supported_versions over a whole hello of len bytes:
  * fills pk's version fields and returns whether 0x0304 is offered, or
  * -1 if the framing is wrong.  A malformed supported_versions offers
- * nothing here (t13_parse() has the error).
+ * nothing here (hello_parse() has the error).
  */
 static int
-offers13(struct rd *r, struct t13_peek *pk)
+offers13(struct rd *r, struct hello_peek *pk)
 {
 	size_t n, stop, v, top = 0;
 	int v13 = 0;
@@ -128,10 +128,10 @@ offers13(struct rd *r, struct t13_peek *pk)
 
 /* An alert for the hello. */
 static int
-refuse(struct t13_peek *pk, unsigned alert)
+refuse(struct hello_peek *pk, unsigned alert)
 {
 	pk->alert = alert;
-	return T13_ALERT;
+	return HELLO_ALERT;
 }
 
 /*
@@ -139,21 +139,21 @@ refuse(struct t13_peek *pk, unsigned alert)
  * full before the hello is whole: too large for us.
  */
 static int
-more(size_t len, size_t cap, size_t want, struct t13_peek *pk)
+more(size_t len, size_t cap, size_t want, struct hello_peek *pk)
 {
 	if (len >= cap)
 		return refuse(pk, HANDSHAKE_FAILURE);
 	pk->want = want;
-	return T13_NEED_MORE;
+	return HELLO_MORE;
 }
 
 int
-t13_classify(const unsigned char *b, size_t len, size_t cap,
-    struct t13_peek *pk)
+hello_classify(const unsigned char *b, size_t len, size_t cap,
+    struct hello_peek *pk)
 {
 	unsigned char head[4];
 	size_t at, i, rl = 0, got = 0, need = 0;
-	struct t13_peek r = { 0, 0, 0, 0, 0, 0 };
+	struct hello_peek r = { 0, 0, 0, 0, 0, 0 };
 	struct rd c;
 	int empty = 0, v13;
 
@@ -177,7 +177,7 @@ t13_classify(const unsigned char *b, size_t len, size_t cap,
 			if (head[0] != 1)	/* not a ClientHello */
 				return refuse(pk, UNEXPECTED_MESSAGE);
 			need = 4 + ((size_t)head[1] << 16 | get16(head + 2));
-			if (need > 4 + T13_HELLO_MAX)
+			if (need > 4 + HELLO_MAX)
 				return refuse(pk, DECODE_ERROR);
 			if (cap < 5 || need > cap - 5)
 				return refuse(pk, HANDSHAKE_FAILURE);
@@ -196,11 +196,11 @@ t13_classify(const unsigned char *b, size_t len, size_t cap,
 	/* RFC 5246 6.2.1, RFC 8446 5.1: nothing else in its records. */
 	if (got > need || empty)
 		return refuse(pk, UNEXPECTED_MESSAGE);
-	return v13 ? T13_T13 : T13_T12;
+	return v13 ? HELLO_V13 : HELLO_V12;
 }
 
 size_t
-t13_defrag(unsigned char *b, size_t end)
+hello_defrag(unsigned char *b, size_t end)
 {
 	size_t at, rl, w = 5;
 
@@ -214,7 +214,7 @@ t13_defrag(unsigned char *b, size_t end)
 }
 
 static unsigned
-bad(struct t13_hello *h, unsigned alert, const char *why)
+bad(struct hello *h, unsigned alert, const char *why)
 {
 	h->why = why;
 	return alert;
@@ -261,7 +261,7 @@ bit(const unsigned short *t, size_t n, size_t v)
 	return 0;
 }
 
-/* The extensions read, in the order of T13_EXT_*'s bits. */
+/* The extensions read, in the order of HELLO_EXT_*'s bits. */
 static const unsigned short exts[] = { EXT_SERVER_NAME, EXT_SUPPORTED_GROUPS,
     EXT_SIGNATURE_ALGORITHMS, EXT_ALPN, EXT_PRE_SHARED_KEY, EXT_EARLY_DATA,
     EXT_SUPPORTED_VERSIONS, EXT_COOKIE, EXT_PSK_KEY_EXCHANGE_MODES,
@@ -277,7 +277,7 @@ static const unsigned short suites12[] = { 0xc02b, 0xc02c, 0xcca9, 0xc02f,
 
 /* server_name's body: host names only, one, 255 bytes at most. */
 static unsigned
-sni(const unsigned char *m, size_t p, size_t end, struct t13_hello *h)
+sni(const unsigned char *m, size_t p, size_t end, struct hello *h)
 {
 	size_t at, n, k, i;
 
@@ -309,7 +309,7 @@ sni(const unsigned char *m, size_t p, size_t end, struct t13_hello *h)
 
 /* ALPN's body: a list of non-empty names filling it exactly. */
 static unsigned
-alpn(const unsigned char *m, size_t p, size_t end, struct t13_hello *h)
+alpn(const unsigned char *m, size_t p, size_t end, struct hello *h)
 {
 	size_t at, n;
 
@@ -325,7 +325,7 @@ alpn(const unsigned char *m, size_t p, size_t end, struct t13_hello *h)
 
 /* pre_shared_key's body: OfferedPsks, RFC 8446 4.2.11. */
 static unsigned
-psk(const unsigned char *m, size_t p, size_t end, struct t13_hello *h)
+psk(const unsigned char *m, size_t p, size_t end, struct hello *h)
 {
 	size_t at, n, q, nb = 0;
 
@@ -352,7 +352,7 @@ psk(const unsigned char *m, size_t p, size_t end, struct t13_hello *h)
  */
 static unsigned
 shares(const unsigned char *m, size_t p, size_t end, size_t g, size_t gn,
-    struct t13_hello *h)
+    struct hello *h)
 {
 	size_t at, n, grp, j = 0;
 	unsigned b;
@@ -375,19 +375,19 @@ shares(const unsigned char *m, size_t p, size_t end, size_t g, size_t gn,
 		if ((b = bit(groups, NELEM(groups), grp)) & h->shares)
 			return bad(h, ILLEGAL_PARAMETER, "two-shares-a-group");
 		h->shares |= b;
-		if (b == T13_GROUP_X25519) {
+		if (b == HELLO_GROUP_X25519) {
 			if (n != 32)
 				return bad(h, ILLEGAL_PARAMETER, "bad-x25519-share");
 			h->x25519 = at;
-		} else if (b == T13_GROUP_SECP256R1) {
+		} else if (b == HELLO_GROUP_SECP256R1) {
 			if (n != 65 || m[at] != 4)
 				return bad(h, ILLEGAL_PARAMETER, "bad-p256-share");
 			h->secp256r1 = at;
-		} else if (b == T13_GROUP_SECP384R1) {
+		} else if (b == HELLO_GROUP_SECP384R1) {
 			if (n != 97 || m[at] != 4)
 				return bad(h, ILLEGAL_PARAMETER, "bad-p384-share");
 			h->secp384r1 = at;
-		} else if (b == T13_GROUP_SECP521R1) {
+		} else if (b == HELLO_GROUP_SECP521R1) {
 			if (n != 133 || m[at] != 4)
 				return bad(h, ILLEGAL_PARAMETER, "bad-p521-share");
 			h->secp521r1 = at;
@@ -411,7 +411,7 @@ obsolete(size_t g)
 /* One extension's body m[p..end), of type t. */
 static unsigned
 ext(const unsigned char *m, size_t t, size_t p, size_t end,
-    struct t13_hello *h)
+    struct hello *h)
 {
 	size_t at, n, i;
 
@@ -486,16 +486,16 @@ ext(const unsigned char *m, size_t t, size_t p, size_t end,
  * must list 1.2.
  */
 static unsigned
-hello12(struct t13_hello *h)
+hello12(struct hello *h)
 {
-	if (h->exts & T13_EXT_SUPPORTED_VERSIONS ? !h->v12 :
+	if (h->exts & HELLO_EXT_SUPPORTED_VERSIONS ? !h->v12 :
 	    h->legacy_version < TLS12)
 		return bad(h, PROTOCOL_VERSION, "version-below-1.2");
 	return 0;
 }
 
 unsigned
-t13_parse(const unsigned char *m, size_t len, struct t13_hello *h)
+hello_parse(const unsigned char *m, size_t len, struct hello *h)
 {
 	size_t p, end = len, at, n, t, g = 0, gn = 0, ks = 0, ksn = 0;
 	unsigned b, a;
@@ -542,11 +542,11 @@ t13_parse(const unsigned char *m, size_t len, struct t13_hello *h)
 		if ((b = bit(exts, NELEM(exts), t)) & h->exts)
 			return bad(h, ILLEGAL_PARAMETER, "duplicate-extension");
 		h->exts |= b;
-		if (b == T13_EXT_PRE_SHARED_KEY && p != end)
+		if (b == HELLO_EXT_PRE_SHARED_KEY && p != end)
 			return bad(h, ILLEGAL_PARAMETER, "psk-not-last");
-		if (b == T13_EXT_SUPPORTED_GROUPS)
+		if (b == HELLO_EXT_SUPPORTED_GROUPS)
 			(void)list16(m, at, p, &g, &gn);
-		if (b == T13_EXT_KEY_SHARE) {
+		if (b == HELLO_EXT_KEY_SHARE) {
 			ks = at;
 			ksn = n;
 		}
@@ -562,20 +562,20 @@ t13_parse(const unsigned char *m, size_t len, struct t13_hello *h)
 	if (h->legacy_version < TLS12)
 		return bad(h, PROTOCOL_VERSION, "legacy-version-below-1.2");
 	/* RFC 8446 9.2 and 4.2.9. */
-	b = h->exts & (T13_EXT_SUPPORTED_GROUPS | T13_EXT_KEY_SHARE);
-	if (b != 0 && b != (T13_EXT_SUPPORTED_GROUPS | T13_EXT_KEY_SHARE))
+	b = h->exts & (HELLO_EXT_SUPPORTED_GROUPS | HELLO_EXT_KEY_SHARE);
+	if (b != 0 && b != (HELLO_EXT_SUPPORTED_GROUPS | HELLO_EXT_KEY_SHARE))
 		return bad(h, MISSING_EXTENSION, "groups-and-key-share-unpaired");
-	if (!(h->exts & T13_EXT_PRE_SHARED_KEY) &&
-	    (!(h->exts & T13_EXT_SIGNATURE_ALGORITHMS) || b == 0))
+	if (!(h->exts & HELLO_EXT_PRE_SHARED_KEY) &&
+	    (!(h->exts & HELLO_EXT_SIGNATURE_ALGORITHMS) || b == 0))
 		return bad(h, MISSING_EXTENSION, "no-psk-no-sigalgs-or-groups");
-	if ((h->exts & T13_EXT_PRE_SHARED_KEY) &&
-	    !(h->exts & T13_EXT_PSK_KEY_EXCHANGE_MODES))
+	if ((h->exts & HELLO_EXT_PRE_SHARED_KEY) &&
+	    !(h->exts & HELLO_EXT_PSK_KEY_EXCHANGE_MODES))
 		return bad(h, MISSING_EXTENSION, "psk-without-modes");
 	return b != 0 ? shares(m, ks, ks + ksn, g, gn, h) : 0;
 }
 
 unsigned
-t13_choose_group(const struct t13_hello *h, const unsigned *pref, size_t n,
+hello_choose_group(const struct hello *h, const unsigned *pref, size_t n,
     unsigned *group)
 {
 	static const unsigned ours[] = { 0x001d, 0x0017 };
@@ -590,7 +590,7 @@ t13_choose_group(const struct t13_hello *h, const unsigned *pref, size_t n,
 
 			if (b != 0 && ((hrr ? h->groups : h->shares) & b)) {
 				*group = pref[i];
-				return hrr ? T13_HRR : T13_SHARE;
+				return hrr ? HELLO_HRR : HELLO_SHARE;
 			}
 		}
 	return HANDSHAKE_FAILURE;

@@ -1,5 +1,5 @@
 /*
- * test_t13hello.c - the behaviours of src/t13hello.c, one test per
+ * test_hello.c - the behaviours of src/hello.c, one test per
  * behaviour.
  *
  * The real hellos below were captured from the clients of a Debian 12
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "t13hello.h"
+#include "hello.h"
 #include "unit.h"
 
 /* openssl s_client -connect 127.0.0.1:PORT -tls1_3 -servername example.com
@@ -181,7 +181,7 @@ puthex(struct buf *h, const char *s)
 
 /* The three functions, each on an exact-length heap copy. */
 static int
-classify(const unsigned char *b, size_t len, size_t cap, struct t13_peek *pk)
+classify(const unsigned char *b, size_t len, size_t cap, struct hello_peek *pk)
 {
 	unsigned char *p = malloc(len ? len : 1);
 	int r;
@@ -189,13 +189,13 @@ classify(const unsigned char *b, size_t len, size_t cap, struct t13_peek *pk)
 	if (p == NULL)
 		exit(2);
 	memcpy(p, b, len);
-	r = t13_classify(p, len, cap, pk);
+	r = hello_classify(p, len, cap, pk);
 	free(p);
 	return r;
 }
 
 static unsigned
-parse(const unsigned char *m, size_t len, struct t13_hello *h)
+parse(const unsigned char *m, size_t len, struct hello *h)
 {
 	unsigned char *p = malloc(len ? len : 1);
 	unsigned r;
@@ -203,14 +203,14 @@ parse(const unsigned char *m, size_t len, struct t13_hello *h)
 	if (p == NULL)
 		exit(2);
 	memcpy(p, m, len);
-	r = t13_parse(p, len, h);
+	r = hello_parse(p, len, h);
 	free(p);
 	return r;
 }
 
 /* Every span the parser returns (offset 0: none) lies in the message. */
 static int
-inside(const struct t13_hello *h, size_t len)
+inside(const struct hello *h, size_t len)
 {
 	const size_t span[][2] = { { h->random, 32 }, { h->sid, h->sid_len },
 	    { h->x25519, h->x25519 ? 32 : 0 },
@@ -229,7 +229,7 @@ inside(const struct t13_hello *h, size_t len)
 
 /* The same parse, field by field (memcmp would compare padding). */
 static int
-same(const struct t13_hello *a, const struct t13_hello *b)
+same(const struct hello *a, const struct hello *b)
 {
 	return a->legacy_version == b->legacy_version &&
 	    a->random == b->random && a->sid == b->sid &&
@@ -251,19 +251,19 @@ same(const struct t13_hello *a, const struct t13_hello *b)
 }
 
 /*
- * Records as a client sent them: classified T13_T13 with buf's size,
+ * Records as a client sent them: classified HELLO_V13 with buf's size,
  * joined; m gets the message.  Returns the parser's answer, or 999.
  */
 static unsigned
-real(const char *hex, struct buf *m, struct t13_hello *h)
+real(const char *hex, struct buf *m, struct hello *h)
 {
-	struct t13_peek pk;
+	struct hello_peek pk;
 	struct buf r = { { 0 }, 0 };
 
 	puthex(&r, hex);
-	if (classify(r.b, r.n, IBUF, &pk) != T13_T13 || pk.end != r.n)
+	if (classify(r.b, r.n, IBUF, &pk) != HELLO_V13 || pk.end != r.n)
 		return 999;
-	m->n = t13_defrag(r.b, pk.end);
+	m->n = hello_defrag(r.b, pk.end);
 	memcpy(m->b, r.b + 5, m->n);
 	return parse(m->b, m->n, h);
 }
@@ -333,22 +333,22 @@ static int
 openssl_hello_is_tls13_and_parsed(void)
 {
 	struct buf m;
-	struct t13_hello h;
+	struct hello h;
 	unsigned g;
 
 	CHECK(real(openssl_tls13, &m, &h) == 0);
 	CHECK(m.n == 240 && inside(&h, m.n));
 	CHECK(h.legacy_version == 0x0303 && h.v13 && h.sid_len == 32);
 	CHECK(h.suites == 7 && !h.scsv);
-	CHECK(h.groups == 0xf && h.shares == T13_GROUP_X25519);
+	CHECK(h.groups == 0xf && h.shares == HELLO_GROUP_X25519);
 	CHECK(memcmp(m.b + h.x25519, "\xb6\xae\x93\xf4\x5b\x98", 6) == 0);
 	CHECK(memcmp(m.b + h.x25519 + 26, "\x76\xb9\xa4\x8e\xfe\x1d", 6) == 0);
 	/* The nine schemes of 1.3, and PKCS#1 v1.5, which 1.2 alone uses. */
 	CHECK(h.sigalgs == 0xfff && h.psk_dhe_ke);
 	CHECK(h.host_len == 11 && memcmp(m.b + h.host, "example.com", 11) == 0);
 	CHECK(h.alpn == 0 && h.psk_count == 0);
-	CHECK(!(h.exts & (T13_EXT_COOKIE | T13_EXT_EARLY_DATA)));
-	CHECK(t13_choose_group(&h, NULL, 0, &g) == T13_SHARE && g == 0x001d);
+	CHECK(!(h.exts & (HELLO_EXT_COOKIE | HELLO_EXT_EARLY_DATA)));
+	CHECK(hello_choose_group(&h, NULL, 0, &g) == HELLO_SHARE && g == 0x001d);
 	return 1;
 }
 
@@ -356,13 +356,13 @@ static int
 curl_hello_names_http11(void)
 {
 	struct buf m;
-	struct t13_hello h;
+	struct hello h;
 
 	CHECK(real(curl, &m, &h) == 0 && inside(&h, m.n));
 	CHECK(h.alpn_http11 && h.alpn_len == 12);
 	CHECK(memcmp(m.b + h.alpn, "\x02h2\x08http/1.1", 12) == 0);
 	CHECK(h.host_len == 9 && memcmp(m.b + h.host, "localhost", 9) == 0);
-	CHECK(h.shares == T13_GROUP_X25519 && h.suites == 7);
+	CHECK(h.shares == HELLO_GROUP_X25519 && h.suites == 7);
 	return 1;
 }
 
@@ -370,15 +370,15 @@ static int
 python_hello_offers_13_and_12(void)
 {
 	struct buf m, r = { { 0 }, 0 };
-	struct t13_hello h;
-	struct t13_peek pk;
+	struct hello h;
+	struct hello_peek pk;
 
 	CHECK(real(python, &m, &h) == 0 && inside(&h, m.n));
 	CHECK(h.alpn == 0 && !h.alpn_http11);
 	CHECK(h.host_len == 15 &&
 	    memcmp(m.b + h.host, "www.example.org", 15) == 0);
 	puthex(&r, python);
-	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_T13);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_V13);
 	CHECK(pk.sv && pk.max_version == 0x0304 && !pk.scsv);
 	return 1;
 }
@@ -387,14 +387,14 @@ static int
 gnutls_hello_has_two_shares(void)
 {
 	struct buf m;
-	struct t13_hello h;
+	struct hello h;
 	unsigned g;
 
 	CHECK(real(gnutls, &m, &h) == 0 && inside(&h, m.n));
-	CHECK(h.shares == (T13_GROUP_X25519 | T13_GROUP_SECP256R1));
+	CHECK(h.shares == (HELLO_GROUP_X25519 | HELLO_GROUP_SECP256R1));
 	CHECK(m.b[h.secp256r1] == 4 && h.x25519 > h.secp256r1 + 65);
 	CHECK(h.psk_dhe_ke && h.groups == 0xf && h.suites == 7);
-	CHECK(t13_choose_group(&h, NULL, 0, &g) == T13_SHARE && g == 0x001d);
+	CHECK(hello_choose_group(&h, NULL, 0, &g) == HELLO_SHARE && g == 0x001d);
 	return 1;
 }
 
@@ -402,15 +402,15 @@ static int
 p256_first_hello_is_answered_on_p256(void)
 {
 	struct buf m;
-	struct t13_hello h;
+	struct hello h;
 	unsigned g;
 
 	CHECK(real(openssl_p256, &m, &h) == 0 && inside(&h, m.n));
-	CHECK(h.groups == (T13_GROUP_X25519 | T13_GROUP_SECP256R1));
-	CHECK(h.shares == T13_GROUP_SECP256R1 && h.x25519 == 0);
+	CHECK(h.groups == (HELLO_GROUP_X25519 | HELLO_GROUP_SECP256R1));
+	CHECK(h.shares == HELLO_GROUP_SECP256R1 && h.x25519 == 0);
 	CHECK(memcmp(m.b + h.secp256r1, "\x04\x23\xda\xa3", 4) == 0);
 	CHECK(h.host == 0);
-	CHECK(t13_choose_group(&h, NULL, 0, &g) == T13_SHARE && g == 0x0017);
+	CHECK(hello_choose_group(&h, NULL, 0, &g) == HELLO_SHARE && g == 0x0017);
 	return 1;
 }
 
@@ -419,10 +419,10 @@ static int
 resumption_hello_gives_psk_offsets(void)
 {
 	struct buf m;
-	struct t13_hello h;
+	struct hello h;
 
 	CHECK(real(openssl_psk, &m, &h) == 0 && inside(&h, m.n));
-	CHECK(h.exts & T13_EXT_PRE_SHARED_KEY);
+	CHECK(h.exts & HELLO_EXT_PRE_SHARED_KEY);
 	CHECK(h.psk_count == 1 && h.psk_ids_len == 214);
 	CHECK(m.b[h.psk_ids] == 0x00 && m.b[h.psk_ids + 1] == 0xd0);
 	CHECK(h.psk_binders == m.n - 51 && h.psk_binders == h.psk_ids + 214);
@@ -435,11 +435,11 @@ static int
 tls12_hello_is_t12_and_parsed(void)
 {
 	struct buf r = { { 0 }, 0 }, m;
-	struct t13_peek pk;
-	struct t13_hello h;
+	struct hello_peek pk;
+	struct hello h;
 
 	puthex(&r, openssl_tls12);
-	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_T12 && pk.end == r.n);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_V12 && pk.end == r.n);
 	CHECK(!pk.sv && !pk.scsv && pk.max_version == 0x0303);
 	m.n = r.n - 5;
 	memcpy(m.b, r.b + 5, m.n);
@@ -447,9 +447,9 @@ tls12_hello_is_t12_and_parsed(void)
 	CHECK(!h.v13 && !h.v12 && h.legacy_version == 0x0303);
 	CHECK(h.suites == 0 && h.suites12 == 0x3f && h.reneg_scsv);
 	CHECK(h.ecpf_uncompressed && !h.reneg_bad && !h.obsolete);
-	CHECK(h.exts == (T13_EXT_SERVER_NAME | T13_EXT_EC_POINT_FORMATS |
-	    T13_EXT_SUPPORTED_GROUPS | T13_EXT_SESSION_TICKET |
-	    T13_EXT_EXTENDED_MASTER_SECRET | T13_EXT_SIGNATURE_ALGORITHMS));
+	CHECK(h.exts == (HELLO_EXT_SERVER_NAME | HELLO_EXT_EC_POINT_FORMATS |
+	    HELLO_EXT_SUPPORTED_GROUPS | HELLO_EXT_SESSION_TICKET |
+	    HELLO_EXT_EXTENDED_MASTER_SECRET | HELLO_EXT_SIGNATURE_ALGORITHMS));
 	CHECK(h.host_len == 11 && memcmp(m.b + h.host, "example.com", 11) == 0);
 	return 1;
 }
@@ -458,29 +458,29 @@ static int
 fallback_scsv_is_reported(void)
 {
 	struct buf r = { { 0 }, 0 }, m;
-	struct t13_peek pk;
-	struct t13_hello h;
+	struct hello_peek pk;
+	struct hello h;
 
 	puthex(&r, openssl_scsv);
-	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_T12);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_V12);
 	CHECK(pk.scsv && !pk.sv && pk.max_version == 0x0303);
 	/* 1.2 and 1.1 in supported_versions, GREASE first: max 1.2. */
 	hello_hex(&m, "002b0007067a7a03030302");
 	m.b[79] = 0x56;				/* 0xc02b -> 0x5600 */
 	m.b[80] = 0x00;
 	records(&r, &m, NULL);
-	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_T12);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_V12);
 	CHECK(pk.scsv && pk.sv && pk.max_version == 0x0303);
 	/* A second supported_versions lowers nothing (and is refused). */
 	hello_hex(&m, BASE "002b0003020300");
 	records(&r, &m, NULL);
-	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_T13);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_V13);
 	CHECK(pk.max_version == 0x0304);
 	CHECK(parse(m.b, m.n, &h) == ILLEGAL);
 	/* GREASE above 0x0304 is no version. */
 	hello_hex(&m, "002b0005047a7a0304" GROUPS KS_X SIGS);
 	records(&r, &m, NULL);
-	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_T13);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_V13);
 	CHECK(!pk.scsv && pk.max_version == 0x0304);
 	return 1;
 }
@@ -491,26 +491,26 @@ hello_over_records_is_joined(void)
 {
 	static const size_t cut[] = { 1, 2, 3, 5, 100, 0 };
 	struct buf r = { { 0 }, 0 }, m, j;
-	struct t13_peek pk;
-	struct t13_hello h1, h2;
+	struct hello_peek pk;
+	struct hello h1, h2;
 	size_t n;
 
 	CHECK(real(openssl_psk, &m, &h1) == 0);
 	records(&r, &m, cut);
 	CHECK(r.n == m.n + 30);		/* six headers */
 	/* Cut anywhere: more is wanted, never past where it ends. */
-	CHECK(classify(r.b, 5 + 1, IBUF, &pk) == T13_NEED_MORE &&
+	CHECK(classify(r.b, 5 + 1, IBUF, &pk) == HELLO_MORE &&
 	    pk.want == 5 + 1 + 5);		/* the next header */
-	CHECK(classify(r.b, 5 + 1 + 5 + 1, IBUF, &pk) == T13_NEED_MORE &&
+	CHECK(classify(r.b, 5 + 1 + 5 + 1, IBUF, &pk) == HELLO_MORE &&
 	    pk.want == 5 + 1 + 5 + 2);		/* the message's length */
 	CHECK(classify(r.b, 5 + 1 + 5 + 2 + 5 + 1, IBUF, &pk) ==
-	    T13_NEED_MORE && pk.want == 5 + 1 + 5 + 2 + 5 + 3);
+	    HELLO_MORE && pk.want == 5 + 1 + 5 + 2 + 5 + 3);
 	for (size_t len = 0; len < r.n; len++)
-		CHECK(classify(r.b, len, IBUF, &pk) == T13_NEED_MORE &&
+		CHECK(classify(r.b, len, IBUF, &pk) == HELLO_MORE &&
 		    pk.want > len && pk.want <= r.n);
-	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_T13 && pk.end == r.n);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_V13 && pk.end == r.n);
 	j = r;
-	n = t13_defrag(j.b, pk.end);
+	n = hello_defrag(j.b, pk.end);
 	CHECK(n == m.n && memcmp(j.b + 5, m.b, n) == 0);
 	CHECK(memcmp(j.b, r.b, 5) == 0);
 	CHECK(parse(j.b + 5, n, &h2) == 0 && same(&h1, &h2));
@@ -521,14 +521,14 @@ static int
 bytes_after_the_hello_are_left(void)
 {
 	struct buf r = { { 0 }, 0 };
-	struct t13_peek pk;
+	struct hello_peek pk;
 	size_t n;
 
 	puthex(&r, openssl_tls13);
 	n = r.n;
 	puthex(&r, "140303000101" "170303");	/* CCS, early data */
-	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_T13 && pk.end == n);
-	CHECK(t13_defrag(r.b, pk.end) == n - 5);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_V13 && pk.end == n);
+	CHECK(hello_defrag(r.b, pk.end) == n - 5);
 	CHECK(memcmp(r.b + n, "\x14\x03\x03\x00\x01\x01", 6) == 0);
 	return 1;
 }
@@ -542,14 +542,14 @@ bytes_after_the_hello_in_its_record_are_unexpected(void)
 {
 	static const char *const v[] = { openssl_tls13, openssl_tls12 };
 	struct buf r;
-	struct t13_peek pk;
+	struct hello_peek pk;
 
 	for (size_t i = 0; i < 2; i++) {
 		r.n = 0;
 		puthex(&r, v[i]);
 		r.b[4]++;			/* a byte more in the record */
 		r.b[r.n++] = 0x14;
-		CHECK(classify(r.b, r.n, IBUF, &pk) == T13_ALERT &&
+		CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_ALERT &&
 		    pk.alert == UNEXPECTED);
 	}
 	return 1;
@@ -561,7 +561,7 @@ empty_record_in_the_hello_is_unexpected(void)
 {
 	static const size_t cut[] = { 100, 0 };
 	struct buf r = { { 0 }, 0 }, m, e;
-	struct t13_peek pk;
+	struct hello_peek pk;
 
 	hello_hex(&m, BASE);
 	records(&r, &m, cut);
@@ -569,7 +569,7 @@ empty_record_in_the_hello_is_unexpected(void)
 	put(&e, r.b, 105);
 	puthex(&e, "1603030000");		/* an empty record between */
 	put(&e, r.b + 105, r.n - 105);
-	CHECK(classify(e.b, e.n, IBUF, &pk) == T13_ALERT &&
+	CHECK(classify(e.b, e.n, IBUF, &pk) == HELLO_ALERT &&
 	    pk.alert == UNEXPECTED);
 	return 1;
 }
@@ -578,9 +578,9 @@ empty_record_in_the_hello_is_unexpected(void)
 static unsigned
 first_flight_alert(const struct buf *g, size_t n)
 {
-	struct t13_peek pk;
+	struct hello_peek pk;
 
-	if (classify(g->b, n ? n : g->n, IBUF, &pk) != T13_ALERT)
+	if (classify(g->b, n ? n : g->n, IBUF, &pk) != HELLO_ALERT)
 		return 0;
 	return pk.alert;
 }
@@ -623,7 +623,7 @@ record_version_major_not_3_is_protocol_version(void)
 	CHECK(first_flight_alert(&g, 0) == VERSION);
 	g.b[1] = 3;				/* the minor is not looked at */
 	g.b[2] = 0x7f;
-	CHECK(classify(g.b, g.n, IBUF, &(struct t13_peek){ 0 }) == T13_T12);
+	CHECK(classify(g.b, g.n, IBUF, &(struct hello_peek){ 0 }) == HELLO_V12);
 	return 1;
 }
 
@@ -636,8 +636,8 @@ record_over_2_14_is_record_overflow(void)
 	CHECK(first_flight_alert(&g, 0) == 22);
 	g.n = 0;
 	puthex(&g, "1603014000");		/* 2^14 exactly: wait */
-	CHECK(classify(g.b, g.n, IBUF, &(struct t13_peek){ 0 }) ==
-	    T13_NEED_MORE);
+	CHECK(classify(g.b, g.n, IBUF, &(struct hello_peek){ 0 }) ==
+	    HELLO_MORE);
 	return 1;
 }
 
@@ -659,18 +659,18 @@ static int
 hello_too_large_for_the_buffer_is_handshake_failure(void)
 {
 	struct buf r = { { 0 }, 0 };
-	struct t13_peek pk;
+	struct hello_peek pk;
 
 	puthex(&r, openssl_tls13);
-	CHECK(classify(r.b, r.n, r.n, &pk) == T13_T13);
-	CHECK(classify(r.b, 100, r.n - 1, &pk) == T13_ALERT &&
+	CHECK(classify(r.b, r.n, r.n, &pk) == HELLO_V13);
+	CHECK(classify(r.b, 100, r.n - 1, &pk) == HELLO_ALERT &&
 	    pk.alert == FAILURE);
-	CHECK(classify(r.b, 100, r.n, &pk) == T13_NEED_MORE);
+	CHECK(classify(r.b, 100, r.n, &pk) == HELLO_MORE);
 	for (size_t len = 0; len < r.n; len++)
-		CHECK(classify(r.b, len, len, &pk) == T13_ALERT &&
+		CHECK(classify(r.b, len, len, &pk) == HELLO_ALERT &&
 		    pk.alert == FAILURE);
 	r.b[6] = 1;			/* a message of 65,776 bytes */
-	CHECK(classify(r.b, 9, IBUF, &pk) == T13_ALERT && pk.alert == FAILURE);
+	CHECK(classify(r.b, 9, IBUF, &pk) == HELLO_ALERT && pk.alert == FAILURE);
 	return 1;
 }
 
@@ -679,15 +679,15 @@ static int
 hello_longer_than_any_can_be_is_decode_error(void)
 {
 	struct buf r = { { 0 }, 0 };
-	struct t13_peek pk;
+	struct hello_peek pk;
 
 	puthex(&r, openssl_tls13);
 	r.b[6] = 0x02, r.b[7] = 0x01, r.b[8] = 0x44;
-	CHECK(classify(r.b, 9, IBUF, &pk) == T13_ALERT && pk.alert == FAILURE);
+	CHECK(classify(r.b, 9, IBUF, &pk) == HELLO_ALERT && pk.alert == FAILURE);
 	r.b[8] = 0x45;
-	CHECK(classify(r.b, 9, IBUF, &pk) == T13_ALERT && pk.alert == DECODE);
+	CHECK(classify(r.b, 9, IBUF, &pk) == HELLO_ALERT && pk.alert == DECODE);
 	r.b[6] = r.b[7] = r.b[8] = 0xff;
-	CHECK(classify(r.b, 9, IBUF, &pk) == T13_ALERT && pk.alert == DECODE);
+	CHECK(classify(r.b, 9, IBUF, &pk) == HELLO_ALERT && pk.alert == DECODE);
 	return 1;
 }
 
@@ -718,7 +718,7 @@ static int
 every_truncation_is_refused(void)
 {
 	struct buf m, c;
-	struct t13_hello h;
+	struct hello h;
 	size_t ext = 4 + 2 + 32 + 33 + 2 + 36 + 2;	/* python's */
 
 	CHECK(real(python, &m, &h) == 0 && m.b[ext - 1] == 0);
@@ -744,8 +744,8 @@ every_changed_byte_gets_a_clean_answer(void)
 {
 	static const unsigned char to[] = { 0x00, 0x01, 0x20, 0x7f, 0xff };
 	struct buf m, c, r;
-	struct t13_hello h;
-	struct t13_peek pk;
+	struct hello h;
+	struct hello_peek pk;
 	unsigned a;
 	int k;
 
@@ -764,7 +764,7 @@ every_changed_byte_gets_a_clean_answer(void)
 			}
 			records(&r, &c, NULL);
 			k = classify(r.b, r.n, IBUF, &pk);
-			if (a == 0 && k != (h.v13 ? T13_T13 : T13_T12))
+			if (a == 0 && k != (h.v13 ? HELLO_V13 : HELLO_V12))
 				CHECK(!"classifier disagrees");
 		}
 	return 1;
@@ -840,8 +840,8 @@ static int
 crafted_hellos_earn_their_alerts(void)
 {
 	struct buf m, r;
-	struct t13_hello h;
-	struct t13_peek pk;
+	struct hello h;
+	struct hello_peek pk;
 	unsigned a;
 	int k;
 
@@ -856,9 +856,9 @@ crafted_hellos_earn_their_alerts(void)
 		records(&r, &m, NULL);
 		k = classify(r.b, r.n, IBUF, &pk);
 		if (a == 0)
-			CHECK(k == (h.v13 ? T13_T13 : T13_T12));
+			CHECK(k == (h.v13 ? HELLO_V13 : HELLO_V12));
 		if (a == VERSION)
-			CHECK(k == T13_T12);
+			CHECK(k == HELLO_V12);
 	}
 	return 1;
 }
@@ -867,7 +867,7 @@ static int
 legacy_fields_are_checked(void)
 {
 	struct buf m, e = { { 0 }, 0 };
-	struct t13_hello h;
+	struct hello h;
 
 	puthex(&e, BASE);
 	hello(&m, 0x0303, 0, "0100", &e);
@@ -901,8 +901,8 @@ mlkem_and_grease_shares_are_skipped(void)
 {
 	static unsigned char big[1216];
 	struct buf e = { { 0 }, 0 }, m, r;
-	struct t13_hello h;
-	struct t13_peek pk;
+	struct hello h;
+	struct hello_peek pk;
 	unsigned g;
 
 	puthex(&e, "dada0000" SV13 SIGS);
@@ -916,13 +916,13 @@ mlkem_and_grease_shares_are_skipped(void)
 	puthex(&e, "001d0020" X32);
 	hello(&m, 0x0303, 32, "0100", &e);
 	CHECK(parse(m.b, m.n, &h) == 0 && inside(&h, m.n));
-	CHECK(h.shares == T13_GROUP_X25519 && m.b[h.x25519] == 0x11);
+	CHECK(h.shares == HELLO_GROUP_X25519 && m.b[h.x25519] == 0x11);
 	CHECK(h.x25519 == m.n - 32);
-	CHECK(h.groups == (T13_GROUP_X25519 | T13_GROUP_SECP256R1 |
-	    T13_GROUP_SECP384R1));
-	CHECK(t13_choose_group(&h, NULL, 0, &g) == T13_SHARE && g == 0x001d);
+	CHECK(h.groups == (HELLO_GROUP_X25519 | HELLO_GROUP_SECP256R1 |
+	    HELLO_GROUP_SECP384R1));
+	CHECK(hello_choose_group(&h, NULL, 0, &g) == HELLO_SHARE && g == 0x001d);
 	records(&r, &m, NULL);
-	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_T13);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_V13);
 	return 1;
 }
 
@@ -930,7 +930,7 @@ static int
 alpn_names_near_http11_are_not_it(void)
 {
 	struct buf m;
-	struct t13_hello h;
+	struct hello h;
 
 	/* h2, http/1.10, HTTP/1.1, http/1. */
 	hello_hex(&m, BASE "00100020001e" "026832" "09687474702f312e3130"
@@ -946,7 +946,7 @@ static int
 host_names_up_to_255_bytes_pass(void)
 {
 	struct buf e, m;
-	struct t13_hello h;
+	struct hello h;
 
 	for (size_t k = 254; k <= 256; k++) {
 		e.n = 0;
@@ -968,21 +968,21 @@ static int
 no_usable_share_asks_again_or_fails(void)
 {
 	struct buf m;
-	struct t13_hello h;
+	struct hello h;
 	unsigned g = 0;
 
 	hello_hex(&m, SV13 "000a000400020017" "003300020000" SIGS);
 	CHECK(parse(m.b, m.n, &h) == 0);
-	CHECK(t13_choose_group(&h, NULL, 0, &g) == T13_HRR && g == 0x0017);
+	CHECK(hello_choose_group(&h, NULL, 0, &g) == HELLO_HRR && g == 0x0017);
 	hello_hex(&m, SV13 GROUPS "003300020000" SIGS);
 	CHECK(parse(m.b, m.n, &h) == 0);
-	CHECK(t13_choose_group(&h, NULL, 0, &g) == T13_HRR && g == 0x001d);
+	CHECK(hello_choose_group(&h, NULL, 0, &g) == HELLO_HRR && g == 0x001d);
 	hello_hex(&m, SV13 "000a000400020018" "003300020000" SIGS);
 	CHECK(parse(m.b, m.n, &h) == 0);
-	CHECK(t13_choose_group(&h, NULL, 0, &g) == FAILURE);
+	CHECK(hello_choose_group(&h, NULL, 0, &g) == FAILURE);
 	hello_hex(&m, SV13 MODES PSK);		/* PSK without DHE */
 	CHECK(parse(m.b, m.n, &h) == 0);
-	CHECK(t13_choose_group(&h, NULL, 0, &g) == FAILURE);
+	CHECK(hello_choose_group(&h, NULL, 0, &g) == FAILURE);
 	return 1;
 }
 
@@ -995,25 +995,25 @@ server_order_picks_the_group(void)
 	static const unsigned p384_p256[] = { 0x0018, 0x0017 };
 	static const unsigned p384[] = { 0x0018 };
 	struct buf m;
-	struct t13_hello h;
+	struct hello h;
 	unsigned g = 0;
 
 	hello_hex(&m, SV13 GROUPS "0033006b0069001d0020" X32 "00170041" "04"
 	    P64 SIGS);
 	CHECK(parse(m.b, m.n, &h) == 0);
-	CHECK(t13_choose_group(&h, p256_first, 2, &g) == T13_SHARE &&
+	CHECK(hello_choose_group(&h, p256_first, 2, &g) == HELLO_SHARE &&
 	    g == 0x0017);
-	CHECK(t13_choose_group(&h, x_first, 2, &g) == T13_SHARE && g == 0x001d);
-	CHECK(t13_choose_group(&h, p384_p256, 2, &g) == T13_SHARE &&
+	CHECK(hello_choose_group(&h, x_first, 2, &g) == HELLO_SHARE && g == 0x001d);
+	CHECK(hello_choose_group(&h, p384_p256, 2, &g) == HELLO_SHARE &&
 	    g == 0x0017);
-	CHECK(t13_choose_group(&h, p384, 1, &g) == FAILURE);
+	CHECK(hello_choose_group(&h, p384, 1, &g) == FAILURE);
 	/* A share for X25519 only: P-256 first still takes it, no HRR. */
 	hello_hex(&m, BASE);
 	CHECK(parse(m.b, m.n, &h) == 0);
-	CHECK(t13_choose_group(&h, p256_first, 2, &g) == T13_SHARE &&
+	CHECK(hello_choose_group(&h, p256_first, 2, &g) == HELLO_SHARE &&
 	    g == 0x001d);
 	/* Not ours to share: asked for with HRR, in our order. */
-	CHECK(t13_choose_group(&h, p384_p256, 2, &g) == T13_HRR &&
+	CHECK(hello_choose_group(&h, p384_p256, 2, &g) == HELLO_HRR &&
 	    g == 0x0017);
 	return 1;
 }
@@ -1051,7 +1051,7 @@ hello12(struct buf *m, unsigned version, const char *suites,
 
 /* Parse a 1.2 hello with these extensions: the alert, 0 if accepted. */
 static unsigned
-parse12(const char *ext, struct t13_hello *h)
+parse12(const char *ext, struct hello *h)
 {
 	struct buf m;
 
@@ -1063,8 +1063,8 @@ static int
 tls12_hello_without_extensions_is_accepted(void)
 {
 	struct buf m, r;
-	struct t13_hello h;
-	struct t13_peek pk;
+	struct hello h;
+	struct hello_peek pk;
 
 	hello12(&m, 0x0303, SUITES12, "0100", NULL);
 	CHECK(parse(m.b, m.n, &h) == 0 && h.why == NULL);
@@ -1072,7 +1072,7 @@ tls12_hello_without_extensions_is_accepted(void)
 	CHECK(h.suites12 == (T12_SUITE_ECDSA_AES_128_GCM |
 	    T12_SUITE_RSA_AES_128_GCM));
 	records(&r, &m, NULL);
-	CHECK(classify(r.b, r.n, IBUF, &pk) == T13_T12);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_V12);
 	CHECK(pk.max_version == 0x0303 && !pk.sv);
 	return 1;
 }
@@ -1082,7 +1082,7 @@ static int
 tls12_hello_needs_legacy_version_0x0303(void)
 {
 	struct buf m;
-	struct t13_hello h;
+	struct hello h;
 
 	hello12(&m, 0x0302, SUITES12, "0100", NULL);
 	CHECK(parse(m.b, m.n, &h) == VERSION && h.why != NULL);
@@ -1098,11 +1098,11 @@ static int
 supported_versions_without_13_must_list_12(void)
 {
 	struct buf m;
-	struct t13_hello h;
+	struct hello h;
 
 	hello12(&m, 0x0301, SUITES12, "0100", "002b00050403030302");
 	CHECK(parse(m.b, m.n, &h) == 0 && h.v12 && !h.v13);
-	CHECK(h.exts == T13_EXT_SUPPORTED_VERSIONS);
+	CHECK(h.exts == HELLO_EXT_SUPPORTED_VERSIONS);
 	hello12(&m, 0x0303, SUITES12, "0100", "002b00050403020301");
 	CHECK(parse(m.b, m.n, &h) == VERSION && !h.v12);
 	return 1;
@@ -1125,12 +1125,12 @@ tls12_suites_each_have_their_bit(void)
 		{ "00021301", 0 },		/* a 1.3 suite */
 	};
 	struct buf m;
-	struct t13_hello h;
+	struct hello h;
 
 	for (size_t i = 0; i < sizeof(s12) / sizeof(s12[0]); i++) {
 		hello12(&m, 0x0303, s12[i].hex, "0100", NULL);
 		CHECK(parse(m.b, m.n, &h) == 0 && h.suites12 == s12[i].bit);
-		CHECK(h.suites == (i == 7 ? T13_SUITE_AES_128_GCM_SHA256 : 0));
+		CHECK(h.suites == (i == 7 ? HELLO_SUITE_AES_128_GCM_SHA256 : 0));
 	}
 	return 1;
 }
@@ -1140,7 +1140,7 @@ static int
 renegotiation_scsv_is_noted(void)
 {
 	struct buf m;
-	struct t13_hello h;
+	struct hello h;
 
 	hello12(&m, 0x0303, "0004c02b00ff", "0100", NULL);
 	CHECK(parse(m.b, m.n, &h) == 0 && h.reneg_scsv && !h.scsv);
@@ -1157,10 +1157,10 @@ renegotiation_scsv_is_noted(void)
 static int
 renegotiation_info_not_empty_is_noted(void)
 {
-	struct t13_hello h;
+	struct hello h;
 
 	CHECK(parse12("ff01000100", &h) == 0 && !h.reneg_bad);
-	CHECK(h.exts == T13_EXT_RENEGOTIATION_INFO);
+	CHECK(h.exts == HELLO_EXT_RENEGOTIATION_INFO);
 	CHECK(parse12("ff0100030201ff", &h) == 0 && h.reneg_bad);
 	CHECK(parse12("ff0100020201", &h) == DECODE);
 	CHECK(parse12("ff010000", &h) == DECODE);
@@ -1171,10 +1171,10 @@ renegotiation_info_not_empty_is_noted(void)
 static int
 ec_point_formats_uncompressed_is_noted(void)
 {
-	struct t13_hello h;
+	struct hello h;
 
 	CHECK(parse12("000b0004030102" "00", &h) == 0 && h.ecpf_uncompressed);
-	CHECK(h.exts == T13_EXT_EC_POINT_FORMATS);
+	CHECK(h.exts == HELLO_EXT_EC_POINT_FORMATS);
 	CHECK(parse12("000b000302" "0102", &h) == 0 && !h.ecpf_uncompressed);
 	CHECK(parse12("000b000100", &h) == DECODE);
 	CHECK(parse12("000b00020200", &h) == DECODE);
@@ -1185,44 +1185,44 @@ ec_point_formats_uncompressed_is_noted(void)
 static int
 obsolete_group_is_noted_in_tls12(void)
 {
-	struct t13_hello h;
+	struct hello h;
 
 	CHECK(parse12("000a00060004001a0017", &h) == 0 && h.obsolete);
-	CHECK(h.groups == T13_GROUP_SECP256R1);
+	CHECK(h.groups == HELLO_GROUP_SECP256R1);
 	CHECK(parse12("000a00060004001d0017", &h) == 0 && !h.obsolete);
-	CHECK(h.groups == (T13_GROUP_X25519 | T13_GROUP_SECP256R1));
+	CHECK(h.groups == (HELLO_GROUP_X25519 | HELLO_GROUP_SECP256R1));
 	return 1;
 }
 
 static int
 pkcs1_and_sha1_sigalgs_have_their_bits(void)
 {
-	struct t13_hello h;
+	struct hello h;
 
 	CHECK(parse12("000d000c000a" "0401050106010201" "0203", &h) == 0);
-	CHECK(h.sigalgs == (T13_SIG_RSA_PKCS1_SHA256 |
-	    T13_SIG_RSA_PKCS1_SHA384 | T13_SIG_RSA_PKCS1_SHA512 |
-	    T13_SIG_RSA_PKCS1_SHA1 | T13_SIG_ECDSA_SHA1));
+	CHECK(h.sigalgs == (HELLO_SIG_RSA_PKCS1_SHA256 |
+	    HELLO_SIG_RSA_PKCS1_SHA384 | HELLO_SIG_RSA_PKCS1_SHA512 |
+	    HELLO_SIG_RSA_PKCS1_SHA1 | HELLO_SIG_ECDSA_SHA1));
 	CHECK(parse12("000d00040002" "0403", &h) == 0 &&
-	    h.sigalgs == T13_SIG_ECDSA_SECP256R1_SHA256);
+	    h.sigalgs == HELLO_SIG_ECDSA_SECP256R1_SHA256);
 	return 1;
 }
 
 static int
 tls12_extensions_each_have_their_bit(void)
 {
-	struct t13_hello h;
+	struct hello h;
 
 	CHECK(parse12("00170000", &h) == 0 &&
-	    h.exts == T13_EXT_EXTENDED_MASTER_SECRET);
-	CHECK(parse12("00230000", &h) == 0 && h.exts == T13_EXT_SESSION_TICKET);
+	    h.exts == HELLO_EXT_EXTENDED_MASTER_SECRET);
+	CHECK(parse12("00230000", &h) == 0 && h.exts == HELLO_EXT_SESSION_TICKET);
 	CHECK(parse12("00230003010203", &h) == 0 &&
-	    h.exts == T13_EXT_SESSION_TICKET);	/* a ticket: not read */
+	    h.exts == HELLO_EXT_SESSION_TICKET);	/* a ticket: not read */
 	CHECK(parse12("ff01000100" "00170000" "00230000" "000b00020100", &h) ==
 	    0);
-	CHECK(h.exts == (T13_EXT_RENEGOTIATION_INFO |
-	    T13_EXT_EXTENDED_MASTER_SECRET | T13_EXT_SESSION_TICKET |
-	    T13_EXT_EC_POINT_FORMATS));
+	CHECK(h.exts == (HELLO_EXT_RENEGOTIATION_INFO |
+	    HELLO_EXT_EXTENDED_MASTER_SECRET | HELLO_EXT_SESSION_TICKET |
+	    HELLO_EXT_EC_POINT_FORMATS));
 	/* RFC 7627 5.1: extended_master_secret is empty. */
 	CHECK(parse12("0017000100", &h) == DECODE);
 	CHECK(parse12("00170000" "00170000", &h) == ILLEGAL);
@@ -1235,14 +1235,14 @@ static int
 max_fragment_length_is_read(void)
 {
 	struct buf m;
-	struct t13_hello h;
+	struct hello h;
 
 	for (unsigned v = 1; v <= 4; v++) {
 		char ext[16];
 
 		snprintf(ext, sizeof(ext), "000100010%u", v);
 		CHECK(parse12(ext, &h) == 0 && h.mfl == v);
-		CHECK(h.exts == T13_EXT_MAX_FRAGMENT_LENGTH);
+		CHECK(h.exts == HELLO_EXT_MAX_FRAGMENT_LENGTH);
 	}
 	CHECK(parse12("00170000", &h) == 0 && h.mfl == 0);
 	CHECK(parse12("0001000100", &h) == ILLEGAL && h.why != NULL);
@@ -1258,7 +1258,7 @@ static int
 tls12_compression_needs_null_among_methods(void)
 {
 	struct buf m;
-	struct t13_hello h;
+	struct hello h;
 
 	hello12(&m, 0x0303, SUITES12, "020100", NULL);
 	CHECK(parse(m.b, m.n, &h) == 0);
@@ -1274,7 +1274,7 @@ static int
 tls13_compression_must_be_null_alone(void)
 {
 	struct buf m, e = { { 0 }, 0 };
-	struct t13_hello h;
+	struct hello h;
 
 	puthex(&e, BASE);
 	hello(&m, 0x0303, 32, "020100", &e);
@@ -1294,7 +1294,7 @@ static int
 tls12_alpn_with_http11_is_found(void)
 {
 	struct buf m;
-	struct t13_hello h;
+	struct hello h;
 
 	/* ec_point_formats, ALPN h2 and http/1.1, extended_master_secret */
 	hello12(&m, 0x0303, SUITES12, "0100", "000b000201" "00"
@@ -1307,7 +1307,7 @@ tls12_alpn_with_http11_is_found(void)
 static int
 tls12_other_alpn_names_are_not_http11(void)
 {
-	struct t13_hello h;
+	struct hello h;
 
 	CHECK(parse12("00100005000302" "6832", &h) == 0 && !h.alpn_http11);
 	/* http/1.0, http/1.11, HTTP/1.1 */
@@ -1322,7 +1322,7 @@ tls12_other_alpn_names_are_not_http11(void)
 static int
 tls12_malformed_alpn_lists_are_decode_error(void)
 {
-	struct t13_hello h;
+	struct hello h;
 
 	CHECK(parse12("0010000e000b02683208687474702f312e31", &h) == DECODE);
 	CHECK(parse12("0010000e000d02683208687474702f312e31", &h) == DECODE);
@@ -1337,7 +1337,7 @@ tls12_malformed_alpn_lists_are_decode_error(void)
 static int
 two_alpn_extensions_are_illegal(void)
 {
-	struct t13_hello h;
+	struct hello h;
 
 	CHECK(parse12("0010000b000908687474702f312e31"
 	    "0010000b000908687474702f312e31", &h) == ILLEGAL);
@@ -1348,7 +1348,7 @@ static int
 tls12_host_name_passes_with_alpn(void)
 {
 	struct buf m;
-	struct t13_hello h;
+	struct hello h;
 
 	/* Web-UI_1.example.com, then ALPN http/1.1 */
 	hello12(&m, 0x0303, SUITES12, "0100", "00000019001700001457"
@@ -1368,7 +1368,7 @@ tls12_host_name_passes_with_alpn(void)
 static int
 tls12_malformed_sni_lists_are_decode_error(void)
 {
-	struct t13_hello h;
+	struct hello h;
 
 	CHECK(parse12("000000020000", &h) == DECODE);	/* no names */
 	CHECK(parse12("0000000500030000" "00", &h) == DECODE); /* empty */
@@ -1393,7 +1393,7 @@ tls12_names_that_are_not_host_names_are_illegal(void)
 	static const char *const bad[] = { "exa mple.com", "a\x07" "b",
 	    "\x1b[31mx", "caf\xc3\xa9.example", "a/b", "a*b", "x:443" };
 	struct buf e, m;
-	struct t13_hello h;
+	struct hello h;
 	size_t k;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

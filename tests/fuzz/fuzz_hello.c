@@ -1,5 +1,5 @@
 /*
- * fuzz_t13hello.c - libFuzzer target for src/t13hello.c.
+ * fuzz_hello.c - libFuzzer target for src/hello.c.
  *
  * The input is a client's first bytes (seeds: real ClientHellos of
  * both versions from openssl s_client, curl, Python ssl and gnutls-cli,
@@ -18,17 +18,17 @@
  *    (supported_versions lists 0x0303, or without it legacy_version is
  *    0x0303 or more); an ALPN list naming http/1.1 has the name in it;
  *  - classifier and parser agree: a hello the parser accepts, put in
- *    one record, is T13_T13 if it offers 0x0304 and T13_T12 if not, and
+ *    one record, is HELLO_V13 if it offers 0x0304 and HELLO_V12 if not, and
  *    so is a whole hello of one record that the parser accepts;
- *  - a T13_T13 or T13_T12 hello, joined, and put back in one record, is
+ *  - a HELLO_V13 or HELLO_V12 hello, joined, and put back in one record, is
  *    classified, joined and parsed to the same answer;
- *  - t13_defrag stays inside what it is given.
+ *  - hello_defrag stays inside what it is given.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "t13hello.h"
+#include "hello.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -37,7 +37,7 @@ int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 static uint8_t	buf[1 << 17], again[IBUF];
 
 static int
-inside(const struct t13_hello *h, size_t len)
+inside(const struct hello *h, size_t len)
 {
 	const size_t span[][2] = { { h->random, 32 }, { h->sid, h->sid_len },
 	    { h->x25519, h->x25519 ? 32 : 0 },
@@ -56,7 +56,7 @@ inside(const struct t13_hello *h, size_t len)
 
 /* The same parse, field by field (memcmp would compare padding). */
 static int
-same(const struct t13_hello *a, const struct t13_hello *b)
+same(const struct hello *a, const struct hello *b)
 {
 	return a->legacy_version == b->legacy_version &&
 	    a->random == b->random && a->sid == b->sid &&
@@ -89,16 +89,16 @@ has_http11(const uint8_t *p, size_t n)
 
 /* Parse m[0..len): the checks every answer must pass. */
 static unsigned
-parse(const uint8_t *m, size_t len, struct t13_hello *h)
+parse(const uint8_t *m, size_t len, struct hello *h)
 {
-	unsigned a = t13_parse(m, len, h), g;
+	unsigned a = hello_parse(m, len, h), g;
 	size_t comp;
 
 	if ((a != 0 && a != 47 && a != 50 && a != 70 && a != 109) ||
 	    (a != 0) != (h->why != NULL) || !inside(h, len))
 		abort();
 	if (a == 0 && (h->host_len > 255 || h->sid_len > 32 || h->mfl > 4 ||
-	    (h->mfl != 0) != ((h->exts & T13_EXT_MAX_FRAGMENT_LENGTH) != 0)))
+	    (h->mfl != 0) != ((h->exts & HELLO_EXT_MAX_FRAGMENT_LENGTH) != 0)))
 		abort();
 	/* 1.3: the compression methods, after the suites, are {0}. */
 	if (a == 0 && h->v13) {
@@ -107,16 +107,16 @@ parse(const uint8_t *m, size_t len, struct t13_hello *h)
 		if (h->obsolete || m[comp] != 1 || m[comp + 1] != 0)
 			abort();
 	}
-	if (a == 0 && !h->v13 && !(h->exts & T13_EXT_SUPPORTED_VERSIONS ?
+	if (a == 0 && !h->v13 && !(h->exts & HELLO_EXT_SUPPORTED_VERSIONS ?
 	    h->v12 : h->legacy_version >= 0x0303))
 		abort();
 	if (h->alpn_http11 && !has_http11(m + h->alpn, h->alpn_len))
 		abort();
 	if (a == 0) {
-		a = t13_choose_group(h, NULL, 0, &g);
-		if (a == T13_SHARE && !(g == 0x001d ? h->x25519 : h->secp256r1))
+		a = hello_choose_group(h, NULL, 0, &g);
+		if (a == HELLO_SHARE && !(g == 0x001d ? h->x25519 : h->secp256r1))
 			abort();
-		if (a != T13_SHARE && a != T13_HRR && a != 40)
+		if (a != HELLO_SHARE && a != HELLO_HRR && a != 40)
 			abort();
 		a = 0;
 	}
@@ -125,16 +125,16 @@ parse(const uint8_t *m, size_t len, struct t13_hello *h)
 
 /* What the classifier must say of a hello the parser accepted. */
 static int
-version_of(const struct t13_hello *h)
+version_of(const struct hello *h)
 {
-	return h->v13 ? T13_T13 : T13_T12;
+	return h->v13 ? HELLO_V13 : HELLO_V12;
 }
 
 /* m in one record of again[], classified, joined: its answer, or -1. */
 static int
 one_record(const uint8_t *m, size_t n, size_t *joined)
 {
-	struct t13_peek pk;
+	struct hello_peek pk;
 	int c;
 
 	if (n > 16384)
@@ -143,9 +143,9 @@ one_record(const uint8_t *m, size_t n, size_t *joined)
 	again[3] = (uint8_t)(n >> 8);
 	again[4] = (uint8_t)n;
 	memmove(again + 5, m, n);
-	c = t13_classify(again, n + 5, IBUF, &pk);
-	if ((c == T13_T13 || c == T13_T12) && (pk.end != n + 5 ||
-	    (*joined = t13_defrag(again, pk.end)) != n))
+	c = hello_classify(again, n + 5, IBUF, &pk);
+	if ((c == HELLO_V13 || c == HELLO_V12) && (pk.end != n + 5 ||
+	    (*joined = hello_defrag(again, pk.end)) != n))
 		abort();
 	return c;
 }
@@ -153,8 +153,8 @@ one_record(const uint8_t *m, size_t n, size_t *joined)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct t13_peek pk, pk2;
-	struct t13_hello h, h2;
+	struct hello_peek pk, pk2;
+	struct hello h, h2;
 	unsigned a, a2;
 	size_t n, j;
 	int c;
@@ -167,18 +167,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    one_record(data, size, &j) != version_of(&h))
 		abort();
 	/* The input as records. */
-	c = t13_classify(data, size, IBUF, &pk);
-	if (t13_classify(data, size, IBUF, &pk2) != c ||
+	c = hello_classify(data, size, IBUF, &pk);
+	if (hello_classify(data, size, IBUF, &pk2) != c ||
 	    memcmp(&pk, &pk2, sizeof(pk)) != 0)
 		abort();
-	if (c == T13_ALERT && pk.alert != 10 && pk.alert != 22 &&
+	if (c == HELLO_ALERT && pk.alert != 10 && pk.alert != 22 &&
 	    pk.alert != 40 && pk.alert != 50 && pk.alert != 70)
 		abort();
-	if (c == T13_NEED_MORE && (size >= IBUF || pk.want <= size))
+	if (c == HELLO_MORE && (size >= IBUF || pk.want <= size))
 		abort();
 	/* A cut of a whole hello wants more, and no more than it has. */
-	if ((c == T13_T12 || c == T13_T13) &&
-	    (t13_classify(data, pk.end / 2, IBUF, &pk2) != T13_NEED_MORE ||
+	if ((c == HELLO_V12 || c == HELLO_V13) &&
+	    (hello_classify(data, pk.end / 2, IBUF, &pk2) != HELLO_MORE ||
 	    pk2.want <= pk.end / 2 || pk2.want > pk.end))
 		abort();
 	/* The first header is judged first, in this order. */
@@ -192,18 +192,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    data[1] == 3 && data[5] == 1 &&
 	    (size_t)(data[3] << 8 | data[4]) == size - 5 &&
 	    (size_t)(data[6] << 16 | data[7] << 8 | data[8]) == size - 9 &&
-	    t13_parse(data + 5, size - 5, &h) == 0 && c != version_of(&h))
+	    hello_parse(data + 5, size - 5, &h) == 0 && c != version_of(&h))
 		abort();
 	memcpy(buf, data, size);
-	if (c != T13_T13 && c != T13_T12) {
-		if (t13_defrag(buf, size) + 5 > size && size >= 5)
+	if (c != HELLO_V13 && c != HELLO_V12) {
+		if (hello_defrag(buf, size) + 5 > size && size >= 5)
 			abort();
 		return 0;
 	}
-	if (pk.end > size || (c == T13_T13 &&
+	if (pk.end > size || (c == HELLO_V13 &&
 	    (pk.max_version < 0x0304 || !pk.sv)))
 		abort();
-	n = t13_defrag(buf, pk.end);
+	n = hello_defrag(buf, pk.end);
 	if (n + 5 > pk.end || memcmp(buf + pk.end, data + pk.end,
 	    size - pk.end) != 0)
 		abort();
