@@ -10,36 +10,17 @@
  * by a dead process can lose entries but not send a call outside its
  * set.
  *
- * The wipe and the constant-time compare are this module's own (as
- * t13crypto's are) so that it needs nothing beyond the C library.
+ * The wipe and the constant-time compare are wipe.h's, a leaf header,
+ * so that the module still needs nothing beyond the C library.
  */
 #include <string.h>
 
 #include "cache.h"
+#include "wipe.h"
 
 /* No padding: entries are copied whole and wiped whole. */
 _Static_assert(sizeof(struct cache_entry) == 92, "cache_entry has padding");
 _Static_assert(CACHE_WAYS >= 1 && CACHE_WAYS <= 256, "a rank is a byte");
-
-static void
-wipe(void *p, size_t len)
-{
-	volatile unsigned char *v = p;
-
-	while (len-- > 0)
-		*v++ = 0;
-}
-
-/* 1 if the IDs are equal, in constant time. */
-static unsigned
-id_eq(const unsigned char *a, const unsigned char *b)
-{
-	unsigned d = 0;
-
-	for (size_t i = 0; i < CACHE_ID_LEN; i++)
-		d |= a[i] ^ b[i];
-	return 1 & ((d - 1) >> 8);
-}
 
 /* The set of `id`, its number of ways in *ways; NULL if c holds none. */
 static struct cache_entry *
@@ -65,7 +46,7 @@ find(const struct cache_entry *set, unsigned ways, const unsigned char *id)
 	int k = -1;
 
 	for (unsigned i = 0; i < ways; i++)
-		if (id_eq(set[i].id, id) & (set[i].version != 0))
+		if (ct_eq(set[i].id, id, CACHE_ID_LEN) & (set[i].version != 0))
 			k = (int)i;
 	return k;
 }

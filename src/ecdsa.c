@@ -14,7 +14,7 @@
 #include <bearssl.h>
 
 #include "ecdsa.h"
-#include "t13crypto.h"	/* t13_wipe(), the tree's one wipe */
+#include "wipe.h"
 
 /*
  * BEARSSL-INTERNAL(i31): 0.6's prototypes, declared only in its src/inner.h;
@@ -117,12 +117,12 @@ tg_ecdsa_sign_asn1(const br_ec_impl *impl, const br_hash_class *hf,
 	siglen = br_ecdsa_raw_to_asn1(raw, 2 * nlen);
 	memcpy(sig, raw, siglen);
 done:
-	t13_wipe(x, sizeof(x));
-	t13_wipe(m, sizeof(m));
-	t13_wipe(k, sizeof(k));
-	t13_wipe(s, sizeof(s));
-	t13_wipe(t, sizeof(t));
-	t13_wipe(tt, sizeof(tt));
-	t13_wipe(&drbg, sizeof(drbg));
+	wipe(x, sizeof(x));
+	wipe(m, sizeof(m));
+	wipe(k, sizeof(k));
+	wipe(s, sizeof(s));
+	wipe(t, sizeof(t));
+	wipe(tt, sizeof(tt));
+	wipe(&drbg, sizeof(drbg));
 	return siglen;
 }

@@ -88,19 +88,19 @@ suite_aead(unsigned suite)
 	switch (suite) {
 	case BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256:
 	case BR_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256:
-		return T13_AES_128_GCM_SHA256;
+		return SUITE_AES_128_GCM_SHA256;
 	case BR_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384:
 	case BR_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384:
-		return T13_AES_256_GCM_SHA384;
+		return SUITE_AES_256_GCM_SHA384;
 	}
-	return T13_CHACHA20_POLY1305_SHA256;
+	return SUITE_CHACHA20_POLY1305_SHA256;
 }
 
 /* The PRF's hash: SHA-384 for the AES-256 suites (RFC 5289 3.2). */
 static int
 prf384(unsigned suite)
 {
-	return suite_aead(suite) == T13_AES_256_GCM_SHA384;
+	return suite_aead(suite) == SUITE_AES_256_GCM_SHA384;
 }
 
 /* PRF(secret, label, seed1 + seed2) (RFC 5246 5), len bytes. */
@@ -121,14 +121,14 @@ keys(struct eng *c)
 {
 	unsigned char kb[2 * 32 + 2 * 12];
 	int aead = suite_aead(c->ch.suite);
-	size_t klen = aead == T13_AES_128_GCM_SHA256 ? 16 : 32;
-	size_t ivlen = aead == T13_CHACHA20_POLY1305_SHA256 ? 12 : 4;
+	size_t klen = aead == SUITE_AES_128_GCM_SHA256 ? 16 : 32;
+	size_t ivlen = aead == SUITE_CHACHA20_POLY1305_SHA256 ? 12 : 4;
 
 	prf(c, kb, 2 * klen + 2 * ivlen, c->ms, sizeof(c->ms),
 	    "key expansion", c->sr, 32, c->cr, 32);
 	t13_rec_init12(&c->rd, aead, kb, kb + 2 * klen);
 	t13_rec_init12(&c->wr, aead, kb + klen, kb + 2 * klen + ivlen);
-	t13_wipe(kb, sizeof(kb));
+	wipe(kb, sizeof(kb));
 }
 
 /* verify_data of a Finished, over the transcript so far. */
@@ -146,13 +146,13 @@ static unsigned
 group_bit(unsigned g)
 {
 	switch (g) {
-	case T13_X25519:
+	case GROUP_X25519:
 		return HELLO_GROUP_X25519;
-	case T13_SECP256R1:
+	case GROUP_SECP256R1:
 		return HELLO_GROUP_SECP256R1;
-	case T13_SECP384R1:
+	case GROUP_SECP384R1:
 		return HELLO_GROUP_SECP384R1;
-	case T13_SECP521R1:
+	case GROUP_SECP521R1:
 		return HELLO_GROUP_SECP521R1;
 	}
 	return 0;
@@ -165,7 +165,7 @@ group_bit(unsigned g)
 static unsigned
 group12(const struct hello *h, const struct eng_choice *ch)
 {
-	static const unsigned ours[] = { T13_X25519, T13_SECP256R1 };
+	static const unsigned ours[] = { GROUP_X25519, GROUP_SECP256R1 };
 	const unsigned *g = ch->groups != NULL ? ch->groups : ours;
 	size_t n = ch->groups != NULL ? ch->ngroups : 2;
 
@@ -231,7 +231,7 @@ resume(struct eng *c, const unsigned char *m, const struct hello *h,
 		c->sid_len = sizeof(sp.id);
 		suite = sp.suite;
 	}
-	t13_wipe(&sp, sizeof(sp));
+	wipe(&sp, sizeof(sp));
 	return suite;
 }
 
@@ -569,7 +569,7 @@ client_kx(struct eng *c, const unsigned char *m, size_t len)
 	} else
 		prf(c, c->ms, sizeof(c->ms), pms, n, "master secret",
 		    c->cr, 32, c->sr, 32);
-	t13_wipe(pms, sizeof(pms));
+	wipe(pms, sizeof(pms));
 	keys(c);
 	c->phase = c->ncert > 0 ? P_CCV : P_CCS;
 	return 0;
@@ -604,7 +604,7 @@ client_cv(struct eng *c, const unsigned char *m, size_t len)
 		ok = t13_pss_verify(s->dig, &pk->key.rsa, th, m + 8, siglen);
 	else
 		ok = br_rsa_pkcs1_vrfy_get_default()(m + 8, siglen, s->oid, hl,
-		    &pk->key.rsa, out) && t13_ct_eq(out, th, hl);
+		    &pk->key.rsa, out) && ct_eq(out, th, hl);
 	if (!ok) {
 		c->why = BR_ERR_BAD_SIGNATURE;
 		return BR_ALERT_DECRYPT_ERROR;
@@ -623,8 +623,8 @@ client_finished(struct eng *c, const unsigned char *m, size_t len)
 	int ok;
 
 	finished(c, "client finished", want);
-	ok = t13_ct_eq(want, m + 4, FINISHED_LEN);
-	t13_wipe(want, sizeof(want));
+	ok = ct_eq(want, m + 4, FINISHED_LEN);
+	wipe(want, sizeof(want));
 	if (!ok)
 		return BR_ALERT_DECRYPT_ERROR;
 	t13_transcript_add(&c->th, m, len);
@@ -640,7 +640,7 @@ client_finished(struct eng *c, const unsigned char *m, size_t len)
 		sp.suite = c->ch.suite;
 		sp.ems = c->ems;
 		c->ops->save(c->ops->ctx, &sp);
-		t13_wipe(&sp, sizeof(sp));
+		wipe(&sp, sizeof(sp));
 	}
 	c->phase = P_SFIN;
 	return 0;

@@ -51,9 +51,9 @@ enum {
  * PKCS#1 v1.5 certificates CAs sign, which a client then need not avoid.
  */
 static const unsigned cr_sigs[] = {
-	T13_ECDSA_SECP256R1_SHA256, T13_ECDSA_SECP384R1_SHA384,
-	T13_ECDSA_SECP521R1_SHA512, T13_RSA_PSS_RSAE_SHA256,
-	T13_RSA_PSS_RSAE_SHA384, T13_RSA_PSS_RSAE_SHA512,
+	SIG_ECDSA_SECP256R1_SHA256, SIG_ECDSA_SECP384R1_SHA384,
+	SIG_ECDSA_SECP521R1_SHA512, SIG_RSA_PSS_RSAE_SHA256,
+	SIG_RSA_PSS_RSAE_SHA384, SIG_RSA_PSS_RSAE_SHA512,
 };
 #define NSIGS	(sizeof(cr_sigs) / sizeof(cr_sigs[0]))
 
@@ -350,7 +350,7 @@ psk(struct eng *c, const unsigned char *m, const struct hello *h,
 	memcpy(sp.id, m + h->psk_ids + 2, 32);
 	if (!c->ops->load(c->ops->ctx, &sp) || sp.version != TLS13 ||
 	    t13_suite_hash((int)sp.suite) != dig) {
-		t13_wipe(&sp, sizeof(sp));
+		wipe(&sp, sizeof(sp));
 		return 0;
 	}
 	t13_ks_early(&ks, dig, sp.secret, dig_len(dig));
@@ -363,14 +363,14 @@ psk(struct eng *c, const unsigned char *m, const struct hello *h,
 	t13_transcript_add(&t, m, h->psk_binders);
 	t13_transcript_hash(&t, th);
 	t13_finished(dig, key, th, want);
-	ok = b[0] == ks.hlen && t13_ct_eq(want, b + 1, ks.hlen);
+	ok = b[0] == ks.hlen && ct_eq(want, b + 1, ks.hlen);
 	if (ok) {
 		c->ks = ks;
 		c->resumed = 1;
 	}
-	t13_wipe(&sp, sizeof(sp));
-	t13_wipe(key, sizeof(key));
-	t13_wipe(want, sizeof(want));
+	wipe(&sp, sizeof(sp));
+	wipe(key, sizeof(key));
+	wipe(want, sizeof(want));
 	t13_ks_wipe(&ks);
 	return ok ? 0 : BR_ALERT_DECRYPT_ERROR;
 }
@@ -380,11 +380,11 @@ static size_t
 share_at(const struct hello *h, unsigned group)
 {
 	switch (group) {
-	case T13_X25519:
+	case GROUP_X25519:
 		return h->x25519;
-	case T13_SECP256R1:
+	case GROUP_SECP256R1:
 		return h->secp256r1;
-	case T13_SECP384R1:
+	case GROUP_SECP384R1:
 		return h->secp384r1;
 	}
 	return h->secp521r1;
@@ -461,17 +461,17 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 	    t13_kx_len((int)group), dhe);
 	t13_kx_wipe(&c->kx);
 	if (publen == 0 || dhelen == 0) {
-		t13_wipe(dhe, sizeof(dhe));
+		wipe(dhe, sizeof(dhe));
 		return BR_ALERT_ILLEGAL_PARAMETER;
 	}
 	if (server_hello(c, pub, publen) < 0) {
-		t13_wipe(dhe, sizeof(dhe));
+		wipe(dhe, sizeof(dhe));
 		return BR_ALERT_INTERNAL_ERROR;
 	}
 	if (!c->resumed)
 		t13_ks_early(&c->ks, dig, NULL, dig_len(dig));
 	t13_ks_handshake(&c->ks, dhe, dhelen);
-	t13_wipe(dhe, sizeof(dhe));
+	wipe(dhe, sizeof(dhe));
 	t13_transcript_hash(&c->th, th);
 	t13_ks_derive(&c->ks, "c hs traffic", th, c->c_secret);
 	t13_ks_derive(&c->ks, "s hs traffic", th, c->s_secret);
@@ -501,7 +501,7 @@ ticket(struct eng *c)
 	t13_transcript_hash(&c->th, th);
 	t13_ks_derive(&c->ks, "res master", th, res);
 	t13_ticket_psk(c->ks.dig, res, &nonce, 1, sp.secret);
-	t13_wipe(res, sizeof(res));
+	wipe(res, sizeof(res));
 	(*c->rng)->generate(c->rng, sp.id, 32);
 	sp.version = TLS13;
 	sp.suite = c->ch.suite;
@@ -520,7 +520,7 @@ ticket(struct eng *c)
 	tw_close(&w);
 	tw_u16(&w, 0);			/* no early_data: never 0-RTT */
 	tw_close(&w);
-	t13_wipe(&sp, sizeof(sp));
+	wipe(&sp, sizeof(sp));
 	c->nst_owed = tw_len(&w) == 50;
 }
 
@@ -533,12 +533,12 @@ client_finished(struct eng *c, const unsigned char *m, size_t len)
 
 	t13_transcript_hash(&c->th, th);
 	t13_finished(c->ks.dig, c->c_secret, th, want);
-	ok = t13_ct_eq(want, m + 4, c->ks.hlen);
-	t13_wipe(want, sizeof(want));
+	ok = ct_eq(want, m + 4, c->ks.hlen);
+	wipe(want, sizeof(want));
 	if (!ok)
 		return BR_ALERT_DECRYPT_ERROR;
 	memcpy(c->c_secret, c->c_ap, sizeof(c->c_secret));
-	t13_wipe(c->c_ap, sizeof(c->c_ap));
+	wipe(c->c_ap, sizeof(c->c_ap));
 	t13_rec_init(&c->rd, (int)c->ch.suite, c->c_secret);
 	if (c->ops->save != NULL) {
 		t13_transcript_add(&c->th, m, len);

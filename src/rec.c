@@ -560,9 +560,9 @@ eng_wipe(struct eng *c)
 	t13_kx_wipe(&c->kx);
 	t13_rec_wipe(&c->rd);
 	t13_rec_wipe(&c->wr);
-	t13_wipe(c->c_secret, sizeof(c->c_secret));
-	t13_wipe(c->s_secret, sizeof(c->s_secret));
-	t13_wipe(c->c_ap, sizeof(c->c_ap));
-	t13_wipe(c->ms, sizeof(c->ms));
-	t13_wipe(c->msg, sizeof(c->msg));
+	wipe(c->c_secret, sizeof(c->c_secret));
+	wipe(c->s_secret, sizeof(c->s_secret));
+	wipe(c->c_ap, sizeof(c->c_ap));
+	wipe(c->ms, sizeof(c->ms));
+	wipe(c->msg, sizeof(c->msg));
 }

@@ -29,33 +29,13 @@ hash_len(const br_hash_class *dig)
 	    BR_HASHDESC_OUT_MASK;
 }
 
-void
-t13_wipe(void *p, size_t len)
-{
-	volatile unsigned char *v = p;
-
-	while (len-- > 0)
-		*v++ = 0;
-}
-
-int
-t13_ct_eq(const void *a, const void *b, size_t len)
-{
-	const unsigned char *x = a, *y = b;
-	unsigned d = 0;
-
-	for (size_t i = 0; i < len; i++)
-		d |= x[i] ^ y[i];
-	return (int)(1 & ((d - 1) >> 8));
-}
-
 const br_hash_class *
 t13_suite_hash(int suite)
 {
-	if (suite == T13_AES_128_GCM_SHA256 ||
-	    suite == T13_CHACHA20_POLY1305_SHA256)
+	if (suite == SUITE_AES_128_GCM_SHA256 ||
+	    suite == SUITE_CHACHA20_POLY1305_SHA256)
 		return &br_sha256_vtable;
-	return suite == T13_AES_256_GCM_SHA384 ? &br_sha384_vtable : NULL;
+	return suite == SUITE_AES_256_GCM_SHA384 ? &br_sha384_vtable : NULL;
 }
 
 /* out = HMAC(key, data); the HMAC state is wiped. */
@@ -70,8 +50,8 @@ hmac(const br_hash_class *dig, const void *key, size_t keylen,
 	br_hmac_init(&hc, &kc, 0);
 	br_hmac_update(&hc, data, len);
 	br_hmac_out(&hc, out);
-	t13_wipe(&kc, sizeof(kc));
-	t13_wipe(&hc, sizeof(hc));
+	wipe(&kc, sizeof(kc));
+	wipe(&hc, sizeof(hc));
 }
 
 size_t
@@ -125,9 +105,9 @@ t13_expand_label(const br_hash_class *dig, const unsigned char *secret,
 	br_hmac_update(&hc, &c, 1);
 	br_hmac_out(&hc, t);
 	memcpy(out, t, outlen);
-	t13_wipe(t, sizeof(t));
-	t13_wipe(&kc, sizeof(kc));
-	t13_wipe(&hc, sizeof(hc));
+	wipe(t, sizeof(t));
+	wipe(&kc, sizeof(kc));
+	wipe(&hc, sizeof(hc));
 }
 
 void
@@ -192,7 +172,7 @@ t13_ks_handshake(struct t13_ks *ks, const void *dhe, size_t dhelen)
 
 	t13_ks_derive(ks, "derived", NULL, salt);
 	t13_hkdf_extract(ks->dig, salt, ks->hlen, dhe, dhelen, ks->secret);
-	t13_wipe(salt, sizeof(salt));
+	wipe(salt, sizeof(salt));
 }
 
 /* The same with hash-length zeros. */
@@ -220,7 +200,7 @@ t13_ks_derive(const struct t13_ks *ks, const char *label,
 void
 t13_ks_wipe(struct t13_ks *ks)
 {
-	t13_wipe(ks, sizeof(*ks));
+	wipe(ks, sizeof(*ks));
 }
 
 void
@@ -232,7 +212,7 @@ t13_finished(const br_hash_class *dig, const unsigned char *base,
 
 	t13_expand_label(dig, base, "finished", NULL, 0, fk, hlen);
 	hmac(dig, fk, hlen, thash, hlen, out);
-	t13_wipe(fk, sizeof(fk));
+	wipe(fk, sizeof(fk));
 }
 
 void
@@ -251,7 +231,7 @@ t13_next_secret(const br_hash_class *dig, unsigned char *secret)
 
 	t13_expand_label(dig, secret, "traffic upd", NULL, 0, t, hlen);
 	memcpy(secret, t, hlen);
-	t13_wipe(t, sizeof(t));
+	wipe(t, sizeof(t));
 }
 
 void
@@ -274,7 +254,7 @@ rec_keys(struct t13_rec *r, size_t klen)
 	unsigned char key[32];
 	br_ghash gh;
 
-	if (r->suite == T13_CHACHA20_POLY1305_SHA256) {
+	if (r->suite == SUITE_CHACHA20_POLY1305_SHA256) {
 		if ((r->chacha = br_chacha20_sse2_get()) == 0)
 			r->chacha = &br_chacha20_ct_run;
 		if ((r->poly = br_poly1305_ctmulq_get()) == 0)
@@ -289,18 +269,18 @@ rec_keys(struct t13_rec *r, size_t klen)
 	memcpy(key, r->key, sizeof(key));
 	ctr->init(&r->aes.vtable, key, klen);
 	br_gcm_init(&r->gcm, &r->aes.vtable, gh);
-	t13_wipe(key, sizeof(key));
+	wipe(key, sizeof(key));
 }
 
 int
 t13_rec_init(struct t13_rec *r, int suite, const unsigned char *secret)
 {
 	const br_hash_class *dig = t13_suite_hash(suite);
-	size_t klen = suite == T13_AES_128_GCM_SHA256 ? 16 : 32;
+	size_t klen = suite == SUITE_AES_128_GCM_SHA256 ? 16 : 32;
 
 	if (dig == NULL)
 		return 0;
-	t13_wipe(r, sizeof(*r));
+	wipe(r, sizeof(*r));
 	r->suite = suite;
 	t13_traffic_keys(dig, secret, r->key, klen, r->iv);
 	rec_keys(r, klen);
@@ -311,15 +291,15 @@ int
 t13_rec_init12(struct t13_rec *r, int aead, const unsigned char *key,
     const unsigned char *iv)
 {
-	size_t klen = aead == T13_AES_128_GCM_SHA256 ? 16 : 32;
+	size_t klen = aead == SUITE_AES_128_GCM_SHA256 ? 16 : 32;
 
 	if (t13_suite_hash(aead) == NULL)
 		return 0;
-	t13_wipe(r, sizeof(*r));
+	wipe(r, sizeof(*r));
 	r->suite = aead;
 	r->v12 = 1;
 	memcpy(r->key, key, klen);
-	memcpy(r->iv, iv, aead == T13_CHACHA20_POLY1305_SHA256 ? 12 : 4);
+	memcpy(r->iv, iv, aead == SUITE_CHACHA20_POLY1305_SHA256 ? 12 : 4);
 	rec_keys(r, klen);
 	return 1;
 }
@@ -341,7 +321,7 @@ aad12(const struct t13_rec *r, int type, size_t len, unsigned char *a)
 static size_t
 explicit_len(const struct t13_rec *r)
 {
-	return r->suite == T13_CHACHA20_POLY1305_SHA256 ? 0 : 8;
+	return r->suite == SUITE_CHACHA20_POLY1305_SHA256 ? 0 : 8;
 }
 
 size_t
@@ -386,11 +366,11 @@ t13_rec_open12(struct t13_rec *r, unsigned char *rec, size_t reclen,
 	/* The peer's explicit nonce is its own choice (RFC 5288 3). */
 	if (!aead(r, a, 13, x > 0 ? rec + 5 : NULL, rec + 5 + x, k,
 	    rec + 5 + x + k, 0)) {
-		t13_wipe(rec + 5 + x, k);
+		wipe(rec + 5 + x, k);
 		return T13_ERR_MAC;
 	}
 	if (k > T13_PLAIN_MAX) {
-		t13_wipe(rec + 5 + x, k);
+		wipe(rec + 5 + x, k);
 		return T13_ERR_OVERFLOW;
 	}
 	memmove(rec + 5, rec + 5 + x, k);
@@ -421,11 +401,11 @@ aead(struct t13_rec *r, const unsigned char *aad, size_t alen,
 	else
 		for (int i = 0; i < 8; i++)
 			n[11 - i] ^= (unsigned char)(r->seq >> (8 * i));
-	if (r->suite == T13_CHACHA20_POLY1305_SHA256) {
+	if (r->suite == SUITE_CHACHA20_POLY1305_SHA256) {
 		r->poly(r->key, n, data, len, aad, alen, encrypt ? tag : t,
 		    r->chacha, encrypt);
 		if (!encrypt)
-			ok = t13_ct_eq(t, tag, T13_TAG_LEN);
+			ok = ct_eq(t, tag, T13_TAG_LEN);
 	} else {
 		br_gcm_reset(&r->gcm, n, 12);
 		br_gcm_aad_inject(&r->gcm, aad, alen);
@@ -480,11 +460,11 @@ t13_rec_open(struct t13_rec *r, unsigned char *rec, size_t reclen, size_t *len)
 		return T13_ERR_SEQ;
 	n = reclen - 5 - T13_TAG_LEN;
 	if (!aead(r, rec, 5, NULL, p, n, p + n, 0)) {
-		t13_wipe(p, n);
+		wipe(p, n);
 		return T13_ERR_MAC;
 	}
 	if (n > T13_PLAIN_MAX + 1) {
-		t13_wipe(p, n);
+		wipe(p, n);
 		return T13_ERR_OVERFLOW;
 	}
 	/*
@@ -506,20 +486,20 @@ t13_rec_open(struct t13_rec *r, unsigned char *rec, size_t reclen, size_t *len)
 void
 t13_rec_wipe(struct t13_rec *r)
 {
-	t13_wipe(r, sizeof(*r));
+	wipe(r, sizeof(*r));
 }
 
 static int
 group_curve(int group)
 {
 	switch (group) {
-	case T13_X25519:
+	case GROUP_X25519:
 		return BR_EC_curve25519;
-	case T13_SECP256R1:
+	case GROUP_SECP256R1:
 		return BR_EC_secp256r1;
-	case T13_SECP384R1:
+	case GROUP_SECP384R1:
 		return BR_EC_secp384r1;
-	case T13_SECP521R1:
+	case GROUP_SECP521R1:
 		return BR_EC_secp521r1;
 	}
 	return -1;
@@ -529,11 +509,11 @@ size_t
 t13_kx_len(int group)
 {
 	switch (group) {
-	case T13_X25519:
+	case GROUP_X25519:
 		return 32;
-	case T13_SECP256R1:
+	case GROUP_SECP256R1:
 		return 65;
-	case T13_SECP384R1:
+	case GROUP_SECP384R1:
 		return 97;
 	}
 	return 133;
@@ -567,7 +547,7 @@ t13_kx_gen(struct t13_kx *kx, int group, const br_prng_class **rng,
 	    (klen = br_ec_keygen(rng, br_ec_get_default(), NULL, k, curve)) == 0)
 		return 0;
 	n = t13_kx_load(kx, group, k, klen, pub, cap);
-	t13_wipe(k, sizeof(k));
+	wipe(k, sizeof(k));
 	return n;
 }
 
@@ -584,7 +564,7 @@ t13_kx_shared(const struct t13_kx *kx, const unsigned char *peer,
 	if (curve < 0 || peerlen != t13_kx_len(kx->group))
 		return 0;
 	memcpy(p, peer, peerlen);
-	if (kx->group == T13_X25519) {
+	if (kx->group == GROUP_X25519) {
 		ok = ec->mul(p, 32, kx->sk, kx->sklen, curve);
 		/* A small-order share gives zero: refuse it, no branch. */
 		for (size_t i = 0; i < 32; i++)
@@ -598,14 +578,14 @@ t13_kx_shared(const struct t13_kx *kx, const unsigned char *peer,
 	}
 	if (ok)
 		memcpy(out, p + xoff, xlen);
-	t13_wipe(p, sizeof(p));
+	wipe(p, sizeof(p));
 	return ok ? xlen : 0;
 }
 
 void
 t13_kx_wipe(struct t13_kx *kx)
 {
-	t13_wipe(kx, sizeof(*kx));
+	wipe(kx, sizeof(*kx));
 }
 
 /* buf ^= MGF1(seed, len) (RFC 8017 B.2.1). */
@@ -677,9 +657,9 @@ t13_pss_sign(const br_hash_class *dig, const br_rsa_private_key *sk,
 	em[0] &= (unsigned char)(0xFF >> (8 * emlen - embits));
 	em[emlen - 1] = 0xBC;
 	ok = br_rsa_private_get_default()(sig, sk);
-	t13_wipe(salt, sizeof(salt));
+	wipe(salt, sizeof(salt));
 	if (!ok) {
-		t13_wipe(sig, k);
+		wipe(sig, k);
 		return 0;
 	}
 	return k;
@@ -724,7 +704,7 @@ t13_pss_verify(const br_hash_class *dig, const br_rsa_public_key *pk,
 	if (em[dblen - hlen - 1] != 1)
 		return 0;
 	pss_hash(dig, mhash, em + dblen - hlen, h);
-	return t13_ct_eq(h, em + dblen, hlen);
+	return ct_eq(h, em + dblen, hlen);
 }
 
 /*
@@ -735,12 +715,12 @@ static const struct scheme {
 	int			id, curve;
 	const br_hash_class	*dig;
 } schemes[] = {
-	{ T13_ECDSA_SECP256R1_SHA256, BR_EC_secp256r1, &br_sha256_vtable },
-	{ T13_ECDSA_SECP384R1_SHA384, BR_EC_secp384r1, &br_sha384_vtable },
-	{ T13_ECDSA_SECP521R1_SHA512, BR_EC_secp521r1, &br_sha512_vtable },
-	{ T13_RSA_PSS_RSAE_SHA256, -1, &br_sha256_vtable },
-	{ T13_RSA_PSS_RSAE_SHA384, -1, &br_sha384_vtable },
-	{ T13_RSA_PSS_RSAE_SHA512, -1, &br_sha512_vtable },
+	{ SIG_ECDSA_SECP256R1_SHA256, BR_EC_secp256r1, &br_sha256_vtable },
+	{ SIG_ECDSA_SECP384R1_SHA384, BR_EC_secp384r1, &br_sha384_vtable },
+	{ SIG_ECDSA_SECP521R1_SHA512, BR_EC_secp521r1, &br_sha512_vtable },
+	{ SIG_RSA_PSS_RSAE_SHA256, -1, &br_sha256_vtable },
+	{ SIG_RSA_PSS_RSAE_SHA384, -1, &br_sha384_vtable },
+	{ SIG_RSA_PSS_RSAE_SHA512, -1, &br_sha512_vtable },
 };
 
 static const struct scheme *

@@ -15,7 +15,7 @@
  * the caller's fixed-size structs; every struct that holds a secret has
  * a wipe call, and secrets on the stack are wiped before return.
  *
- * Constant time: tags, Finished and binders are compared with t13_ct_eq;
+ * Constant time: tags, Finished and binders are compared with ct_eq;
  * the padding strip reads the whole record; the X25519 zero check does
  * not branch on the secret.  RSA-PSS encoding has no secret-dependent
  * branch (the salt is random, the hash is public).  PKCS#1 v1.5 is not
@@ -31,26 +31,10 @@
 #include <stdint.h>
 #include <bearssl.h>
 
+#include "tlswire.h"	/* SUITE_*, GROUP_*, SIG_* */
+#include "wipe.h"
+
 #define T13_HASH_MAX	48		/* SHA-384 */
-
-/* Cipher suites (B.4). */
-#define T13_AES_128_GCM_SHA256		0x1301
-#define T13_AES_256_GCM_SHA384		0x1302
-#define T13_CHACHA20_POLY1305_SHA256	0x1303
-
-/* Named groups (4.2.7). */
-#define T13_SECP256R1	0x0017
-#define T13_SECP384R1	0x0018
-#define T13_SECP521R1	0x0019
-#define T13_X25519	0x001d
-
-/* Signature schemes (4.2.3). */
-#define T13_ECDSA_SECP256R1_SHA256	0x0403
-#define T13_ECDSA_SECP384R1_SHA384	0x0503
-#define T13_ECDSA_SECP521R1_SHA512	0x0603
-#define T13_RSA_PSS_RSAE_SHA256		0x0804
-#define T13_RSA_PSS_RSAE_SHA384		0x0805
-#define T13_RSA_PSS_RSAE_SHA512		0x0806
 
 /* Record protection. */
 #define T13_TAG_LEN	16
@@ -66,12 +50,6 @@
 
 /* Largest CertificateVerify signature: RSA-4096. */
 #define SIG_LEN_MAX	512
-
-/* Zero `len` bytes at `p` in a way the compiler may not drop. */
-void	t13_wipe(void *p, size_t len);
-
-/* 1 if the `len` bytes at `a` and `b` are equal, in constant time. */
-int	t13_ct_eq(const void *a, const void *b, size_t len);
 
 /* The hash of a suite (SHA-256 or SHA-384), NULL for anything else. */
 const br_hash_class *t13_suite_hash(int suite);
@@ -197,7 +175,7 @@ void	t13_rec_wipe(struct t13_rec *r);
  * explicitly) for AES-GCM, of RFC 7905 (the 12-byte IV XOR the sequence
  * number) for ChaCha20-Poly1305; the AAD is the sequence number, type,
  * version and plaintext length.  t13_rec_init12(): aead is the 1.3 code
- * of the same AEAD (T13_AES_128_GCM_SHA256 for AES-128-GCM...), key and
+ * of the same AEAD (SUITE_AES_128_GCM_SHA256 for AES-128-GCM...), key and
  * iv are from the key block (iv: 4 bytes for GCM, 12 for ChaCha20).
  * t13_rec_seal12(): as t13_rec_seal, the header's type is `type` and
  * there is no inner type.  t13_rec_open12(): the content type is the

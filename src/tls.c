@@ -23,6 +23,7 @@
 #include "hello.h"
 #include "tls.h"
 #include "tlswire.h"
+#include "wipe.h"
 
 /*
  * The session caches, one a service, behind one lock: in static memory,
@@ -83,12 +84,12 @@ cache_now(void)
  */
 static const unsigned suite_ids[][3] = {
 	{ BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
-	    BR_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, T13_AES_128_GCM_SHA256 },
+	    BR_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, SUITE_AES_128_GCM_SHA256 },
 	{ BR_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
-	    BR_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384, T13_AES_256_GCM_SHA384 },
+	    BR_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384, SUITE_AES_256_GCM_SHA384 },
 	{ BR_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
 	    BR_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
-	    T13_CHACHA20_POLY1305_SHA256 },
+	    SUITE_CHACHA20_POLY1305_SHA256 },
 };
 #define NSUITES	(sizeof(suite_ids) / sizeof(suite_ids[0]))
 
@@ -131,7 +132,7 @@ session_load(void *ctx, struct eng_session *s)
 		stats.cache_hits++;
 	} else
 		stats.cache_misses++;
-	memset(&e, 0, sizeof(e));
+	wipe(&e, sizeof(e));
 	return hit;
 }
 
@@ -155,7 +156,7 @@ session_save(void *ctx, const struct eng_session *s)
 	cache_lock();
 	cache_put(&caches->c[t->svc], caches->store, &e);
 	port_unlock(caches->lock);
-	memset(&e, 0, sizeof(e));
+	wipe(&e, sizeof(e));
 }
 
 static void
@@ -415,16 +416,16 @@ scheme13(const struct cred *c, const struct hello *h)
 {
 	static const unsigned ec[][3] = {
 		{ BR_EC_secp256r1, HELLO_SIG_ECDSA_SECP256R1_SHA256,
-		    T13_ECDSA_SECP256R1_SHA256 },
+		    SIG_ECDSA_SECP256R1_SHA256 },
 		{ BR_EC_secp384r1, HELLO_SIG_ECDSA_SECP384R1_SHA384,
-		    T13_ECDSA_SECP384R1_SHA384 },
+		    SIG_ECDSA_SECP384R1_SHA384 },
 		{ BR_EC_secp521r1, HELLO_SIG_ECDSA_SECP521R1_SHA512,
-		    T13_ECDSA_SECP521R1_SHA512 },
+		    SIG_ECDSA_SECP521R1_SHA512 },
 	};
 	static const unsigned pss[][2] = {
-		{ HELLO_SIG_RSA_PSS_RSAE_SHA256, T13_RSA_PSS_RSAE_SHA256 },
-		{ HELLO_SIG_RSA_PSS_RSAE_SHA384, T13_RSA_PSS_RSAE_SHA384 },
-		{ HELLO_SIG_RSA_PSS_RSAE_SHA512, T13_RSA_PSS_RSAE_SHA512 },
+		{ HELLO_SIG_RSA_PSS_RSAE_SHA256, SIG_RSA_PSS_RSAE_SHA256 },
+		{ HELLO_SIG_RSA_PSS_RSAE_SHA384, SIG_RSA_PSS_RSAE_SHA384 },
+		{ HELLO_SIG_RSA_PSS_RSAE_SHA512, SIG_RSA_PSS_RSAE_SHA512 },
 	};
 
 	for (size_t i = 0; i < 3; i++)
@@ -615,9 +616,9 @@ tls_suite_name(unsigned s)
 		    "ECDHE-RSA-AES256-GCM-SHA384" },
 		{ BR_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
 		    "ECDHE-RSA-CHACHA20-POLY1305" },
-		{ T13_AES_128_GCM_SHA256, "TLS_AES_128_GCM_SHA256" },
-		{ T13_AES_256_GCM_SHA384, "TLS_AES_256_GCM_SHA384" },
-		{ T13_CHACHA20_POLY1305_SHA256, "TLS_CHACHA20_POLY1305_SHA256" },
+		{ SUITE_AES_128_GCM_SHA256, "TLS_AES_128_GCM_SHA256" },
+		{ SUITE_AES_256_GCM_SHA384, "TLS_AES_256_GCM_SHA384" },
+		{ SUITE_CHACHA20_POLY1305_SHA256, "TLS_CHACHA20_POLY1305_SHA256" },
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -700,7 +701,7 @@ tls_reseed(void)
 	if (port_entropy(seed, sizeof(seed)) < 0)
 		return -1;
 	br_hmac_drbg_update(&seed_drbg, seed, sizeof(seed));
-	memset(seed, 0, sizeof(seed));
+	wipe(seed, sizeof(seed));
 	return 0;
 }
 

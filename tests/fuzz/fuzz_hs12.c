@@ -109,15 +109,15 @@ static const struct {
 	unsigned	 suite;
 	int		 aead;
 } suites[4] = {
-	{ BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, T13_AES_128_GCM_SHA256 },
-	{ BR_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, T13_AES_256_GCM_SHA384 },
+	{ BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, SUITE_AES_128_GCM_SHA256 },
+	{ BR_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, SUITE_AES_256_GCM_SHA384 },
 	{ BR_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
-	    T13_CHACHA20_POLY1305_SHA256 },
+	    SUITE_CHACHA20_POLY1305_SHA256 },
 	{ BR_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
-	    T13_CHACHA20_POLY1305_SHA256 },
+	    SUITE_CHACHA20_POLY1305_SHA256 },
 };
-static const unsigned groups[4] = { T13_X25519, T13_SECP256R1, T13_SECP384R1,
-    T13_SECP521R1 };
+static const unsigned groups[4] = { GROUP_X25519, GROUP_SECP256R1, GROUP_SECP384R1,
+    GROUP_SECP521R1 };
 static const size_t steps[8] = { 1, 2, 3, 7, 64, 300, 5000, IBUF };
 
 /* The configuration and the harness's view of the connection. */
@@ -189,7 +189,7 @@ get24(const unsigned char *p)
 static int
 prf384(void)
 {
-	return suites[cf.si].aead == T13_AES_256_GCM_SHA384;
+	return suites[cf.si].aead == SUITE_AES_256_GCM_SHA384;
 }
 
 static void
@@ -209,8 +209,8 @@ keys(void)
 {
 	unsigned char kb[2 * 32 + 2 * 12];
 	int aead = suites[cf.si].aead;
-	size_t kl = aead == T13_AES_128_GCM_SHA256 ? 16 : 32;
-	size_t il = aead == T13_CHACHA20_POLY1305_SHA256 ? 12 : 4;
+	size_t kl = aead == SUITE_AES_128_GCM_SHA256 ? 16 : 32;
+	size_t il = aead == SUITE_CHACHA20_POLY1305_SHA256 ? 12 : 4;
 
 	prf(kb, 2 * kl + 2 * il, k.ms, 48, "key expansion", k.sr, 32,
 	    k.cr_rand, 32);
@@ -297,8 +297,8 @@ client_flight(void)
 		sk[i] = (unsigned char)(i + 1);
 	sk[0] = 1;			/* P-521's scalar: below its order */
 	n = t13_kx_load(&k.kx, (int)groups[cf.group], sk,
-	    groups[cf.group] == T13_SECP384R1 ? 48 :
-	    groups[cf.group] == T13_SECP521R1 ? 66 : 32, m + 5,
+	    groups[cf.group] == GROUP_SECP384R1 ? 48 :
+	    groups[cf.group] == GROUP_SECP521R1 ? 66 : 32, m + 5,
 	    sizeof(m) - 5);
 	check(n > 0);
 	m[0] = HT_CLIENT_KEY_EXCHANGE;

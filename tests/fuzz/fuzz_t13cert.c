@@ -79,7 +79,7 @@ start(int known)
 	c.phase = P_CCERT;
 	c.ops = &ops;			/* no session store: no ticket */
 	c.wr_on = c.rd_on = 1;
-	c.ch.suite = T13_AES_128_GCM_SHA256;
+	c.ch.suite = SUITE_AES_128_GCM_SHA256;
 	c.ks.dig = &br_sha256_vtable;
 	c.ks.hlen = 32;
 	t13_transcript_init(&c.th, &br_sha256_vtable);

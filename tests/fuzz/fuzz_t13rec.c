@@ -28,8 +28,8 @@ static struct t13_rec	out, in;
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const int suites[] = { T13_AES_128_GCM_SHA256,
-	    T13_AES_256_GCM_SHA384, T13_CHACHA20_POLY1305_SHA256 };
+	static const int suites[] = { SUITE_AES_128_GCM_SHA256,
+	    SUITE_AES_256_GCM_SHA384, SUITE_CHACHA20_POLY1305_SHA256 };
 	static const unsigned char secret[48] = { 1, 2, 3 };
 	size_t len, pad, n, got, flip;
 	int suite, type, rc;

@@ -32,7 +32,7 @@ static const br_x509_trust_anchor ca = {
 	{ BR_KEYTYPE_EC, { .ec = { 0, NULL, 0 } } },
 };
 
-static const unsigned default_groups[] = { T13_X25519, T13_SECP256R1 };
+static const unsigned default_groups[] = { GROUP_X25519, GROUP_SECP256R1 };
 
 /* TLS 1.2's suites in the order of t13_hello's suites12 bits. */
 static const unsigned suites12[] = {
@@ -149,9 +149,9 @@ choose(void *ctx, const unsigned char *m, const struct hello *h,
 		else if (version == TLS12 && (h->suites12 >> (i + 3 * rsa) & 1))
 			out->suite = suites12[i + 3 * rsa];
 	if (!rsa && (h->sigalgs & HELLO_SIG_ECDSA_SECP256R1_SHA256))
-		out->scheme = T13_ECDSA_SECP256R1_SHA256;
+		out->scheme = SIG_ECDSA_SECP256R1_SHA256;
 	else if (rsa && (h->sigalgs & HELLO_SIG_RSA_PSS_RSAE_SHA256))
-		out->scheme = T13_RSA_PSS_RSAE_SHA256;
+		out->scheme = SIG_RSA_PSS_RSAE_SHA256;
 	else if (rsa && version == TLS12 &&
 	    (h->sigalgs & HELLO_SIG_RSA_PKCS1_SHA256))
 		out->scheme = RSA_PKCS1_SHA256;
@@ -281,10 +281,10 @@ cli_init(struct cli *c, struct srv *s, int v13)
 			c->suites[c->nsuites++] = 0x1301 + (unsigned)i;
 	for (i = 0; i < 6; i++)
 		c->suites[c->nsuites++] = suites12[i];
-	c->groups[0] = T13_X25519;
-	c->groups[1] = T13_SECP256R1;
+	c->groups[0] = GROUP_X25519;
+	c->groups[1] = GROUP_SECP256R1;
 	c->ngroups = 2;
-	c->shares[0] = T13_X25519;
+	c->shares[0] = GROUP_X25519;
 	c->nshares = v13 ? 1 : 0;
 	memcpy(c->sigalgs, sig, sizeof(sig));
 	c->nsigalgs = 4;

@@ -187,15 +187,15 @@ static void
 keys12(struct cli *c)
 {
 	unsigned char kb[2 * 32 + 2 * 12];
-	int aead = T13_CHACHA20_POLY1305_SHA256;
+	int aead = SUITE_CHACHA20_POLY1305_SHA256;
 	size_t kl, il;
 
 	if (c->suite == ECDSA_AES128 || c->suite == RSA_AES128)
-		aead = T13_AES_128_GCM_SHA256;
+		aead = SUITE_AES_128_GCM_SHA256;
 	else if (c->suite == ECDSA_AES256 || c->suite == RSA_AES256)
-		aead = T13_AES_256_GCM_SHA384;
-	kl = aead == T13_AES_128_GCM_SHA256 ? 16 : 32;
-	il = aead == T13_CHACHA20_POLY1305_SHA256 ? 12 : 4;
+		aead = SUITE_AES_256_GCM_SHA384;
+	kl = aead == SUITE_AES_128_GCM_SHA256 ? 16 : 32;
+	il = aead == SUITE_CHACHA20_POLY1305_SHA256 ? 12 : 4;
 
 	prf12(c, kb, 2 * kl + 2 * il, c->ms, 48, "key expansion", c->sr, 32,
 	    c->cr, 32);
@@ -454,7 +454,7 @@ client_flight13(struct cli *c)
 		return -1;
 	if (c->cr_seen && c->cert && c->fault != FAULT_EMPTY_CERT) {
 		cli_th(c, NULL, 0, th);
-		sn = t13_cv_sign(T13_ECDSA_SECP384R1_SHA384, 0, th, hl,
+		sn = t13_cv_sign(SIG_ECDSA_SECP384R1_SHA384, 0, th, hl,
 		    cli_key(), NULL, cli_rng(), cv + 8, sizeof(cv) - 8);
 		if (sn == 0)
 			return cli_fail("CertificateVerify: no signature");
@@ -464,8 +464,8 @@ client_flight13(struct cli *c)
 		cv[1] = 0;
 		cv[2] = 0;
 		cv[3] = (unsigned char)(4 + sn);
-		cv[4] = T13_ECDSA_SECP384R1_SHA384 >> 8;
-		cv[5] = T13_ECDSA_SECP384R1_SHA384 & 0xff;
+		cv[4] = SIG_ECDSA_SECP384R1_SHA384 >> 8;
+		cv[5] = SIG_ECDSA_SECP384R1_SHA384 & 0xff;
 		cv[6] = 0;
 		cv[7] = (unsigned char)sn;
 		if (cli_send_hs(c, cv, 8 + sn) < 0)

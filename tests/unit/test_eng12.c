@@ -103,10 +103,10 @@ static int
 t12_p256_key_exchange(void)
 {
 	start(TLS13, 0);
-	C.groups[0] = T13_SECP256R1;
+	C.groups[0] = GROUP_SECP256R1;
 	C.ngroups = 1;
 	CHECK_OK(cli_connect(&C));
-	CHECK(C.group == T13_SECP256R1);
+	CHECK(C.group == GROUP_SECP256R1);
 	CHECK(app_both_ways(&C));
 	return 1;
 }
@@ -114,15 +114,15 @@ t12_p256_key_exchange(void)
 static int
 t12_p384_key_exchange(void)
 {
-	static const unsigned p384[] = { T13_SECP384R1 };
+	static const unsigned p384[] = { GROUP_SECP384R1 };
 
 	start(TLS13, 0);
 	S.groups = p384;
 	S.ngroups = 1;
-	C.groups[0] = T13_SECP384R1;
+	C.groups[0] = GROUP_SECP384R1;
 	C.ngroups = 1;
 	CHECK_OK(cli_connect(&C));
-	CHECK(C.group == T13_SECP384R1);
+	CHECK(C.group == GROUP_SECP384R1);
 	CHECK(app_both_ways(&C));
 	return 1;
 }
@@ -134,7 +134,7 @@ t12_client_without_supported_groups_gets_p256(void)
 	start(TLS13, 0);
 	C.ngroups = 0;
 	CHECK_OK(cli_connect(&C));
-	CHECK(C.group == T13_SECP256R1);
+	CHECK(C.group == GROUP_SECP256R1);
 	CHECK(app_both_ways(&C));
 	return 1;
 }
@@ -299,11 +299,11 @@ static int
 t12_key_exchange_point_off_the_curve_is_illegal_parameter(void)
 {
 	start(TLS13, 0);
-	C.groups[0] = T13_SECP256R1;
+	C.groups[0] = GROUP_SECP256R1;
 	C.ngroups = 1;
 	C.fault = FAULT_CKE_OFF_CURVE;
 	CHECK(cli_connect(&C) < 0);
-	CHECK(C.group == T13_SECP256R1);
+	CHECK(C.group == GROUP_SECP256R1);
 	CHECK(C.alert == BR_ALERT_ILLEGAL_PARAMETER);
 	CHECK(closed_with(FATAL(BR_ALERT_ILLEGAL_PARAMETER)));
 	return 1;

@@ -17,9 +17,9 @@ handshake13(int cred, unsigned suite)
 	offer(suite);
 	CHECK_OK(cli_connect(&C));
 	CHECK(C.version == TLS13 && C.suite == suite && !C.hrr);
-	CHECK(C.group == T13_X25519);
-	CHECK(C.scheme == (cred == CRED_EC ? T13_ECDSA_SECP256R1_SHA256 :
-	    T13_RSA_PSS_RSAE_SHA256));
+	CHECK(C.group == GROUP_X25519);
+	CHECK(C.scheme == (cred == CRED_EC ? SIG_ECDSA_SECP256R1_SHA256 :
+	    SIG_RSA_PSS_RSAE_SHA256));
 	CHECK(app_both_ways(&C));
 	return 1;
 }
@@ -27,25 +27,25 @@ handshake13(int cred, unsigned suite)
 static int
 t13_ecdsa_aes128gcm_handshake_then_app_data(void)
 {
-	return handshake13(CRED_EC, T13_AES_128_GCM_SHA256);
+	return handshake13(CRED_EC, SUITE_AES_128_GCM_SHA256);
 }
 
 static int
 t13_aes256gcm_sha384(void)
 {
-	return handshake13(CRED_EC, T13_AES_256_GCM_SHA384);
+	return handshake13(CRED_EC, SUITE_AES_256_GCM_SHA384);
 }
 
 static int
 t13_chacha20_poly1305(void)
 {
-	return handshake13(CRED_EC, T13_CHACHA20_POLY1305_SHA256);
+	return handshake13(CRED_EC, SUITE_CHACHA20_POLY1305_SHA256);
 }
 
 static int
 t13_rsa_credential_signs_with_pss(void)
 {
-	return handshake13(CRED_RSA, T13_AES_128_GCM_SHA256);
+	return handshake13(CRED_RSA, SUITE_AES_128_GCM_SHA256);
 }
 
 static int
@@ -111,14 +111,14 @@ t13_ticket_of_another_hash_gets_a_full_handshake(void)
 	struct cli_session t;
 
 	start(TLS13, 1);
-	offer(T13_AES_256_GCM_SHA384);
+	offer(SUITE_AES_256_GCM_SHA384);
 	CHECK_OK(cli_connect(&C));
 	t = C.got;
 	again(TLS13, 1);
-	offer(T13_AES_128_GCM_SHA256);
+	offer(SUITE_AES_128_GCM_SHA256);
 	C.resume = t;
 	CHECK_OK(cli_connect(&C));
-	CHECK(!C.resumed && C.suite == T13_AES_128_GCM_SHA256);
+	CHECK(!C.resumed && C.suite == SUITE_AES_128_GCM_SHA256);
 	CHECK(app_both_ways(&C));
 	return 1;
 }
@@ -188,7 +188,7 @@ t13_unknown_ticket_gets_a_full_handshake(void)
 {
 	start(TLS13, 1);
 	C.resume.on = 1;
-	C.resume.suite = T13_AES_128_GCM_SHA256;
+	C.resume.suite = SUITE_AES_128_GCM_SHA256;
 	memset(C.resume.id, 0x5a, sizeof(C.resume.id));
 	CHECK_OK(cli_connect(&C));
 	CHECK(!C.resumed);
@@ -201,15 +201,15 @@ t13_unknown_ticket_gets_a_full_handshake(void)
 static int
 t13_hrr_when_the_only_share_is_for_a_group_not_taken(void)
 {
-	static const unsigned x25519[] = { T13_X25519 };
+	static const unsigned x25519[] = { GROUP_X25519 };
 
 	start(TLS13, 1);
 	S.groups = x25519;
 	S.ngroups = 1;
-	C.shares[0] = T13_SECP256R1;
+	C.shares[0] = GROUP_SECP256R1;
 	CHECK_OK(cli_connect(&C));
-	CHECK(C.hrr && C.hrr_group == T13_X25519);
-	CHECK(C.group == T13_X25519);
+	CHECK(C.hrr && C.hrr_group == GROUP_X25519);
+	CHECK(C.group == GROUP_X25519);
 	CHECK(app_both_ways(&C));
 	return 1;
 }
@@ -218,11 +218,11 @@ static int
 t13_hrr_for_a_p384_share(void)
 {
 	start(TLS13, 1);
-	C.groups[0] = T13_SECP384R1;
-	C.groups[1] = T13_X25519;
-	C.shares[0] = T13_SECP384R1;
+	C.groups[0] = GROUP_SECP384R1;
+	C.groups[1] = GROUP_X25519;
+	C.shares[0] = GROUP_SECP384R1;
 	CHECK_OK(cli_connect(&C));
-	CHECK(C.hrr && C.group == T13_X25519);
+	CHECK(C.hrr && C.group == GROUP_X25519);
 	CHECK(app_both_ways(&C));
 	return 1;
 }
@@ -231,12 +231,12 @@ t13_hrr_for_a_p384_share(void)
 static int
 t13_second_hello_over_several_records_is_taken(void)
 {
-	static const unsigned x25519[] = { T13_X25519 };
+	static const unsigned x25519[] = { GROUP_X25519 };
 
 	start(TLS13, 1);
 	S.groups = x25519;
 	S.ngroups = 1;
-	C.shares[0] = T13_SECP256R1;
+	C.shares[0] = GROUP_SECP256R1;
 	C.frag = 100;
 	CHECK_OK(cli_connect(&C));
 	CHECK(C.hrr);
@@ -248,7 +248,7 @@ t13_second_hello_over_several_records_is_taken(void)
 static int
 t13_ticket_resumes_after_hrr(void)
 {
-	static const unsigned x25519[] = { T13_X25519 };
+	static const unsigned x25519[] = { GROUP_X25519 };
 	struct cli_session t;
 
 	start(TLS13, 1);
@@ -257,7 +257,7 @@ t13_ticket_resumes_after_hrr(void)
 	again(TLS13, 1);
 	S.groups = x25519;
 	S.ngroups = 1;
-	C.shares[0] = T13_SECP256R1;
+	C.shares[0] = GROUP_SECP256R1;
 	C.resume = t;
 	CHECK_OK(cli_connect(&C));
 	CHECK(C.hrr && C.resumed);
@@ -269,9 +269,9 @@ static int
 t13_p256_share_is_taken_without_hrr(void)
 {
 	start(TLS13, 1);
-	C.shares[0] = T13_SECP256R1;
+	C.shares[0] = GROUP_SECP256R1;
 	CHECK_OK(cli_connect(&C));
-	CHECK(!C.hrr && C.group == T13_SECP256R1);
+	CHECK(!C.hrr && C.group == GROUP_SECP256R1);
 	CHECK(app_both_ways(&C));
 	return 1;
 }

@@ -511,7 +511,7 @@ rfc_run(void)
 		return 0;
 	/* Client Finished: header, then the client's verify_data. */
 	memcpy(R.cfin, "\x14\x00\x00\x20", 4);
-	if (t13_kx_load(&kx, T13_X25519, k, 32, pub, sizeof(pub)) != 32 ||
+	if (t13_kx_load(&kx, GROUP_X25519, k, 32, pub, sizeof(pub)) != 32 ||
 	    t13_kx_shared(&kx, peer, 32, R.shared) != 32)
 		return 0;
 	t13_transcript_init(&t, &br_sha256_vtable);
@@ -544,7 +544,7 @@ rfc8448_x25519_share_and_shared_secret(void)
 	struct t13_kx kx;
 
 	CHECK(unhex(k, 32, sk) == 32);
-	CHECK(t13_kx_load(&kx, T13_X25519, k, 32, pub, sizeof(pub)) == 32);
+	CHECK(t13_kx_load(&kx, GROUP_X25519, k, 32, pub, sizeof(pub)) == 32);
 	CHECK(is_hex(pub, 32,
 	    "c9828876112095fe66762bdbf7c672e156d6cc253b833df1dd69b1b04e751f0f"));
 	CHECK(rfc_run());
@@ -667,7 +667,7 @@ rfc8448_server_flight_seals_to_the_rfc_record(void)
 	size_t n;
 
 	CHECK(rfc_run());
-	CHECK(t13_rec_init(&r, T13_AES_128_GCM_SHA256, R.s_hs));
+	CHECK(t13_rec_init(&r, SUITE_AES_128_GCM_SHA256, R.s_hs));
 	memcpy(buf + 5, R.flight, sizeof(R.flight));
 	n = t13_rec_seal(&r, buf, sizeof(R.flight), sizeof(buf), 22, 0);
 	CHECK(n == 679);
@@ -685,7 +685,7 @@ rfc8448_client_finished_record_opens(void)
 
 	CHECK(rfc_run());
 	CHECK(n == 58);
-	CHECK(t13_rec_init(&r, T13_AES_128_GCM_SHA256, R.c_hs));
+	CHECK(t13_rec_init(&r, SUITE_AES_128_GCM_SHA256, R.c_hs));
 	CHECK(t13_rec_open(&r, buf, n, &len) == 22);
 	CHECK(len == 36 && memcmp(buf + 5, R.cfin, 36) == 0);
 	return 1;
@@ -706,7 +706,7 @@ rfc8448_application_records_in_sequence(void)
 	CHECK(rfc_run());
 	for (int i = 0; i < 50; i++)
 		app[i] = (unsigned char)i;
-	CHECK(t13_rec_init(&in, T13_AES_128_GCM_SHA256, R.s_ap));
+	CHECK(t13_rec_init(&in, SUITE_AES_128_GCM_SHA256, R.s_ap));
 	n = unhex(buf, sizeof(buf), SERVER_APP_REC);
 	CHECK(t13_rec_open(&in, buf, n, &len) == T13_ERR_MAC);
 	n = unhex(buf, sizeof(buf), TICKET_REC);
@@ -719,7 +719,7 @@ rfc8448_application_records_in_sequence(void)
 	CHECK(t13_rec_open(&in, buf, n, &len) == 21);
 	CHECK(len == 2 && buf[5] == 1 && buf[6] == 0);
 
-	CHECK(t13_rec_init(&out, T13_AES_128_GCM_SHA256, R.c_ap));
+	CHECK(t13_rec_init(&out, SUITE_AES_128_GCM_SHA256, R.c_ap));
 	memcpy(buf + 5, app, 50);
 	n = t13_rec_seal(&out, buf, 50, sizeof(buf), 23, 0);
 	CHECK(is_hex(buf, n, CLIENT_APP_REC));
@@ -786,7 +786,7 @@ rfc8448_hello_retry_request_with_p256(void)
 	CHECK(unhex(sk, 32,
 	    "8c510601f9765bfb8ed693449a48989859b5cfa879cb9f5443c41c5ff10634ed")
 	    == 32);
-	CHECK(t13_kx_load(&kx, T13_SECP256R1, sk, 32, pub, sizeof(pub)) == 65);
+	CHECK(t13_kx_load(&kx, GROUP_SECP256R1, sk, 32, pub, sizeof(pub)) == 65);
 	CHECK(is_hex(pub, 65, HRR_SPUB));
 	CHECK(unhex(cpub, 65, HRR_CPUB) == 65);
 	CHECK(t13_kx_shared(&kx, cpub, 65, dhe) == 32);
@@ -815,7 +815,7 @@ rfc8448_hello_retry_request_with_p256(void)
 	t13_traffic_keys(&br_sha256_vtable, s, key, 16, iv);
 	CHECK(is_hex(key, 16, "4646bfac1712c426cd78d8a24a8a6f6b"));
 	CHECK(is_hex(iv, 12, "c7d395c08d62f297d13768ea"));
-	CHECK(t13_rec_init(&r, T13_AES_128_GCM_SHA256, s));
+	CHECK(t13_rec_init(&r, SUITE_AES_128_GCM_SHA256, s));
 	memcpy(buf + 5, fl, sizeof(fl));
 	CHECK(is_hex(buf, t13_rec_seal(&r, buf, sizeof(fl), sizeof(buf), 22, 0),
 	    HRR_FLIGHT_REC));
@@ -903,7 +903,7 @@ static void
 secret_for(int suite, unsigned char *s)
 {
 	for (int i = 0; i < 48; i++)
-		s[i] = (unsigned char)(suite == T13_AES_256_GCM_SHA384 ?
+		s[i] = (unsigned char)(suite == SUITE_AES_256_GCM_SHA384 ?
 		    i : 0x40 + i);
 }
 
@@ -933,13 +933,13 @@ records_match(int suite, const char *rec0, const char *rec1)
 static int
 aes256gcm_sha384_records_match_python(void)
 {
-	return records_match(T13_AES_256_GCM_SHA384, GCM256_REC0, GCM256_REC1);
+	return records_match(SUITE_AES_256_GCM_SHA384, GCM256_REC0, GCM256_REC1);
 }
 
 static int
 chacha20_poly1305_records_match_python(void)
 {
-	return records_match(T13_CHACHA20_POLY1305_SHA256, CHAPOL_REC0,
+	return records_match(SUITE_CHACHA20_POLY1305_SHA256, CHAPOL_REC0,
 	    CHAPOL_REC1);
 }
 
@@ -963,8 +963,8 @@ unknown_suite_is_refused(void)
 static int
 tampered_records_do_not_open(void)
 {
-	static const int suites[] = { T13_AES_128_GCM_SHA256,
-	    T13_AES_256_GCM_SHA384, T13_CHACHA20_POLY1305_SHA256 };
+	static const int suites[] = { SUITE_AES_128_GCM_SHA256,
+	    SUITE_AES_256_GCM_SHA384, SUITE_CHACHA20_POLY1305_SHA256 };
 	static struct t13_rec out, in;
 	static unsigned char good[64];
 	static const size_t at[] = { 0, 2, 4, 5, 12, 19, 20, 35 };
@@ -1005,9 +1005,9 @@ padding_is_stripped_and_zeros_in_content_kept(void)
 	unsigned char s[48];
 	size_t n, len = 0;
 
-	secret_for(T13_AES_256_GCM_SHA384, s);
-	CHECK(t13_rec_init(&out, T13_AES_256_GCM_SHA384, s));
-	CHECK(t13_rec_init(&in, T13_AES_256_GCM_SHA384, s));
+	secret_for(SUITE_AES_256_GCM_SHA384, s);
+	CHECK(t13_rec_init(&out, SUITE_AES_256_GCM_SHA384, s));
+	CHECK(t13_rec_init(&in, SUITE_AES_256_GCM_SHA384, s));
 	memcpy(buf + 5, "ab\0\0", 4);
 	n = t13_rec_seal(&out, buf, 4, sizeof(buf), 23, 300);
 	CHECK(n == 5 + 4 + 1 + 300 + 16);
@@ -1029,9 +1029,9 @@ all_zero_plaintext_is_refused(void)
 	unsigned char s[48];
 	size_t n, len = 0;
 
-	secret_for(T13_CHACHA20_POLY1305_SHA256, s);
-	CHECK(t13_rec_init(&out, T13_CHACHA20_POLY1305_SHA256, s));
-	CHECK(t13_rec_init(&in, T13_CHACHA20_POLY1305_SHA256, s));
+	secret_for(SUITE_CHACHA20_POLY1305_SHA256, s);
+	CHECK(t13_rec_init(&out, SUITE_CHACHA20_POLY1305_SHA256, s));
+	CHECK(t13_rec_init(&in, SUITE_CHACHA20_POLY1305_SHA256, s));
 	memset(buf + 5, 0, 10);
 	n = t13_rec_seal(&out, buf, 10, sizeof(buf), 0, 7);
 	CHECK(n == 5 + 18 + 16);
@@ -1048,9 +1048,9 @@ sequence_number_changes_the_nonce(void)
 	unsigned char s[48];
 	size_t n0, n1, len;
 
-	secret_for(T13_AES_256_GCM_SHA384, s);
-	CHECK(t13_rec_init(&out, T13_AES_256_GCM_SHA384, s));
-	CHECK(t13_rec_init(&in, T13_AES_256_GCM_SHA384, s));
+	secret_for(SUITE_AES_256_GCM_SHA384, s);
+	CHECK(t13_rec_init(&out, SUITE_AES_256_GCM_SHA384, s));
+	CHECK(t13_rec_init(&in, SUITE_AES_256_GCM_SHA384, s));
 	memcpy(r0 + 5, MSG, 14);
 	n0 = t13_rec_seal(&out, r0, 14, sizeof(r0), 23, 0);
 	memcpy(r1 + 5, MSG, 14);
@@ -1076,9 +1076,9 @@ sequence_number_never_wraps(void)
 	unsigned char s[48];
 	size_t n, len;
 
-	secret_for(T13_AES_256_GCM_SHA384, s);
-	CHECK(t13_rec_init(&out, T13_AES_256_GCM_SHA384, s));
-	CHECK(t13_rec_init(&in, T13_AES_256_GCM_SHA384, s));
+	secret_for(SUITE_AES_256_GCM_SHA384, s);
+	CHECK(t13_rec_init(&out, SUITE_AES_256_GCM_SHA384, s));
+	CHECK(t13_rec_init(&in, SUITE_AES_256_GCM_SHA384, s));
 	out.seq = in.seq = UINT64_MAX - 1;
 	n = t13_rec_seal(&out, buf, 3, sizeof(buf), 23, 0);
 	CHECK(n == 25 && out.seq == UINT64_MAX);
@@ -1095,9 +1095,9 @@ record_size_limits(void)
 	unsigned char s[48];
 	size_t n, len;
 
-	secret_for(T13_AES_256_GCM_SHA384, s);
-	CHECK(t13_rec_init(&out, T13_AES_256_GCM_SHA384, s));
-	CHECK(t13_rec_init(&in, T13_AES_256_GCM_SHA384, s));
+	secret_for(SUITE_AES_256_GCM_SHA384, s);
+	CHECK(t13_rec_init(&out, SUITE_AES_256_GCM_SHA384, s));
+	CHECK(t13_rec_init(&in, SUITE_AES_256_GCM_SHA384, s));
 	memset(buf + 5, 'x', T13_PLAIN_MAX);
 	CHECK(t13_rec_seal(&out, buf, T13_PLAIN_MAX, sizeof(buf), 23, 1) == 0);
 	CHECK(t13_rec_seal(&out, buf, 100, 100 + 21, 23, 0) == 0);
@@ -1134,8 +1134,8 @@ ecdhe_shares_agree(void)
 		int	group;
 		size_t	pub, shared;
 	} g[] = {
-		{ T13_X25519, 32, 32 }, { T13_SECP256R1, 65, 32 },
-		{ T13_SECP384R1, 97, 48 }, { T13_SECP521R1, 133, 66 },
+		{ GROUP_X25519, 32, 32 }, { GROUP_SECP256R1, 65, 32 },
+		{ GROUP_SECP384R1, 97, 48 }, { GROUP_SECP521R1, 133, 66 },
 	};
 	unsigned char pa[T13_KX_PUB_MAX], pb[T13_KX_PUB_MAX];
 	unsigned char sa[T13_KX_SHARED_MAX], sb[T13_KX_SHARED_MAX];
@@ -1172,7 +1172,7 @@ x25519_refuses_small_order_and_bad_lengths(void)
 	struct t13_kx kx;
 
 	rng_init();
-	CHECK(t13_kx_gen(&kx, T13_X25519, &rng.vtable, pub, sizeof(pub)) == 32);
+	CHECK(t13_kx_gen(&kx, GROUP_X25519, &rng.vtable, pub, sizeof(pub)) == 32);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		CHECK(unhex(p, 32, bad[i]) == 32);
 		CHECK(t13_kx_shared(&kx, p, 32, s) == 0);
@@ -1191,8 +1191,8 @@ p256_refuses_points_off_the_curve_and_other_forms(void)
 	struct t13_kx a, b;
 
 	rng_init();
-	CHECK(t13_kx_gen(&a, T13_SECP256R1, &rng.vtable, pa, 65) == 65);
-	CHECK(t13_kx_gen(&b, T13_SECP256R1, &rng.vtable, pb, 65) == 65);
+	CHECK(t13_kx_gen(&a, GROUP_SECP256R1, &rng.vtable, pa, 65) == 65);
+	CHECK(t13_kx_gen(&b, GROUP_SECP256R1, &rng.vtable, pb, 65) == 65);
 	CHECK(pb[0] == 4);
 	memcpy(p, pb, 65);
 	p[64] ^= 1;			/* y no longer matches x */
@@ -1270,32 +1270,32 @@ openssl_rsa_pss_signatures_verify(void)
 	cv_thash(th);
 	n = unhex(sig, sizeof(sig), OSSL_PSS2048_SHA256);
 	CHECK(n == 256);
-	CHECK(t13_cv_verify(T13_RSA_PSS_RSAE_SHA256, 1, th, 32, &k2->pk, sig,
+	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k2->pk, sig,
 	    n) == 1);
-	CHECK(t13_cv_verify(T13_RSA_PSS_RSAE_SHA256, 0, th, 32, &k2->pk, sig,
+	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 0, th, 32, &k2->pk, sig,
 	    n) == 0);
-	CHECK(t13_cv_verify(T13_RSA_PSS_RSAE_SHA384, 1, th, 32, &k2->pk, sig,
+	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA384, 1, th, 32, &k2->pk, sig,
 	    n) == 0);
-	CHECK(t13_cv_verify(T13_RSA_PSS_RSAE_SHA512, 1, th, 32, &k2->pk, sig,
+	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA512, 1, th, 32, &k2->pk, sig,
 	    n) == 0);
-	CHECK(t13_cv_verify(T13_RSA_PSS_RSAE_SHA256, 1, th, 31, &k2->pk, sig,
+	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 31, &k2->pk, sig,
 	    n) == 0);
-	CHECK(t13_cv_verify(T13_RSA_PSS_RSAE_SHA256, 1, th, 32, &k1->pk, sig,
+	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k1->pk, sig,
 	    n) == 0);
 	sig[100] ^= 0x10;
-	CHECK(t13_cv_verify(T13_RSA_PSS_RSAE_SHA256, 1, th, 32, &k2->pk, sig,
+	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k2->pk, sig,
 	    n) == 0);
 	/* 1025 bits: the encoded message is one byte shorter than n. */
 	n = unhex(sig, sizeof(sig), OSSL_PSS1025_SHA384);
 	CHECK(n == 129);
-	CHECK(t13_cv_verify(T13_RSA_PSS_RSAE_SHA384, 1, th, 32, &k1->pk, sig,
+	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA384, 1, th, 32, &k1->pk, sig,
 	    n) == 1);
-	CHECK(t13_cv_verify(T13_RSA_PSS_RSAE_SHA384, 1, th, 32, &k1->pk, sig,
+	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA384, 1, th, 32, &k1->pk, sig,
 	    n - 1) == 0);
 	n = unhex(sig, sizeof(sig), OSSL_PSS2048_SHA512);
-	CHECK(t13_cv_verify(T13_RSA_PSS_RSAE_SHA512, 1, th, 32, &k2->pk, sig,
+	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA512, 1, th, 32, &k2->pk, sig,
 	    n) == 1);
-	CHECK(t13_cv_verify(T13_RSA_PSS_RSAE_SHA256, 1, th, 32, &k2->pk, sig,
+	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k2->pk, sig,
 	    n) == 0);
 	return 1;
 }
@@ -1310,9 +1310,9 @@ pkcs1_v15_signature_is_refused(void)
 
 	CHECK(k != NULL && n == 256);
 	cv_thash(th);
-	CHECK(t13_cv_verify(T13_RSA_PSS_RSAE_SHA256, 1, th, 32, &k->pk, sig,
+	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k->pk, sig,
 	    n) == 0);
-	CHECK(t13_cv_verify(T13_ECDSA_SECP256R1_SHA256, 1, th, 32, &k->pk, sig,
+	CHECK(t13_cv_verify(SIG_ECDSA_SECP256R1_SHA256, 1, th, 32, &k->pk, sig,
 	    n) == 0);
 	return 1;
 }
@@ -1328,27 +1328,27 @@ openssl_ecdsa_signatures_verify_with_the_curve_bound(void)
 	cv_thash(th);
 	n = unhex(sig, sizeof(sig), OSSL_ECDSA_P256_SHA256);
 	CHECK(n >= 70);
-	CHECK(t13_cv_verify(T13_ECDSA_SECP256R1_SHA256, 1, th, 32, &k256->pk,
+	CHECK(t13_cv_verify(SIG_ECDSA_SECP256R1_SHA256, 1, th, 32, &k256->pk,
 	    sig, n) == 1);
-	CHECK(t13_cv_verify(T13_ECDSA_SECP256R1_SHA256, 0, th, 32, &k256->pk,
+	CHECK(t13_cv_verify(SIG_ECDSA_SECP256R1_SHA256, 0, th, 32, &k256->pk,
 	    sig, n) == 0);
-	CHECK(t13_cv_verify(T13_ECDSA_SECP384R1_SHA384, 1, th, 32, &k256->pk,
+	CHECK(t13_cv_verify(SIG_ECDSA_SECP384R1_SHA384, 1, th, 32, &k256->pk,
 	    sig, n) == 0);
-	CHECK(t13_cv_verify(T13_RSA_PSS_RSAE_SHA256, 1, th, 32, &k256->pk,
+	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k256->pk,
 	    sig, n) == 0);
 	sig[n - 1] ^= 1;
-	CHECK(t13_cv_verify(T13_ECDSA_SECP256R1_SHA256, 1, th, 32, &k256->pk,
+	CHECK(t13_cv_verify(SIG_ECDSA_SECP256R1_SHA256, 1, th, 32, &k256->pk,
 	    sig, n) == 0);
 	n = unhex(sig, sizeof(sig), OSSL_ECDSA_P384_SHA384);
-	CHECK(t13_cv_verify(T13_ECDSA_SECP384R1_SHA384, 1, th, 32, &k384->pk,
+	CHECK(t13_cv_verify(SIG_ECDSA_SECP384R1_SHA384, 1, th, 32, &k384->pk,
 	    sig, n) == 1);
-	CHECK(t13_cv_verify(T13_ECDSA_SECP256R1_SHA256, 1, th, 32, &k384->pk,
+	CHECK(t13_cv_verify(SIG_ECDSA_SECP256R1_SHA256, 1, th, 32, &k384->pk,
 	    sig, n) == 0);
 	n = unhex(sig, sizeof(sig), OSSL_ECDSA_P521_SHA512);
 	CHECK(key(4) != NULL && n > 130);
-	CHECK(t13_cv_verify(T13_ECDSA_SECP521R1_SHA512, 1, th, 32, &K[4].pk,
+	CHECK(t13_cv_verify(SIG_ECDSA_SECP521R1_SHA512, 1, th, 32, &K[4].pk,
 	    sig, n) == 1);
-	CHECK(t13_cv_verify(T13_ECDSA_SECP384R1_SHA384, 1, th, 32, &K[4].pk,
+	CHECK(t13_cv_verify(SIG_ECDSA_SECP384R1_SHA384, 1, th, 32, &K[4].pk,
 	    sig, n) == 0);
 	return 1;
 }
@@ -1379,12 +1379,12 @@ our_signatures_verify_here_and_are_saved_for_openssl(void)
 		size_t		len;
 		const char	*file;
 	} s[] = {
-		{ 0, T13_RSA_PSS_RSAE_SHA256, 256, "pss2048.sig" },
-		{ 1, T13_RSA_PSS_RSAE_SHA384, 129, "pss1025.sig" },
-		{ 2, T13_ECDSA_SECP256R1_SHA256, 0, "p256.sig" },
-		{ 3, T13_ECDSA_SECP384R1_SHA384, 0, "p384.sig" },
-		{ 4, T13_ECDSA_SECP521R1_SHA512, 0, "p521.sig" },
-		{ 0, T13_RSA_PSS_RSAE_SHA512, 256, "pss2048-512.sig" },
+		{ 0, SIG_RSA_PSS_RSAE_SHA256, 256, "pss2048.sig" },
+		{ 1, SIG_RSA_PSS_RSAE_SHA384, 129, "pss1025.sig" },
+		{ 2, SIG_ECDSA_SECP256R1_SHA256, 0, "p256.sig" },
+		{ 3, SIG_ECDSA_SECP384R1_SHA384, 0, "p384.sig" },
+		{ 4, SIG_ECDSA_SECP521R1_SHA512, 0, "p521.sig" },
+		{ 0, SIG_RSA_PSS_RSAE_SHA512, 256, "pss2048-512.sig" },
 	};
 	unsigned char th[32], cv[130], sig[SIG_LEN_MAX], sig2[SIG_LEN_MAX];
 	size_t n;
@@ -1435,11 +1435,11 @@ signing_refuses_a_key_that_does_not_fit_the_scheme(void)
 	rsa = br_skey_decoder_get_rsa(&r->d);
 	cv_thash(th);
 	rng_init();
-	CHECK(t13_cv_sign(T13_ECDSA_SECP384R1_SHA384, 1, th, 32, ec, NULL,
+	CHECK(t13_cv_sign(SIG_ECDSA_SECP384R1_SHA384, 1, th, 32, ec, NULL,
 	    &rng.vtable, sig, sizeof(sig)) == 0);
-	CHECK(t13_cv_sign(T13_ECDSA_SECP256R1_SHA256, 1, th, 32, NULL, rsa,
+	CHECK(t13_cv_sign(SIG_ECDSA_SECP256R1_SHA256, 1, th, 32, NULL, rsa,
 	    &rng.vtable, sig, sizeof(sig)) == 0);
-	CHECK(t13_cv_sign(T13_RSA_PSS_RSAE_SHA256, 1, th, 32, ec, NULL,
+	CHECK(t13_cv_sign(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, ec, NULL,
 	    &rng.vtable, sig, sizeof(sig)) == 0);
 	CHECK(t13_cv_sign(0x0401, 1, th, 32, ec, rsa, &rng.vtable, sig,
 	    sizeof(sig)) == 0);
@@ -1517,7 +1517,7 @@ pss_verify_refuses_malformed_encodings(void)
 	size_t n;
 
 	cv_thash(th);
-	CHECK(t13_cv_hash(T13_RSA_PSS_RSAE_SHA256, 1, th, 32, mh) == 32);
+	CHECK(t13_cv_hash(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, mh) == 32);
 	for (int i = 0; i < 2; i++) {
 		struct key *k = key(i);
 
@@ -1525,7 +1525,7 @@ pss_verify_refuses_malformed_encodings(void)
 		CHECK(pss_sign_raw(k, mh, PSS_OK, sig, &n));
 		CHECK(t13_pss_verify(&br_sha256_vtable, &k->pk.key.rsa, mh, sig,
 		    n) == 1);
-		CHECK(t13_cv_verify(T13_RSA_PSS_RSAE_SHA256, 1, th, 32, &k->pk,
+		CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k->pk,
 		    sig, n) == 1);
 		for (int flaw = PSS_TOPBIT; flaw <= PSS_TRAILER; flaw++) {
 			if (flaw == PSS_TOPBIT && i == 1)
@@ -1558,11 +1558,11 @@ pss_signs_with_a_1025_bit_key_for_any_salt(void)
 	rng_init();
 	for (int i = 0; i < 16; i++) {
 		th[0] = (unsigned char)i;
-		n = t13_cv_sign(T13_RSA_PSS_RSAE_SHA256, 1, th, 32, NULL,
+		n = t13_cv_sign(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, NULL,
 		    br_skey_decoder_get_rsa(&k->d), &rng.vtable, sig,
 		    sizeof(sig));
 		CHECK(n == 129);
-		CHECK(t13_cv_verify(T13_RSA_PSS_RSAE_SHA256, 1, th, 32, &k->pk,
+		CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k->pk,
 		    sig, n) == 1);
 	}
 	return 1;
@@ -1578,13 +1578,13 @@ ecdsa_verify_binds_the_curve_to_the_hash(void)
 
 	CHECK(k != NULL);
 	cv_thash(th);
-	CHECK(t13_cv_hash(T13_ECDSA_SECP384R1_SHA384, 1, th, 32, h) == 48);
+	CHECK(t13_cv_hash(SIG_ECDSA_SECP384R1_SHA384, 1, th, 32, h) == 48);
 	n = br_ecdsa_i31_sign_asn1(br_ec_get_default(), &br_sha384_vtable, h,
 	    br_skey_decoder_get_ec(&k->d), sig);
 	CHECK(n > 0);
 	CHECK(br_ecdsa_i31_vrfy_asn1(br_ec_get_default(), h, 48,
 	    &k->pk.key.ec, sig, n) == 1);
-	CHECK(t13_cv_verify(T13_ECDSA_SECP384R1_SHA384, 1, th, 32, &k->pk, sig,
+	CHECK(t13_cv_verify(SIG_ECDSA_SECP384R1_SHA384, 1, th, 32, &k->pk, sig,
 	    n) == 0);
 	return 1;
 }
@@ -1601,9 +1601,9 @@ inner_plaintext_over_the_limit_is_overflow(void)
 	unsigned char s[48];
 	size_t len;
 
-	secret_for(T13_AES_256_GCM_SHA384, s);
+	secret_for(SUITE_AES_256_GCM_SHA384, s);
 	for (size_t n = T13_PLAIN_MAX + 1; n <= T13_PLAIN_MAX + 2; n++) {
-		CHECK(t13_rec_init(&r, T13_AES_256_GCM_SHA384, s));
+		CHECK(t13_rec_init(&r, SUITE_AES_256_GCM_SHA384, s));
 		memset(buf + 5, 'y', n);
 		memcpy(buf, "\x17\x03\x03", 3);
 		buf[3] = (unsigned char)((n + 16) >> 8);
@@ -1651,8 +1651,8 @@ static const char CHAPOL_12_REC1[] =
     "170303001ee0b28a97da3094b86a2be90384f823ad583b705f39c0821ca7bd14"
     "43dacb";
 
-static const int aeads12[] = { T13_AES_128_GCM_SHA256,
-    T13_AES_256_GCM_SHA384, T13_CHACHA20_POLY1305_SHA256 };
+static const int aeads12[] = { SUITE_AES_128_GCM_SHA256,
+    SUITE_AES_256_GCM_SHA384, SUITE_CHACHA20_POLY1305_SHA256 };
 
 /* The key and salt / IV of the vectors above, for one AEAD. */
 static int
@@ -1696,21 +1696,21 @@ tls12_records_match_python(int aead, const char *rec0, const char *rec1)
 static int
 tls12_aes128gcm_records_match_python(void)
 {
-	return tls12_records_match_python(T13_AES_128_GCM_SHA256,
+	return tls12_records_match_python(SUITE_AES_128_GCM_SHA256,
 	    GCM128_12_REC0, GCM128_12_REC1);
 }
 
 static int
 tls12_aes256gcm_records_match_python(void)
 {
-	return tls12_records_match_python(T13_AES_256_GCM_SHA384,
+	return tls12_records_match_python(SUITE_AES_256_GCM_SHA384,
 	    GCM256_12_REC0, GCM256_12_REC1);
 }
 
 static int
 tls12_chacha20_poly1305_records_match_python(void)
 {
-	return tls12_records_match_python(T13_CHACHA20_POLY1305_SHA256,
+	return tls12_records_match_python(SUITE_CHACHA20_POLY1305_SHA256,
 	    CHAPOL_12_REC0, CHAPOL_12_REC1);
 }
 
@@ -1730,7 +1730,7 @@ tls12_records_round_trip_for_each_aead(void)
 	for (size_t i = 0; i < sizeof(msg); i++)
 		msg[i] = (unsigned char)(i * 7);
 	for (size_t a = 0; a < 3; a++) {
-		x = aeads12[a] == T13_CHACHA20_POLY1305_SHA256 ? 0 : 8;
+		x = aeads12[a] == SUITE_CHACHA20_POLY1305_SHA256 ? 0 : 8;
 		CHECK(init12(&out, aeads12[a]) && init12(&in, aeads12[a]));
 		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 			n = seal12(&out, msg, sizes[i], 23 - (int)(i % 3));
@@ -1798,7 +1798,7 @@ tls12_gcm_explicit_nonce_is_the_sequence_number(void)
 	unsigned char want[8];
 	size_t n;
 
-	CHECK(init12(&out, T13_AES_256_GCM_SHA384));
+	CHECK(init12(&out, SUITE_AES_256_GCM_SHA384));
 	out.seq = 0x0102030405060708;
 	for (int i = 0; i < 3; i++) {
 		n = seal12(&out, MSG12, 14, 23);
@@ -1809,7 +1809,7 @@ tls12_gcm_explicit_nonce_is_the_sequence_number(void)
 		CHECK(memcmp(buf + 5, want, 8) == 0);
 	}
 	/* ChaCha20-Poly1305 has none (RFC 7905 2). */
-	CHECK(init12(&out, T13_CHACHA20_POLY1305_SHA256));
+	CHECK(init12(&out, SUITE_CHACHA20_POLY1305_SHA256));
 	CHECK(seal12(&out, MSG12, 14, 23) == 5 + 14 + 16);
 	return 1;
 }
@@ -1847,7 +1847,7 @@ tls12_gcm_open_takes_the_peers_explicit_nonce(void)
 	br_gcm_flip(&g);
 	br_gcm_run(&g, 1, buf + 13, 14);
 	br_gcm_get_tag(&g, buf + 27);
-	CHECK(init12(&in, T13_AES_128_GCM_SHA256));
+	CHECK(init12(&in, SUITE_AES_128_GCM_SHA256));
 	CHECK(t13_rec_open12(&in, buf, 43, &len) == 23);
 	CHECK(len == 14 && memcmp(buf + 5, MSG12, 14) == 0);
 	CHECK(in.seq == 1);
@@ -1857,11 +1857,11 @@ tls12_gcm_open_takes_the_peers_explicit_nonce(void)
 static int
 constant_time_compare(void)
 {
-	CHECK(t13_ct_eq("abcd", "abcd", 4) == 1);
-	CHECK(t13_ct_eq("abcd", "abce", 4) == 0);
-	CHECK(t13_ct_eq("\x80", "\x00", 1) == 0);
-	CHECK(t13_ct_eq("\xff", "\xfe", 1) == 0);
-	CHECK(t13_ct_eq("x", "y", 0) == 1);
+	CHECK(ct_eq("abcd", "abcd", 4) == 1);
+	CHECK(ct_eq("abcd", "abce", 4) == 0);
+	CHECK(ct_eq("\x80", "\x00", 1) == 0);
+	CHECK(ct_eq("\xff", "\xfe", 1) == 0);
+	CHECK(ct_eq("x", "y", 0) == 1);
 	return 1;
 }
 
