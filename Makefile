@@ -29,7 +29,7 @@ SAN	= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 
 SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c src/slot.c \
 	  src/forward.c src/pool.c src/http.c src/loop.c src/log.c \
-	  src/der.c src/certgen.c src/plain.c src/t13crypto.c \
+	  src/der.c src/certgen.c src/plain.c src/kdf.c src/recprot.c src/kx.c src/sig.c \
 	  src/hello.c src/cache.c src/rec.c src/hs12.c src/hs13.c \
 	  src/tlswire.c src/ecdsa.c src/proxyin.c src/pend.c \
 	  src/conn.c
@@ -96,19 +96,19 @@ build/unit/asan_test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) \
 	    $(CERTGEN_SRC) $(BEARSSL_LIBS)
 
 # The TLS 1.3 cryptography, against RFC 8448, Python and OpenSSL.
-T13CRYPTO_SRC = src/t13crypto.c src/ecdsa.c
-build/unit/test_t13crypto: tests/unit/test_t13crypto.c tests/unit/unit.h \
-	    $(T13CRYPTO_SRC) src/t13crypto.h src/ecdsa.h $(BEARSSL_DEP)
+TLSCRYPTO_SRC = src/kdf.c src/recprot.c src/kx.c src/sig.c src/ecdsa.c
+build/unit/test_tlscrypto: tests/unit/test_tlscrypto.c tests/unit/unit.h \
+	    $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
-	    $(T13CRYPTO_SRC) $(BEARSSL_LIBS)
+	    $(TLSCRYPTO_SRC) $(BEARSSL_LIBS)
 
-build/unit/asan_test_t13crypto: tests/unit/test_t13crypto.c \
-	    tests/unit/unit.h $(T13CRYPTO_SRC) src/t13crypto.h src/ecdsa.h \
+build/unit/asan_test_tlscrypto: tests/unit/test_tlscrypto.c \
+	    tests/unit/unit.h $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
-	    $(T13CRYPTO_SRC) $(BEARSSL_LIBS)
+	    $(TLSCRYPTO_SRC) $(BEARSSL_LIBS)
 
 # ECDSA signing, byte for byte against BearSSL's.  With a BearSSL source
 # tree at hand, ecdsa.c is first compiled under BearSSL's own inner.h, so
@@ -117,23 +117,23 @@ ECDSA_INNER = $(if $(filter-out system,$(BEARSSL)),$(CC) $(WARN) \
 	$(CPPFLAGS) $(BEARSSL_CFLAGS) -I$(BEARSSL_SRC)/src -include inner.h \
 	-fsyntax-only src/ecdsa.c)
 build/unit/test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
-	    $(T13CRYPTO_SRC) src/t13crypto.h src/ecdsa.h $(BEARSSL_DEP)
+	    $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(ECDSA_INNER)
 	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
-	    $(T13CRYPTO_SRC) $(BEARSSL_LIBS)
+	    $(TLSCRYPTO_SRC) $(BEARSSL_LIBS)
 
 build/unit/asan_test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
-	    $(T13CRYPTO_SRC) src/t13crypto.h src/ecdsa.h $(BEARSSL_DEP)
+	    $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
-	    $(T13CRYPTO_SRC) $(BEARSSL_LIBS)
+	    $(TLSCRYPTO_SRC) $(BEARSSL_LIBS)
 
 # The engine, driven through its API by a scripted client in memory
 # (tests/unit/engclient.h, engtest.h): handshakes, resumption, client
 # certificates, alerts, in milliseconds; test_eng12 and test_eng13.
 ENG_SRC	= src/rec.c src/hs12.c src/hs13.c src/tlswire.c src/hello.c \
-	  $(T13CRYPTO_SRC)
+	  $(TLSCRYPTO_SRC)
 ENG_CLIENT = tests/unit/engclient.c tests/unit/enghs.c
 ENG_DEP	= $(ENG_CLIENT) tests/unit/engclient.h tests/unit/engtest.h \
 	  tests/unit/eng_keys.h tests/unit/unit.h $(ENG_SRC) src/*.h \
@@ -148,30 +148,30 @@ build/unit/asan_test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
 	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(ENG_CLIENT) $(ENG_SRC) $(BEARSSL_LIBS)
 
-# The CertificateVerify signatures test_t13crypto wrote, checked by
+# The CertificateVerify signatures test_tlscrypto wrote, checked by
 # OpenSSL: $(1) signature, $(2) key, $(3) digest and padding.
-T13_PSS	= -sigopt rsa_padding_mode:pss -sigopt rsa_pss_saltlen:
-T13_OSSL = openssl dgst $(3) -prverify tests/unit/t13_$(2).pem \
-	-signature build/unit/t13_$(1).sig build/unit/t13_cv.bin
+CV_PSS	= -sigopt rsa_padding_mode:pss -sigopt rsa_pss_saltlen:
+CV_OSSL = openssl dgst $(3) -prverify tests/unit/key_$(2).pem \
+	-signature build/unit/cv_$(1).sig build/unit/cv_cv.bin
 
 UNIT_BINS = $(UNITS:%=build/unit/test_%) $(UNITS:%=build/unit/asan_test_%) \
 	build/unit/test_workers build/unit/asan_test_workers \
 	build/unit/test_certgen build/unit/asan_test_certgen \
-	build/unit/test_t13crypto build/unit/asan_test_t13crypto \
+	build/unit/test_tlscrypto build/unit/asan_test_tlscrypto \
 	build/unit/test_ecdsa build/unit/asan_test_ecdsa \
 	build/unit/test_eng12 build/unit/asan_test_eng12 \
 	build/unit/test_eng13 build/unit/asan_test_eng13
 unit: $(UNIT_BINS)
-	rm -f build/unit/t13_*.sig build/unit/t13_cv.bin
+	rm -f build/unit/cv_*.sig build/unit/cv_cv.bin
 	for t in $(UNIT_BINS); do \
 		$$t >$$t.log 2>&1; rc=$$?; echo "$$t: $$(tail -1 $$t.log)"; \
 		[ $$rc = 0 ] || { grep -v '^ok' $$t.log; exit 1; }; done
-	$(call T13_OSSL,pss2048,rsa2048,-sha256 $(T13_PSS)32)
-	$(call T13_OSSL,pss1025,rsa1025,-sha384 $(T13_PSS)48)
-	$(call T13_OSSL,p256,p256,-sha256)
-	$(call T13_OSSL,p384,p384,-sha384)
-	$(call T13_OSSL,p521,p521,-sha512)
-	$(call T13_OSSL,pss2048-512,rsa2048,-sha512 $(T13_PSS)64)
+	$(call CV_OSSL,pss2048,rsa2048,-sha256 $(CV_PSS)32)
+	$(call CV_OSSL,pss1025,rsa1025,-sha384 $(CV_PSS)48)
+	$(call CV_OSSL,p256,p256,-sha256)
+	$(call CV_OSSL,p384,p384,-sha384)
+	$(call CV_OSSL,p521,p521,-sha512)
+	$(call CV_OSSL,pss2048-512,rsa2048,-sha512 $(CV_PSS)64)
 
 # The daily loop (a few minutes): build, unit tests, the integration
 # suite on the default build.
@@ -244,7 +244,7 @@ FUZZ_SECONDS ?= 40
 FUZZ_CC	?= clang
 FUZZ_FLAGS = -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined \
 	$(CPPFLAGS)
-FUZZERS	= config der http proxyin slot hello t13rec t13cert hs12
+FUZZERS	= config der http proxyin slot hello recprot t13cert hs12
 
 build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/config.c src/certname.c \
 	    src/proxyin.c port/posix/port.c
@@ -280,10 +280,10 @@ build/fuzz/fuzz_slot: tests/fuzz/fuzz_slot.c tests/fuzz/fakeport.c \
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ \
 	    $(filter %.c,$^) $(BEARSSL_LIBS)
 
-build/fuzz/fuzz_t13rec: tests/fuzz/fuzz_t13rec.c $(T13CRYPTO_SRC) \
-	    src/t13crypto.h src/ecdsa.h $(BEARSSL_DEP)
+build/fuzz/fuzz_recprot: tests/fuzz/fuzz_recprot.c $(TLSCRYPTO_SRC) \
+	    src/tlscrypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(T13CRYPTO_SRC) \
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(TLSCRYPTO_SRC) \
 	    $(BEARSSL_LIBS)
 
 # It includes src/hs13.c for the names of its phases: the engine starts
@@ -332,11 +332,11 @@ $(B)/tlsload: tests/bench/tlsload.c $(BEARSSL_DEP)
 	    tests/bench/tlsload.c $(BEARSSL_LIBS) -lm
 
 # It times tlsgate's ECDSA signer (src/ecdsa.c) beside BearSSL's.
-$(B)/cryptobench: tests/bench/cryptobench.c $(T13CRYPTO_SRC) src/ecdsa.h \
+$(B)/cryptobench: tests/bench/cryptobench.c $(TLSCRYPTO_SRC) src/ecdsa.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -Isrc $(BEARSSL_CFLAGS) -o $@ \
-	    tests/bench/cryptobench.c $(T13CRYPTO_SRC) $(BEARSSL_LIBS)
+	    tests/bench/cryptobench.c $(TLSCRYPTO_SRC) $(BEARSSL_LIBS)
 
 bench-crypto: $(B)/cryptobench
 	$(B)/cryptobench -l '$(BEARSSL) $(BEARSSL_OPT)'

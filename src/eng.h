@@ -12,7 +12,7 @@
  * KeyUpdate), alerts and close_notify.  The server's flight is streamed
  * from the certificate chain a record at a time, whatever the output
  * buffer's size.  The choice of suite, certificate, signature scheme and
- * ALPN is the caller's (eng_ops); the cryptography is t13crypto.c's on
+ * ALPN is the caller's (eng_ops); the cryptography is tlscrypto.h's on
  * BearSSL's primitives, the hello parse hello.c's.
  *
  * Never allocates, never does I/O.  Like BearSSL's engine it decrypts
@@ -34,7 +34,7 @@
 #include <stdint.h>
 #include <bearssl.h>
 
-#include "t13crypto.h"
+#include "tlscrypto.h"
 #include "hello.h"
 
 /* What the caller chose for a hello; see eng_ops. */
@@ -91,10 +91,10 @@ struct eng_piece {
 };
 
 /* The input buffer: a whole record of either version. */
-#define ENG_IBUF_SIZE	(5 + T13_CIPHER_MAX)
+#define ENG_IBUF_SIZE	(5 + RP_CIPHER_MAX)
 
 /* The largest server message built whole: ServerKeyExchange. */
-#define ENG_MSG_MAX	(4 + 4 + T13_KX_PUB_MAX + 4 + SIG_LEN_MAX)
+#define ENG_MSG_MAX	(4 + 4 + KX_PUB_MAX + 4 + SIG_LEN_MAX)
 
 struct eng {
 	unsigned char		*ibuf, *obuf;
@@ -151,21 +151,21 @@ struct eng {
 	size_t			 hs_len, mlen;
 	size_t			 cc_need, cc_left; /* rec.c's CC_* cursor */
 
-	struct t13_transcript	 th;
-	struct t13_ks		 ks;
+	struct th	 th;
+	struct ks		 ks;
 	/* Our ECDHE key lives until the client's share is in; the keys to
 	 * read with come after it. */
 	union {
-		struct t13_kx	 kx;
-		struct t13_rec	 rd;
+		struct kx	 kx;
+		struct rp	 rd;
 	};
-	struct t13_rec		 wr;
+	struct rp		 wr;
 	/* What only one version holds. */
 	union {
 		struct {
-			unsigned char	 c_secret[T13_HASH_MAX];
-			unsigned char	 s_secret[T13_HASH_MAX];
-			unsigned char	 c_ap[T13_HASH_MAX];
+			unsigned char	 c_secret[HASH_MAX];
+			unsigned char	 s_secret[HASH_MAX];
+			unsigned char	 c_ap[HASH_MAX];
 			unsigned char	 nst[64];	/* the ticket message */
 			unsigned char	 ch1[32];	/* what a hello after
 							 * HRR repeats */

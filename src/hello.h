@@ -81,7 +81,7 @@ struct hello_peek {
 	unsigned	max_version;
 	int		sv;
 	int		scsv;
-	size_t		end;		/* T13: bytes the hello's records take */
+	size_t		end;		/* HELLO_V13: bytes the hello's records take */
 	/*
 	 * HELLO_MORE: how many bytes buf must hold before more can be
 	 * judged: the next record header whole, the record under way

@@ -42,7 +42,7 @@ enum {
 };
 
 #define FINISHED_LEN	12	/* verify_data (RFC 5246 7.4.9) */
-#define PMS_MAX		T13_KX_SHARED_MAX
+#define PMS_MAX		KX_SHARED_MAX
 
 /* The signature schemes of TLS 1.2 tlsgate signs and checks with. */
 static const struct sig12 {
@@ -73,12 +73,6 @@ sig_find(unsigned id)
 		if (sigs12[i].id == id)
 			return &sigs12[i];
 	return NULL;
-}
-
-static size_t
-hash_len(const br_hash_class *dig)
-{
-	return dig->desc >> BR_HASHDESC_OUT_OFF & BR_HASHDESC_OUT_MASK;
 }
 
 /* The suite's AEAD, by the TLS 1.3 code of the same AEAD. */
@@ -126,8 +120,8 @@ keys(struct eng *c)
 
 	prf(c, kb, 2 * klen + 2 * ivlen, c->ms, sizeof(c->ms),
 	    "key expansion", c->sr, 32, c->cr, 32);
-	t13_rec_init12(&c->rd, aead, kb, kb + 2 * klen);
-	t13_rec_init12(&c->wr, aead, kb + klen, kb + 2 * klen + ivlen);
+	rp_init12(&c->rd, aead, kb, kb + 2 * klen);
+	rp_init12(&c->wr, aead, kb + klen, kb + 2 * klen + ivlen);
 	wipe(kb, sizeof(kb));
 }
 
@@ -135,8 +129,8 @@ keys(struct eng *c)
 static void
 finished(const struct eng *c, const char *label, unsigned char *out)
 {
-	unsigned char th[T13_HASH_MAX];
-	size_t n = t13_transcript_hash(&c->th, th);
+	unsigned char th[HASH_MAX];
+	size_t n = th_hash(&c->th, th);
 
 	prf(c, out, FINISHED_LEN, c->ms, sizeof(c->ms), label, th, n, NULL, 0);
 }
@@ -281,9 +275,9 @@ hs12_hello(struct eng *c, const unsigned char *m, size_t len,
 	/* RFC 8446 4.1.3: the downgrade sentinel, "DOWNGRD" and 01. */
 	if (c->ops->vmax >= TLS13)
 		memcpy(c->sr + 24, "DOWNGRD\1", 8);
-	t13_transcript_init(&c->th, prf384(c->ch.suite) ? &br_sha384_vtable :
+	th_init(&c->th, prf384(c->ch.suite) ? &br_sha384_vtable :
 	    &br_sha256_vtable);
-	t13_transcript_add(&c->th, m, len);
+	th_add(&c->th, m, len);
 	if (c->resumed)
 		keys(c);
 	c->fl_stage = F_SH;
@@ -331,7 +325,7 @@ sign(struct eng *c, const struct sig12 *s, const unsigned char *hv,
 	if (rsa == NULL)
 		return 0;
 	if (s->pss)
-		return t13_pss_sign(s->dig, rsa, hv, c->rng, sig, cap);
+		return sig_pss_sign(s->dig, rsa, hv, c->rng, sig, cap);
 	if (cap < (rsa->n_bitlen + 7) / 8 || !br_rsa_pkcs1_sign_get_default()(
 	    s->oid, hv, hash_len(s->dig), rsa, sig))
 		return 0;
@@ -354,7 +348,7 @@ server_kx(struct eng *c, struct tw *w)
 	tw_u8(w, 3);				/* named_curve */
 	tw_u16(w, c->group);
 	tw_u8(w, 0);
-	if (w->err || (n = t13_kx_gen(&c->kx, (int)c->group, c->rng,
+	if (w->err || (n = kx_gen(&c->kx, (int)c->group, c->rng,
 	    w->b + w->n, w->cap - w->n)) == 0)
 		return -1;
 	w->b[w->n - 1] = (unsigned char)n;
@@ -535,7 +529,7 @@ server_finished(struct eng *c)
 		eng_fail(c, BR_ALERT_INTERNAL_ERROR);
 		return;
 	}
-	t13_transcript_add(&c->th, m, sizeof(m));
+	th_add(&c->th, m, sizeof(m));
 	c->phase = c->resumed ? P_CCS : P_APP;
 }
 
@@ -552,18 +546,18 @@ hs12_pump(struct eng *c)
 static unsigned
 client_kx(struct eng *c, const unsigned char *m, size_t len)
 {
-	unsigned char pms[PMS_MAX], th[T13_HASH_MAX];
+	unsigned char pms[PMS_MAX], th[HASH_MAX];
 	size_t n, hl;
 
 	if (len < 5 || m[4] != len - 5)
 		return BR_ALERT_DECODE_ERROR;
-	t13_transcript_add(&c->th, m, len);
-	n = t13_kx_shared(&c->kx, m + 5, len - 5, pms);
-	t13_kx_wipe(&c->kx);
+	th_add(&c->th, m, len);
+	n = kx_shared(&c->kx, m + 5, len - 5, pms);
+	kx_wipe(&c->kx);
 	if (n == 0)
 		return BR_ALERT_ILLEGAL_PARAMETER;
 	if (c->ems) {	/* RFC 7627 4: over the session hash */
-		hl = t13_transcript_hash(&c->th, th);
+		hl = th_hash(&c->th, th);
 		prf(c, c->ms, sizeof(c->ms), pms, n, "extended master secret",
 		    th, hl, NULL, 0);
 	} else
@@ -582,7 +576,7 @@ client_cv(struct eng *c, const unsigned char *m, size_t len)
 	const br_x509_class **x = c->ch.x509;
 	const br_x509_pkey *pk = (*x)->get_pkey(x, NULL);
 	const struct sig12 *s;
-	unsigned char th[T13_HASH_MAX], out[64];
+	unsigned char th[HASH_MAX], out[64];
 	size_t hl, siglen;
 	int ok;
 
@@ -595,13 +589,13 @@ client_cv(struct eng *c, const unsigned char *m, size_t len)
 	if (pk == NULL || (s->ec ? pk->key_type != BR_KEYTYPE_EC :
 	    pk->key_type != BR_KEYTYPE_RSA))
 		return BR_ALERT_ILLEGAL_PARAMETER;
-	hl = t13_transcript_hash(&c->th, th);
+	hl = th_hash(&c->th, th);
 	siglen = len - 8;
 	if (s->ec)
 		ok = (int)br_ecdsa_vrfy_asn1_get_default()(br_ec_get_default(),
 		    th, hl, &pk->key.ec, m + 8, siglen);
 	else if (s->pss)
-		ok = t13_pss_verify(s->dig, &pk->key.rsa, th, m + 8, siglen);
+		ok = sig_pss_verify(s->dig, &pk->key.rsa, th, m + 8, siglen);
 	else
 		ok = br_rsa_pkcs1_vrfy_get_default()(m + 8, siglen, s->oid, hl,
 		    &pk->key.rsa, out) && ct_eq(out, th, hl);
@@ -609,7 +603,7 @@ client_cv(struct eng *c, const unsigned char *m, size_t len)
 		c->why = BR_ERR_BAD_SIGNATURE;
 		return BR_ALERT_DECRYPT_ERROR;
 	}
-	t13_transcript_add(&c->th, m, len);
+	th_add(&c->th, m, len);
 	c->phase = P_CCS;
 	return 0;
 }
@@ -627,7 +621,7 @@ client_finished(struct eng *c, const unsigned char *m, size_t len)
 	wipe(want, sizeof(want));
 	if (!ok)
 		return BR_ALERT_DECRYPT_ERROR;
-	t13_transcript_add(&c->th, m, len);
+	th_add(&c->th, m, len);
 	if (c->resumed) {
 		c->phase = P_APP;
 		return 0;
@@ -654,7 +648,7 @@ hs12_head(struct eng *c)
 		size_t		min, max;
 	} want[] = {
 		{ P_CCERT, HT_CERTIFICATE, 3, 0xffffff },
-		{ P_CKE, HT_CLIENT_KEY_EXCHANGE, 2, 1 + T13_KX_PUB_MAX },
+		{ P_CKE, HT_CLIENT_KEY_EXCHANGE, 2, 1 + KX_PUB_MAX },
 		{ P_CCV, HT_CERTIFICATE_VERIFY, 4, 4 + SIG_LEN_MAX },
 		{ P_FIN, HT_FINISHED, FINISHED_LEN, FINISHED_LEN },
 		/* Renegotiation: the hello is read, dropped, answered. */
@@ -670,7 +664,7 @@ hs12_head(struct eng *c)
 	if (c->mlen < want[i].min || c->mlen > want[i].max)
 		return BR_ALERT_DECODE_ERROR;
 	if (c->msg[0] == HT_CERTIFICATE) {
-		t13_transcript_add(&c->th, c->msg, 4);
+		th_add(&c->th, c->msg, 4);
 		eng_cert_start(c);
 	} else if (c->msg[0] == HT_CLIENT_HELLO) {
 		c->skip = 1;
@@ -714,10 +708,10 @@ hs12_record(struct eng *c)
 
 	c->ipos = 0;
 	if (c->rd_on) {
-		type = t13_rec_open12(&c->rd, r, len + 5, &len);
-		if (type == T13_ERR_MAC)
+		type = rp_open12(&c->rd, r, len + 5, &len);
+		if (type == RP_ERR_MAC)
 			return eng_refuse(c, BR_ALERT_BAD_RECORD_MAC, "bad-mac");
-		if (type == T13_ERR_OVERFLOW)
+		if (type == RP_ERR_OVERFLOW)
 			return BR_ALERT_RECORD_OVERFLOW;
 		if (type < 0)
 			return BR_ALERT_INTERNAL_ERROR;

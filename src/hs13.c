@@ -33,12 +33,6 @@ static const unsigned char hrr_random[32] = {
 	0x07, 0x9e, 0x09, 0xe2, 0xc8, 0xa8, 0x33, 0x9c,
 };
 
-static size_t
-dig_len(const br_hash_class *dig)
-{
-	return dig->desc >> BR_HASHDESC_OUT_OFF & BR_HASHDESC_OUT_MASK;
-}
-
 /* The flight's pieces, in order (fl_stage). */
 enum {
 	F_EE, F_CR, F_CA_LEN, F_CA_DN, F_CERT, F_CERT_LEN, F_CERT_DER,
@@ -82,7 +76,7 @@ ca_names_len(const struct eng_choice *ch)
 int
 hs13_piece(struct eng *c)
 {
-	unsigned char th[T13_HASH_MAX];
+	unsigned char th[HASH_MAX];
 	const unsigned char *s = c->msg;
 	size_t n, total, i;
 	struct tw w;
@@ -171,8 +165,8 @@ hs13_piece(struct eng *c)
 			next = F_CERT_LEN;
 		break;
 	case F_CV:	/* CertificateVerify over the transcript so far */
-		t13_transcript_hash(&c->th, th);
-		n = t13_cv_sign((int)c->ch.scheme, 1, th, c->ks.hlen,
+		th_hash(&c->th, th);
+		n = sig_cv_sign((int)c->ch.scheme, 1, th, c->ks.hlen,
 		    c->ch.ec, c->ch.rsa, c->rng, c->msg + 8,
 		    sizeof(c->msg) - 8);
 		if (n == 0)
@@ -184,9 +178,9 @@ hs13_piece(struct eng *c)
 		tw_close(&w);
 		break;
 	case F_FIN:
-		t13_transcript_hash(&c->th, th);
+		th_hash(&c->th, th);
 		tw_msg(&w, HT_FINISHED);
-		t13_finished(c->ks.dig, c->s_secret, th, c->msg + 4);
+		ks_finished(c->ks.dig, c->s_secret, th, c->msg + 4);
 		w.n += c->ks.hlen;
 		tw_close(&w);
 		break;
@@ -205,13 +199,13 @@ hs13_piece(struct eng *c)
 void
 hs13_flight_done(struct eng *c)
 {
-	unsigned char th[T13_HASH_MAX];
+	unsigned char th[HASH_MAX];
 
-	t13_transcript_hash(&c->th, th);
-	t13_ks_master(&c->ks);
-	t13_ks_derive(&c->ks, "s ap traffic", th, c->s_secret);
-	t13_ks_derive(&c->ks, "c ap traffic", th, c->c_ap);
-	t13_rec_init(&c->wr, (int)c->ch.suite, c->s_secret);
+	th_hash(&c->th, th);
+	ks_master(&c->ks);
+	ks_derive(&c->ks, "s ap traffic", th, c->s_secret);
+	ks_derive(&c->ks, "c ap traffic", th, c->c_ap);
+	rp_init(&c->wr, (int)c->ch.suite, c->s_secret);
 	c->phase = c->ch.x509 != NULL && !c->resumed ? P_CCERT : P_FIN;
 }
 
@@ -232,8 +226,8 @@ hs13_pump(struct eng *c)
 		tw_u8(&w, 0);		/* update_not_requested */
 		tw_close(&w);
 		if (eng_put_record(c, CT_HANDSHAKE, m, tw_len(&w)) == 0) {
-			t13_next_secret(c->ks.dig, c->s_secret);
-			t13_rec_init(&c->wr, (int)c->ch.suite, c->s_secret);
+			ks_next_secret(c->ks.dig, c->s_secret);
+			rp_init(&c->wr, (int)c->ch.suite, c->s_secret);
 			c->ku_owed = 0;
 		}
 	}
@@ -243,7 +237,7 @@ hs13_pump(struct eng *c)
 static int
 server_hello(struct eng *c, const unsigned char *pub, size_t publen)
 {
-	unsigned char m[4 + 2 + 32 + 33 + 3 + 2 + 6 + 8 + T13_KX_PUB_MAX + 6];
+	unsigned char m[4 + 2 + 32 + 33 + 3 + 2 + 6 + 8 + KX_PUB_MAX + 6];
 	unsigned char r[32];
 	struct tw w;
 	size_t n;
@@ -283,7 +277,7 @@ server_hello(struct eng *c, const unsigned char *pub, size_t publen)
 	tw_close(&w);
 	if ((n = tw_len(&w)) == 0)
 		return -1;
-	t13_transcript_add(&c->th, m, n);
+	th_add(&c->th, m, n);
 	if (eng_put_record(c, CT_HANDSHAKE, m, n) < 0)
 		return -1;
 	/* Middlebox compatibility (RFC 8446 D.4): one CCS, after the first. */
@@ -338,9 +332,9 @@ psk(struct eng *c, const unsigned char *m, const struct hello *h,
 {
 	const unsigned char *b = m + h->psk_binders + 2;
 	struct eng_session sp;
-	struct t13_transcript t;
-	struct t13_ks ks;
-	unsigned char key[T13_HASH_MAX], th[T13_HASH_MAX], want[T13_HASH_MAX];
+	struct th t;
+	struct ks ks;
+	unsigned char key[HASH_MAX], th[HASH_MAX], want[HASH_MAX];
 	int ok;
 
 	if (c->ops->load == NULL || !(h->exts & HELLO_EXT_PRE_SHARED_KEY) ||
@@ -349,20 +343,20 @@ psk(struct eng *c, const unsigned char *m, const struct hello *h,
 	memset(&sp, 0, sizeof(sp));
 	memcpy(sp.id, m + h->psk_ids + 2, 32);
 	if (!c->ops->load(c->ops->ctx, &sp) || sp.version != TLS13 ||
-	    t13_suite_hash((int)sp.suite) != dig) {
+	    ks_suite_hash((int)sp.suite) != dig) {
 		wipe(&sp, sizeof(sp));
 		return 0;
 	}
-	t13_ks_early(&ks, dig, sp.secret, dig_len(dig));
-	t13_ks_derive(&ks, "res binder", NULL, key);
+	ks_early(&ks, dig, sp.secret, hash_len(dig));
+	ks_derive(&ks, "res binder", NULL, key);
 	/* After HRR the binder covers the first hello's hash and HRR too. */
 	if (c->hrr)
 		t = c->th;
 	else
-		t13_transcript_init(&t, dig);
-	t13_transcript_add(&t, m, h->psk_binders);
-	t13_transcript_hash(&t, th);
-	t13_finished(dig, key, th, want);
+		th_init(&t, dig);
+	th_add(&t, m, h->psk_binders);
+	th_hash(&t, th);
+	ks_finished(dig, key, th, want);
 	ok = b[0] == ks.hlen && ct_eq(want, b + 1, ks.hlen);
 	if (ok) {
 		c->ks = ks;
@@ -371,7 +365,7 @@ psk(struct eng *c, const unsigned char *m, const struct hello *h,
 	wipe(&sp, sizeof(sp));
 	wipe(key, sizeof(key));
 	wipe(want, sizeof(want));
-	t13_ks_wipe(&ks);
+	ks_wipe(&ks);
 	return ok ? 0 : BR_ALERT_DECRYPT_ERROR;
 }
 
@@ -397,8 +391,8 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 {
 	struct hello h = *hp;
 	struct eng_choice ch;
-	unsigned char pub[T13_KX_PUB_MAX], dhe[T13_KX_SHARED_MAX];
-	unsigned char th[T13_HASH_MAX], d[32];
+	unsigned char pub[KX_PUB_MAX], dhe[KX_SHARED_MAX];
+	unsigned char th[HASH_MAX], d[32];
 	const br_hash_class *dig;
 	unsigned alert, group;
 	size_t publen, dhelen;
@@ -411,7 +405,7 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 		    "protocol-version");
 	if ((alert = c->ops->choose(c->ops->ctx, m, &h, TLS13, &ch)) != 0)
 		return eng_refuse(c, alert, ch.why);
-	if ((dig = t13_suite_hash((int)ch.suite)) == NULL)
+	if ((dig = ks_suite_hash((int)ch.suite)) == NULL)
 		return BR_ALERT_INTERNAL_ERROR;
 	if ((alert = hello_choose_group(&h, ch.groups, ch.ngroups, &group)) ==
 	    HELLO_HRR) {
@@ -426,9 +420,9 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 		c->skip_early = (h.exts & HELLO_EXT_EARLY_DATA) != 0;
 		c->early_left = EARLY_MAX;
 		hello_digest(m, len, c->ch1);
-		t13_transcript_init(&c->th, dig);
-		t13_transcript_add(&c->th, m, len);
-		t13_transcript_hrr(&c->th);
+		th_init(&c->th, dig);
+		th_add(&c->th, m, len);
+		th_hrr(&c->th);
 		if (server_hello(c, NULL, 0) < 0)
 			return BR_ALERT_INTERNAL_ERROR;
 		c->phase = P_HELLO2;
@@ -445,7 +439,7 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 		/* 0-RTT records come before this hello, never after it. */
 		c->skip_early = 0;
 	} else {
-		t13_transcript_init(&c->th, dig);
+		th_init(&c->th, dig);
 		memcpy(c->sid, m + h.sid, h.sid_len);
 		c->sid_len = h.sid_len;
 		c->skip_early = (h.exts & HELLO_EXT_EARLY_DATA) != 0;
@@ -455,11 +449,11 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 	c->group = group;
 	if ((alert = psk(c, m, &h, dig)) != 0)
 		return alert;
-	t13_transcript_add(&c->th, m, len);
-	publen = t13_kx_gen(&c->kx, (int)group, c->rng, pub, sizeof(pub));
-	dhelen = t13_kx_shared(&c->kx, m + share_at(&h, group),
-	    t13_kx_len((int)group), dhe);
-	t13_kx_wipe(&c->kx);
+	th_add(&c->th, m, len);
+	publen = kx_gen(&c->kx, (int)group, c->rng, pub, sizeof(pub));
+	dhelen = kx_shared(&c->kx, m + share_at(&h, group),
+	    kx_len((int)group), dhe);
+	kx_wipe(&c->kx);
 	if (publen == 0 || dhelen == 0) {
 		wipe(dhe, sizeof(dhe));
 		return BR_ALERT_ILLEGAL_PARAMETER;
@@ -469,14 +463,14 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 		return BR_ALERT_INTERNAL_ERROR;
 	}
 	if (!c->resumed)
-		t13_ks_early(&c->ks, dig, NULL, dig_len(dig));
-	t13_ks_handshake(&c->ks, dhe, dhelen);
+		ks_early(&c->ks, dig, NULL, hash_len(dig));
+	ks_handshake(&c->ks, dhe, dhelen);
 	wipe(dhe, sizeof(dhe));
-	t13_transcript_hash(&c->th, th);
-	t13_ks_derive(&c->ks, "c hs traffic", th, c->c_secret);
-	t13_ks_derive(&c->ks, "s hs traffic", th, c->s_secret);
-	t13_rec_init(&c->rd, (int)ch.suite, c->c_secret);
-	t13_rec_init(&c->wr, (int)ch.suite, c->s_secret);
+	th_hash(&c->th, th);
+	ks_derive(&c->ks, "c hs traffic", th, c->c_secret);
+	ks_derive(&c->ks, "s hs traffic", th, c->s_secret);
+	rp_init(&c->rd, (int)ch.suite, c->c_secret);
+	rp_init(&c->wr, (int)ch.suite, c->s_secret);
 	c->wr_on = 1;
 	c->fl_stage = F_EE;
 	c->piece.n = 0;
@@ -494,13 +488,13 @@ ticket(struct eng *c)
 {
 	static const unsigned char nonce = 0;
 	struct eng_session sp;
-	unsigned char th[T13_HASH_MAX], res[T13_HASH_MAX], age_add[4];
+	unsigned char th[HASH_MAX], res[HASH_MAX], age_add[4];
 	struct tw w;
 
 	memset(&sp, 0, sizeof(sp));
-	t13_transcript_hash(&c->th, th);
-	t13_ks_derive(&c->ks, "res master", th, res);
-	t13_ticket_psk(c->ks.dig, res, &nonce, 1, sp.secret);
+	th_hash(&c->th, th);
+	ks_derive(&c->ks, "res master", th, res);
+	ks_ticket_psk(c->ks.dig, res, &nonce, 1, sp.secret);
 	wipe(res, sizeof(res));
 	(*c->rng)->generate(c->rng, sp.id, 32);
 	sp.version = TLS13;
@@ -528,24 +522,24 @@ ticket(struct eng *c)
 static unsigned
 client_finished(struct eng *c, const unsigned char *m, size_t len)
 {
-	unsigned char th[T13_HASH_MAX], want[T13_HASH_MAX];
+	unsigned char th[HASH_MAX], want[HASH_MAX];
 	int ok;
 
-	t13_transcript_hash(&c->th, th);
-	t13_finished(c->ks.dig, c->c_secret, th, want);
+	th_hash(&c->th, th);
+	ks_finished(c->ks.dig, c->c_secret, th, want);
 	ok = ct_eq(want, m + 4, c->ks.hlen);
 	wipe(want, sizeof(want));
 	if (!ok)
 		return BR_ALERT_DECRYPT_ERROR;
 	memcpy(c->c_secret, c->c_ap, sizeof(c->c_secret));
 	wipe(c->c_ap, sizeof(c->c_ap));
-	t13_rec_init(&c->rd, (int)c->ch.suite, c->c_secret);
+	rp_init(&c->rd, (int)c->ch.suite, c->c_secret);
 	if (c->ops->save != NULL) {
-		t13_transcript_add(&c->th, m, len);
+		th_add(&c->th, m, len);
 		ticket(c);
 	}
-	t13_ks_wipe(&c->ks);
-	c->ks.dig = t13_suite_hash((int)c->ch.suite);
+	ks_wipe(&c->ks);
+	c->ks.dig = ks_suite_hash((int)c->ch.suite);
 	c->ks.hlen = len - 4;
 	c->phase = P_APP;
 	return 0;
@@ -557,7 +551,7 @@ client_cv(struct eng *c, const unsigned char *m, size_t len)
 {
 	const br_x509_class **x = c->ch.x509;
 	const br_x509_pkey *pk;
-	unsigned char th[T13_HASH_MAX];
+	unsigned char th[HASH_MAX];
 	unsigned scheme = (unsigned)tw_get16(m + 4);
 	size_t i;
 
@@ -567,15 +561,15 @@ client_cv(struct eng *c, const unsigned char *m, size_t len)
 	for (i = 0; i < NSIGS && cr_sigs[i] != scheme; i++)
 		;
 	pk = (*x)->get_pkey(x, NULL);
-	if (i == NSIGS || !t13_cv_fits((int)scheme, pk))
+	if (i == NSIGS || !sig_cv_fits((int)scheme, pk))
 		return BR_ALERT_ILLEGAL_PARAMETER;
-	t13_transcript_hash(&c->th, th);
-	if (!t13_cv_verify((int)scheme, 0, th, c->ks.hlen, pk, m + 8,
+	th_hash(&c->th, th);
+	if (!sig_cv_verify((int)scheme, 0, th, c->ks.hlen, pk, m + 8,
 	    len - 8)) {
 		c->why = BR_ERR_BAD_SIGNATURE;
 		return BR_ALERT_DECRYPT_ERROR;
 	}
-	t13_transcript_add(&c->th, m, len);
+	th_add(&c->th, m, len);
 	c->phase = P_FIN;
 	return 0;
 }
@@ -608,7 +602,7 @@ hs13_head(struct eng *c)
 	    c->mlen < want[i].min || c->mlen > want[i].max)
 		return BR_ALERT_DECODE_ERROR;
 	if (c->phase == P_CCERT) {
-		t13_transcript_add(&c->th, c->msg, 4);
+		th_add(&c->th, c->msg, 4);
 		eng_cert_start(c);
 	}
 	return 0;
@@ -633,8 +627,8 @@ hs13_end(struct eng *c)
 	default:	/* KeyUpdate */
 		if (m[4] > 1)
 			return BR_ALERT_ILLEGAL_PARAMETER;
-		t13_next_secret(c->ks.dig, c->c_secret);
-		t13_rec_init(&c->rd, (int)c->ch.suite, c->c_secret);
+		ks_next_secret(c->ks.dig, c->c_secret);
+		rp_init(&c->rd, (int)c->ch.suite, c->c_secret);
 		if (m[4] == 1)
 			c->ku_owed = 1;
 		return 0;
@@ -711,8 +705,8 @@ hs13_record(struct eng *c)
 	}
 	if (c->phase < P_FLIGHT)
 		return BR_ALERT_UNEXPECTED_MESSAGE;
-	type = t13_rec_open(&c->rd, r, reclen, &len);
-	if (type == T13_ERR_MAC && c->skip_early && c->early_left >= reclen) {
+	type = rp_open(&c->rd, r, reclen, &len);
+	if (type == RP_ERR_MAC && c->skip_early && c->early_left >= reclen) {
 		c->early_left -= reclen;
 		return 0;
 	}
@@ -721,11 +715,11 @@ hs13_record(struct eng *c)
 	if (c->hs_len > 0 && type != CT_HANDSHAKE && type >= 0)
 		return BR_ALERT_UNEXPECTED_MESSAGE;
 	switch (type) {
-	case T13_ERR_MAC:
+	case RP_ERR_MAC:
 		return eng_refuse(c, BR_ALERT_BAD_RECORD_MAC, "bad-mac");
-	case T13_ERR_OVERFLOW:
+	case RP_ERR_OVERFLOW:
 		return BR_ALERT_RECORD_OVERFLOW;
-	case T13_ERR_SEQ:
+	case RP_ERR_SEQ:
 		return BR_ALERT_INTERNAL_ERROR;
 	case CT_ALERT:
 		eng_alert_in(c, r + 5, len);
@@ -744,7 +738,7 @@ hs13_record(struct eng *c)
 			c->ipos = 5 + len;
 		}
 		return 0;
-	default:		/* T13_ERR_EMPTY, an unknown type */
+	default:		/* RP_ERR_EMPTY, an unknown type */
 		return BR_ALERT_UNEXPECTED_MESSAGE;
 	}
 }

@@ -14,7 +14,7 @@
 #define ENG_WARNINGS_MAX	4
 
 /* The most a record adds to its content: header, explicit nonce, tag. */
-#define REC_OVERHEAD	(5 + 8 + T13_TAG_LEN)
+#define REC_OVERHEAD	(5 + 8 + RP_TAG_LEN)
 
 /* Fail with a fatal alert: it goes out after what is already written. */
 void
@@ -48,7 +48,7 @@ eng_room(const struct eng *c)
 		return 0;
 	r = c->olen - c->oend - REC_OVERHEAD;
 	/* RFC 6066 4: the client's max_fragment_length, 2^(8 + code). */
-	max = c->mfl != 0 ? (size_t)256 << c->mfl : T13_PLAIN_MAX;
+	max = c->mfl != 0 ? (size_t)256 << c->mfl : RP_PLAIN_MAX;
 	return r > max ? max : r;
 }
 
@@ -72,9 +72,9 @@ eng_put_record(struct eng *c, int type, const unsigned char *p, size_t n)
 		return 0;
 	}
 	if (c->version == TLS13)
-		len = t13_rec_seal(&c->wr, rec, n, c->olen - c->oend, type, 0);
+		len = rp_seal(&c->wr, rec, n, c->olen - c->oend, type, 0);
 	else
-		len = t13_rec_seal12(&c->wr, rec, n, c->olen - c->oend, type);
+		len = rp_seal12(&c->wr, rec, n, c->olen - c->oend, type);
 	if (len == 0)
 		return -1;
 	c->oend += len;
@@ -100,7 +100,7 @@ eng_write_flight(struct eng *c)
 				break;
 			k = c->piece.n < r - n ? c->piece.n : r - n;
 			memcpy(dst + n, c->piece.p, k);
-			t13_transcript_add(&c->th, c->piece.p, k);
+			th_add(&c->th, c->piece.p, k);
 			c->piece.p += k;
 			c->piece.n -= k;
 			n += k;
@@ -321,7 +321,7 @@ eng_handshake(struct eng *c, const unsigned char *p, size_t n)
 			if (c->skip) {
 				c->cc_left -= k;
 			} else {
-				t13_transcript_add(&c->th, p, k);
+				th_add(&c->th, p, k);
 				a = eng_cert_in(c, p, k);
 			}
 		} else {
@@ -430,7 +430,7 @@ header(const struct eng *c)
 	    c->rd_on;
 
 	/* RFC 5246 6.2.1-6.2.3, RFC 8446 5.1, 5.2. */
-	if (rl > T13_CIPHER_MAX || (!prot && rl > T13_PLAIN_MAX))
+	if (rl > RP_CIPHER_MAX || (!prot && rl > RP_PLAIN_MAX))
 		return BR_ALERT_RECORD_OVERFLOW;
 	if (c->version == TLS12 && (h[1] != 3 || h[2] != 3))
 		return BR_ALERT_PROTOCOL_VERSION;
@@ -556,10 +556,10 @@ eng_alert(const struct eng *c)
 void
 eng_wipe(struct eng *c)
 {
-	t13_ks_wipe(&c->ks);
-	t13_kx_wipe(&c->kx);
-	t13_rec_wipe(&c->rd);
-	t13_rec_wipe(&c->wr);
+	ks_wipe(&c->ks);
+	kx_wipe(&c->kx);
+	rp_wipe(&c->rd);
+	rp_wipe(&c->wr);
 	wipe(c->c_secret, sizeof(c->c_secret));
 	wipe(c->s_secret, sizeof(c->s_secret));
 	wipe(c->c_ap, sizeof(c->c_ap));

@@ -26,7 +26,7 @@
  * with its own ECDHE share, certificate and CertificateVerify (for a
  * fixed key the validator knows), ChangeCipherSpec and Finished (or,
  * resuming, the abbreviated handshake), all computed here from BearSSL's
- * primitives and t13crypto.c's records, and checks the server's answers.
+ * primitives and recprot.c's records, and checks the server's answers.
  *
  * Invariants, each with abort():
  *  - the buffers the engine hands out lie inside ibuf and obuf (and
@@ -61,7 +61,7 @@
 #include <string.h>
 
 #include "eng.h"
-#include "t13crypto.h"
+#include "tlscrypto.h"
 #include "tlswire.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
@@ -69,8 +69,8 @@ int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 #define check(ok)	do { if (!(ok)) abort(); } while (0)
 
 #define STREAM	(1 << 17)
-#define IBUF	(5 + T13_CIPHER_MAX)
-#define OBUF	(5 + T13_CIPHER_MAX)
+#define IBUF	(5 + RP_CIPHER_MAX)
+#define OBUF	(5 + RP_CIPHER_MAX)
 #define OBUF_SMALL 100
 
 /*
@@ -159,10 +159,10 @@ static struct {
 	int		 stage;		/* the next server message expected */
 	int		 s_ccs, resumed, cr, done, closed, fin_ok;
 	unsigned char	 cr_rand[32], sr[32], ms[48];
-	struct t13_transcript th;
-	struct t13_rec	 wr, rd;	/* client -> server, server -> client */
-	struct t13_kx	 kx;
-	unsigned char	 spub[T13_KX_PUB_MAX];
+	struct th th;
+	struct rp	 wr, rd;	/* client -> server, server -> client */
+	struct kx	 kx;
+	unsigned char	 spub[KX_PUB_MAX];
 	size_t		 spublen;
 	unsigned	 last_alert;	/* the last alert record's, + 256 */
 	int		 was_closed, err;
@@ -214,8 +214,8 @@ keys(void)
 
 	prf(kb, 2 * kl + 2 * il, k.ms, 48, "key expansion", k.sr, 32,
 	    k.cr_rand, 32);
-	check(t13_rec_init12(&k.wr, aead, kb, kb + 2 * kl));
-	check(t13_rec_init12(&k.rd, aead, kb + kl, kb + 2 * kl + il));
+	check(rp_init12(&k.wr, aead, kb, kb + 2 * kl));
+	check(rp_init12(&k.rd, aead, kb + kl, kb + 2 * kl + il));
 	k.keys = 1;
 }
 
@@ -223,8 +223,8 @@ keys(void)
 static void
 finished(const char *label, unsigned char *out)
 {
-	unsigned char th[T13_HASH_MAX];
-	size_t n = t13_transcript_hash(&k.th, th);
+	unsigned char th[HASH_MAX];
+	size_t n = th_hash(&k.th, th);
 
 	prf(out, 12, k.ms, 48, label, th, n, NULL, 0);
 }
@@ -236,11 +236,11 @@ put_record(int type, const void *p, size_t n, int seal)
 	unsigned char *r = cbuf + clen;
 
 	/* No keys (a refused handshake): nothing to seal with. */
-	if (clen + 5 + n + T12_REC_EXTRA > sizeof(cbuf) || (seal && !k.keys))
+	if (clen + 5 + n + RP_EXTRA12 > sizeof(cbuf) || (seal && !k.keys))
 		return;
 	memcpy(r + 5, p, n);
 	if (seal) {
-		clen += t13_rec_seal12(&k.wr, r, n, sizeof(cbuf) - clen, type);
+		clen += rp_seal12(&k.wr, r, n, sizeof(cbuf) - clen, type);
 		return;
 	}
 	r[0] = (unsigned char)type;
@@ -255,7 +255,7 @@ put_record(int type, const void *p, size_t n, int seal)
 static void
 put_msg(const unsigned char *m, size_t n, int seal)
 {
-	t13_transcript_add(&k.th, m, n);
+	th_add(&k.th, m, n);
 	put_record(CT_HANDSHAKE, m, n, seal);
 }
 
@@ -286,8 +286,8 @@ client_flight(void)
 {
 	static const unsigned char cert[] = { HT_CERTIFICATE, 0, 0, 11, 0, 0,
 	    8, 0, 0, 5, 0x30, 0x03, 0x02, 0x01, 0x01 };
-	unsigned char m[4 + 1 + T13_KX_PUB_MAX], pms[T13_KX_SHARED_MAX];
-	unsigned char th[T13_HASH_MAX], sig[4 + 8 + 80];
+	unsigned char m[4 + 1 + KX_PUB_MAX], pms[KX_SHARED_MAX];
+	unsigned char th[HASH_MAX], sig[4 + 8 + 80];
 	unsigned char sk[66];
 	size_t n, pms_len, hl, first = clen;
 
@@ -296,7 +296,7 @@ client_flight(void)
 	for (size_t i = 0; i < sizeof(sk); i++)
 		sk[i] = (unsigned char)(i + 1);
 	sk[0] = 1;			/* P-521's scalar: below its order */
-	n = t13_kx_load(&k.kx, (int)groups[cf.group], sk,
+	n = kx_load(&k.kx, (int)groups[cf.group], sk,
 	    groups[cf.group] == GROUP_SECP384R1 ? 48 :
 	    groups[cf.group] == GROUP_SECP521R1 ? 66 : 32, m + 5,
 	    sizeof(m) - 5);
@@ -307,10 +307,10 @@ client_flight(void)
 	m[3] = (unsigned char)(n + 1);
 	m[4] = (unsigned char)n;
 	put_msg(m, 5 + n, 0);
-	pms_len = t13_kx_shared(&k.kx, k.spub, k.spublen, pms);
+	pms_len = kx_shared(&k.kx, k.spub, k.spublen, pms);
 	check(pms_len > 0);
 	if (cf.ems) {
-		hl = t13_transcript_hash(&k.th, th);
+		hl = th_hash(&k.th, th);
 		prf(k.ms, 48, pms, pms_len, "extended master secret", th, hl,
 		    NULL, 0);
 	} else
@@ -318,7 +318,7 @@ client_flight(void)
 		    k.sr, 32);
 	keys();
 	if (k.cr) {	/* CertificateVerify over the transcript's hash */
-		hl = t13_transcript_hash(&k.th, th);
+		hl = th_hash(&k.th, th);
 		n = br_ecdsa_i31_sign_asn1(br_ec_get_default(), prf384() ?
 		    &br_sha384_vtable : &br_sha256_vtable, th, &client_sk,
 		    sig + 8);
@@ -403,10 +403,10 @@ server_msg(const unsigned char *m, size_t n)
 		k.resumed = m[38] == 32 && cf.resume && cf.store &&
 		    memcmp(m + 39, stored.id, 32) == 0;
 		server_hello_exts(m, n, 39 + m[38] + 3);
-		t13_transcript_init(&k.th, prf384() ? &br_sha384_vtable :
+		th_init(&k.th, prf384() ? &br_sha384_vtable :
 		    &br_sha256_vtable);
-		t13_transcript_add(&k.th, ch, chlen);
-		t13_transcript_add(&k.th, m, n);
+		th_add(&k.th, ch, chlen);
+		th_add(&k.th, m, n);
 		if (k.resumed) {
 			memcpy(k.ms, stored.secret, 48);
 			keys();
@@ -448,7 +448,7 @@ server_msg(const unsigned char *m, size_t n)
 		break;
 	case HT_SERVER_HELLO_DONE:
 		check(k.stage == 4 && n == 4);
-		t13_transcript_add(&k.th, m, n);
+		th_add(&k.th, m, n);
 		k.stage = 5;
 		if (cf.play)
 			client_flight();
@@ -458,7 +458,7 @@ server_msg(const unsigned char *m, size_t n)
 		check(k.stage == 5 && k.s_ccs && n == 16);
 		finished("server finished", vd);
 		check(memcmp(vd, m + 4, 12) == 0);
-		t13_transcript_add(&k.th, m, n);
+		th_add(&k.th, m, n);
 		k.stage = 6;
 		k.fin_ok = 1;
 		if (k.resumed && cf.play)
@@ -467,7 +467,7 @@ server_msg(const unsigned char *m, size_t n)
 	default:
 		check(!"a server message that has no place here");
 	}
-	t13_transcript_add(&k.th, m, n);
+	th_add(&k.th, m, n);
 }
 
 /* A server record's content of type. */
@@ -519,7 +519,7 @@ server_content(int type, const unsigned char *p, size_t n)
 static void
 server_records(void)
 {
-	size_t max = cf.mfl ? 512 : T13_PLAIN_MAX;
+	size_t max = cf.mfl ? 512 : RP_PLAIN_MAX;
 
 	while (slen - spos >= 5 && slen - spos >= 5 + get16(sbuf + spos + 3)) {
 		unsigned char *r = sbuf + spos;
@@ -533,8 +533,8 @@ server_records(void)
 			server_content(type, r + 5, n);
 			continue;
 		}
-		check(n <= max + T12_REC_EXTRA);
-		type = t13_rec_open12(&k.rd, r, 5 + n, &len);
+		check(n <= max + RP_EXTRA12);
+		type = rp_open12(&k.rd, r, 5 + n, &len);
 		check(type > 0 && len <= max);
 		server_content(type, r + 5, len);
 	}
@@ -908,7 +908,7 @@ op(const uint8_t *d, size_t n)
 		if (len == 0 || !k.keys)
 			break;
 		put_record(CT_APPLICATION_DATA, d + 2, len, 1);
-		cbuf[clen - 1 - (size_t)b % (len + T13_TAG_LEN)] ^= 0x10;
+		cbuf[clen - 1 - (size_t)b % (len + RP_TAG_LEN)] ^= 0x10;
 		pump();
 		check(!was || eng_last_error(&e) ==
 		    BR_ERR_SEND_FATAL_ALERT + BR_ALERT_BAD_RECORD_MAC);

@@ -82,7 +82,7 @@ start(int known)
 	c.ch.suite = SUITE_AES_128_GCM_SHA256;
 	c.ks.dig = &br_sha256_vtable;
 	c.ks.hlen = 32;
-	t13_transcript_init(&c.th, &br_sha256_vtable);
+	th_init(&c.th, &br_sha256_vtable);
 	if (known) {
 		br_x509_knownkey_init_ec(&kk, &pub, BR_KEYTYPE_SIGN);
 		c.ch.x509 = &kk.vtable;

@@ -1,8 +1,8 @@
 /*
  * eng_keys.h - test_eng's credentials, as hex DER: the keys of
- * t13_p256.pem, t13_rsa2048.pem and t13_p384.pem (openssl pkey -outform
+ * key_p256.pem, key_rsa2048.pem and key_p384.pem (openssl pkey -outform
  * DER), and a self-signed certificate for each, made once with
- *	openssl req -x509 -new -key t13_p256.pem -subj /CN=server-ec \
+ *	openssl req -x509 -new -key key_p256.pem -subj /CN=server-ec \
  *	    -days 36500 -sha256 -outform DER
  * (CN=server-rsa for the RSA key, CN=client -sha384 for P-384).  The
  * tests trust the keys they configure: nothing validates the chains.

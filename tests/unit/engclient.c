@@ -34,7 +34,7 @@ static const br_x509_trust_anchor ca = {
 
 static const unsigned default_groups[] = { GROUP_X25519, GROUP_SECP256R1 };
 
-/* TLS 1.2's suites in the order of t13_hello's suites12 bits. */
+/* TLS 1.2's suites in the order of struct hello's suites12 bits. */
 static const unsigned suites12[] = {
 	ECDSA_AES128, ECDSA_AES256, ECDSA_CHACHA,
 	RSA_AES128, RSA_AES256, RSA_CHACHA,
@@ -102,7 +102,7 @@ keys_load(void)
 	K.cli_pk.key_type = BR_KEYTYPE_EC;
 	br_ec_compute_pub(br_ec_get_default(), &K.cli_pk.key.ec, K.cli_pub,
 	    br_skey_decoder_get_ec(&K.cli));
-	/* openssl's exponent, as test_t13crypto takes it. */
+	/* openssl's exponent, as test_tlscrypto takes it. */
 	K.rsa_pk.key_type = BR_KEYTYPE_RSA;
 	K.rsa_pk.key.rsa.n = K.n;
 	K.rsa_pk.key.rsa.nlen = br_rsa_compute_modulus_get_default()(K.n,
@@ -355,8 +355,8 @@ cli_seal(struct cli *c, int type, const void *p, size_t n, unsigned char *r,
 		return 5 + n;
 	}
 	if (c->version == TLS13)
-		return t13_rec_seal(&c->wr, r, n, cap, type, 0);
-	return t13_rec_seal12(&c->wr, r, n, cap, type);
+		return rp_seal(&c->wr, r, n, cap, type, 0);
+	return rp_seal12(&c->wr, r, n, cap, type);
 }
 
 int
@@ -414,8 +414,8 @@ record(struct cli *c, int *type, size_t *n)
 	*n = reclen - 5;
 	if (c->rd_on && (c->version == TLS12 || t == CT_APPLICATION_DATA)) {
 		t = c->version == TLS13 ?
-		    t13_rec_open(&c->rd, c->rec, reclen, n) :
-		    t13_rec_open12(&c->rd, c->rec, reclen, n);
+		    rp_open(&c->rd, c->rec, reclen, n) :
+		    rp_open12(&c->rd, c->rec, reclen, n);
 		if (t < 0)
 			return cli_fail("a record of the server does not open");
 	}
@@ -534,9 +534,9 @@ app_both_ways(struct cli *c)
 size_t
 cli_hello_msg(struct cli *c, unsigned char *m, size_t cap)
 {
-	unsigned char pub[T13_KX_PUB_MAX], key[T13_HASH_MAX], h[T13_HASH_MAX];
+	unsigned char pub[KX_PUB_MAX], key[HASH_MAX], h[HASH_MAX];
 	const br_hash_class *dig;
-	struct t13_ks ks;
+	struct ks ks;
 	struct tw w;
 	size_t i, n, bpos = 0, hl;
 
@@ -601,7 +601,7 @@ cli_hello_msg(struct cli *c, unsigned char *m, size_t cap)
 		tw_open(&w, 2);
 		tw_open(&w, 2);
 		for (i = 0; i < c->nshares; i++) {
-			n = t13_kx_gen(&c->kx[i], (int)c->shares[i],
+			n = kx_gen(&c->kx[i], (int)c->shares[i],
 			    &crng.vtable, pub, sizeof(pub));
 			tw_u16(&w, c->shares[i]);
 			tw_open(&w, 2);
@@ -620,7 +620,7 @@ cli_hello_msg(struct cli *c, unsigned char *m, size_t cap)
 		tw_u16(&w, 2);
 		tw_u8(&w, 1);
 		tw_u8(&w, 1);			/* psk_dhe_ke */
-		dig = t13_suite_hash((int)c->resume.suite);
+		dig = ks_suite_hash((int)c->resume.suite);
 		hl = dig->desc >> BR_HASHDESC_OUT_OFF & BR_HASHDESC_OUT_MASK;
 		tw_u16(&w, EXT_PRE_SHARED_KEY);
 		tw_open(&w, 2);
@@ -644,12 +644,12 @@ cli_hello_msg(struct cli *c, unsigned char *m, size_t cap)
 	if ((n = tw_len(&w)) == 0)
 		return 0;
 	if (bpos > 0) {	/* the binder, over the hello up to the binders */
-		dig = t13_suite_hash((int)c->resume.suite);
-		t13_ks_early(&ks, dig, c->resume.psk, hl);
-		t13_ks_derive(&ks, "res binder", NULL, key);
+		dig = ks_suite_hash((int)c->resume.suite);
+		ks_early(&ks, dig, c->resume.psk, hl);
+		ks_derive(&ks, "res binder", NULL, key);
 		c->dig = dig;
 		cli_th(c, m, bpos, h);
-		t13_finished(dig, key, h, m + bpos + 3);
+		ks_finished(dig, key, h, m + bpos + 3);
 		if (c->fault == FAULT_BINDER)
 			m[bpos + 3] ^= 1;
 	}

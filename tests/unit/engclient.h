@@ -2,7 +2,7 @@
  * engclient.h - what test_eng12 and test_eng13 drive the engine (eng.h)
  * with: the server's side (an engine, its buffers, and an eng_ops of the
  * test's: a fixed credential, a tiny session store, a seeded HMAC-DRBG)
- * and a scripted client of TLS 1.2 and 1.3 built from t13crypto and
+ * and a scripted client of TLS 1.2 and 1.3 built from tlscrypto and
  * BearSSL (enghs.c holds its handshakes).
  *
  * The two exchange bytes in memory: the client feeds its records through
@@ -40,7 +40,7 @@ enum { CRED_EC, CRED_RSA };
 struct srv {
 	struct eng		 e;
 	struct eng_ops		 ops;
-	unsigned char		 ibuf[5 + T13_CIPHER_MAX];
+	unsigned char		 ibuf[5 + RP_CIPHER_MAX];
 	unsigned char		 obuf[16384 + 85];
 	size_t			 olen;		/* obuf's size as given */
 	/* What choose() answers with. */
@@ -69,7 +69,7 @@ struct cli_session {
 	int		on;
 	unsigned	suite;
 	unsigned char	id[32];
-	unsigned char	psk[T13_HASH_MAX];	/* 1.3's PSK, 1.2's master */
+	unsigned char	psk[HASH_MAX];	/* 1.3's PSK, 1.2's master */
 };
 
 /* The client: what it offers, and the connection's state. */
@@ -116,18 +116,18 @@ struct cli {
 	size_t			 inlen, inpos;
 	unsigned char		 hs[16384];
 	size_t			 hslen, hspos;
-	unsigned char		 rec[5 + T13_CIPHER_MAX];
+	unsigned char		 rec[5 + RP_CIPHER_MAX];
 	int			 rtype;		/* the last record's, outer */
 	size_t			 rlen;		/* ... and its length */
-	struct t13_rec		 rd, wr;
+	struct rp		 rd, wr;
 	int			 rd_on, wr_on;
 	unsigned		 alert_level, alert;	/* the last alert */
 	int			 ccs_seen;	/* TLS 1.3's, dropped */
 
-	struct t13_kx		 kx[4];		/* one per share */
-	struct t13_ks		 ks;
-	unsigned char		 c_hs[T13_HASH_MAX], s_hs[T13_HASH_MAX];
-	unsigned char		 c_ap[T13_HASH_MAX], s_ap[T13_HASH_MAX];
+	struct kx		 kx[4];		/* one per share */
+	struct ks		 ks;
+	unsigned char		 c_hs[HASH_MAX], s_hs[HASH_MAX];
+	unsigned char		 c_ap[HASH_MAX], s_ap[HASH_MAX];
 	unsigned char		 ms[48];
 };
 

@@ -199,8 +199,8 @@ keys12(struct cli *c)
 
 	prf12(c, kb, 2 * kl + 2 * il, c->ms, 48, "key expansion", c->sr, 32,
 	    c->cr, 32);
-	t13_rec_init12(&c->wr, aead, kb, kb + 2 * kl);
-	t13_rec_init12(&c->rd, aead, kb + kl, kb + 2 * kl + il);
+	rp_init12(&c->wr, aead, kb, kb + 2 * kl);
+	rp_init12(&c->rd, aead, kb + kl, kb + 2 * kl + il);
 }
 
 /* The ServerKeyExchange's signature over the randoms and params. */
@@ -229,7 +229,7 @@ ske_verify(struct cli *c, unsigned scheme, const unsigned char *params,
 		    hl, &pk->key.ec, sig, slen) == 1;
 	case RSA_PSS_SHA256:
 		return pk->key_type == BR_KEYTYPE_RSA &&
-		    t13_pss_verify(dig, &pk->key.rsa, hv, sig, slen);
+		    sig_pss_verify(dig, &pk->key.rsa, hv, sig, slen);
 	case RSA_PKCS1_SHA256:
 		return pk->key_type == BR_KEYTYPE_RSA &&
 		    br_rsa_pkcs1_vrfy_get_default()(sig, slen,
@@ -244,7 +244,7 @@ static int
 client_finished12(struct cli *c)
 {
 	unsigned char m[4 + FIN12_LEN] = { HT_FINISHED, 0, 0, FIN12_LEN };
-	unsigned char h[T13_HASH_MAX];
+	unsigned char h[HASH_MAX];
 	size_t hl;
 
 	if (c->fault == FAULT_APP_EARLY &&
@@ -265,7 +265,7 @@ client_finished12(struct cli *c)
 static int
 server_finished12(struct cli *c)
 {
-	unsigned char want[FIN12_LEN], h[T13_HASH_MAX];
+	unsigned char want[FIN12_LEN], h[HASH_MAX];
 	const unsigned char *m;
 	size_t n, hl;
 	int t;
@@ -290,13 +290,13 @@ static int
 client_kx12(struct cli *c, unsigned group, const unsigned char *spub,
     size_t splen)
 {
-	unsigned char m[4 + 1 + T13_KX_PUB_MAX], pms[T13_KX_SHARED_MAX];
-	unsigned char h[T13_HASH_MAX], cv[8 + 160];
+	unsigned char m[4 + 1 + KX_PUB_MAX], pms[KX_SHARED_MAX];
+	unsigned char h[HASH_MAX], cv[8 + 160];
 	size_t pn, sn, hl;
 
-	pn = t13_kx_gen(&c->kx[0], (int)group, cli_rng(), m + 5,
+	pn = kx_gen(&c->kx[0], (int)group, cli_rng(), m + 5,
 	    sizeof(m) - 5);
-	if (pn == 0 || (sn = t13_kx_shared(&c->kx[0], spub, splen, pms)) == 0)
+	if (pn == 0 || (sn = kx_shared(&c->kx[0], spub, splen, pms)) == 0)
 		return cli_fail("ServerKeyExchange: no shared secret");
 	if (c->fault == FAULT_CKE_OFF_CURVE)
 		m[5 + pn - 1] ^= 1;		/* Y, no longer on the curve */
@@ -338,7 +338,7 @@ client_kx12(struct cli *c, unsigned group, const unsigned char *spub,
 int
 hs12(struct cli *c, const unsigned char *sh, size_t shn)
 {
-	unsigned char spub[T13_KX_PUB_MAX];
+	unsigned char spub[KX_PUB_MAX];
 	const unsigned char *m;
 	struct sh h;
 	size_t n, q, splen, sl;
@@ -418,7 +418,7 @@ hs12(struct cli *c, const unsigned char *sh, size_t shn)
 static int
 retry13(struct cli *c, const unsigned char *m, size_t n, unsigned group)
 {
-	unsigned char mh[4 + T13_HASH_MAX], ch2[1024];
+	unsigned char mh[4 + HASH_MAX], ch2[1024];
 	size_t hl = cli_th(c, NULL, 0, mh + 4), k;
 
 	if (c->hrr)
@@ -443,7 +443,7 @@ retry13(struct cli *c, const unsigned char *m, size_t n, unsigned group)
 static int
 client_flight13(struct cli *c)
 {
-	unsigned char m[4 + T13_HASH_MAX], th[T13_HASH_MAX], cv[8 + 160];
+	unsigned char m[4 + HASH_MAX], th[HASH_MAX], cv[8 + 160];
 	size_t hl = dig_len(c->dig), sn;
 
 	/* Middlebox compatibility (D.4): one CCS before the flight. */
@@ -454,7 +454,7 @@ client_flight13(struct cli *c)
 		return -1;
 	if (c->cr_seen && c->cert && c->fault != FAULT_EMPTY_CERT) {
 		cli_th(c, NULL, 0, th);
-		sn = t13_cv_sign(SIG_ECDSA_SECP384R1_SHA384, 0, th, hl,
+		sn = sig_cv_sign(SIG_ECDSA_SECP384R1_SHA384, 0, th, hl,
 		    cli_key(), NULL, cli_rng(), cv + 8, sizeof(cv) - 8);
 		if (sn == 0)
 			return cli_fail("CertificateVerify: no signature");
@@ -479,12 +479,12 @@ client_flight13(struct cli *c)
 	m[1] = 0;
 	m[2] = 0;
 	m[3] = (unsigned char)hl;
-	t13_finished(c->dig, c->c_hs, th, m + 4);
+	ks_finished(c->dig, c->c_hs, th, m + 4);
 	if (c->fault == FAULT_FINISHED)
 		m[4] ^= 1;
 	if (cli_send_hs(c, m, 4 + hl) < 0)
 		return -1;
-	t13_rec_init(&c->wr, (int)c->suite, c->c_ap);
+	rp_init(&c->wr, (int)c->suite, c->c_ap);
 	return 0;
 }
 
@@ -492,7 +492,7 @@ client_flight13(struct cli *c)
 static int
 ticket13(struct cli *c)
 {
-	unsigned char th[T13_HASH_MAX], res[T13_HASH_MAX];
+	unsigned char th[HASH_MAX], res[HASH_MAX];
 	const unsigned char *m;
 	size_t n, nl;
 
@@ -503,8 +503,8 @@ ticket13(struct cli *c)
 		return cli_fail("NewSessionTicket: not what we know");
 	c->ticket_lifetime = (unsigned long)get16(m + 4) << 16 | get16(m + 6);
 	cli_th(c, NULL, 0, th);
-	t13_ks_derive(&c->ks, "res master", th, res);
-	t13_ticket_psk(c->dig, res, m + 13, nl, c->got.psk);
+	ks_derive(&c->ks, "res master", th, res);
+	ks_ticket_psk(c->dig, res, m + 13, nl, c->got.psk);
 	memcpy(c->got.id, m + 13 + nl + 2, 32);
 	c->got.suite = c->suite;
 	c->got.on = 1;
@@ -514,8 +514,8 @@ ticket13(struct cli *c)
 int
 hs13(struct cli *c, const unsigned char *sh, size_t shn)
 {
-	unsigned char first[512], dhe[T13_KX_SHARED_MAX], th[T13_HASH_MAX];
-	unsigned char want[T13_HASH_MAX];
+	unsigned char first[512], dhe[KX_SHARED_MAX], th[HASH_MAX];
+	unsigned char want[HASH_MAX];
 	const unsigned char *m;
 	struct sh h;
 	size_t n, hl, dn = 0, i;
@@ -525,7 +525,7 @@ hs13(struct cli *c, const unsigned char *sh, size_t shn)
 	for (;;) {
 		if (parse_sh(first, shn, &h) < 0)
 			return -1;
-		if (h.version != TLS13 || (c->dig = t13_suite_hash((int)
+		if (h.version != TLS13 || (c->dig = ks_suite_hash((int)
 		    h.suite)) == NULL)
 			return cli_fail("ServerHello: not TLS 1.3");
 		c->suite = h.suite;
@@ -543,7 +543,7 @@ hs13(struct cli *c, const unsigned char *sh, size_t shn)
 	c->group = h.group;
 	for (i = 0; i < c->nshares && c->shares[i] != h.group; i++)
 		;
-	if (i == c->nshares || h.pub == NULL || (dn = t13_kx_shared(&c->kx[i],
+	if (i == c->nshares || h.pub == NULL || (dn = kx_shared(&c->kx[i],
 	    h.pub, h.publen, dhe)) == 0)
 		return cli_fail("ServerHello: no share of ours");
 	c->resumed = h.psk;
@@ -552,13 +552,13 @@ hs13(struct cli *c, const unsigned char *sh, size_t shn)
 	if (cli_log(c, first, shn) < 0)
 		return -1;
 	hl = dig_len(c->dig);
-	t13_ks_early(&c->ks, c->dig, c->resumed ? c->resume.psk : NULL, hl);
-	t13_ks_handshake(&c->ks, dhe, dn);
+	ks_early(&c->ks, c->dig, c->resumed ? c->resume.psk : NULL, hl);
+	ks_handshake(&c->ks, dhe, dn);
 	cli_th(c, NULL, 0, th);
-	t13_ks_derive(&c->ks, "c hs traffic", th, c->c_hs);
-	t13_ks_derive(&c->ks, "s hs traffic", th, c->s_hs);
-	t13_rec_init(&c->rd, (int)c->suite, c->s_hs);
-	t13_rec_init(&c->wr, (int)c->suite, c->c_hs);
+	ks_derive(&c->ks, "c hs traffic", th, c->c_hs);
+	ks_derive(&c->ks, "s hs traffic", th, c->s_hs);
+	rp_init(&c->rd, (int)c->suite, c->s_hs);
+	rp_init(&c->wr, (int)c->suite, c->c_hs);
 	c->rd_on = 1;
 	if (cli_next_hs(c, HT_ENCRYPTED_EXTENSIONS, &m, &n) < 0)
 		return -1;
@@ -586,7 +586,7 @@ hs13(struct cli *c, const unsigned char *sh, size_t shn)
 		cli_th(c, NULL, 0, th);
 		c->scheme = (unsigned)get16(m + 4);
 		if (n < 8 || n != 8 + get16(m + 6) ||
-		    !t13_cv_verify((int)c->scheme, 1, th, hl,
+		    !sig_cv_verify((int)c->scheme, 1, th, hl,
 		    srv_pkey(c->s->cred), m + 8, n - 8))
 			return cli_fail("CertificateVerify: bad signature");
 		if (cli_log(c, m, n) < 0)
@@ -595,16 +595,16 @@ hs13(struct cli *c, const unsigned char *sh, size_t shn)
 	if (cli_next_hs(c, HT_FINISHED, &m, &n) < 0)
 		return -1;
 	cli_th(c, NULL, 0, th);
-	t13_finished(c->dig, c->s_hs, th, want);
+	ks_finished(c->dig, c->s_hs, th, want);
 	if (n != 4 + hl || memcmp(m + 4, want, hl) != 0)
 		return cli_fail("the server's Finished is wrong");
 	if (cli_log(c, m, n) < 0)
 		return -1;
 	cli_th(c, NULL, 0, th);
-	t13_ks_master(&c->ks);
-	t13_ks_derive(&c->ks, "c ap traffic", th, c->c_ap);
-	t13_ks_derive(&c->ks, "s ap traffic", th, c->s_ap);
-	t13_rec_init(&c->rd, (int)c->suite, c->s_ap);
+	ks_master(&c->ks);
+	ks_derive(&c->ks, "c ap traffic", th, c->c_ap);
+	ks_derive(&c->ks, "s ap traffic", th, c->s_ap);
+	rp_init(&c->rd, (int)c->suite, c->s_ap);
 	if (client_flight13(c) < 0)
 		return -1;
 	return ticket13(c);
@@ -655,14 +655,14 @@ cli_key_update(struct cli *c, int request)
 	m[4] = (unsigned char)request;
 	if (cli_send(c, CT_HANDSHAKE, m, sizeof(m)) < 0)
 		return -1;
-	t13_next_secret(c->dig, c->c_ap);
-	t13_rec_init(&c->wr, (int)c->suite, c->c_ap);
+	ks_next_secret(c->dig, c->c_ap);
+	rp_init(&c->wr, (int)c->suite, c->c_ap);
 	return 0;
 }
 
 void
 cli_next_read_key(struct cli *c)
 {
-	t13_next_secret(c->dig, c->s_ap);
-	t13_rec_init(&c->rd, (int)c->suite, c->s_ap);
+	ks_next_secret(c->dig, c->s_ap);
+	rp_init(&c->rd, (int)c->suite, c->s_ap);
 }

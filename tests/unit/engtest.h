@@ -121,7 +121,7 @@ flipped_bit_is_bad_record_mac(int v13)
 	CHECK_OK(cli_connect(&C));
 	n = cli_seal(&C, CT_APPLICATION_DATA, msg, sizeof(msg), r, sizeof(r));
 	CHECK(n > 5 + sizeof(msg));
-	r[n - T13_TAG_LEN - 3] ^= 0x08;
+	r[n - RP_TAG_LEN - 3] ^= 0x08;
 	CHECK(cli_feed(&C, r, n) == n);
 	CHECK(cli_expect_alert(&C, ALERT_FATAL, BR_ALERT_BAD_RECORD_MAC));
 	/* Encrypted: not a 2-byte plaintext alert record. */
@@ -176,7 +176,7 @@ client_chain_of_two_passes(int v13)
 static int
 largest_record_read_in_pieces(int v13)
 {
-	static unsigned char big[T13_PLAIN_MAX];
+	static unsigned char big[RP_PLAIN_MAX];
 	unsigned char b[1000];
 	size_t n, got = 0;
 

@@ -163,9 +163,9 @@ t13_early_data_is_skipped_and_the_ticket_resumes(void)
 static int
 t13_early_data_beyond_its_budget_is_bad_record_mac(void)
 {
-	static unsigned char r[5 + T13_CIPHER_MAX];
+	static unsigned char r[5 + RP_CIPHER_MAX];
 	struct cli_session t;
-	size_t n = early_record(r, T13_CIPHER_MAX);
+	size_t n = early_record(r, RP_CIPHER_MAX);
 
 	start(TLS13, 1);
 	CHECK_OK(cli_connect(&C));

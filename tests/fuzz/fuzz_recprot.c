@@ -1,6 +1,6 @@
 /*
- * fuzz_t13rec.c - libFuzzer target for the record protection of
- * src/t13crypto.c.
+ * fuzz_recprot.c - libFuzzer target for the record protection of
+ * src/recprot.c.
  *
  * The input is: a suite selector, an inner content type, two bytes of
  * padding length, two bytes of a bit to flip, then the content.  Each
@@ -18,12 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "t13crypto.h"
+#include "tlscrypto.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
-static unsigned char	rec[T13_CIPHER_MAX + 64], copy[sizeof(rec)];
-static struct t13_rec	out, in;
+static unsigned char	rec[RP_CIPHER_MAX + 64], copy[sizeof(rec)];
+static struct rp	out, in;
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -34,44 +34,44 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t len, pad, n, got, flip;
 	int suite, type, rc;
 
-	if (size < 6 || size - 6 > T13_PLAIN_MAX)
+	if (size < 6 || size - 6 > RP_PLAIN_MAX)
 		return 0;
 	suite = suites[data[0] % 3];
 	type = data[1] != 0 ? data[1] : 23;
 	pad = ((size_t)data[2] << 8 | data[3]) % 512;
 	flip = (size_t)data[4] << 8 | data[5];
 	len = size - 6;
-	if (!t13_rec_init(&out, suite, secret) ||
-	    !t13_rec_init(&in, suite, secret))
+	if (!rp_init(&out, suite, secret) ||
+	    !rp_init(&in, suite, secret))
 		abort();
 
 	/* The input itself, as a peer's record. */
 	memcpy(copy, data, size);
-	rc = t13_rec_open(&in, copy, size, &got);
-	if ((rc != T13_ERR_MAC && rc != T13_ERR_OVERFLOW) || in.seq != 0)
+	rc = rp_open(&in, copy, size, &got);
+	if ((rc != RP_ERR_MAC && rc != RP_ERR_OVERFLOW) || in.seq != 0)
 		abort();
-	for (size_t i = 5; rc == T13_ERR_MAC && size >= T13_REC_OVERHEAD &&
-	    i + T13_TAG_LEN < size; i++)
+	for (size_t i = 5; rc == RP_ERR_MAC && size >= RP_OVERHEAD13 &&
+	    i + RP_TAG_LEN < size; i++)
 		if (copy[i] != 0)
 			abort();
 
 	memcpy(rec + 5, data + 6, len);
-	n = t13_rec_seal(&out, rec, len, sizeof(rec), type, pad);
-	if (len + pad > T13_PLAIN_MAX) {
+	n = rp_seal(&out, rec, len, sizeof(rec), type, pad);
+	if (len + pad > RP_PLAIN_MAX) {
 		if (n != 0)
 			abort();
 		return 0;
 	}
-	if (n != len + pad + T13_REC_OVERHEAD || rec[0] != 23 ||
+	if (n != len + pad + RP_OVERHEAD13 || rec[0] != 23 ||
 	    rec[1] != 3 || rec[2] != 3 ||
 	    ((size_t)rec[3] << 8 | rec[4]) != n - 5)
 		abort();
 
 	memcpy(copy, rec, n);
 	copy[flip / 8 % n] ^= (unsigned char)(1 << flip % 8);
-	if (t13_rec_open(&in, copy, n, &got) != T13_ERR_MAC || in.seq != 0)
+	if (rp_open(&in, copy, n, &got) != RP_ERR_MAC || in.seq != 0)
 		abort();
-	if (t13_rec_open(&in, rec, n, &got) != type || got != len ||
+	if (rp_open(&in, rec, n, &got) != type || got != len ||
 	    memcmp(rec + 5, data + 6, len) != 0 || in.seq != 1)
 		abort();
 	return 0;

@@ -1,14 +1,19 @@
 /*
- * t13crypto.h - the cryptography of TLS 1.3 (RFC 8446) over BearSSL 0.6's
- * public primitives: key schedule, transcript hash, record protection,
- * ECDHE key shares, CertificateVerify signatures (ECDSA, RSA-PSS).
+ * tlscrypto.h - the cryptography of TLS 1.2 and 1.3 over BearSSL 0.6's
+ * public primitives, one mechanism a file, one prefix a file:
  *
- * Owns: HKDF-Extract / HKDF-Expand-Label / Derive-Secret (7.1), the
- * transcript hash with its HelloRetryRequest rewrite (4.4.1), Finished and
- * PSK binders (4.4.4, 4.2.11.2), traffic keys (7.3), record protection
- * per direction (5.2-5.4), X25519 and secp256r1 shares (4.2.8, 7.4),
- * the CertificateVerify content and its signatures (4.4.3) including
- * EMSA-PSS (RFC 8017 9.1), which BearSSL 0.6 lacks.
+ *   kdf.c      HKDF-Extract / HKDF-Expand-Label / Derive-Secret (RFC 8446
+ *              7.1) and the key schedule (ks_), the transcript hash with
+ *              its HelloRetryRequest rewrite (4.4.1; th_), Finished and
+ *              PSK binders (4.4.4, 4.2.11.2), traffic keys (7.3)
+ *   recprot.c  record protection per direction (rp_): TLS 1.3's (5.2-5.4)
+ *              and TLS 1.2's AEAD records (RFC 5246 6.2.3.3, RFC 5288,
+ *              RFC 7905)
+ *   kx.c       ECDHE shares (kx_): X25519, P-256, P-384, P-521 (4.2.8, 7.4;
+ *              RFC 8422)
+ *   sig.c      the CertificateVerify content and its signatures (4.4.3;
+ *              sig_), including EMSA-PSS (RFC 8017 9.1), which BearSSL 0.6
+ *              lacks
  *
  * Never: allocates, does I/O, keeps global state, knows about records in
  * flight, handshake states or configuration.  Every function works on
@@ -22,10 +27,10 @@
  * offered anywhere here: TLS 1.3 forbids it in CertificateVerify.
  *
  * Hash functions are BearSSL's classes (br_sha256_vtable or
- * br_sha384_vtable); T13_HASH_MAX bounds every hash and secret.
+ * br_sha384_vtable); HASH_MAX bounds every hash and secret.
  */
-#ifndef TLSGATE_T13CRYPTO_H
-#define TLSGATE_T13CRYPTO_H
+#ifndef TLSGATE_TLSCRYPTO_H
+#define TLSGATE_TLSCRYPTO_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -34,25 +39,33 @@
 #include "tlswire.h"	/* SUITE_*, GROUP_*, SIG_* */
 #include "wipe.h"
 
-#define T13_HASH_MAX	48		/* SHA-384 */
+/* A BearSSL hash class's output length. */
+static inline size_t
+hash_len(const br_hash_class *dig)
+{
+	return (size_t)(dig->desc >> BR_HASHDESC_OUT_OFF) &
+	    BR_HASHDESC_OUT_MASK;
+}
+
+#define HASH_MAX	48		/* SHA-384 */
 
 /* Record protection. */
-#define T13_TAG_LEN	16
-#define T13_PLAIN_MAX	16384		/* 2^14: content of one record */
-#define T13_CIPHER_MAX	(16384 + 256)	/* TLSCiphertext.length */
-#define T13_REC_OVERHEAD (5 + 1 + T13_TAG_LEN)	/* header, type, tag */
+#define RP_TAG_LEN	16
+#define RP_PLAIN_MAX	16384		/* 2^14: content of one record */
+#define RP_CIPHER_MAX	(16384 + 256)	/* TLSCiphertext.length */
+#define RP_OVERHEAD13 (5 + 1 + RP_TAG_LEN)	/* header, type, tag */
 
-/* t13_rec_open() errors, each with the alert the caller sends. */
-#define T13_ERR_MAC	(-1)	/* bad_record_mac (20) */
-#define T13_ERR_OVERFLOW (-2)	/* record_overflow (22) */
-#define T13_ERR_EMPTY	(-3)	/* unexpected_message (10): no type */
-#define T13_ERR_SEQ	(-4)	/* sequence number exhausted: close */
+/* rp_open() errors, each with the alert the caller sends. */
+#define RP_ERR_MAC	(-1)	/* bad_record_mac (20) */
+#define RP_ERR_OVERFLOW (-2)	/* record_overflow (22) */
+#define RP_ERR_EMPTY	(-3)	/* unexpected_message (10): no type */
+#define RP_ERR_SEQ	(-4)	/* sequence number exhausted: close */
 
 /* Largest CertificateVerify signature: RSA-4096. */
 #define SIG_LEN_MAX	512
 
 /* The hash of a suite (SHA-256 or SHA-384), NULL for anything else. */
-const br_hash_class *t13_suite_hash(int suite);
+const br_hash_class *ks_suite_hash(int suite);
 
 /*
  * HKDF (RFC 5869) the way TLS 1.3 uses it.  Every expansion in TLS 1.3
@@ -61,95 +74,95 @@ const br_hash_class *t13_suite_hash(int suite);
  * labels are given without the "tls13 " prefix.  Extract returns the
  * hash length; a NULL salt or ikm means hash-length zeros.
  */
-size_t	t13_hkdf_extract(const br_hash_class *dig, const void *salt,
+size_t	ks_hkdf_extract(const br_hash_class *dig, const void *salt,
 	    size_t saltlen, const void *ikm, size_t ikmlen, unsigned char *out);
-void	t13_expand_label(const br_hash_class *dig, const unsigned char *secret,
+void	ks_expand_label(const br_hash_class *dig, const unsigned char *secret,
 	    const char *label, const void *ctx, size_t ctxlen,
 	    unsigned char *out, size_t outlen);
-void	t13_derive_secret(const br_hash_class *dig, const unsigned char *secret,
+void	ks_derive_secret(const br_hash_class *dig, const unsigned char *secret,
 	    const char *label, const unsigned char *thash, unsigned char *out);
 
 /*
- * The transcript hash (4.4.1).  t13_transcript_hash() gives the hash of
+ * The transcript hash (4.4.1).  th_hash() gives the hash of
  * everything added so far and leaves the running hash as it was, so it
  * can be taken at every point the key schedule needs.
- * t13_transcript_hrr() replaces the hash of ClientHello1 by the
+ * th_hrr() replaces the hash of ClientHello1 by the
  * synthetic message_hash message, before HelloRetryRequest is added.
  */
-struct t13_transcript {
+struct th {
 	br_hash_compat_context	h;
 	size_t			hlen;
 };
-void	t13_transcript_init(struct t13_transcript *t, const br_hash_class *dig);
-void	t13_transcript_add(struct t13_transcript *t, const void *msg,
+void	th_init(struct th *t, const br_hash_class *dig);
+void	th_add(struct th *t, const void *msg,
 	    size_t len);
-size_t	t13_transcript_hash(const struct t13_transcript *t,
+size_t	th_hash(const struct th *t,
 	    unsigned char *out);
-void	t13_transcript_hrr(struct t13_transcript *t);
+void	th_hrr(struct th *t);
 
 /*
  * The key schedule (7.1).  `secret` is the current stage: the early
- * secret after t13_ks_early(), the handshake secret after
- * t13_ks_handshake(), the master secret after t13_ks_master().
- * t13_ks_derive() is Derive-Secret from the current stage, with the
+ * secret after ks_early(), the handshake secret after
+ * ks_handshake(), the master secret after ks_master().
+ * ks_derive() is Derive-Secret from the current stage, with the
  * labels "res binder" / "ext binder" (early), "c hs traffic" /
  * "s hs traffic" (handshake), "c ap traffic" / "s ap traffic" /
  * "res master" (master).  A NULL `thash` stands for the hash of no
  * messages, as the binder keys take.
  */
-struct t13_ks {
+struct ks {
 	const br_hash_class	*dig;
 	size_t			hlen;
-	unsigned char		secret[T13_HASH_MAX];
+	unsigned char		secret[HASH_MAX];
 };
 /* PSK NULL: no PSK (hash-length zeros). */
-void	t13_ks_early(struct t13_ks *ks, const br_hash_class *dig,
+void	ks_early(struct ks *ks, const br_hash_class *dig,
 	    const void *psk, size_t psklen);
-void	t13_ks_handshake(struct t13_ks *ks, const void *dhe, size_t dhelen);
-void	t13_ks_master(struct t13_ks *ks);
-void	t13_ks_derive(const struct t13_ks *ks, const char *label,
+void	ks_handshake(struct ks *ks, const void *dhe, size_t dhelen);
+void	ks_master(struct ks *ks);
+void	ks_derive(const struct ks *ks, const char *label,
 	    const unsigned char *thash, unsigned char *out);
-void	t13_ks_wipe(struct t13_ks *ks);
+void	ks_wipe(struct ks *ks);
 
 /*
  * Finished verify_data (4.4.4) from a base key (a handshake traffic
  * secret, or a binder key for a PSK binder) and a transcript hash.
  */
-void	t13_finished(const br_hash_class *dig, const unsigned char *base,
+void	ks_finished(const br_hash_class *dig, const unsigned char *base,
 	    const unsigned char *thash, unsigned char *out);
 
 /* The ticket PSK from the resumption master secret and ticket_nonce. */
-void	t13_ticket_psk(const br_hash_class *dig, const unsigned char *res,
+void	ks_ticket_psk(const br_hash_class *dig, const unsigned char *res,
 	    const void *nonce, size_t noncelen, unsigned char *out);
 
 /* application_traffic_secret_N+1, in place (7.2). */
-void	t13_next_secret(const br_hash_class *dig, unsigned char *secret);
+void	ks_next_secret(const br_hash_class *dig, unsigned char *secret);
 
 /* A traffic key (keylen bytes) and 12-byte IV from a traffic secret. */
-void	t13_traffic_keys(const br_hash_class *dig, const unsigned char *secret,
+void	ks_traffic_keys(const br_hash_class *dig, const unsigned char *secret,
 	    unsigned char *key, size_t keylen, unsigned char *iv);
 
 /*
- * Record protection in one direction.  t13_rec_init() derives key and
+ * Record protection in one direction.  rp_init() derives key and
  * IV from a traffic secret and sets the sequence number to 0; it returns
  * 0 for an unknown suite.  The struct points into itself: do not copy
  * it, init it again.
  *
- * t13_rec_seal(): `rec` holds 5 bytes of room for the header, then `len`
+ * rp_seal(): `rec` holds 5 bytes of room for the header, then `len`
  * bytes of content, and `cap` bytes in all.  Appends the inner type and
  * `pad` zeros, encrypts in place, writes the header (23, 0x0303, length)
  * and the tag.  Returns the record's length, or 0 if it does not fit in
  * `cap`, the inner plaintext would exceed 2^14 + 1 bytes, or the
  * sequence number is exhausted.
  *
- * t13_rec_open(): `rec` is one whole record (header included, `reclen`
+ * rp_open(): `rec` is one whole record (header included, `reclen`
  * bytes) whose header length field the caller has checked against
  * `reclen`.  Decrypts in place; on success returns the inner content
  * type and sets *len to the content length (the content starts at
- * rec + 5, padding and type stripped).  On error returns a T13_ERR_*
+ * rec + 5, padding and type stripped).  On error returns a RP_ERR_*
  * and leaves no plaintext behind.
  */
-struct t13_rec {
+struct rp {
 	int			suite;		/* the AEAD, by its 1.3 code */
 	int			v12;		/* RFC 5288 / 7905 nonces */
 	uint64_t		seq;
@@ -162,102 +175,102 @@ struct t13_rec {
 	br_chacha20_run		chacha;
 	br_poly1305_run		poly;
 };
-int	t13_rec_init(struct t13_rec *r, int suite, const unsigned char *secret);
-size_t	t13_rec_seal(struct t13_rec *r, unsigned char *rec, size_t len,
+int	rp_init(struct rp *r, int suite, const unsigned char *secret);
+size_t	rp_seal(struct rp *r, unsigned char *rec, size_t len,
 	    size_t cap, int type, size_t pad);
-int	t13_rec_open(struct t13_rec *r, unsigned char *rec, size_t reclen,
+int	rp_open(struct rp *r, unsigned char *rec, size_t reclen,
 	    size_t *len);
-void	t13_rec_wipe(struct t13_rec *r);
+void	rp_wipe(struct rp *r);
 
 /*
  * The same AEADs with TLS 1.2's records (RFC 5246 6.2.3.3): the nonce
  * of RFC 5288 (a 4-byte salt and the 8-byte sequence number, sent
  * explicitly) for AES-GCM, of RFC 7905 (the 12-byte IV XOR the sequence
  * number) for ChaCha20-Poly1305; the AAD is the sequence number, type,
- * version and plaintext length.  t13_rec_init12(): aead is the 1.3 code
+ * version and plaintext length.  rp_init12(): aead is the 1.3 code
  * of the same AEAD (SUITE_AES_128_GCM_SHA256 for AES-128-GCM...), key and
  * iv are from the key block (iv: 4 bytes for GCM, 12 for ChaCha20).
- * t13_rec_seal12(): as t13_rec_seal, the header's type is `type` and
- * there is no inner type.  t13_rec_open12(): the content type is the
- * header's; returns it, or a T13_ERR_*.
+ * rp_seal12(): as rp_seal, the header's type is `type` and
+ * there is no inner type.  rp_open12(): the content type is the
+ * header's; returns it, or a RP_ERR_*.
  */
-int	t13_rec_init12(struct t13_rec *r, int aead, const unsigned char *key,
+int	rp_init12(struct rp *r, int aead, const unsigned char *key,
 	    const unsigned char *iv);
-size_t	t13_rec_seal12(struct t13_rec *r, unsigned char *rec, size_t len,
+size_t	rp_seal12(struct rp *r, unsigned char *rec, size_t len,
 	    size_t cap, int type);
-int	t13_rec_open12(struct t13_rec *r, unsigned char *rec, size_t reclen,
+int	rp_open12(struct rp *r, unsigned char *rec, size_t reclen,
 	    size_t *len);
 /* The most TLS 1.2 adds to a record's content: explicit nonce, tag. */
-#define T12_REC_EXTRA	(8 + T13_TAG_LEN)
+#define RP_EXTRA12	(8 + RP_TAG_LEN)
 
 /*
- * ECDHE (4.2.8, 7.4).  t13_kx_gen() draws a private key from `rng`,
- * t13_kx_load() takes one from the caller (tests); both write the public
+ * ECDHE (4.2.8, 7.4).  kx_gen() draws a private key from `rng`,
+ * kx_load() takes one from the caller (tests); both write the public
  * share (32 bytes for X25519, an uncompressed point of 65, 97 or 133
  * bytes for P-256, P-384, P-521; the last two for TLS 1.2 only) and
  * return its length, or 0 for an unknown group or a short `cap`.
- * t13_kx_shared() checks the peer's share and writes the shared secret
+ * kx_shared() checks the peer's share and writes the shared secret
  * (X25519's or the point's X: 32, 48 or 66 bytes), returning its
  * length; 0 if the share has
  * the wrong length or form, is not on the curve, or gives the all-zero
  * X25519 secret (RFC 7748 6.1).
  */
-struct t13_kx {
+struct kx {
 	int			group;
 	size_t			sklen;
 	unsigned char		sk[66];
 };
 /* The longest share: an uncompressed P-521 point. */
-#define T13_KX_PUB_MAX	133
+#define KX_PUB_MAX	133
 /* The longest shared secret: P-521's X. */
-#define T13_KX_SHARED_MAX 66
-size_t	t13_kx_gen(struct t13_kx *kx, int group, const br_prng_class **rng,
+#define KX_SHARED_MAX 66
+size_t	kx_gen(struct kx *kx, int group, const br_prng_class **rng,
 	    unsigned char *pub, size_t cap);
-size_t	t13_kx_load(struct t13_kx *kx, int group, const unsigned char *sk,
+size_t	kx_load(struct kx *kx, int group, const unsigned char *sk,
 	    size_t sklen, unsigned char *pub, size_t cap);
-size_t	t13_kx_shared(const struct t13_kx *kx, const unsigned char *peer,
+size_t	kx_shared(const struct kx *kx, const unsigned char *peer,
 	    size_t peerlen, unsigned char *out);
 /* A group's share length: X25519's, or an uncompressed point's. */
-size_t	t13_kx_len(int group);
-void	t13_kx_wipe(struct t13_kx *kx);
+size_t	kx_len(int group);
+void	kx_wipe(struct kx *kx);
 
 /*
- * CertificateVerify (4.4.3).  t13_cv_hash() hashes the signed content
+ * CertificateVerify (4.4.3).  sig_cv_hash() hashes the signed content
  * (64 spaces, the server's or client's context string, 0, the
  * transcript hash) with the scheme's hash; it returns that hash's
  * length, 0 for an unknown scheme.
  *
- * t13_cv_sign(): signs for `scheme` with the EC key (ECDSA, ASN.1 DER
+ * sig_cv_sign(): signs for `scheme` with the EC key (ECDSA, ASN.1 DER
  * signature; the key's curve must be the scheme's) or the RSA key
  * (RSA-PSS, salt = hash length, from `rng`).  Returns the signature's
  * length, 0 if the key does not fit the scheme, `cap` is short or the
  * private operation fails.
  *
- * t13_cv_verify(): 1 if `sig` is a valid signature for `scheme` by
+ * sig_cv_verify(): 1 if `sig` is a valid signature for `scheme` by
  * `pk`, 0 otherwise (wrong key type or curve for the scheme included).
- * t13_cv_fits(): 1 if `pk` may sign with `scheme` at all (RSA-PSS for
+ * sig_cv_fits(): 1 if `pk` may sign with `scheme` at all (RSA-PSS for
  * an RSA key, ECDSA on the key's own curve), 0 otherwise.
  */
-size_t	t13_cv_hash(int scheme, int server, const unsigned char *thash,
+size_t	sig_cv_hash(int scheme, int server, const unsigned char *thash,
 	    size_t thlen, unsigned char *out);
-size_t	t13_cv_sign(int scheme, int server, const unsigned char *thash,
+size_t	sig_cv_sign(int scheme, int server, const unsigned char *thash,
 	    size_t thlen, const br_ec_private_key *ec,
 	    const br_rsa_private_key *rsa, const br_prng_class **rng,
 	    unsigned char *sig, size_t cap);
-int	t13_cv_verify(int scheme, int server, const unsigned char *thash,
+int	sig_cv_verify(int scheme, int server, const unsigned char *thash,
 	    size_t thlen, const br_x509_pkey *pk, const unsigned char *sig,
 	    size_t siglen);
-int	t13_cv_fits(int scheme, const br_x509_pkey *pk);
+int	sig_cv_fits(int scheme, const br_x509_pkey *pk);
 
 /*
  * EMSA-PSS (RFC 8017 8.1, 9.1) with MGF1 over the same hash and a salt
  * of the hash's length, over a message hash `mhash`.  Sign returns the
  * signature length (the modulus length) or 0; verify returns 1 or 0.
  */
-size_t	t13_pss_sign(const br_hash_class *dig, const br_rsa_private_key *sk,
+size_t	sig_pss_sign(const br_hash_class *dig, const br_rsa_private_key *sk,
 	    const unsigned char *mhash, const br_prng_class **rng,
 	    unsigned char *sig, size_t cap);
-int	t13_pss_verify(const br_hash_class *dig, const br_rsa_public_key *pk,
+int	sig_pss_verify(const br_hash_class *dig, const br_rsa_public_key *pk,
 	    const unsigned char *mhash, const unsigned char *sig,
 	    size_t siglen);
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Record vectors for tests/unit/test_t13crypto.c, made by an independent
-implementation (Python's cryptography package): python3 t13crypto_vectors.py
+"""Record vectors for tests/unit/test_tlscrypto.c, made by an independent
+implementation (Python's cryptography package): python3 tlscrypto_vectors.py
 
 HKDF-Expand-Label and the TLS 1.3 record format (RFC 8446 5.2-5.4, 7.1,
 7.3) are written out here from the RFC; the AEADs are cryptography's.

@@ -1,8 +1,8 @@
 /*
- * test_t13crypto.c - the TLS 1.3 cryptography of src/t13crypto.c and its
- * TLS 1.2 record protection, byte for byte against RFC 8448 (example
+ * test_tlscrypto.c - the cryptography behind src/tlscrypto.h (kdf.c,
+ * recprot.c, kx.c, sig.c), TLS 1.2 record protection included, byte for byte against RFC 8448 (example
  * handshake traces), records of both versions made by
- * another implementation (tests/unit/t13crypto_vectors.py, Python's
+ * another implementation (tests/unit/tlscrypto_vectors.py, Python's
  * cryptography package), and signatures made by OpenSSL.  The signatures
  * made here are written to build/unit/ for OpenSSL to check in make unit.
  */
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <bearssl.h>
 
-#include "t13crypto.h"
+#include "tlscrypto.h"
 #include "unit.h"
 
 /*
@@ -248,8 +248,8 @@ static const char HRR_SPUB[] =
     "7d";
 
 /*
- * Test keys, DER (tests/unit/t13_*.pem: openssl genpkey, then
- * openssl pkey -in t13_X.pem -outform DER | xxd -p).
+ * Test keys, DER (tests/unit/key_*.pem: openssl genpkey, then
+ * openssl pkey -in key_X.pem -outform DER | xxd -p).
  */
 static const char RSA2048_KEY[] =
     "308204a50201000282010100a4e1b9bce2c7a7e0a80e4d2a281648701d4d2e5f"
@@ -341,15 +341,15 @@ static const char P521_KEY[] =
  * for the transcript hash 00 01 .. 1f (130 bytes: 64 spaces, the
  * context string, 0, the hash), cv.bin:
  *   openssl dgst -sha256 -sigopt rsa_padding_mode:pss \
- *       -sigopt rsa_pss_saltlen:32 -sign t13_rsa2048.pem cv.bin
+ *       -sigopt rsa_pss_saltlen:32 -sign key_rsa2048.pem cv.bin
  *   openssl dgst -sha384 -sigopt rsa_padding_mode:pss \
- *       -sigopt rsa_pss_saltlen:48 -sign t13_rsa1025.pem cv.bin
- *   openssl dgst -sha256 -sign t13_rsa2048.pem cv.bin    (PKCS#1 v1.5)
- *   openssl dgst -sha256 -sign t13_p256.pem cv.bin
- *   openssl dgst -sha384 -sign t13_p384.pem cv.bin
- *   openssl dgst -sha512 -sign t13_p521.pem cv.bin
+ *       -sigopt rsa_pss_saltlen:48 -sign key_rsa1025.pem cv.bin
+ *   openssl dgst -sha256 -sign key_rsa2048.pem cv.bin    (PKCS#1 v1.5)
+ *   openssl dgst -sha256 -sign key_p256.pem cv.bin
+ *   openssl dgst -sha384 -sign key_p384.pem cv.bin
+ *   openssl dgst -sha512 -sign key_p521.pem cv.bin
  *   openssl dgst -sha512 -sigopt rsa_padding_mode:pss \
- *       -sigopt rsa_pss_saltlen:64 -sign t13_rsa2048.pem cv.bin
+ *       -sigopt rsa_pss_saltlen:64 -sign key_rsa2048.pem cv.bin
  */
 static const char OSSL_PSS2048_SHA256[] =
     "74c00653fed02ca03359614d97d81f2554693f970f28e812e0130b6219221c5e"
@@ -407,7 +407,7 @@ static const char OSSL_PSS2048_SHA512[] =
     "60042cedcefedc575f718881f524e66ac9081f5f1cddd4ca0ce79e757b3b3adc";
 
 /*
- * Records by tests/unit/t13crypto_vectors.py: the content "hello, TLS
+ * Records by tests/unit/tlscrypto_vectors.py: the content "hello, TLS
  * 1.3" at sequence number 0 as application data without padding, and
  * at 1 as a handshake record with 5 bytes of padding, under the traffic
  * secrets 00 01 .. 2f (AES-256-GCM / SHA-384) and 40 41 .. 5f
@@ -432,7 +432,7 @@ static const char NEXT_S384[] =
 static const char NEXT_S256[] =
     "e8fc7f681aa59e59a6da531ad5b59f2b7ed21605445b04dcbe4727655950a3cf";
 
-static unsigned char buf[T13_CIPHER_MAX + 64];
+static unsigned char buf[RP_CIPHER_MAX + 64];
 
 static int
 nibble(int c)
@@ -487,7 +487,7 @@ sha256(const void *a, size_t alen, const void *b, size_t blen,
  * ServerHello, the server Finished and the client Finished.
  */
 static struct rfc {
-	struct t13_ks	ks;
+	struct ks	ks;
 	unsigned char	shared[32], c_hs[32], s_hs[32], c_ap[32], s_ap[32];
 	unsigned char	th_sh[32], th_sfin[32], th_cfin[32], res[32];
 	unsigned char	ch[196], sh[90], flight[657], cfin[36];
@@ -501,8 +501,8 @@ rfc_run(void)
 	static const char cpub[] =
 	    "99381de560e4bd43d23d8e435a7dbafeb3c06e51c13cae4d5413691e529aaf2c";
 	unsigned char k[32], peer[32], pub[32];
-	struct t13_transcript t;
-	struct t13_kx kx;
+	struct th t;
+	struct kx kx;
 
 	if (unhex(R.ch, sizeof(R.ch), CH) != 196 ||
 	    unhex(R.sh, sizeof(R.sh), SH) != 90 ||
@@ -511,27 +511,27 @@ rfc_run(void)
 		return 0;
 	/* Client Finished: header, then the client's verify_data. */
 	memcpy(R.cfin, "\x14\x00\x00\x20", 4);
-	if (t13_kx_load(&kx, GROUP_X25519, k, 32, pub, sizeof(pub)) != 32 ||
-	    t13_kx_shared(&kx, peer, 32, R.shared) != 32)
+	if (kx_load(&kx, GROUP_X25519, k, 32, pub, sizeof(pub)) != 32 ||
+	    kx_shared(&kx, peer, 32, R.shared) != 32)
 		return 0;
-	t13_transcript_init(&t, &br_sha256_vtable);
-	t13_transcript_add(&t, R.ch, sizeof(R.ch));
-	t13_transcript_add(&t, R.sh, sizeof(R.sh));
-	t13_transcript_hash(&t, R.th_sh);
-	t13_ks_early(&R.ks, &br_sha256_vtable, NULL, 0);
-	t13_ks_handshake(&R.ks, R.shared, 32);
-	t13_ks_derive(&R.ks, "c hs traffic", R.th_sh, R.c_hs);
-	t13_ks_derive(&R.ks, "s hs traffic", R.th_sh, R.s_hs);
-	t13_transcript_add(&t, R.flight, sizeof(R.flight));
-	t13_transcript_hash(&t, R.th_sfin);
-	t13_finished(&br_sha256_vtable, R.c_hs, R.th_sfin, R.cfin + 4);
-	t13_transcript_add(&t, R.cfin, sizeof(R.cfin));
-	t13_transcript_hash(&t, R.th_cfin);
-	t13_ks_master(&R.ks);
-	t13_ks_derive(&R.ks, "c ap traffic", R.th_sfin, R.c_ap);
-	t13_ks_derive(&R.ks, "s ap traffic", R.th_sfin, R.s_ap);
-	t13_ks_derive(&R.ks, "res master", R.th_cfin, R.res);
-	t13_kx_wipe(&kx);
+	th_init(&t, &br_sha256_vtable);
+	th_add(&t, R.ch, sizeof(R.ch));
+	th_add(&t, R.sh, sizeof(R.sh));
+	th_hash(&t, R.th_sh);
+	ks_early(&R.ks, &br_sha256_vtable, NULL, 0);
+	ks_handshake(&R.ks, R.shared, 32);
+	ks_derive(&R.ks, "c hs traffic", R.th_sh, R.c_hs);
+	ks_derive(&R.ks, "s hs traffic", R.th_sh, R.s_hs);
+	th_add(&t, R.flight, sizeof(R.flight));
+	th_hash(&t, R.th_sfin);
+	ks_finished(&br_sha256_vtable, R.c_hs, R.th_sfin, R.cfin + 4);
+	th_add(&t, R.cfin, sizeof(R.cfin));
+	th_hash(&t, R.th_cfin);
+	ks_master(&R.ks);
+	ks_derive(&R.ks, "c ap traffic", R.th_sfin, R.c_ap);
+	ks_derive(&R.ks, "s ap traffic", R.th_sfin, R.s_ap);
+	ks_derive(&R.ks, "res master", R.th_cfin, R.res);
+	kx_wipe(&kx);
 	return 1;
 }
 
@@ -540,17 +540,17 @@ rfc8448_x25519_share_and_shared_secret(void)
 {
 	static const char sk[] =
 	    "b1580eeadf6dd589b8ef4f2d5652578cc810e9980191ec8d058308cea216a21e";
-	unsigned char k[32], pub[T13_KX_PUB_MAX];
-	struct t13_kx kx;
+	unsigned char k[32], pub[KX_PUB_MAX];
+	struct kx kx;
 
 	CHECK(unhex(k, 32, sk) == 32);
-	CHECK(t13_kx_load(&kx, GROUP_X25519, k, 32, pub, sizeof(pub)) == 32);
+	CHECK(kx_load(&kx, GROUP_X25519, k, 32, pub, sizeof(pub)) == 32);
 	CHECK(is_hex(pub, 32,
 	    "c9828876112095fe66762bdbf7c672e156d6cc253b833df1dd69b1b04e751f0f"));
 	CHECK(rfc_run());
 	CHECK(is_hex(R.shared, 32,
 	    "8bd4054fb55b9d63fdfbacf9f04b9f0d35e6d63f537563efd46272900f89492d"));
-	t13_kx_wipe(&kx);
+	kx_wipe(&kx);
 	CHECK(kx.group == 0 && kx.sk[0] == 0 && kx.sk[31] == 0);
 	return 1;
 }
@@ -559,18 +559,18 @@ static int
 rfc8448_early_secret_and_derived(void)
 {
 	unsigned char empty[32], derived[32];
-	struct t13_ks ks;
+	struct ks ks;
 
-	t13_ks_early(&ks, &br_sha256_vtable, NULL, 0);
+	ks_early(&ks, &br_sha256_vtable, NULL, 0);
 	CHECK(ks.hlen == 32);
 	CHECK(is_hex(ks.secret, 32,
 	    "33ad0a1c607ec03b09e6cd9893680ce210adf300aa1f2660e1b22e10f170f92a"));
 	sha256("", 0, "", 0, empty);
-	t13_derive_secret(&br_sha256_vtable, ks.secret, "derived", empty,
+	ks_derive_secret(&br_sha256_vtable, ks.secret, "derived", empty,
 	    derived);
 	CHECK(is_hex(derived, 32,
 	    "6f2615a108c702c5678f54fc9dbab69716c076189c48250cebeac3576c3611ba"));
-	t13_ks_wipe(&ks);
+	ks_wipe(&ks);
 	CHECK(ks.secret[0] == 0 && ks.dig == NULL);
 	return 1;
 }
@@ -579,23 +579,23 @@ static int
 rfc8448_handshake_secrets_keys_and_ivs(void)
 {
 	unsigned char key[16], iv[12];
-	struct t13_ks ks;
+	struct ks ks;
 
 	CHECK(rfc_run());
 	CHECK(is_hex(R.th_sh, 32,
 	    "860c06edc07858ee8e78f0e7428c58edd6b43f2ca3e6e95f02ed063cf0e1cad8"));
-	t13_ks_early(&ks, &br_sha256_vtable, NULL, 0);
-	t13_ks_handshake(&ks, R.shared, 32);
+	ks_early(&ks, &br_sha256_vtable, NULL, 0);
+	ks_handshake(&ks, R.shared, 32);
 	CHECK(is_hex(ks.secret, 32,
 	    "1dc826e93606aa6fdc0aadc12f741b01046aa6b99f691ed221a9f0ca043fbeac"));
 	CHECK(is_hex(R.c_hs, 32,
 	    "b3eddb126e067f35a780b3abf45e2d8f3b1a950738f52e9600746a0e27a55a21"));
 	CHECK(is_hex(R.s_hs, 32,
 	    "b67b7d690cc16c4e75e54213cb2d37b4e9c912bcded9105d42befd59d391ad38"));
-	t13_traffic_keys(&br_sha256_vtable, R.s_hs, key, 16, iv);
+	ks_traffic_keys(&br_sha256_vtable, R.s_hs, key, 16, iv);
 	CHECK(is_hex(key, 16, "3fce516009c21727d0f2e4e86ee403bc"));
 	CHECK(is_hex(iv, 12, "5d313eb2671276ee13000b30"));
-	t13_traffic_keys(&br_sha256_vtable, R.c_hs, key, 16, iv);
+	ks_traffic_keys(&br_sha256_vtable, R.c_hs, key, 16, iv);
 	CHECK(is_hex(key, 16, "dbfaa693d1762c5b666af5d950258d01"));
 	CHECK(is_hex(iv, 12, "5bd3c71b836e0b76bb73265f"));
 	return 1;
@@ -605,16 +605,16 @@ rfc8448_handshake_secrets_keys_and_ivs(void)
 static int
 rfc8448_server_finished_verify_data(void)
 {
-	struct t13_transcript t;
+	struct th t;
 	unsigned char th[32], vd[32];
 
 	CHECK(rfc_run());
-	t13_transcript_init(&t, &br_sha256_vtable);
-	t13_transcript_add(&t, R.ch, sizeof(R.ch));
-	t13_transcript_add(&t, R.sh, sizeof(R.sh));
-	t13_transcript_add(&t, R.flight, sizeof(R.flight) - 36);
-	CHECK(t13_transcript_hash(&t, th) == 32);
-	t13_finished(&br_sha256_vtable, R.s_hs, th, vd);
+	th_init(&t, &br_sha256_vtable);
+	th_add(&t, R.ch, sizeof(R.ch));
+	th_add(&t, R.sh, sizeof(R.sh));
+	th_add(&t, R.flight, sizeof(R.flight) - 36);
+	CHECK(th_hash(&t, th) == 32);
+	ks_finished(&br_sha256_vtable, R.s_hs, th, vd);
 	CHECK(is_hex(vd, 32,
 	    "9b9b141d906337fbd2cbdce71df4deda4ab42c309572cb7fffee5454b78f0718"));
 	CHECK(memcmp(vd, R.flight + sizeof(R.flight) - 32, 32) == 0);
@@ -633,10 +633,10 @@ rfc8448_master_and_application_secrets(void)
 	    "9e40646ce79a7f9dc05af8889bce6552875afa0b06df0087f792ebb7c17504a5"));
 	CHECK(is_hex(R.s_ap, 32,
 	    "a11af9f05531f856ad47116b45a950328204b4f44bfb6b3a4b4f1f3fcb631643"));
-	t13_traffic_keys(&br_sha256_vtable, R.s_ap, key, 16, iv);
+	ks_traffic_keys(&br_sha256_vtable, R.s_ap, key, 16, iv);
 	CHECK(is_hex(key, 16, "9f02283b6c9c07efc26bb9f2ac92e356"));
 	CHECK(is_hex(iv, 12, "cf782b88dd83549aadf1e984"));
-	t13_traffic_keys(&br_sha256_vtable, R.c_ap, key, 16, iv);
+	ks_traffic_keys(&br_sha256_vtable, R.c_ap, key, 16, iv);
 	CHECK(is_hex(key, 16, "17422dda596ed5d9acd890e3c63f5051"));
 	CHECK(is_hex(iv, 12, "5b78923dee08579033e523d9"));
 	return 1;
@@ -654,7 +654,7 @@ rfc8448_client_finished_resumption_master_and_ticket_psk(void)
 	    "209145a96ee8e2a122ff810047cc952684658d6049e86429426db87c54ad143d"));
 	CHECK(is_hex(R.res, 32,
 	    "7df235f2031d2a051287d02b0241b0bfdaf86cc856231f2d5aba46c434ec196c"));
-	t13_ticket_psk(&br_sha256_vtable, R.res, "\0\0", 2, psk);
+	ks_ticket_psk(&br_sha256_vtable, R.res, "\0\0", 2, psk);
 	CHECK(is_hex(psk, 32,
 	    "4ecd0eb6ec3b4d87f5d6028f922ca4c5851a277fd41311c9e62d2c9492e1c4f3"));
 	return 1;
@@ -663,30 +663,30 @@ rfc8448_client_finished_resumption_master_and_ticket_psk(void)
 static int
 rfc8448_server_flight_seals_to_the_rfc_record(void)
 {
-	static struct t13_rec r;
+	static struct rp r;
 	size_t n;
 
 	CHECK(rfc_run());
-	CHECK(t13_rec_init(&r, SUITE_AES_128_GCM_SHA256, R.s_hs));
+	CHECK(rp_init(&r, SUITE_AES_128_GCM_SHA256, R.s_hs));
 	memcpy(buf + 5, R.flight, sizeof(R.flight));
-	n = t13_rec_seal(&r, buf, sizeof(R.flight), sizeof(buf), 22, 0);
+	n = rp_seal(&r, buf, sizeof(R.flight), sizeof(buf), 22, 0);
 	CHECK(n == 679);
 	CHECK(is_hex(buf, n, FLIGHT_REC));
 	CHECK(r.seq == 1);
-	t13_rec_wipe(&r);
+	rp_wipe(&r);
 	return 1;
 }
 
 static int
 rfc8448_client_finished_record_opens(void)
 {
-	static struct t13_rec r;
+	static struct rp r;
 	size_t n = unhex(buf, sizeof(buf), FIN_REC), len = 0;
 
 	CHECK(rfc_run());
 	CHECK(n == 58);
-	CHECK(t13_rec_init(&r, SUITE_AES_128_GCM_SHA256, R.c_hs));
-	CHECK(t13_rec_open(&r, buf, n, &len) == 22);
+	CHECK(rp_init(&r, SUITE_AES_128_GCM_SHA256, R.c_hs));
+	CHECK(rp_open(&r, buf, n, &len) == 22);
 	CHECK(len == 36 && memcmp(buf + 5, R.cfin, 36) == 0);
 	return 1;
 }
@@ -699,32 +699,32 @@ rfc8448_client_finished_record_opens(void)
 static int
 rfc8448_application_records_in_sequence(void)
 {
-	static struct t13_rec in, out;
+	static struct rp in, out;
 	unsigned char app[50];
 	size_t n, len = 0;
 
 	CHECK(rfc_run());
 	for (int i = 0; i < 50; i++)
 		app[i] = (unsigned char)i;
-	CHECK(t13_rec_init(&in, SUITE_AES_128_GCM_SHA256, R.s_ap));
+	CHECK(rp_init(&in, SUITE_AES_128_GCM_SHA256, R.s_ap));
 	n = unhex(buf, sizeof(buf), SERVER_APP_REC);
-	CHECK(t13_rec_open(&in, buf, n, &len) == T13_ERR_MAC);
+	CHECK(rp_open(&in, buf, n, &len) == RP_ERR_MAC);
 	n = unhex(buf, sizeof(buf), TICKET_REC);
-	CHECK(t13_rec_open(&in, buf, n, &len) == 22);
+	CHECK(rp_open(&in, buf, n, &len) == 22);
 	CHECK(len == 205 && buf[5] == 4);	/* NewSessionTicket */
 	n = unhex(buf, sizeof(buf), SERVER_APP_REC);
-	CHECK(t13_rec_open(&in, buf, n, &len) == 23);
+	CHECK(rp_open(&in, buf, n, &len) == 23);
 	CHECK(len == 50 && memcmp(buf + 5, app, 50) == 0);
 	n = unhex(buf, sizeof(buf), SERVER_ALERT_REC);
-	CHECK(t13_rec_open(&in, buf, n, &len) == 21);
+	CHECK(rp_open(&in, buf, n, &len) == 21);
 	CHECK(len == 2 && buf[5] == 1 && buf[6] == 0);
 
-	CHECK(t13_rec_init(&out, SUITE_AES_128_GCM_SHA256, R.c_ap));
+	CHECK(rp_init(&out, SUITE_AES_128_GCM_SHA256, R.c_ap));
 	memcpy(buf + 5, app, 50);
-	n = t13_rec_seal(&out, buf, 50, sizeof(buf), 23, 0);
+	n = rp_seal(&out, buf, 50, sizeof(buf), 23, 0);
 	CHECK(is_hex(buf, n, CLIENT_APP_REC));
 	memcpy(buf + 5, "\x01\x00", 2);
-	n = t13_rec_seal(&out, buf, 2, sizeof(buf), 21, 0);
+	n = rp_seal(&out, buf, 2, sizeof(buf), 21, 0);
 	CHECK(is_hex(buf, n, CLIENT_ALERT_REC));
 	return 1;
 }
@@ -735,28 +735,28 @@ rfc8448_resumption_binder(void)
 {
 	static unsigned char ch[477];
 	unsigned char psk[32], empty[32], bk[32], th[32], binder[32];
-	struct t13_transcript t;
-	struct t13_ks ks;
+	struct th t;
+	struct ks ks;
 
 	CHECK(unhex(psk, 32,
 	    "4ecd0eb6ec3b4d87f5d6028f922ca4c5851a277fd41311c9e62d2c9492e1c4f3")
 	    == 32);
-	t13_ks_early(&ks, &br_sha256_vtable, psk, 32);
+	ks_early(&ks, &br_sha256_vtable, psk, 32);
 	CHECK(is_hex(ks.secret, 32,
 	    "9b2188e9b2fc6d64d71dc329900e20bb41915000f678aa839cbb797cb7d8332c"));
-	t13_ks_derive(&ks, "res binder", NULL, bk);
+	ks_derive(&ks, "res binder", NULL, bk);
 	CHECK(is_hex(bk, 32,
 	    "69fe131a3bbad5d63c64eebcc30e395b9d8107726a13d074e389dbc8a4e47256"));
 	sha256("", 0, "", 0, empty);
-	t13_ks_derive(&ks, "res binder", empty, th);
+	ks_derive(&ks, "res binder", empty, th);
 	CHECK(memcmp(th, bk, 32) == 0);
 	CHECK(unhex(ch, sizeof(ch), PSK_CH_PREFIX) == 477);
-	t13_transcript_init(&t, &br_sha256_vtable);
-	t13_transcript_add(&t, ch, sizeof(ch));
-	t13_transcript_hash(&t, th);
+	th_init(&t, &br_sha256_vtable);
+	th_add(&t, ch, sizeof(ch));
+	th_hash(&t, th);
 	CHECK(is_hex(th, 32,
 	    "63224b2e4573f2d3454ca84b9d009a04f6be9e05711a8396473aefa01e924a14"));
-	t13_finished(&br_sha256_vtable, bk, th, binder);
+	ks_finished(&br_sha256_vtable, bk, th, binder);
 	CHECK(is_hex(binder, 32,
 	    "3add4fb2d8fdf822a0ca3cf7678ef5e88dae990141c5924d57bb6fa31b9e5f9d"));
 	return 1;
@@ -771,12 +771,12 @@ static int
 rfc8448_hello_retry_request_with_p256(void)
 {
 	static unsigned char ch1[180], hrr[176], ch2[512], sh[123], fl[645];
-	static struct t13_rec r;
+	static struct rp r;
 	unsigned char sk[32], pub[65], cpub[65], dhe[32], th[32], c[32], s[32];
 	unsigned char key[16], iv[12];
-	struct t13_transcript t;
-	struct t13_kx kx;
-	struct t13_ks ks;
+	struct th t;
+	struct kx kx;
+	struct ks ks;
 
 	CHECK(unhex(ch1, sizeof(ch1), HRR_CH1) == sizeof(ch1));
 	CHECK(unhex(hrr, sizeof(hrr), HRR_HRR) == sizeof(hrr));
@@ -786,49 +786,49 @@ rfc8448_hello_retry_request_with_p256(void)
 	CHECK(unhex(sk, 32,
 	    "8c510601f9765bfb8ed693449a48989859b5cfa879cb9f5443c41c5ff10634ed")
 	    == 32);
-	CHECK(t13_kx_load(&kx, GROUP_SECP256R1, sk, 32, pub, sizeof(pub)) == 65);
+	CHECK(kx_load(&kx, GROUP_SECP256R1, sk, 32, pub, sizeof(pub)) == 65);
 	CHECK(is_hex(pub, 65, HRR_SPUB));
 	CHECK(unhex(cpub, 65, HRR_CPUB) == 65);
-	CHECK(t13_kx_shared(&kx, cpub, 65, dhe) == 32);
+	CHECK(kx_shared(&kx, cpub, 65, dhe) == 32);
 	CHECK(is_hex(dhe, 32,
 	    "c142ce13ca11b5c2233652e63ad3d97844f1621fbfb9de69d547dc8fedeabeb4"));
 
-	t13_transcript_init(&t, &br_sha256_vtable);
-	t13_transcript_add(&t, ch1, sizeof(ch1));
-	t13_transcript_hrr(&t);
-	t13_transcript_add(&t, hrr, sizeof(hrr));
-	t13_transcript_add(&t, ch2, sizeof(ch2));
-	t13_transcript_add(&t, sh, sizeof(sh));
-	t13_transcript_hash(&t, th);
+	th_init(&t, &br_sha256_vtable);
+	th_add(&t, ch1, sizeof(ch1));
+	th_hrr(&t);
+	th_add(&t, hrr, sizeof(hrr));
+	th_add(&t, ch2, sizeof(ch2));
+	th_add(&t, sh, sizeof(sh));
+	th_hash(&t, th);
 	CHECK(is_hex(th, 32,
 	    "8aa8e828ec2f8a884fec95a3139de01c15a3daa7ff5bfc3f4bfcc21b438d7bf8"));
-	t13_ks_early(&ks, &br_sha256_vtable, NULL, 0);
-	t13_ks_handshake(&ks, dhe, 32);
+	ks_early(&ks, &br_sha256_vtable, NULL, 0);
+	ks_handshake(&ks, dhe, 32);
 	CHECK(is_hex(ks.secret, 32,
 	    "ce022e5e6e81e50736d773f2d3adfce8220d049bf510f0dbfac927ef4243b148"));
-	t13_ks_derive(&ks, "c hs traffic", th, c);
-	t13_ks_derive(&ks, "s hs traffic", th, s);
+	ks_derive(&ks, "c hs traffic", th, c);
+	ks_derive(&ks, "s hs traffic", th, s);
 	CHECK(is_hex(c, 32,
 	    "158aa7ab8855073582b41d674b4055cabcc534728f659314861b4e08e2011566"));
 	CHECK(is_hex(s, 32,
 	    "3403e781e2af7b6508da28574f6e95a1abf162de83a97927c37672a4a0cef8a1"));
-	t13_traffic_keys(&br_sha256_vtable, s, key, 16, iv);
+	ks_traffic_keys(&br_sha256_vtable, s, key, 16, iv);
 	CHECK(is_hex(key, 16, "4646bfac1712c426cd78d8a24a8a6f6b"));
 	CHECK(is_hex(iv, 12, "c7d395c08d62f297d13768ea"));
-	CHECK(t13_rec_init(&r, SUITE_AES_128_GCM_SHA256, s));
+	CHECK(rp_init(&r, SUITE_AES_128_GCM_SHA256, s));
 	memcpy(buf + 5, fl, sizeof(fl));
-	CHECK(is_hex(buf, t13_rec_seal(&r, buf, sizeof(fl), sizeof(buf), 22, 0),
+	CHECK(is_hex(buf, rp_seal(&r, buf, sizeof(fl), sizeof(buf), 22, 0),
 	    HRR_FLIGHT_REC));
 
-	t13_transcript_add(&t, fl, sizeof(fl));
-	t13_transcript_hash(&t, th);
+	th_add(&t, fl, sizeof(fl));
+	th_hash(&t, th);
 	CHECK(is_hex(th, 32,
 	    "50f63cbf36b0dd049e7a0ba27d6455745ea2aaac54bb167f9950b2b7ce9509da"));
-	t13_ks_master(&ks);
+	ks_master(&ks);
 	CHECK(is_hex(ks.secret, 32,
 	    "1131545d0baf79ddce9b87f06945781a57dd18ef378dcd2060f8f9a569027ed8"));
-	t13_ks_derive(&ks, "c ap traffic", th, c);
-	t13_ks_derive(&ks, "s ap traffic", th, s);
+	ks_derive(&ks, "c ap traffic", th, c);
+	ks_derive(&ks, "s ap traffic", th, s);
 	CHECK(is_hex(c, 32,
 	    "75ecf4b972525aa0dcd057c9944d4cd5d82671d8843141d7dc2a4ff15a21dc51"));
 	CHECK(is_hex(s, 32,
@@ -839,18 +839,18 @@ rfc8448_hello_retry_request_with_p256(void)
 static int
 transcript_hash_leaves_the_running_hash_alone(void)
 {
-	struct t13_transcript t;
+	struct th t;
 	unsigned char a[32], b[32], want[32];
 
-	t13_transcript_init(&t, &br_sha256_vtable);
-	t13_transcript_add(&t, "abc", 3);
-	t13_transcript_hash(&t, a);
-	t13_transcript_hash(&t, b);
+	th_init(&t, &br_sha256_vtable);
+	th_add(&t, "abc", 3);
+	th_hash(&t, a);
+	th_hash(&t, b);
 	CHECK(memcmp(a, b, 32) == 0);
 	sha256("abc", 3, "", 0, want);
 	CHECK(memcmp(a, want, 32) == 0);
-	t13_transcript_add(&t, "def", 3);
-	t13_transcript_hash(&t, a);
+	th_add(&t, "def", 3);
+	th_hash(&t, a);
 	sha256("abc", 3, "def", 3, want);
 	CHECK(memcmp(a, want, 32) == 0);
 	return 1;
@@ -860,16 +860,16 @@ transcript_hash_leaves_the_running_hash_alone(void)
 static int
 hrr_replaces_client_hello1_by_message_hash(void)
 {
-	struct t13_transcript t;
+	struct th t;
 	unsigned char m[4 + 48], got[48], want[48];
 	br_sha384_context h;
 
 	CHECK(rfc_run());
-	t13_transcript_init(&t, &br_sha384_vtable);
-	t13_transcript_add(&t, R.ch, sizeof(R.ch));
-	t13_transcript_hrr(&t);
-	t13_transcript_add(&t, R.sh, sizeof(R.sh));
-	CHECK(t13_transcript_hash(&t, got) == 48);
+	th_init(&t, &br_sha384_vtable);
+	th_add(&t, R.ch, sizeof(R.ch));
+	th_hrr(&t);
+	th_add(&t, R.sh, sizeof(R.sh));
+	CHECK(th_hash(&t, got) == 48);
 
 	memcpy(m, "\xfe\x00\x00\x30", 4);
 	br_sha384_init(&h);
@@ -890,11 +890,11 @@ key_update_secrets_match_python(void)
 
 	for (int i = 0; i < 48; i++)
 		s[i] = (unsigned char)i;
-	t13_next_secret(&br_sha384_vtable, s);
+	ks_next_secret(&br_sha384_vtable, s);
 	CHECK(is_hex(s, 48, NEXT_S384));
 	for (int i = 0; i < 32; i++)
 		s[i] = (unsigned char)(0x40 + i);
-	t13_next_secret(&br_sha256_vtable, s);
+	ks_next_secret(&br_sha256_vtable, s);
 	CHECK(is_hex(s, 32, NEXT_S256));
 	return 1;
 }
@@ -911,21 +911,21 @@ secret_for(int suite, unsigned char *s)
 static int
 records_match(int suite, const char *rec0, const char *rec1)
 {
-	static struct t13_rec out, in;
+	static struct rp out, in;
 	unsigned char s[48];
 	size_t n, len = 0, mlen = strlen(MSG);
 
 	secret_for(suite, s);
-	CHECK(t13_rec_init(&out, suite, s) && t13_rec_init(&in, suite, s));
+	CHECK(rp_init(&out, suite, s) && rp_init(&in, suite, s));
 	memcpy(buf + 5, MSG, mlen);
-	n = t13_rec_seal(&out, buf, mlen, sizeof(buf), 23, 0);
+	n = rp_seal(&out, buf, mlen, sizeof(buf), 23, 0);
 	CHECK(is_hex(buf, n, rec0));
-	CHECK(t13_rec_open(&in, buf, n, &len) == 23);
+	CHECK(rp_open(&in, buf, n, &len) == 23);
 	CHECK(len == mlen && memcmp(buf + 5, MSG, mlen) == 0);
 	memcpy(buf + 5, MSG, mlen);
-	n = t13_rec_seal(&out, buf, mlen, sizeof(buf), 22, 5);
+	n = rp_seal(&out, buf, mlen, sizeof(buf), 22, 5);
 	CHECK(is_hex(buf, n, rec1));
-	CHECK(t13_rec_open(&in, buf, n, &len) == 22);
+	CHECK(rp_open(&in, buf, n, &len) == 22);
 	CHECK(len == mlen && memcmp(buf + 5, MSG, mlen) == 0);
 	return 1;
 }
@@ -946,12 +946,12 @@ chacha20_poly1305_records_match_python(void)
 static int
 unknown_suite_is_refused(void)
 {
-	static struct t13_rec r;
+	static struct rp r;
 	unsigned char s[48] = { 0 };
 
-	CHECK(!t13_rec_init(&r, 0x1304, s));
-	CHECK(!t13_rec_init(&r, 0xc02f, s));
-	CHECK(t13_suite_hash(0x1305) == NULL);
+	CHECK(!rp_init(&r, 0x1304, s));
+	CHECK(!rp_init(&r, 0xc02f, s));
+	CHECK(ks_suite_hash(0x1305) == NULL);
 	return 1;
 }
 
@@ -965,7 +965,7 @@ tampered_records_do_not_open(void)
 {
 	static const int suites[] = { SUITE_AES_128_GCM_SHA256,
 	    SUITE_AES_256_GCM_SHA384, SUITE_CHACHA20_POLY1305_SHA256 };
-	static struct t13_rec out, in;
+	static struct rp out, in;
 	static unsigned char good[64];
 	static const size_t at[] = { 0, 2, 4, 5, 12, 19, 20, 35 };
 	unsigned char s[48];
@@ -973,26 +973,26 @@ tampered_records_do_not_open(void)
 
 	for (size_t i = 0; i < 3; i++) {
 		secret_for(suites[i], s);
-		CHECK(t13_rec_init(&out, suites[i], s));
-		CHECK(t13_rec_init(&in, suites[i], s));
+		CHECK(rp_init(&out, suites[i], s));
+		CHECK(rp_init(&in, suites[i], s));
 		memcpy(buf + 5, MSG, 14);
-		n = t13_rec_seal(&out, buf, 14, sizeof(buf), 23, 0);
+		n = rp_seal(&out, buf, 14, sizeof(buf), 23, 0);
 		CHECK(n == 36);
 		memcpy(good, buf, n);
 		for (size_t j = 0; j < sizeof(at) / sizeof(at[0]); j++) {
 			memcpy(buf, good, n);
 			buf[at[j]] ^= 0x01;
-			CHECK(t13_rec_open(&in, buf, n, &len) == T13_ERR_MAC);
+			CHECK(rp_open(&in, buf, n, &len) == RP_ERR_MAC);
 			CHECK(memcmp(buf + 5, MSG, 14) != 0);
 		}
 		memcpy(buf, good, n);
 		buf[n - 1] ^= 0x80;		/* the tag's last bit */
-		CHECK(t13_rec_open(&in, buf, n, &len) == T13_ERR_MAC);
+		CHECK(rp_open(&in, buf, n, &len) == RP_ERR_MAC);
 		memcpy(buf, good, n);
-		CHECK(t13_rec_open(&in, buf, n - 1, &len) == T13_ERR_MAC);
+		CHECK(rp_open(&in, buf, n - 1, &len) == RP_ERR_MAC);
 		CHECK(in.seq == 0);
 		memcpy(buf, good, n);
-		CHECK(t13_rec_open(&in, buf, n, &len) == 23 && len == 14);
+		CHECK(rp_open(&in, buf, n, &len) == 23 && len == 14);
 		CHECK(in.seq == 1);
 	}
 	return 1;
@@ -1001,23 +1001,23 @@ tampered_records_do_not_open(void)
 static int
 padding_is_stripped_and_zeros_in_content_kept(void)
 {
-	static struct t13_rec out, in;
+	static struct rp out, in;
 	unsigned char s[48];
 	size_t n, len = 0;
 
 	secret_for(SUITE_AES_256_GCM_SHA384, s);
-	CHECK(t13_rec_init(&out, SUITE_AES_256_GCM_SHA384, s));
-	CHECK(t13_rec_init(&in, SUITE_AES_256_GCM_SHA384, s));
+	CHECK(rp_init(&out, SUITE_AES_256_GCM_SHA384, s));
+	CHECK(rp_init(&in, SUITE_AES_256_GCM_SHA384, s));
 	memcpy(buf + 5, "ab\0\0", 4);
-	n = t13_rec_seal(&out, buf, 4, sizeof(buf), 23, 300);
+	n = rp_seal(&out, buf, 4, sizeof(buf), 23, 300);
 	CHECK(n == 5 + 4 + 1 + 300 + 16);
 	CHECK(buf[3] == 0x01 && buf[4] == 0x41);
-	CHECK(t13_rec_open(&in, buf, n, &len) == 23);
+	CHECK(rp_open(&in, buf, n, &len) == 23);
 	CHECK(len == 4 && memcmp(buf + 5, "ab\0\0", 4) == 0);
 	/* Content of zero bytes: the type alone. */
-	n = t13_rec_seal(&out, buf, 0, sizeof(buf), 22, 0);
+	n = rp_seal(&out, buf, 0, sizeof(buf), 22, 0);
 	CHECK(n == 22);
-	CHECK(t13_rec_open(&in, buf, n, &len) == 22 && len == 0);
+	CHECK(rp_open(&in, buf, n, &len) == 22 && len == 0);
 	return 1;
 }
 
@@ -1025,17 +1025,17 @@ padding_is_stripped_and_zeros_in_content_kept(void)
 static int
 all_zero_plaintext_is_refused(void)
 {
-	static struct t13_rec out, in;
+	static struct rp out, in;
 	unsigned char s[48];
 	size_t n, len = 0;
 
 	secret_for(SUITE_CHACHA20_POLY1305_SHA256, s);
-	CHECK(t13_rec_init(&out, SUITE_CHACHA20_POLY1305_SHA256, s));
-	CHECK(t13_rec_init(&in, SUITE_CHACHA20_POLY1305_SHA256, s));
+	CHECK(rp_init(&out, SUITE_CHACHA20_POLY1305_SHA256, s));
+	CHECK(rp_init(&in, SUITE_CHACHA20_POLY1305_SHA256, s));
 	memset(buf + 5, 0, 10);
-	n = t13_rec_seal(&out, buf, 10, sizeof(buf), 0, 7);
+	n = rp_seal(&out, buf, 10, sizeof(buf), 0, 7);
 	CHECK(n == 5 + 18 + 16);
-	CHECK(t13_rec_open(&in, buf, n, &len) == T13_ERR_EMPTY);
+	CHECK(rp_open(&in, buf, n, &len) == RP_ERR_EMPTY);
 	return 1;
 }
 
@@ -1043,78 +1043,78 @@ all_zero_plaintext_is_refused(void)
 static int
 sequence_number_changes_the_nonce(void)
 {
-	static struct t13_rec out, in;
+	static struct rp out, in;
 	static unsigned char r0[64], r1[64];
 	unsigned char s[48];
 	size_t n0, n1, len;
 
 	secret_for(SUITE_AES_256_GCM_SHA384, s);
-	CHECK(t13_rec_init(&out, SUITE_AES_256_GCM_SHA384, s));
-	CHECK(t13_rec_init(&in, SUITE_AES_256_GCM_SHA384, s));
+	CHECK(rp_init(&out, SUITE_AES_256_GCM_SHA384, s));
+	CHECK(rp_init(&in, SUITE_AES_256_GCM_SHA384, s));
 	memcpy(r0 + 5, MSG, 14);
-	n0 = t13_rec_seal(&out, r0, 14, sizeof(r0), 23, 0);
+	n0 = rp_seal(&out, r0, 14, sizeof(r0), 23, 0);
 	memcpy(r1 + 5, MSG, 14);
-	n1 = t13_rec_seal(&out, r1, 14, sizeof(r1), 23, 0);
+	n1 = rp_seal(&out, r1, 14, sizeof(r1), 23, 0);
 	CHECK(n0 == n1 && memcmp(r0, r1, 5) == 0);
 	CHECK(memcmp(r0 + 5, r1 + 5, n0 - 5) != 0);
 	/* Opening decrypts in place: each try gets a fresh copy. */
 	memcpy(buf, r1, n1);
-	CHECK(t13_rec_open(&in, buf, n1, &len) == T13_ERR_MAC);
+	CHECK(rp_open(&in, buf, n1, &len) == RP_ERR_MAC);
 	memcpy(buf, r0, n0);
-	CHECK(t13_rec_open(&in, buf, n0, &len) == 23);
+	CHECK(rp_open(&in, buf, n0, &len) == 23);
 	memcpy(buf, r1, n1);
-	CHECK(t13_rec_open(&in, buf, n1, &len) == 23);
+	CHECK(rp_open(&in, buf, n1, &len) == 23);
 	memcpy(buf, r0, n0);
-	CHECK(t13_rec_open(&in, buf, n0, &len) == T13_ERR_MAC);
+	CHECK(rp_open(&in, buf, n0, &len) == RP_ERR_MAC);
 	return 1;
 }
 
 static int
 sequence_number_never_wraps(void)
 {
-	static struct t13_rec out, in;
+	static struct rp out, in;
 	unsigned char s[48];
 	size_t n, len;
 
 	secret_for(SUITE_AES_256_GCM_SHA384, s);
-	CHECK(t13_rec_init(&out, SUITE_AES_256_GCM_SHA384, s));
-	CHECK(t13_rec_init(&in, SUITE_AES_256_GCM_SHA384, s));
+	CHECK(rp_init(&out, SUITE_AES_256_GCM_SHA384, s));
+	CHECK(rp_init(&in, SUITE_AES_256_GCM_SHA384, s));
 	out.seq = in.seq = UINT64_MAX - 1;
-	n = t13_rec_seal(&out, buf, 3, sizeof(buf), 23, 0);
+	n = rp_seal(&out, buf, 3, sizeof(buf), 23, 0);
 	CHECK(n == 25 && out.seq == UINT64_MAX);
-	CHECK(t13_rec_seal(&out, buf + 100, 3, sizeof(buf) - 100, 23, 0) == 0);
-	CHECK(t13_rec_open(&in, buf, n, &len) == 23 && len == 3);
-	CHECK(t13_rec_open(&in, buf, n, &len) == T13_ERR_SEQ);
+	CHECK(rp_seal(&out, buf + 100, 3, sizeof(buf) - 100, 23, 0) == 0);
+	CHECK(rp_open(&in, buf, n, &len) == 23 && len == 3);
+	CHECK(rp_open(&in, buf, n, &len) == RP_ERR_SEQ);
 	return 1;
 }
 
 static int
 record_size_limits(void)
 {
-	static struct t13_rec out, in;
+	static struct rp out, in;
 	unsigned char s[48];
 	size_t n, len;
 
 	secret_for(SUITE_AES_256_GCM_SHA384, s);
-	CHECK(t13_rec_init(&out, SUITE_AES_256_GCM_SHA384, s));
-	CHECK(t13_rec_init(&in, SUITE_AES_256_GCM_SHA384, s));
-	memset(buf + 5, 'x', T13_PLAIN_MAX);
-	CHECK(t13_rec_seal(&out, buf, T13_PLAIN_MAX, sizeof(buf), 23, 1) == 0);
-	CHECK(t13_rec_seal(&out, buf, 100, 100 + 21, 23, 0) == 0);
-	CHECK(t13_rec_seal(&out, buf, 0, 4, 23, 0) == 0);
-	CHECK(t13_rec_seal(&out, buf, 10, sizeof(buf), 23,
-	    T13_PLAIN_MAX - 9) == 0);
-	CHECK(t13_rec_seal(&out, buf, 10, sizeof(buf), 23, SIZE_MAX) == 0);
+	CHECK(rp_init(&out, SUITE_AES_256_GCM_SHA384, s));
+	CHECK(rp_init(&in, SUITE_AES_256_GCM_SHA384, s));
+	memset(buf + 5, 'x', RP_PLAIN_MAX);
+	CHECK(rp_seal(&out, buf, RP_PLAIN_MAX, sizeof(buf), 23, 1) == 0);
+	CHECK(rp_seal(&out, buf, 100, 100 + 21, 23, 0) == 0);
+	CHECK(rp_seal(&out, buf, 0, 4, 23, 0) == 0);
+	CHECK(rp_seal(&out, buf, 10, sizeof(buf), 23,
+	    RP_PLAIN_MAX - 9) == 0);
+	CHECK(rp_seal(&out, buf, 10, sizeof(buf), 23, SIZE_MAX) == 0);
 	CHECK(out.seq == 0);
-	n = t13_rec_seal(&out, buf, 100, 100 + 22, 23, 0);
+	n = rp_seal(&out, buf, 100, 100 + 22, 23, 0);
 	CHECK(n == 122);
-	n = t13_rec_seal(&out, buf, T13_PLAIN_MAX, sizeof(buf), 23, 0);
-	CHECK(n == T13_PLAIN_MAX + T13_REC_OVERHEAD);
-	CHECK(t13_rec_open(&in, buf, 122, &len) == T13_ERR_MAC);
-	CHECK(t13_rec_open(&in, buf, 5 + T13_CIPHER_MAX + 1, &len) ==
-	    T13_ERR_OVERFLOW);
-	CHECK(t13_rec_open(&in, buf, 21, &len) == T13_ERR_MAC);
-	CHECK(t13_rec_open(&in, buf, 3, &len) == T13_ERR_MAC);
+	n = rp_seal(&out, buf, RP_PLAIN_MAX, sizeof(buf), 23, 0);
+	CHECK(n == RP_PLAIN_MAX + RP_OVERHEAD13);
+	CHECK(rp_open(&in, buf, 122, &len) == RP_ERR_MAC);
+	CHECK(rp_open(&in, buf, 5 + RP_CIPHER_MAX + 1, &len) ==
+	    RP_ERR_OVERFLOW);
+	CHECK(rp_open(&in, buf, 21, &len) == RP_ERR_MAC);
+	CHECK(rp_open(&in, buf, 3, &len) == RP_ERR_MAC);
 	return 1;
 }
 
@@ -1123,7 +1123,7 @@ static br_hmac_drbg_context rng;
 static void
 rng_init(void)
 {
-	br_hmac_drbg_init(&rng, &br_sha256_vtable, "t13crypto test", 14);
+	br_hmac_drbg_init(&rng, &br_sha256_vtable, "tlscrypto test", 14);
 }
 
 /* Each group's share and shared secret lengths; P-384, P-521: 1.2's. */
@@ -1137,24 +1137,24 @@ ecdhe_shares_agree(void)
 		{ GROUP_X25519, 32, 32 }, { GROUP_SECP256R1, 65, 32 },
 		{ GROUP_SECP384R1, 97, 48 }, { GROUP_SECP521R1, 133, 66 },
 	};
-	unsigned char pa[T13_KX_PUB_MAX], pb[T13_KX_PUB_MAX];
-	unsigned char sa[T13_KX_SHARED_MAX], sb[T13_KX_SHARED_MAX];
-	struct t13_kx a, b;
+	unsigned char pa[KX_PUB_MAX], pb[KX_PUB_MAX];
+	unsigned char sa[KX_SHARED_MAX], sb[KX_SHARED_MAX];
+	struct kx a, b;
 	size_t la, lb;
 
 	rng_init();
 	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++) {
-		la = t13_kx_gen(&a, g[i].group, &rng.vtable, pa, sizeof(pa));
-		lb = t13_kx_gen(&b, g[i].group, &rng.vtable, pb, sizeof(pb));
+		la = kx_gen(&a, g[i].group, &rng.vtable, pa, sizeof(pa));
+		lb = kx_gen(&b, g[i].group, &rng.vtable, pb, sizeof(pb));
 		CHECK(la == g[i].pub && lb == la);
 		CHECK(memcmp(pa, pb, la) != 0);
-		CHECK(t13_kx_shared(&a, pb, lb, sa) == g[i].shared);
-		CHECK(t13_kx_shared(&b, pa, la, sb) == g[i].shared);
+		CHECK(kx_shared(&a, pb, lb, sa) == g[i].shared);
+		CHECK(kx_shared(&b, pa, la, sb) == g[i].shared);
 		CHECK(memcmp(sa, sb, g[i].shared) == 0);
-		CHECK(t13_kx_gen(&a, g[i].group, &rng.vtable, pa,
+		CHECK(kx_gen(&a, g[i].group, &rng.vtable, pa,
 		    g[i].pub - 1) == 0);
 	}
-	CHECK(t13_kx_gen(&a, 0x001e, &rng.vtable, pa, sizeof(pa)) == 0);
+	CHECK(kx_gen(&a, 0x001e, &rng.vtable, pa, sizeof(pa)) == 0);
 	return 1;
 }
 
@@ -1169,18 +1169,18 @@ x25519_refuses_small_order_and_bad_lengths(void)
 	    "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
 	};
 	unsigned char p[33], pub[32], s[32];
-	struct t13_kx kx;
+	struct kx kx;
 
 	rng_init();
-	CHECK(t13_kx_gen(&kx, GROUP_X25519, &rng.vtable, pub, sizeof(pub)) == 32);
+	CHECK(kx_gen(&kx, GROUP_X25519, &rng.vtable, pub, sizeof(pub)) == 32);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		CHECK(unhex(p, 32, bad[i]) == 32);
-		CHECK(t13_kx_shared(&kx, p, 32, s) == 0);
+		CHECK(kx_shared(&kx, p, 32, s) == 0);
 	}
 	memcpy(p, pub, 32);
-	CHECK(t13_kx_shared(&kx, p, 32, s) == 32);
-	CHECK(t13_kx_shared(&kx, p, 31, s) == 0);
-	CHECK(t13_kx_shared(&kx, p, 33, s) == 0);
+	CHECK(kx_shared(&kx, p, 32, s) == 32);
+	CHECK(kx_shared(&kx, p, 31, s) == 0);
+	CHECK(kx_shared(&kx, p, 33, s) == 0);
 	return 1;
 }
 
@@ -1188,26 +1188,26 @@ static int
 p256_refuses_points_off_the_curve_and_other_forms(void)
 {
 	unsigned char pa[65], pb[65], p[65], s[32];
-	struct t13_kx a, b;
+	struct kx a, b;
 
 	rng_init();
-	CHECK(t13_kx_gen(&a, GROUP_SECP256R1, &rng.vtable, pa, 65) == 65);
-	CHECK(t13_kx_gen(&b, GROUP_SECP256R1, &rng.vtable, pb, 65) == 65);
+	CHECK(kx_gen(&a, GROUP_SECP256R1, &rng.vtable, pa, 65) == 65);
+	CHECK(kx_gen(&b, GROUP_SECP256R1, &rng.vtable, pb, 65) == 65);
 	CHECK(pb[0] == 4);
 	memcpy(p, pb, 65);
 	p[64] ^= 1;			/* y no longer matches x */
-	CHECK(t13_kx_shared(&a, p, 65, s) == 0);
+	CHECK(kx_shared(&a, p, 65, s) == 0);
 	memcpy(p, pb, 65);
 	p[0] = 2;			/* compressed form is not offered */
-	CHECK(t13_kx_shared(&a, p, 65, s) == 0);
-	CHECK(t13_kx_shared(&a, p, 33, s) == 0);
+	CHECK(kx_shared(&a, p, 65, s) == 0);
+	CHECK(kx_shared(&a, p, 33, s) == 0);
 	memset(p, 0, 65);
 	p[0] = 4;
-	CHECK(t13_kx_shared(&a, p, 65, s) == 0);
-	CHECK(t13_kx_shared(&a, pb, 64, s) == 0);
-	CHECK(t13_kx_shared(&a, pb, 65, s) == 32);
+	CHECK(kx_shared(&a, p, 65, s) == 0);
+	CHECK(kx_shared(&a, pb, 64, s) == 0);
+	CHECK(kx_shared(&a, pb, 65, s) == 32);
 	/* An X25519 share is not a P-256 one. */
-	CHECK(t13_kx_shared(&a, pb + 1, 32, s) == 0);
+	CHECK(kx_shared(&a, pb + 1, 32, s) == 0);
 	return 1;
 }
 
@@ -1270,32 +1270,32 @@ openssl_rsa_pss_signatures_verify(void)
 	cv_thash(th);
 	n = unhex(sig, sizeof(sig), OSSL_PSS2048_SHA256);
 	CHECK(n == 256);
-	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k2->pk, sig,
+	CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k2->pk, sig,
 	    n) == 1);
-	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 0, th, 32, &k2->pk, sig,
+	CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 0, th, 32, &k2->pk, sig,
 	    n) == 0);
-	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA384, 1, th, 32, &k2->pk, sig,
+	CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA384, 1, th, 32, &k2->pk, sig,
 	    n) == 0);
-	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA512, 1, th, 32, &k2->pk, sig,
+	CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA512, 1, th, 32, &k2->pk, sig,
 	    n) == 0);
-	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 31, &k2->pk, sig,
+	CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 31, &k2->pk, sig,
 	    n) == 0);
-	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k1->pk, sig,
+	CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k1->pk, sig,
 	    n) == 0);
 	sig[100] ^= 0x10;
-	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k2->pk, sig,
+	CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k2->pk, sig,
 	    n) == 0);
 	/* 1025 bits: the encoded message is one byte shorter than n. */
 	n = unhex(sig, sizeof(sig), OSSL_PSS1025_SHA384);
 	CHECK(n == 129);
-	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA384, 1, th, 32, &k1->pk, sig,
+	CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA384, 1, th, 32, &k1->pk, sig,
 	    n) == 1);
-	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA384, 1, th, 32, &k1->pk, sig,
+	CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA384, 1, th, 32, &k1->pk, sig,
 	    n - 1) == 0);
 	n = unhex(sig, sizeof(sig), OSSL_PSS2048_SHA512);
-	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA512, 1, th, 32, &k2->pk, sig,
+	CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA512, 1, th, 32, &k2->pk, sig,
 	    n) == 1);
-	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k2->pk, sig,
+	CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k2->pk, sig,
 	    n) == 0);
 	return 1;
 }
@@ -1310,9 +1310,9 @@ pkcs1_v15_signature_is_refused(void)
 
 	CHECK(k != NULL && n == 256);
 	cv_thash(th);
-	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k->pk, sig,
+	CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k->pk, sig,
 	    n) == 0);
-	CHECK(t13_cv_verify(SIG_ECDSA_SECP256R1_SHA256, 1, th, 32, &k->pk, sig,
+	CHECK(sig_cv_verify(SIG_ECDSA_SECP256R1_SHA256, 1, th, 32, &k->pk, sig,
 	    n) == 0);
 	return 1;
 }
@@ -1328,27 +1328,27 @@ openssl_ecdsa_signatures_verify_with_the_curve_bound(void)
 	cv_thash(th);
 	n = unhex(sig, sizeof(sig), OSSL_ECDSA_P256_SHA256);
 	CHECK(n >= 70);
-	CHECK(t13_cv_verify(SIG_ECDSA_SECP256R1_SHA256, 1, th, 32, &k256->pk,
+	CHECK(sig_cv_verify(SIG_ECDSA_SECP256R1_SHA256, 1, th, 32, &k256->pk,
 	    sig, n) == 1);
-	CHECK(t13_cv_verify(SIG_ECDSA_SECP256R1_SHA256, 0, th, 32, &k256->pk,
+	CHECK(sig_cv_verify(SIG_ECDSA_SECP256R1_SHA256, 0, th, 32, &k256->pk,
 	    sig, n) == 0);
-	CHECK(t13_cv_verify(SIG_ECDSA_SECP384R1_SHA384, 1, th, 32, &k256->pk,
+	CHECK(sig_cv_verify(SIG_ECDSA_SECP384R1_SHA384, 1, th, 32, &k256->pk,
 	    sig, n) == 0);
-	CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k256->pk,
+	CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k256->pk,
 	    sig, n) == 0);
 	sig[n - 1] ^= 1;
-	CHECK(t13_cv_verify(SIG_ECDSA_SECP256R1_SHA256, 1, th, 32, &k256->pk,
+	CHECK(sig_cv_verify(SIG_ECDSA_SECP256R1_SHA256, 1, th, 32, &k256->pk,
 	    sig, n) == 0);
 	n = unhex(sig, sizeof(sig), OSSL_ECDSA_P384_SHA384);
-	CHECK(t13_cv_verify(SIG_ECDSA_SECP384R1_SHA384, 1, th, 32, &k384->pk,
+	CHECK(sig_cv_verify(SIG_ECDSA_SECP384R1_SHA384, 1, th, 32, &k384->pk,
 	    sig, n) == 1);
-	CHECK(t13_cv_verify(SIG_ECDSA_SECP256R1_SHA256, 1, th, 32, &k384->pk,
+	CHECK(sig_cv_verify(SIG_ECDSA_SECP256R1_SHA256, 1, th, 32, &k384->pk,
 	    sig, n) == 0);
 	n = unhex(sig, sizeof(sig), OSSL_ECDSA_P521_SHA512);
 	CHECK(key(4) != NULL && n > 130);
-	CHECK(t13_cv_verify(SIG_ECDSA_SECP521R1_SHA512, 1, th, 32, &K[4].pk,
+	CHECK(sig_cv_verify(SIG_ECDSA_SECP521R1_SHA512, 1, th, 32, &K[4].pk,
 	    sig, n) == 1);
-	CHECK(t13_cv_verify(SIG_ECDSA_SECP384R1_SHA384, 1, th, 32, &K[4].pk,
+	CHECK(sig_cv_verify(SIG_ECDSA_SECP384R1_SHA384, 1, th, 32, &K[4].pk,
 	    sig, n) == 0);
 	return 1;
 }
@@ -1360,7 +1360,7 @@ save(const char *name, const void *data, size_t len)
 	FILE *f;
 	int ok;
 
-	snprintf(path, sizeof(path), "build/unit/t13_%s", name);
+	snprintf(path, sizeof(path), "build/unit/cv_%s", name);
 	if ((f = fopen(path, "wb")) == NULL)
 		return 0;
 	ok = fwrite(data, 1, len, f) == len;
@@ -1405,18 +1405,18 @@ our_signatures_verify_here_and_are_saved_for_openssl(void)
 			ec = br_skey_decoder_get_ec(&k->d);
 		else
 			rsa = br_skey_decoder_get_rsa(&k->d);
-		n = t13_cv_sign(s[i].scheme, 1, th, 32, ec, rsa, &rng.vtable,
+		n = sig_cv_sign(s[i].scheme, 1, th, 32, ec, rsa, &rng.vtable,
 		    sig, sizeof(sig));
 		CHECK(n > 0 && (s[i].len == 0 || n == s[i].len));
-		CHECK(t13_cv_verify(s[i].scheme, 1, th, 32, &k->pk, sig, n));
+		CHECK(sig_cv_verify(s[i].scheme, 1, th, 32, &k->pk, sig, n));
 		CHECK(save(s[i].file, sig, n));
 		/* PSS is randomised; ECDSA (RFC 6979) is not. */
-		CHECK(t13_cv_sign(s[i].scheme, 1, th, 32, ec, rsa, &rng.vtable,
+		CHECK(sig_cv_sign(s[i].scheme, 1, th, 32, ec, rsa, &rng.vtable,
 		    sig2, sizeof(sig2)) == n);
 		CHECK((memcmp(sig, sig2, n) == 0) == (ec != NULL));
 		sig[n / 2] ^= 4;
-		CHECK(!t13_cv_verify(s[i].scheme, 1, th, 32, &k->pk, sig, n));
-		CHECK(t13_cv_sign(s[i].scheme, 1, th, 32, ec, rsa, &rng.vtable,
+		CHECK(!sig_cv_verify(s[i].scheme, 1, th, 32, &k->pk, sig, n));
+		CHECK(sig_cv_sign(s[i].scheme, 1, th, 32, ec, rsa, &rng.vtable,
 		    sig, 100) == 0);
 	}
 	return 1;
@@ -1435,22 +1435,22 @@ signing_refuses_a_key_that_does_not_fit_the_scheme(void)
 	rsa = br_skey_decoder_get_rsa(&r->d);
 	cv_thash(th);
 	rng_init();
-	CHECK(t13_cv_sign(SIG_ECDSA_SECP384R1_SHA384, 1, th, 32, ec, NULL,
+	CHECK(sig_cv_sign(SIG_ECDSA_SECP384R1_SHA384, 1, th, 32, ec, NULL,
 	    &rng.vtable, sig, sizeof(sig)) == 0);
-	CHECK(t13_cv_sign(SIG_ECDSA_SECP256R1_SHA256, 1, th, 32, NULL, rsa,
+	CHECK(sig_cv_sign(SIG_ECDSA_SECP256R1_SHA256, 1, th, 32, NULL, rsa,
 	    &rng.vtable, sig, sizeof(sig)) == 0);
-	CHECK(t13_cv_sign(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, ec, NULL,
+	CHECK(sig_cv_sign(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, ec, NULL,
 	    &rng.vtable, sig, sizeof(sig)) == 0);
-	CHECK(t13_cv_sign(0x0401, 1, th, 32, ec, rsa, &rng.vtable, sig,
+	CHECK(sig_cv_sign(0x0401, 1, th, 32, ec, rsa, &rng.vtable, sig,
 	    sizeof(sig)) == 0);
-	CHECK(t13_cv_sign(0x0807, 1, th, 32, ec, rsa, &rng.vtable, sig,
+	CHECK(sig_cv_sign(0x0807, 1, th, 32, ec, rsa, &rng.vtable, sig,
 	    sizeof(sig)) == 0);
 	return 1;
 }
 
 /*
  * EMSA-PSS-ENCODE written again here, with one flaw to choose, and the
- * raw private-key operation: t13_pss_verify() must take the well-formed
+ * raw private-key operation: sig_pss_verify() must take the well-formed
  * encoding and refuse each flawed one.
  */
 enum { PSS_OK, PSS_LEAD, PSS_TOPBIT, PSS_SEPARATOR, PSS_PADDING, PSS_TRAILER };
@@ -1517,27 +1517,27 @@ pss_verify_refuses_malformed_encodings(void)
 	size_t n;
 
 	cv_thash(th);
-	CHECK(t13_cv_hash(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, mh) == 32);
+	CHECK(sig_cv_hash(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, mh) == 32);
 	for (int i = 0; i < 2; i++) {
 		struct key *k = key(i);
 
 		CHECK(k != NULL);
 		CHECK(pss_sign_raw(k, mh, PSS_OK, sig, &n));
-		CHECK(t13_pss_verify(&br_sha256_vtable, &k->pk.key.rsa, mh, sig,
+		CHECK(sig_pss_verify(&br_sha256_vtable, &k->pk.key.rsa, mh, sig,
 		    n) == 1);
-		CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k->pk,
+		CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k->pk,
 		    sig, n) == 1);
 		for (int flaw = PSS_TOPBIT; flaw <= PSS_TRAILER; flaw++) {
 			if (flaw == PSS_TOPBIT && i == 1)
 				continue;	/* emBits = 8 emLen */
 			CHECK(pss_sign_raw(k, mh, flaw, sig, &n));
-			CHECK(t13_pss_verify(&br_sha256_vtable, &k->pk.key.rsa,
+			CHECK(sig_pss_verify(&br_sha256_vtable, &k->pk.key.rsa,
 			    mh, sig, n) == 0);
 		}
 	}
 	/* 1025 bits: a non-zero byte before EM. */
 	CHECK(pss_sign_raw(key(1), mh, PSS_LEAD, sig, &n));
-	CHECK(t13_pss_verify(&br_sha256_vtable, &K[1].pk.key.rsa, mh, sig,
+	CHECK(sig_pss_verify(&br_sha256_vtable, &K[1].pk.key.rsa, mh, sig,
 	    n) == 0);
 	return 1;
 }
@@ -1558,11 +1558,11 @@ pss_signs_with_a_1025_bit_key_for_any_salt(void)
 	rng_init();
 	for (int i = 0; i < 16; i++) {
 		th[0] = (unsigned char)i;
-		n = t13_cv_sign(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, NULL,
+		n = sig_cv_sign(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, NULL,
 		    br_skey_decoder_get_rsa(&k->d), &rng.vtable, sig,
 		    sizeof(sig));
 		CHECK(n == 129);
-		CHECK(t13_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k->pk,
+		CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k->pk,
 		    sig, n) == 1);
 	}
 	return 1;
@@ -1578,13 +1578,13 @@ ecdsa_verify_binds_the_curve_to_the_hash(void)
 
 	CHECK(k != NULL);
 	cv_thash(th);
-	CHECK(t13_cv_hash(SIG_ECDSA_SECP384R1_SHA384, 1, th, 32, h) == 48);
+	CHECK(sig_cv_hash(SIG_ECDSA_SECP384R1_SHA384, 1, th, 32, h) == 48);
 	n = br_ecdsa_i31_sign_asn1(br_ec_get_default(), &br_sha384_vtable, h,
 	    br_skey_decoder_get_ec(&k->d), sig);
 	CHECK(n > 0);
 	CHECK(br_ecdsa_i31_vrfy_asn1(br_ec_get_default(), h, 48,
 	    &k->pk.key.ec, sig, n) == 1);
-	CHECK(t13_cv_verify(SIG_ECDSA_SECP384R1_SHA384, 1, th, 32, &k->pk, sig,
+	CHECK(sig_cv_verify(SIG_ECDSA_SECP384R1_SHA384, 1, th, 32, &k->pk, sig,
 	    n) == 0);
 	return 1;
 }
@@ -1597,13 +1597,13 @@ ecdsa_verify_binds_the_curve_to_the_hash(void)
 static int
 inner_plaintext_over_the_limit_is_overflow(void)
 {
-	static struct t13_rec r;
+	static struct rp r;
 	unsigned char s[48];
 	size_t len;
 
 	secret_for(SUITE_AES_256_GCM_SHA384, s);
-	for (size_t n = T13_PLAIN_MAX + 1; n <= T13_PLAIN_MAX + 2; n++) {
-		CHECK(t13_rec_init(&r, SUITE_AES_256_GCM_SHA384, s));
+	for (size_t n = RP_PLAIN_MAX + 1; n <= RP_PLAIN_MAX + 2; n++) {
+		CHECK(rp_init(&r, SUITE_AES_256_GCM_SHA384, s));
 		memset(buf + 5, 'y', n);
 		memcpy(buf, "\x17\x03\x03", 3);
 		buf[3] = (unsigned char)((n + 16) >> 8);
@@ -1613,12 +1613,12 @@ inner_plaintext_over_the_limit_is_overflow(void)
 		br_gcm_flip(&r.gcm);
 		br_gcm_run(&r.gcm, 1, buf + 5, n);
 		br_gcm_get_tag(&r.gcm, buf + 5 + n);
-		if (n == T13_PLAIN_MAX + 1) {
-			CHECK(t13_rec_open(&r, buf, 5 + n + 16, &len) == 'y');
-			CHECK(len == T13_PLAIN_MAX);
+		if (n == RP_PLAIN_MAX + 1) {
+			CHECK(rp_open(&r, buf, 5 + n + 16, &len) == 'y');
+			CHECK(len == RP_PLAIN_MAX);
 		} else {
-			CHECK(t13_rec_open(&r, buf, 5 + n + 16, &len) ==
-			    T13_ERR_OVERFLOW);
+			CHECK(rp_open(&r, buf, 5 + n + 16, &len) ==
+			    RP_ERR_OVERFLOW);
 			CHECK(buf[5] == 0 && buf[5 + n - 1] == 0);
 		}
 	}
@@ -1626,7 +1626,7 @@ inner_plaintext_over_the_limit_is_overflow(void)
 }
 
 /*
- * TLS 1.2 records (RFC 5246 6.2.3.3) by t13crypto_vectors.py, Python's
+ * TLS 1.2 records (RFC 5246 6.2.3.3) by tlscrypto_vectors.py, Python's
  * cryptography package: "hello, TLS 1.2" at sequence number 0 as a
  * handshake record and at 1 as application data, under the key 80 81
  * .. and the salt or IV e0 e1 .. of each AEAD.
@@ -1656,7 +1656,7 @@ static const int aeads12[] = { SUITE_AES_128_GCM_SHA256,
 
 /* The key and salt / IV of the vectors above, for one AEAD. */
 static int
-init12(struct t13_rec *r, int aead)
+init12(struct rp *r, int aead)
 {
 	unsigned char key[32], iv[12];
 
@@ -1664,31 +1664,31 @@ init12(struct t13_rec *r, int aead)
 		key[i] = (unsigned char)(0x80 + i);
 	for (int i = 0; i < 12; i++)
 		iv[i] = (unsigned char)(0xe0 + i);
-	return t13_rec_init12(r, aead, key, iv);
+	return rp_init12(r, aead, key, iv);
 }
 
 /* Seal msg[0..n) as type into buf: the record's length. */
 static size_t
-seal12(struct t13_rec *r, const void *msg, size_t n, int type)
+seal12(struct rp *r, const void *msg, size_t n, int type)
 {
 	memcpy(buf + 5, msg, n);
-	return t13_rec_seal12(r, buf, n, sizeof(buf), type);
+	return rp_seal12(r, buf, n, sizeof(buf), type);
 }
 
 static int
 tls12_records_match_python(int aead, const char *rec0, const char *rec1)
 {
-	static struct t13_rec out, in;
+	static struct rp out, in;
 	size_t n, len = 0, mlen = strlen(MSG12);
 
 	CHECK(init12(&out, aead) && init12(&in, aead));
 	n = seal12(&out, MSG12, mlen, 22);
 	CHECK(is_hex(buf, n, rec0));
-	CHECK(t13_rec_open12(&in, buf, n, &len) == 22);
+	CHECK(rp_open12(&in, buf, n, &len) == 22);
 	CHECK(len == mlen && memcmp(buf + 5, MSG12, mlen) == 0);
 	n = seal12(&out, MSG12, mlen, 23);
 	CHECK(is_hex(buf, n, rec1));
-	CHECK(t13_rec_open12(&in, buf, n, &len) == 23);
+	CHECK(rp_open12(&in, buf, n, &len) == 23);
 	CHECK(len == mlen && memcmp(buf + 5, MSG12, mlen) == 0);
 	return 1;
 }
@@ -1716,15 +1716,15 @@ tls12_chacha20_poly1305_records_match_python(void)
 
 /*
  * Each AEAD: records of every size class seal and open in sequence,
- * with the header's type and the lengths T12_REC_EXTRA says.
+ * with the header's type and the lengths RP_EXTRA12 says.
  */
 static int
 tls12_records_round_trip_for_each_aead(void)
 {
 	static const size_t sizes[] = { 0, 1, 15, 16, 17, 1000,
-	    T13_PLAIN_MAX };
-	static struct t13_rec out, in;
-	static unsigned char msg[T13_PLAIN_MAX];
+	    RP_PLAIN_MAX };
+	static struct rp out, in;
+	static unsigned char msg[RP_PLAIN_MAX];
 	size_t n, len, x;
 
 	for (size_t i = 0; i < sizeof(msg); i++)
@@ -1734,20 +1734,20 @@ tls12_records_round_trip_for_each_aead(void)
 		CHECK(init12(&out, aeads12[a]) && init12(&in, aeads12[a]));
 		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 			n = seal12(&out, msg, sizes[i], 23 - (int)(i % 3));
-			CHECK(n == 5 + x + sizes[i] + T13_TAG_LEN);
-			CHECK(n - 5 <= sizes[i] + T12_REC_EXTRA);
+			CHECK(n == 5 + x + sizes[i] + RP_TAG_LEN);
+			CHECK(n - 5 <= sizes[i] + RP_EXTRA12);
 			CHECK(buf[0] == 23 - i % 3 && buf[1] == 3 && buf[2] == 3);
 			CHECK((size_t)(buf[3] << 8 | buf[4]) == n - 5);
-			CHECK(t13_rec_open12(&in, buf, n, &len) ==
+			CHECK(rp_open12(&in, buf, n, &len) ==
 			    23 - (int)(i % 3));
 			CHECK(len == sizes[i] && memcmp(buf + 5, msg, len) == 0);
 		}
 		CHECK(out.seq == 7 && in.seq == 7);
 		/* Too long, or too little room: nothing written. */
 		memcpy(buf + 5, msg, 16);
-		CHECK(t13_rec_seal12(&out, buf, T13_PLAIN_MAX + 1, sizeof(buf),
+		CHECK(rp_seal12(&out, buf, RP_PLAIN_MAX + 1, sizeof(buf),
 		    23) == 0);
-		CHECK(t13_rec_seal12(&out, buf, 16, 5 + x + 16 + 15, 23) == 0);
+		CHECK(rp_seal12(&out, buf, 16, 5 + x + 16 + 15, 23) == 0);
 		CHECK(out.seq == 7);
 	}
 	return 1;
@@ -1763,7 +1763,7 @@ tls12_records_round_trip_for_each_aead(void)
 static int
 tls12_flipped_bit_is_refused(void)
 {
-	static struct t13_rec out, in;
+	static struct rp out, in;
 	static unsigned char good[64];
 	size_t n, len;
 
@@ -1776,15 +1776,15 @@ tls12_flipped_bit_is_refused(void)
 				continue;
 			memcpy(buf, good, n);
 			buf[bit / 8] ^= (unsigned char)(1 << bit % 8);
-			CHECK(t13_rec_open12(&in, buf, n, &len) == T13_ERR_MAC);
+			CHECK(rp_open12(&in, buf, n, &len) == RP_ERR_MAC);
 			CHECK(memcmp(buf + 5, MSG12, 14) != 0 &&
 			    memcmp(buf + 13, MSG12, 14) != 0);
 		}
 		CHECK(in.seq == 0);
 		memcpy(buf, good, n);
-		CHECK(t13_rec_open12(&in, buf, n - 1, &len) == T13_ERR_MAC);
+		CHECK(rp_open12(&in, buf, n - 1, &len) == RP_ERR_MAC);
 		memcpy(buf, good, n);
-		CHECK(t13_rec_open12(&in, buf, n, &len) == 23 && len == 14);
+		CHECK(rp_open12(&in, buf, n, &len) == 23 && len == 14);
 		CHECK(in.seq == 1);
 	}
 	return 1;
@@ -1794,7 +1794,7 @@ tls12_flipped_bit_is_refused(void)
 static int
 tls12_gcm_explicit_nonce_is_the_sequence_number(void)
 {
-	static struct t13_rec out;
+	static struct rp out;
 	unsigned char want[8];
 	size_t n;
 
@@ -1824,7 +1824,7 @@ tls12_gcm_open_takes_the_peers_explicit_nonce(void)
 {
 	static const unsigned char xn[8] = { 0xde, 0xad, 0xbe, 0xef, 0, 1, 2,
 	    3 };
-	static struct t13_rec in;
+	static struct rp in;
 	unsigned char key[16], nonce[12], aad[13];
 	br_aes_ct_ctr_keys ak;
 	br_gcm_context g;
@@ -1848,7 +1848,7 @@ tls12_gcm_open_takes_the_peers_explicit_nonce(void)
 	br_gcm_run(&g, 1, buf + 13, 14);
 	br_gcm_get_tag(&g, buf + 27);
 	CHECK(init12(&in, SUITE_AES_128_GCM_SHA256));
-	CHECK(t13_rec_open12(&in, buf, 43, &len) == 23);
+	CHECK(rp_open12(&in, buf, 43, &len) == 23);
 	CHECK(len == 14 && memcmp(buf + 5, MSG12, 14) == 0);
 	CHECK(in.seq == 1);
 	return 1;

@@ -1,0 +1,227 @@
+/*
+ * kdf.c - the key schedule and the transcript hash (see tlscrypto.h).
+ *
+ * HKDF is written over br_hmac_* rather than br_hkdf_*: BearSSL's HKDF
+ * keeps its PRK inside its context and cannot expand from a secret it is
+ * given, which is all TLS 1.3 ever does.  Every TLS 1.3 expansion is at
+ * most one hash long, so HKDF-Expand is a single HMAC over the
+ * HkdfLabel and the counter byte 1.  The transcript serves TLS 1.2's
+ * Finished too.
+ */
+#include <string.h>
+#include <bearssl.h>
+
+#include "tlscrypto.h"
+
+const br_hash_class *
+ks_suite_hash(int suite)
+{
+	if (suite == SUITE_AES_128_GCM_SHA256 ||
+	    suite == SUITE_CHACHA20_POLY1305_SHA256)
+		return &br_sha256_vtable;
+	return suite == SUITE_AES_256_GCM_SHA384 ? &br_sha384_vtable : NULL;
+}
+
+/* out = HMAC(key, data); the HMAC state is wiped. */
+static void
+hmac(const br_hash_class *dig, const void *key, size_t keylen,
+    const void *data, size_t len, unsigned char *out)
+{
+	br_hmac_key_context kc;
+	br_hmac_context hc;
+
+	br_hmac_key_init(&kc, dig, key, keylen);
+	br_hmac_init(&hc, &kc, 0);
+	br_hmac_update(&hc, data, len);
+	br_hmac_out(&hc, out);
+	wipe(&kc, sizeof(kc));
+	wipe(&hc, sizeof(hc));
+}
+
+size_t
+ks_hkdf_extract(const br_hash_class *dig, const void *salt, size_t saltlen,
+    const void *ikm, size_t ikmlen, unsigned char *out)
+{
+	static const unsigned char zero[HASH_MAX];
+	size_t hlen = hash_len(dig);
+
+	if (salt == NULL) {
+		salt = zero;
+		saltlen = hlen;
+	}
+	if (ikm == NULL) {
+		ikm = zero;
+		ikmlen = hlen;
+	}
+	hmac(dig, salt, saltlen, ikm, ikmlen, out);
+	return hlen;
+}
+
+/*
+ * HKDF-Expand-Label: T(1) = HMAC(secret, HkdfLabel || 0x01), where
+ * HkdfLabel = uint16 length, opaque "tls13 " + label<7..255>,
+ * opaque context<0..255>.  Labels are this module's constants and
+ * contexts are hashes or ticket nonces, so both fit their length byte.
+ */
+void
+ks_expand_label(const br_hash_class *dig, const unsigned char *secret,
+    const char *label, const void *ctx, size_t ctxlen, unsigned char *out,
+    size_t outlen)
+{
+	br_hmac_key_context kc;
+	br_hmac_context hc;
+	unsigned char hd[3], t[HASH_MAX], c;
+	size_t llen = strlen(label);
+
+	hd[0] = (unsigned char)(outlen >> 8);
+	hd[1] = (unsigned char)outlen;
+	hd[2] = (unsigned char)(6 + llen);
+	br_hmac_key_init(&kc, dig, secret, hash_len(dig));
+	br_hmac_init(&hc, &kc, 0);
+	br_hmac_update(&hc, hd, 3);
+	br_hmac_update(&hc, "tls13 ", 6);
+	br_hmac_update(&hc, label, llen);
+	c = (unsigned char)ctxlen;
+	br_hmac_update(&hc, &c, 1);
+	if (ctxlen > 0)
+		br_hmac_update(&hc, ctx, ctxlen);
+	c = 1;
+	br_hmac_update(&hc, &c, 1);
+	br_hmac_out(&hc, t);
+	memcpy(out, t, outlen);
+	wipe(t, sizeof(t));
+	wipe(&kc, sizeof(kc));
+	wipe(&hc, sizeof(hc));
+}
+
+void
+ks_derive_secret(const br_hash_class *dig, const unsigned char *secret,
+    const char *label, const unsigned char *thash, unsigned char *out)
+{
+	size_t hlen = hash_len(dig);
+
+	ks_expand_label(dig, secret, label, thash, hlen, out, hlen);
+}
+
+void
+th_init(struct th *t, const br_hash_class *dig)
+{
+	dig->init(&t->h.vtable);
+	t->hlen = hash_len(dig);
+}
+
+void
+th_add(struct th *t, const void *msg, size_t len)
+{
+	t->h.vtable->update(&t->h.vtable, msg, len);
+}
+
+/* BearSSL's out() leaves the running hash as it was (bearssl_hash.h). */
+size_t
+th_hash(const struct th *t, unsigned char *out)
+{
+	t->h.vtable->out(&t->h.vtable, out);
+	return t->hlen;
+}
+
+/* message_hash (254), uint24 length, Hash(ClientHello1) (4.4.1). */
+void
+th_hrr(struct th *t)
+{
+	unsigned char m[4 + HASH_MAX];
+
+	m[0] = 254;
+	m[1] = 0;
+	m[2] = 0;
+	m[3] = (unsigned char)t->hlen;
+	th_hash(t, m + 4);
+	t->h.vtable->init(&t->h.vtable);
+	th_add(t, m, 4 + t->hlen);
+}
+
+void
+ks_early(struct ks *ks, const br_hash_class *dig, const void *psk,
+    size_t psklen)
+{
+	ks->dig = dig;
+	ks->hlen = hash_len(dig);
+	ks_hkdf_extract(dig, NULL, 0, psk, psklen, ks->secret);
+}
+
+/* Derive-Secret(secret, "derived", "") then Extract with the DHE. */
+void
+ks_handshake(struct ks *ks, const void *dhe, size_t dhelen)
+{
+	unsigned char salt[HASH_MAX];
+
+	ks_derive(ks, "derived", NULL, salt);
+	ks_hkdf_extract(ks->dig, salt, ks->hlen, dhe, dhelen, ks->secret);
+	wipe(salt, sizeof(salt));
+}
+
+/* The same with hash-length zeros. */
+void
+ks_master(struct ks *ks)
+{
+	ks_handshake(ks, NULL, 0);
+}
+
+void
+ks_derive(const struct ks *ks, const char *label,
+    const unsigned char *thash, unsigned char *out)
+{
+	br_hash_compat_context h;
+	unsigned char empty[HASH_MAX];
+
+	if (thash == NULL) {
+		ks->dig->init(&h.vtable);
+		ks->dig->out(&h.vtable, empty);
+		thash = empty;
+	}
+	ks_derive_secret(ks->dig, ks->secret, label, thash, out);
+}
+
+void
+ks_wipe(struct ks *ks)
+{
+	wipe(ks, sizeof(*ks));
+}
+
+void
+ks_finished(const br_hash_class *dig, const unsigned char *base,
+    const unsigned char *thash, unsigned char *out)
+{
+	unsigned char fk[HASH_MAX];
+	size_t hlen = hash_len(dig);
+
+	ks_expand_label(dig, base, "finished", NULL, 0, fk, hlen);
+	hmac(dig, fk, hlen, thash, hlen, out);
+	wipe(fk, sizeof(fk));
+}
+
+void
+ks_ticket_psk(const br_hash_class *dig, const unsigned char *res,
+    const void *nonce, size_t noncelen, unsigned char *out)
+{
+	ks_expand_label(dig, res, "resumption", nonce, noncelen, out,
+	    hash_len(dig));
+}
+
+void
+ks_next_secret(const br_hash_class *dig, unsigned char *secret)
+{
+	unsigned char t[HASH_MAX];
+	size_t hlen = hash_len(dig);
+
+	ks_expand_label(dig, secret, "traffic upd", NULL, 0, t, hlen);
+	memcpy(secret, t, hlen);
+	wipe(t, sizeof(t));
+}
+
+void
+ks_traffic_keys(const br_hash_class *dig, const unsigned char *secret,
+    unsigned char *key, size_t keylen, unsigned char *iv)
+{
+	ks_expand_label(dig, secret, "key", NULL, 0, key, keylen);
+	ks_expand_label(dig, secret, "iv", NULL, 0, iv, 12);
+}

@@ -1,0 +1,262 @@
+/*
+ * recprot.c - record protection for TLS 1.3 and TLS 1.2 (see
+ * tlscrypto.h).
+ *
+ * The TLS 1.2 record classes of BearSSL cannot serve here (explicit
+ * nonce, 13-byte AAD); the AEADs are driven directly, with the
+ * implementations BearSSL's own engine selects (ssl_engine_default_*.c):
+ * AES-NI and PCLMUL when the CPU has them, else the constant-time ct64
+ * and ctmul64 code; ChaCha20 with SSE2, else ct; Poly1305 with 64x64
+ * multiplications, else ctmul.
+ */
+#include <string.h>
+#include <bearssl.h>
+
+#include "tlscrypto.h"
+
+static int	aead(struct rp *, const unsigned char *, size_t,
+		    const unsigned char *, unsigned char *, size_t,
+		    unsigned char *, int);
+
+/* The AEAD's implementation, on r->key (klen bytes). */
+static void
+rec_keys(struct rp *r, size_t klen)
+{
+	const br_block_ctr_class *ctr;
+	unsigned char key[32];
+	br_ghash gh;
+
+	if (r->suite == SUITE_CHACHA20_POLY1305_SHA256) {
+		if ((r->chacha = br_chacha20_sse2_get()) == 0)
+			r->chacha = &br_chacha20_ct_run;
+		if ((r->poly = br_poly1305_ctmulq_get()) == 0)
+			r->poly = &br_poly1305_ctmul_run;
+		return;
+	}
+	if ((ctr = br_aes_x86ni_ctr_get_vtable()) == NULL)
+		ctr = &br_aes_ct64_ctr_vtable;
+	if ((gh = br_ghash_pclmul_get()) == 0)
+		gh = &br_ghash_ctmul64;
+	/* The AES subkeys take the key's place. */
+	memcpy(key, r->key, sizeof(key));
+	ctr->init(&r->aes.vtable, key, klen);
+	br_gcm_init(&r->gcm, &r->aes.vtable, gh);
+	wipe(key, sizeof(key));
+}
+
+int
+rp_init(struct rp *r, int suite, const unsigned char *secret)
+{
+	const br_hash_class *dig = ks_suite_hash(suite);
+	size_t klen = suite == SUITE_AES_128_GCM_SHA256 ? 16 : 32;
+
+	if (dig == NULL)
+		return 0;
+	wipe(r, sizeof(*r));
+	r->suite = suite;
+	ks_traffic_keys(dig, secret, r->key, klen, r->iv);
+	rec_keys(r, klen);
+	return 1;
+}
+
+int
+rp_init12(struct rp *r, int aead, const unsigned char *key,
+    const unsigned char *iv)
+{
+	size_t klen = aead == SUITE_AES_128_GCM_SHA256 ? 16 : 32;
+
+	if (ks_suite_hash(aead) == NULL)
+		return 0;
+	wipe(r, sizeof(*r));
+	r->suite = aead;
+	r->v12 = 1;
+	memcpy(r->key, key, klen);
+	memcpy(r->iv, iv, aead == SUITE_CHACHA20_POLY1305_SHA256 ? 12 : 4);
+	rec_keys(r, klen);
+	return 1;
+}
+
+/* RFC 5246 6.2.3.3's additional data. */
+static void
+aad12(const struct rp *r, int type, size_t len, unsigned char *a)
+{
+	for (int i = 0; i < 8; i++)
+		a[i] = (unsigned char)(r->seq >> (56 - 8 * i));
+	a[8] = (unsigned char)type;
+	a[9] = 3;
+	a[10] = 3;
+	a[11] = (unsigned char)(len >> 8);
+	a[12] = (unsigned char)len;
+}
+
+/* GCM's explicit nonce: 8 bytes before the ciphertext. */
+static size_t
+explicit_len(const struct rp *r)
+{
+	return r->suite == SUITE_CHACHA20_POLY1305_SHA256 ? 0 : 8;
+}
+
+size_t
+rp_seal12(struct rp *r, unsigned char *rec, size_t len,
+    size_t cap, int type)
+{
+	unsigned char a[13];
+	size_t x = explicit_len(r), n = x + len + RP_TAG_LEN;
+
+	if (r->seq == UINT64_MAX || len > RP_PLAIN_MAX || cap < 5 ||
+	    cap - 5 < n)
+		return 0;
+	memmove(rec + 5 + x, rec + 5, len);
+	aad12(r, type, len, a);
+	/* The explicit nonce is the sequence number: never twice. */
+	memcpy(rec + 5, a, x);
+	rec[0] = (unsigned char)type;
+	rec[1] = 3;
+	rec[2] = 3;
+	rec[3] = (unsigned char)(n >> 8);
+	rec[4] = (unsigned char)n;
+	aead(r, a, 13, x > 0 ? a : NULL, rec + 5 + x, len, rec + 5 + x + len,
+	    1);
+	return 5 + n;
+}
+
+int
+rp_open12(struct rp *r, unsigned char *rec, size_t reclen,
+    size_t *len)
+{
+	unsigned char a[13];
+	size_t x = explicit_len(r), k;
+
+	if (reclen >= 5 && reclen - 5 > RP_PLAIN_MAX + RP_EXTRA12)
+		return RP_ERR_OVERFLOW;
+	if (reclen < 5 + x + RP_TAG_LEN)
+		return RP_ERR_MAC;
+	if (r->seq == UINT64_MAX)
+		return RP_ERR_SEQ;
+	k = reclen - 5 - x - RP_TAG_LEN;
+	aad12(r, rec[0], k, a);
+	/* The peer's explicit nonce is its own choice (RFC 5288 3). */
+	if (!aead(r, a, 13, x > 0 ? rec + 5 : NULL, rec + 5 + x, k,
+	    rec + 5 + x + k, 0)) {
+		wipe(rec + 5 + x, k);
+		return RP_ERR_MAC;
+	}
+	if (k > RP_PLAIN_MAX) {
+		wipe(rec + 5 + x, k);
+		return RP_ERR_OVERFLOW;
+	}
+	memmove(rec + 5, rec + 5 + x, k);
+	*len = k;
+	return rec[0];
+}
+
+/*
+ * One AEAD operation on `len` bytes at `data` with the additional data
+ * aad[0..alen), under the nonce of the record's version: the IV XOR the
+ * sequence number (5.3, RFC 7905), or TLS 1.2 GCM's salt and explicit
+ * nonce xn (RFC 5288).  Decrypting, returns 1 if `tag` is right,
+ * checked in constant time; the sequence number moves on only on
+ * success, so a record that fails (a skipped early-data record) does
+ * not use one up.
+ */
+static int
+aead(struct rp *r, const unsigned char *aad, size_t alen,
+    const unsigned char *xn, unsigned char *data, size_t len,
+    unsigned char *tag, int encrypt)
+{
+	unsigned char n[12], t[RP_TAG_LEN];
+	int ok = 1;
+
+	memcpy(n, r->iv, 12);
+	if (xn != NULL)		/* TLS 1.2 GCM: the salt, the explicit part */
+		memcpy(n + 4, xn, 8);
+	else
+		for (int i = 0; i < 8; i++)
+			n[11 - i] ^= (unsigned char)(r->seq >> (8 * i));
+	if (r->suite == SUITE_CHACHA20_POLY1305_SHA256) {
+		r->poly(r->key, n, data, len, aad, alen, encrypt ? tag : t,
+		    r->chacha, encrypt);
+		if (!encrypt)
+			ok = ct_eq(t, tag, RP_TAG_LEN);
+	} else {
+		br_gcm_reset(&r->gcm, n, 12);
+		br_gcm_aad_inject(&r->gcm, aad, alen);
+		br_gcm_flip(&r->gcm);
+		br_gcm_run(&r->gcm, encrypt, data, len);
+		if (encrypt)
+			br_gcm_get_tag(&r->gcm, tag);
+		else
+			ok = (int)br_gcm_check_tag(&r->gcm, tag);
+	}
+	if (ok)
+		r->seq++;
+	return ok;
+}
+
+size_t
+rp_seal(struct rp *r, unsigned char *rec, size_t len, size_t cap,
+    int type, size_t pad)
+{
+	size_t n;
+
+	/* TLSInnerPlaintext: content, type, zeros; at most 2^14 + 1. */
+	if (r->seq == UINT64_MAX || len > RP_PLAIN_MAX ||
+	    pad > RP_PLAIN_MAX - len)
+		return 0;
+	n = len + 1 + pad;
+	if (cap < 5 || cap - 5 < n + RP_TAG_LEN)
+		return 0;
+	rec[5 + len] = (unsigned char)type;
+	memset(rec + 6 + len, 0, pad);
+	rec[0] = 23;
+	rec[1] = 3;
+	rec[2] = 3;
+	rec[3] = (unsigned char)((n + RP_TAG_LEN) >> 8);
+	rec[4] = (unsigned char)(n + RP_TAG_LEN);
+	aead(r, rec, 5, NULL, rec + 5, n, rec + 5 + n, 1);
+	return 5 + n + RP_TAG_LEN;
+}
+
+int
+rp_open(struct rp *r, unsigned char *rec, size_t reclen, size_t *len)
+{
+	unsigned char *p = rec + 5;
+	uint32_t pos = 0, type = 0;
+	size_t n;
+
+	if (reclen >= 5 && reclen - 5 > RP_CIPHER_MAX)
+		return RP_ERR_OVERFLOW;
+	if (reclen < RP_OVERHEAD13)
+		return RP_ERR_MAC;
+	if (r->seq == UINT64_MAX)
+		return RP_ERR_SEQ;
+	n = reclen - 5 - RP_TAG_LEN;
+	if (!aead(r, rec, 5, NULL, p, n, p + n, 0)) {
+		wipe(p, n);
+		return RP_ERR_MAC;
+	}
+	if (n > RP_PLAIN_MAX + 1) {
+		wipe(p, n);
+		return RP_ERR_OVERFLOW;
+	}
+	/*
+	 * The type is the last non-zero byte (5.4).  The whole plaintext
+	 * is read, so the time tells nothing of the padding's length.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		uint32_t m = -(((uint32_t)p[i] + 0xFF) >> 8);
+
+		pos = (pos & ~m) | ((uint32_t)i & m);
+		type = (type & ~m) | (p[i] & m);
+	}
+	if (type == 0)		/* all zeros: nothing to wipe */
+		return RP_ERR_EMPTY;
+	*len = pos;
+	return (int)type;
+}
+
+void
+rp_wipe(struct rp *r)
+{
+	wipe(r, sizeof(*r));
+}
