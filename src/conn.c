@@ -5,9 +5,9 @@
 
 #include "conn.h"
 
-uint64_t slot_now;
-unsigned slot_worker;
-int slot_draining;
+uint64_t conn_now;
+unsigned conn_worker;
+int conn_draining;
 const struct config *conn_cfg;
 
 void
@@ -103,7 +103,7 @@ conn_log_head(char *buf, const struct conn *c, const char *kind, int slotted,
 	if (slotted)
 		(void)snprintf(id, sizeof(id), "%u", (unsigned)c->id);
 	(void)snprintf(buf, CONN_LOG_HEAD, "%s id=%s worker=%u svc=%s peer=%s"
-	    "%s%s ms=%llu", kind, id, slot_worker, svc->name, a,
+	    "%s%s ms=%llu", kind, id, conn_worker, svc->name, a,
 	    v[0] != '\0' ? " via=" : "", v,
-	    (unsigned long long)(slot_now - c->t_accept));
+	    (unsigned long long)(conn_now - c->t_accept));
 }

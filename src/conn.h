@@ -107,11 +107,11 @@ struct conn *connset_oldest_waiting(const struct connset *, uint64_t before);
 size_t	connset_bytes(size_t esize, uint32_t n);
 
 /* The loop's clock: set once per turn, read by every connection. */
-extern uint64_t slot_now;
+extern uint64_t conn_now;
 /* This process's worker number (0 without workers), for the logs. */
-extern unsigned slot_worker;
+extern unsigned conn_worker;
 /* Set at SIGTERM: new requests get 503. */
-extern int slot_draining;
+extern int conn_draining;
 /*
  * The config the connections serve, set by the loop at start and at a
  * reload (which keeps the services, by name and count: only their

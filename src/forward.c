@@ -139,7 +139,7 @@ head_complete(struct slot *s, struct fwd *f)
 	rc = http_parse_head(f->hbuf, f->hlen, &req);
 	if (rc != HTTP_OK)
 		return refuse(f, http_err_status(rc), http_strerror(rc));
-	if (slot_draining)
+	if (conn_draining)
 		return refuse(f, 503, "draining");
 	/* Without parsing responses, a 101 is only placed safely first. */
 	if (req.upgrade && f->nreq > 0)
@@ -191,7 +191,7 @@ stage_head(struct slot *s, struct fwd *f, const unsigned char *buf,
 
 	memcpy(f->hbuf + f->hlen, buf, n);
 	if (f->hlen == 0) {
-		f->t_head = slot_now;
+		f->t_head = conn_now;
 		f->retry_len = 0;
 	}
 	rc = http_head_end(f->hbuf, f->hlen + n, &f->hscan);

@@ -72,7 +72,7 @@ accept_some(const struct listener *l)
 			if (emfile) {
 				log_msg(LOG_WARN, "accept: out of descriptors; "
 				    "pausing %d ms", EMFILE_PAUSE_MS);
-				return slot_now + EMFILE_PAUSE_MS;
+				return conn_now + EMFILE_PAUSE_MS;
 			}
 			break;
 		}
@@ -101,8 +101,8 @@ room(int plain)
 
 	if (set->nfree > 0)
 		return 1;
-	c = connset_oldest_waiting(set, slot_now > TLSGATE_EVICT_MS ?
-	    slot_now - TLSGATE_EVICT_MS : 0);
+	c = connset_oldest_waiting(set, conn_now > TLSGATE_EVICT_MS ?
+	    conn_now - TLSGATE_EVICT_MS : 0);
 	if (c == NULL)
 		return 0;
 	c->cls->abort(c, "evicted");
@@ -143,7 +143,7 @@ serve(const struct config *cfg, struct pend *e)
 		return;
 	}
 	c->cls->io(c, PORT_IN, 0);
-	if (c->pos != CONN_FREE && slot_now >= c->deadline)
+	if (c->pos != CONN_FREE && conn_now >= c->deadline)
 		c->cls->expire(c);
 }
 
@@ -172,15 +172,15 @@ promote(const struct config *cfg, unsigned budget)
 	struct pend *e;
 	int over;
 
-	if (slot_now - window >= TLSGATE_QUEUE_INTERVAL_MS) {
+	if (conn_now - window >= TLSGATE_QUEUE_INTERVAL_MS) {
 		/* Idle for an interval or more: no rate to go by. */
-		rate = slot_now - window >= (uint64_t)2 *
+		rate = conn_now - window >= (uint64_t)2 *
 		    TLSGATE_QUEUE_INTERVAL_MS ? 0 : served;
 		served = 0;
-		window = slot_now;
+		window = conn_now;
 	}
 	over = above_since != 0 &&
-	    slot_now >= above_since + TLSGATE_QUEUE_INTERVAL_MS;
+	    conn_now >= above_since + TLSGATE_QUEUE_INTERVAL_MS;
 	while (pend_ready(1) > 0 && room(1))
 		serve(cfg, pend_pick(1, 0));
 	while (pend_ready(0) > 0 && budget > 0 && room(0)) {
@@ -195,14 +195,14 @@ promote(const struct config *cfg, unsigned budget)
 		return;
 	}
 	if (above_since == 0)
-		above_since = slot_now;
+		above_since = conn_now;
 	if (!over || budget > 0)
 		return;
 	/* Backwards: a closed entry's place takes the last one, seen. */
 	for (uint32_t j = pend->nlive; j-- > 0;) {
 		e = (struct pend *)pend->live[j];
 		if (!e->plain && e->t_ready != 0 &&
-		    slot_now >= e->t_ready + TLSGATE_QUEUE_MAX_MS) {
+		    conn_now >= e->t_ready + TLSGATE_QUEUE_MAX_MS) {
 			stats.shed++;
 			pend_close(e, "shed", 1);
 		}
@@ -232,7 +232,7 @@ ready_next(int plain, uint64_t next)
 	if (pend_ready(plain) == 0)
 		return next;
 	if (set->nfree > 0)
-		return slot_now;
+		return conn_now;
 	c = connset_oldest_waiting(set, UINT64_MAX);
 	if (c != NULL && c->cls->wait_since(c) + TLSGATE_EVICT_MS < next)
 		return c->cls->wait_since(c) + TLSGATE_EVICT_MS;
@@ -299,7 +299,7 @@ run_conns(unsigned nt, unsigned rotate)
 				budget -= (unsigned)pass;
 				c->cls->io(c, cr, br);
 			}
-			if (c->pos != CONN_FREE && slot_now >= c->deadline)
+			if (c->pos != CONN_FREE && conn_now >= c->deadline)
 				c->cls->expire(c);
 		}
 	return budget;
@@ -343,12 +343,12 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 	unsigned rotate = 0;
 	int draining = 0, li[MAX_LISTENERS];
 
-	slot_now = port_now_ms();
+	conn_now = port_now_ms();
 	conn_cfg = cfg;
 	log_msg(LOG_INFO, "ready slots=%u services=%u listeners=%u pending=%u",
 	    cfg->slots, cfg->nsvc, nl, cfg->pending);
 	for (;;) {
-		uint64_t next = pool_sweep(slot_now);
+		uint64_t next = pool_sweep(conn_now);
 		unsigned sig, nt, budget;
 		size_t n = 0;
 		int timeout, spolled = -1;
@@ -356,18 +356,18 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 		nt = poll_conns(&n, &next);
 		next = ready_next(0, ready_next(1, next));
 		for (unsigned i = 0; i < nl; i++)
-			li[i] = !draining && slot_now >= accept_after ?
+			li[i] = !draining && conn_now >= accept_after ?
 			    poll_add(&n, lst[i].fd, PORT_IN) : -1;
-		if (!draining && accept_after > slot_now && accept_after < next)
+		if (!draining && accept_after > conn_now && accept_after < next)
 			next = accept_after;
 		if (stats_fd >= 0)
 			spolled = poll_add(&n, stats_fd, PORT_IN);
 		if (draining && drain_end < next)
 			next = drain_end;
-		timeout = next == UINT64_MAX ? -1 : next <= slot_now ? 0 :
-		    next - slot_now > 60000 ? 60000 : (int)(next - slot_now);
+		timeout = next == UINT64_MAX ? -1 : next <= conn_now ? 0 :
+		    next - conn_now > 60000 ? 60000 : (int)(next - conn_now);
 		(void)port_poll(pfd, n, timeout);
-		slot_now = port_now_ms();
+		conn_now = port_now_ms();
 
 		budget = run_conns(nt, rotate++);
 		if (!draining)
@@ -395,15 +395,15 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 			}
 		}
 		if ((sig & PORT_SIG_TERM) && !draining) {
-			draining = slot_draining = 1;
-			drain_end = slot_now + cfg->drain_ms;
+			draining = conn_draining = 1;
+			drain_end = conn_now + cfg->drain_ms;
 			for (unsigned i = 0; i < nl; i++)
 				port_close(lst[i].fd, 0);
 			log_msg(LOG_INFO, "draining live=%u drain_ms=%u",
 			    slot_conns()->nlive, cfg->drain_ms);
 			drain(0);
 		}
-		if (draining && (live_count() == 0 || slot_now >= drain_end)) {
+		if (draining && (live_count() == 0 || conn_now >= drain_end)) {
 			drain(1);
 			log_stats();
 			log_msg(LOG_INFO, "exit");

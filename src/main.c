@@ -302,7 +302,7 @@ run_worker(unsigned k)
 
 	if (tls_reseed() < 0)
 		log_fatal(111, "no entropy from the operating system");
-	slot_worker = k;
+	conn_worker = k;
 	port_signals_init();
 	slot_table_init(cfg);
 	plain_init(plain_slots(cfg));

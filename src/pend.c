@@ -53,7 +53,7 @@ pend_ready(int plain)
 static void
 ready(struct pend *e)
 {
-	e->t_ready = slot_now;
+	e->t_ready = conn_now;
 	nready[e->plain]++;
 }
 
@@ -101,8 +101,8 @@ pend_add(int fd, const struct port_addr *peer, unsigned svc, int plain)
 	}
 	e = (struct pend *)connset_new(&set);
 	e->c.cfd = fd;
-	e->c.t_accept = slot_now;
-	e->c.deadline = slot_now + (plain ? s->head_ms : s->handshake_ms);
+	e->c.t_accept = conn_now;
+	e->c.deadline = conn_now + (plain ? s->head_ms : s->handshake_ms);
 	e->svc = (unsigned char)svc;
 	e->lowat = 0;
 	e->iplen = (unsigned char)port_addr_raw(peer, e->ip);

@@ -120,7 +120,7 @@ linger(struct plain *p)
 	p->c.bfd = -1;
 	port_shutdown_wr(p->c.cfd);
 	p->state = PLAIN_LINGER;
-	p->c.deadline = slot_now + CONN_LINGER_MS;
+	p->c.deadline = conn_now + CONN_LINGER_MS;
 }
 
 /* buf[off..len) to fd; 1 when all of it is out, 0 blocked, -1 failed. */
@@ -159,7 +159,7 @@ answer(struct plain *p, int status, const char *why)
 	}
 	p->off = 0;
 	p->state = PLAIN_WRITE;
-	p->c.deadline = slot_now + svc_of(p)->idle_ms;
+	p->c.deadline = conn_now + svc_of(p)->idle_ms;
 	switch (flush(p, p->c.cfd)) {
 	case 1:
 		linger(p);
@@ -214,7 +214,7 @@ to_backend(struct plain *p, struct http_req *req)
 	stats.acme_forwarded++;
 	p->off = 0;
 	p->state = PLAIN_CONNECT;
-	p->c.deadline = slot_now + svc->connect_ms;
+	p->c.deadline = conn_now + svc->connect_ms;
 }
 
 /* The 308 into buf: the host is ours if the client gave none. */
@@ -242,7 +242,7 @@ head_done(struct plain *p)
 
 	if (rc != HTTP_OK)
 		answer(p, http_err_status(rc), http_strerror(rc));
-	else if (slot_draining)
+	else if (conn_draining)
 		answer(p, 503, "draining");
 	else if (svc->acme && is_acme(p->buf, &req))
 		to_backend(p, &req);
@@ -362,7 +362,7 @@ relay(struct plain *p, int brev)
 	}
 	p->len = (size_t)n;
 	p->off = 0;
-	p->c.deadline = slot_now + svc_of(p)->idle_ms;
+	p->c.deadline = conn_now + svc_of(p)->idle_ms;
 	if (flush(p, p->c.cfd) < 0)
 		plain_abort(p, "client-reset");
 }
@@ -430,7 +430,7 @@ io(struct conn *c, int crev, int brev)
 		} else if (n > 0) {
 			p->len = p->off = 0;
 			p->state = PLAIN_RELAY;
-			p->c.deadline = slot_now + svc_of(p)->idle_ms;
+			p->c.deadline = conn_now + svc_of(p)->idle_ms;
 		}
 		break;
 	case PLAIN_RELAY:

@@ -152,10 +152,10 @@ backend_release(struct slot *s, int abort)
 {
 	if (s->c.bfd < 0)
 		return;
-	if (s->state != SLOT_CONNECT && !slot_draining &&
+	if (s->state != SLOT_CONNECT && !conn_draining &&
 	    !(s->flags & (SLOT_F_BEOF | SLOT_F_BSHUT | SLOT_F_BWB)) &&
 	    fwd_reusable(&s->fwd))
-		pool_put(s->c.bfd, s->svc, slot_now);
+		pool_put(s->c.bfd, s->svc, conn_now);
 	else
 		port_close(s->c.bfd, abort);
 	s->c.bfd = -1;
@@ -210,7 +210,7 @@ start_closing(struct slot *s, const char *why)
 	backend_release(s, 0);
 	eng_close(&s->tls.eng);
 	s->state = SLOT_CLOSING;
-	s->c.deadline = slot_now + s->svc->idle_ms;
+	s->c.deadline = conn_now + s->svc->idle_ms;
 }
 
 /*
@@ -226,7 +226,7 @@ linger(struct slot *s)
 		s->flags |= SLOT_F_CSHUT;
 	}
 	s->state = SLOT_LINGER;
-	s->c.deadline = slot_now + CONN_LINGER_MS;
+	s->c.deadline = conn_now + CONN_LINGER_MS;
 }
 
 /*
@@ -674,7 +674,7 @@ handshake_done(struct slot *s)
 		stats.hrr += (unsigned long long)s->tls.eng.hrr;
 	}
 	s->state = SLOT_RELAY;
-	s->c.deadline = slot_now + s->svc->idle_ms;
+	s->c.deadline = conn_now + s->svc->idle_ms;
 	if (s->svc->mode == MODE_TCP)
 		backend_connect(s, 1);
 }
@@ -696,7 +696,7 @@ static void
 backend_up(struct slot *s)
 {
 	s->state = SLOT_RELAY;
-	s->c.deadline = slot_now + s->svc->idle_ms;
+	s->c.deadline = conn_now + s->svc->idle_ms;
 	fwd_connected(s);
 }
 
@@ -705,7 +705,7 @@ static void
 backend_connect(struct slot *s, int fresh)
 {
 	const char *why;
-	int fd = fresh ? -1 : pool_take(s->svc, slot_now);
+	int fd = fresh ? -1 : pool_take(s->svc, conn_now);
 
 	s->flags &= ~(SLOT_F_BRD | SLOT_F_BWB | SLOT_F_BEOF | SLOT_F_BSHUT |
 	    SLOT_F_REUSED);
@@ -724,7 +724,7 @@ backend_connect(struct slot *s, int fresh)
 	}
 	s->c.bfd = fd;
 	s->state = SLOT_CONNECT;
-	s->c.deadline = slot_now + s->svc->connect_ms;
+	s->c.deadline = conn_now + s->svc->connect_ms;
 }
 
 static void
@@ -869,7 +869,7 @@ step(struct slot *s)
 			if (!(s->flags & SLOT_F_CSHUT)) {
 				port_shutdown_wr(s->c.cfd);
 				s->flags |= SLOT_F_CSHUT;
-				s->c.deadline = slot_now + CONN_LINGER_MS;
+				s->c.deadline = conn_now + CONN_LINGER_MS;
 			}
 			break;
 		default:
@@ -910,7 +910,7 @@ events(const struct conn *c, short *cev, short *bev)
 static void
 set_deadline(struct slot *s)
 {
-	uint64_t d = slot_now + s->svc->idle_ms, t = fwd_head_since(&s->fwd);
+	uint64_t d = conn_now + s->svc->idle_ms, t = fwd_head_since(&s->fwd);
 
 	s->c.deadline = t != UINT64_MAX && t + s->svc->head_ms < d ?
 	    t + s->svc->head_ms : d;
@@ -964,12 +964,12 @@ expire(struct conn *c)
 	case SLOT_RELAY:
 		stats.timeouts++;
 		if (fwd_head_since(&s->fwd) != UINT64_MAX &&
-		    slot_now >= fwd_head_since(&s->fwd) + s->svc->head_ms)
+		    conn_now >= fwd_head_since(&s->fwd) + s->svc->head_ms)
 			http_error(s, 408, "head-timeout");
 		else {
 			start_closing(s, "idle-timeout");
 			/* It took nothing for idle_timeout: no more now. */
-			s->c.deadline = slot_now + CONN_LINGER_MS;
+			s->c.deadline = conn_now + CONN_LINGER_MS;
 		}
 		break;
 	case SLOT_CLOSING:

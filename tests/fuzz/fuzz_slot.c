@@ -418,7 +418,7 @@ run_turn(void)
 	size_t n = 0;
 	int ready, late = 0;
 
-	(void)pool_sweep(slot_now);
+	(void)pool_sweep(conn_now);
 
 	for (unsigned i = 0; i < slot_conns()->nlive; i++) {
 		struct slot *s = (struct slot *)slot_conns()->live[i];
@@ -441,7 +441,7 @@ run_turn(void)
 		nt++;
 	}
 	ready = port_poll(pfd, n, 0);
-	slot_now = port_now_ms();
+	conn_now = port_now_ms();
 	for (unsigned i = 0; i < nt && fake_verbose; i++)
 		fprintf(stderr, "  slot %u state %d flags %#x engine %#x "
 		    "cev %#x/%#x bev %#x/%#x ra %zu\n", t[i].s->c.id, t[i].s->state,
@@ -458,7 +458,7 @@ run_turn(void)
 		fake_set_owner(s->c.cfd);
 		if (s->state != SLOT_FREE && (cr != 0 || br != 0))
 			s->c.cls->io(&s->c, cr, br);
-		if (s->state != SLOT_FREE && slot_now >= s->c.deadline) {
+		if (s->state != SLOT_FREE && conn_now >= s->c.deadline) {
 			late = 1;
 			s->c.cls->expire(&s->c);
 		}
@@ -539,13 +539,13 @@ accept_client(int c, int resume)
 	struct conn *victim = NULL;
 	int fd;
 
-	slot_now = port_now_ms();
+	conn_now = port_now_ms();
 	if ((k->used && fake_is_open(k->cfd)) || seq == seq_base + MAX_ACCEPTS)
 		return;
 	if (slot_conns()->nfree == 0) {
 		victim = connset_oldest_waiting(slot_conns(),
-		    slot_now > TLSGATE_EVICT_MS ?
-		    slot_now - TLSGATE_EVICT_MS : 0);
+		    conn_now > TLSGATE_EVICT_MS ?
+		    conn_now - TLSGATE_EVICT_MS : 0);
 		if (victim == NULL)
 			return;		/* waits in the backlog: not modelled */
 	}
@@ -562,7 +562,7 @@ accept_client(int c, int resume)
 		fake_set_owner(victim->cfd);
 		victim->cls->abort(victim, "evicted");
 	}
-	check(slot_open(fd, &peer, &local, sv, slot_now) != NULL);
+	check(slot_open(fd, &peer, &local, sv, conn_now) != NULL);
 	client_open(k, fd, resume);
 	if (balancer) {
 		struct port_addr lb = peer, lbl = local;
@@ -773,8 +773,8 @@ setup(struct input *in)
 	log_level = LOG_DEBUG;
 	fake_reset();
 	fake_now = 1000000;
-	slot_now = fake_now;
-	slot_draining = 0;
+	conn_now = fake_now;
+	conn_draining = 0;
 	saved = boot_session;
 	have_saved = seq_base == 0;
 	seq = seq_base;
@@ -894,8 +894,8 @@ run_op(struct input *in)
 		fake_now += (uint64_t)n * n * 8;
 		break;
 	case 11:	/* a poll turn; v == 3: SIGTERM (draining) first */
-		if (v == 3 && !slot_draining) {
-			slot_draining = 1;
+		if (v == 3 && !conn_draining) {
+			conn_draining = 1;
 			/* Downwards: a slot that closes takes the last one's place. */
 			for (unsigned i = slot_conns()->nlive; i-- > 0;) {
 				struct conn *c = slot_conns()->live[i];
