@@ -2,19 +2,30 @@
  * conn.c - see conn.h.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "conn.h"
+#include "log.h"
+#include "proxyin.h"
 
 uint64_t conn_now;
 unsigned conn_worker;
 int conn_draining;
 const struct config *conn_cfg;
 
+/* The sets whose connections have a peer: slots and redirect slots. */
+static struct connset *peered[2];
+
 void
 connset_init(struct connset *set, const struct conn_class *cls, uint32_t n)
 {
 	set->max = set->nfree = n;
 	set->nlive = 0;
+	for (size_t k = 0; cls->peer != NULL && k < 2; k++)
+		if (peered[k] == NULL || peered[k] == set) {
+			peered[k] = set;
+			break;
+		}
 	for (uint32_t i = 0; i < n; i++) {
 		struct conn *c = connset_at(set, i);
 
@@ -80,6 +91,56 @@ size_t
 connset_bytes(size_t esize, uint32_t n)
 {
 	return (size_t)n * (esize + sizeof(struct conn *) + sizeof(uint32_t));
+}
+
+unsigned
+conn_count_peer(const struct port_addr *peer)
+{
+	unsigned n = 0;
+
+	for (size_t k = 0; k < 2 && peered[k] != NULL; k++)
+		for (uint32_t i = 0; i < peered[k]->nlive; i++) {
+			const struct conn *c = peered[k]->live[i];
+
+			n += (unsigned)port_addr_same_ip(c->cls->peer(c), peer);
+		}
+	return n;
+}
+
+int
+conn_take_proxy(struct conn *c, const struct service *svc,
+    unsigned char *buf, size_t *len, struct port_addr *peer,
+    struct port_addr *local, int *lb_local)
+{
+	struct proxyin_hdr h;
+	int rc = proxyin_parse(buf, *len, &h);
+
+	if (rc == PROXYIN_MORE)
+		return CONN_PROXY_MORE;
+	if (rc != PROXYIN_OK) {
+		stats.proxy_errors++;
+		conn_set_outcome(c, proxyin_strerror(rc));
+		return CONN_PROXY_BAD;
+	}
+	stats.proxy_in++;
+	if (h.local) {
+		stats.proxy_local++;
+		*lb_local = 1;
+	}
+	*len -= h.len;
+	memmove(buf, buf + h.len, *len);
+	if (h.alen == 0)
+		return CONN_PROXY_OK;
+	port_addr_make(peer, h.src, h.alen, h.sport);
+	port_addr_make(local, h.dst, h.alen, h.dport);
+	/* At accept only the balancer was known: the client's limit now. */
+	if (svc->max_per_source > 0 &&
+	    conn_count_peer(peer) > svc->max_per_source) {
+		stats.refused++;
+		conn_set_outcome(c, "per-source-limit");
+		return CONN_PROXY_LIMIT;
+	}
+	return CONN_PROXY_OK;
 }
 
 void

@@ -64,6 +64,11 @@ struct conn_class {
 	uint64_t (*wait_since)(const struct conn *);
 	/* Whether its next I/O may cost public-key work; NULL: never. */
 	int	(*costly)(const struct conn *);
+	/*
+	 * The client it serves, for max_per_source; NULL for a kind that
+	 * serves nobody yet (a pending entry is counted when it is taken).
+	 */
+	const struct port_addr *(*peer)(const struct conn *);
 };
 
 struct conn {
@@ -105,6 +110,31 @@ void	connset_delete(struct connset *, struct conn *);
 struct conn *connset_oldest_waiting(const struct connset *, uint64_t before);
 /* Bytes a set of n entries of esize costs, its two lists included. */
 size_t	connset_bytes(size_t esize, uint32_t n);
+
+/*
+ * Live connections of every set whose class has a peer, from the same
+ * IP address as peer: max_per_source counts them all, whatever kind.
+ */
+unsigned conn_count_peer(const struct port_addr *peer);
+
+/*
+ * A proxy_from source's PROXY header (proxyin.h), at the start of the
+ * len bytes at buf, read before the protocol it carries, for every kind
+ * of connection.  CONN_PROXY_MORE: not whole yet.  CONN_PROXY_OK: it is
+ * consumed, buf holds what followed it (*len bytes); *peer and *local
+ * are the addresses it carries, unless it was LOCAL (a balancer's
+ * health check: *lb_local is set, the balancer's stay).  CONN_PROXY_BAD
+ * (a bad header) and CONN_PROXY_LIMIT (the client it names is over
+ * svc's max_per_source) set the outcome: the caller ends the
+ * connection, without a TLS alert, since its peer has not spoken TLS.
+ */
+#define CONN_PROXY_OK		1
+#define CONN_PROXY_MORE		0
+#define CONN_PROXY_BAD		(-1)
+#define CONN_PROXY_LIMIT	(-2)
+int	conn_take_proxy(struct conn *, const struct service *svc,
+	    unsigned char *buf, size_t *len, struct port_addr *peer,
+	    struct port_addr *local, int *lb_local);
 
 /* The loop's clock: set once per turn, read by every connection. */
 extern uint64_t conn_now;

@@ -125,8 +125,8 @@ serve(const struct config *cfg, struct pend *e)
 	 * header names them (slot.c, plain.c). */
 	pend_peer(e, &peer);
 	if (svc->max_per_source > 0 &&
-	    !config_proxy_trusted(svc, &peer) && slot_count_peer(&peer) +
-	    plain_count_peer(&peer) >= svc->max_per_source) {
+	    !config_proxy_trusted(svc, &peer) &&
+	    conn_count_peer(&peer) >= svc->max_per_source) {
 		stats.refused++;
 		pend_close(e, "per-source-limit", 1);
 		return;

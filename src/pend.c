@@ -3,12 +3,10 @@
  */
 #include <string.h>
 
-#include "eng.h"
 #include "http.h"
 #include "log.h"
 #include "pend.h"
 #include "proxyin.h"
-#include "slot.h"
 #include "hello.h"
 
 static struct pend tab[TLSGATE_MAX_PENDING];
@@ -263,5 +261,5 @@ pend_take(struct pend *e)
 }
 
 static const struct conn_class pend_class = {
-	events, io, expire, drain, close_now, wait_since, NULL
+	events, io, expire, drain, close_now, wait_since, NULL, NULL
 };

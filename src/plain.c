@@ -6,7 +6,6 @@
 #include "log.h"
 #include "plain.h"
 #include "proxyin.h"
-#include "slot.h"
 
 static struct plain ptab[TLSGATE_MAX_PLAIN];
 static struct conn *live[TLSGATE_MAX_PLAIN];
@@ -44,15 +43,10 @@ wait_since(const struct conn *c)
 	return p->state == PLAIN_HEAD ? p->c.t_accept : UINT64_MAX;
 }
 
-unsigned
-plain_count_peer(const struct port_addr *peer)
+static const struct port_addr *
+peer(const struct conn *c)
 {
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < set.nlive; i++)
-		n += (unsigned)port_addr_same_ip(
-		    &((struct plain *)set.live[i])->peer, peer);
-	return n;
+	return &((const struct plain *)c)->peer;
 }
 
 static const struct service *
@@ -261,39 +255,18 @@ head_done(struct plain *p)
  * what follows it in buf is the head's, 0 to wait or when it ended.
  */
 static int
-proxy_header(struct plain *p)
+take_proxy(struct plain *p)
 {
-	const struct service *svc = svc_of(p);
-	struct proxyin_hdr h;
-	int rc = proxyin_parse(p->buf, p->len, &h);
+	int rc = conn_take_proxy(&p->c, svc_of(p), p->buf, &p->len,
+	    &p->peer, &p->local, &p->lb_local);
 
-	if (rc == PROXYIN_MORE)
-		return 0;
-	if (rc != PROXYIN_OK) {
-		stats.proxy_errors++;
-		conn_set_outcome(&p->c, proxyin_strerror(rc));
+	if (rc == CONN_PROXY_BAD)
 		linger(p);
-		return 0;
-	}
-	stats.proxy_in++;
-	p->proxy = 0;
-	if (h.local) {
-		stats.proxy_local++;
-		p->lb_local = 1;
-	}
-	p->len -= h.len;
-	memmove(p->buf, p->buf + h.len, p->len);
-	if (h.alen == 0)
-		return 1;
-	port_addr_make(&p->peer, h.src, h.alen, h.sport);
-	port_addr_make(&p->local, h.dst, h.alen, h.dport);
-	if (svc->max_per_source > 0 && slot_count_peer(&p->peer) +
-	    plain_count_peer(&p->peer) > svc->max_per_source) {
-		stats.refused++;
+	else if (rc == CONN_PROXY_LIMIT)
 		plain_abort(p, "per-source-limit");
-		return 0;
-	}
-	return 1;
+	else if (rc == CONN_PROXY_OK)
+		p->proxy = 0;
+	return rc == CONN_PROXY_OK;
 }
 
 /* The client closed before its head was whole. */
@@ -324,7 +297,7 @@ read_head(struct plain *p)
 	p->len += (size_t)n;
 	p->in += (unsigned long long)n;
 	/* PROXYIN_MAX is below TLSGATE_HEAD_MAX: a header fits. */
-	if (p->proxy && (!proxy_header(p) || p->len == 0))
+	if (p->proxy && (!take_proxy(p) || p->len == 0))
 		return;
 	rc = http_head_end(p->buf, p->len, &p->scan);
 	if (rc == HTTP_OK)
@@ -501,5 +474,5 @@ close_now(struct conn *c, const char *outcome)
 }
 
 static const struct conn_class plain_class = {
-	events, io, expire, drain, close_now, wait_since, NULL
+	events, io, expire, drain, close_now, wait_since, NULL, peer
 };

@@ -63,7 +63,6 @@ void	plain_init(unsigned n);
 struct plain *plain_open(int cfd, const struct port_addr *peer,
 	    const struct port_addr *local, unsigned svc, uint64_t t_accept);
 struct connset *plain_conns(void);
-unsigned plain_count_peer(const struct port_addr *);
 
 size_t	plain_table_bytes(unsigned n);
 

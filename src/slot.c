@@ -20,7 +20,6 @@
 #include "forward.h"
 #include "log.h"
 #include "pend.h"
-#include "plain.h"
 #include "pool.h"
 #include "proxyin.h"
 #include "slot.h"
@@ -77,15 +76,10 @@ costly(const struct conn *c)
 	return ((const struct slot *)c)->state == SLOT_HANDSHAKE;
 }
 
-unsigned
-slot_count_peer(const struct port_addr *peer)
+static const struct port_addr *
+peer(const struct conn *c)
 {
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < set.nlive; i++)
-		n += (unsigned)port_addr_same_ip(
-		    &((struct slot *)set.live[i])->peer, peer);
-	return n;
+	return &((const struct slot *)c)->peer;
 }
 
 struct slot *
@@ -455,9 +449,8 @@ peek_hello(struct slot *s)
 static int
 peek_proxy(struct slot *s)
 {
-	struct proxyin_hdr h;
 	size_t n;
-	int rc;
+	int rc, lb_local = 0;
 
 	if (!(s->flags & SLOT_F_CRD) ||
 	    (n = read_client(s, s->ibuf + s->ra_len,
@@ -465,34 +458,17 @@ peek_proxy(struct slot *s)
 		return 0;
 	s->ra_len += n;
 	/* MORE comes below PROXYIN_MAX bytes, so ibuf always has room. */
-	if ((rc = proxyin_parse(s->ibuf, s->ra_len, &h)) == PROXYIN_MORE)
+	rc = conn_take_proxy(&s->c, s->svc, s->ibuf, &s->ra_len, &s->peer,
+	    &s->local, &lb_local);
+	if (rc == CONN_PROXY_MORE)
 		return 1;
-	if (rc != PROXYIN_OK) {
-		stats.proxy_errors++;
-		conn_set_outcome(&s->c, proxyin_strerror(rc));
+	if (rc != CONN_PROXY_OK) {
 		linger(s);
 		return 0;
 	}
-	stats.proxy_in++;
 	s->flags &= ~SLOT_F_PROXY;
-	if (h.local) {
-		stats.proxy_local++;
+	if (lb_local)
 		s->flags |= SLOT_F_LOCAL;
-	}
-	s->ra_len -= h.len;
-	memmove(s->ibuf, s->ibuf + h.len, s->ra_len);
-	if (h.alen == 0)
-		return s->ra_len == 0 || judge_hello(s);
-	port_addr_make(&s->peer, h.src, h.alen, h.sport);
-	port_addr_make(&s->local, h.dst, h.alen, h.dport);
-	/* At accept only the balancer was known: the client's limit now. */
-	if (s->svc->max_per_source > 0 && slot_count_peer(&s->peer) +
-	    plain_count_peer(&s->peer) > s->svc->max_per_source) {
-		stats.refused++;
-		conn_set_outcome(&s->c, "per-source-limit");
-		linger(s);
-		return 0;
-	}
 	return s->ra_len == 0 || judge_hello(s);
 }
 
@@ -1021,5 +997,5 @@ close_now(struct conn *c, const char *outcome)
 }
 
 static const struct conn_class slot_class = {
-	events, io, expire, drain, close_now, wait_since, costly
+	events, io, expire, drain, close_now, wait_since, costly, peer
 };

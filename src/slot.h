@@ -93,8 +93,6 @@ struct slot *slot_open(int cfd, const struct port_addr *peer,
 	    uint64_t t_accept);
 /* The live slots and the free ones. */
 struct connset *slot_conns(void);
-/* Live slots whose client has this IP address. */
-unsigned slot_count_peer(const struct port_addr *);
 
 size_t	slot_table_bytes(unsigned nslots);
 

@@ -554,7 +554,7 @@ accept_client(int c, int resume)
 	if (fd < 0)
 		return;
 	if (sv->max_per_source > 0 && !config_proxy_trusted(sv, &peer) &&
-	    slot_count_peer(&peer) >= sv->max_per_source) {
+	    conn_count_peer(&peer) >= sv->max_per_source) {
 		port_close(fd, 1);
 		return;
 	}
