@@ -28,7 +28,7 @@ SAN	= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	  -fno-sanitize-recover=undefined
 
 SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c src/slot.c \
-	  src/forward.c src/pool.c src/http.c src/loop.c src/log.c \
+	  src/forward.c src/pool.c src/http.c src/httpchunk.c src/loop.c src/log.c \
 	  src/der.c src/certgen.c src/plain.c src/kdf.c src/recprot.c src/kx.c src/sig.c \
 	  src/hello.c src/cache.c src/rec.c src/hs12.c src/hs13.c \
 	  src/tlswire.c src/ecdsa.c src/proxyin.c src/pend.c \
@@ -64,13 +64,18 @@ build/alloc-selftest: tests/alloc/selftest.c
 
 # Unit tests of the pure modules, plain and under the sanitizers.
 UNITS	= http der hello cache proxyin
-build/unit/test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/%.h
+# A module that is more than one file names the others here.
+.SECONDEXPANSION:
+UNIT_MORE_http = src/httpchunk.c
+build/unit/test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/*.h \
+	    $$(UNIT_MORE_$$*)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(CPPFLAGS) -o $@ $< src/$*.c
+	$(CC) $(WARN) -O1 -g $(CPPFLAGS) -o $@ $< src/$*.c $(UNIT_MORE_$*)
 
-build/unit/asan_test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/%.h
+build/unit/asan_test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c \
+	    src/*.h $$(UNIT_MORE_$$*)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(SAN) $(CPPFLAGS) -o $@ $< src/$*.c
+	$(CC) $(WARN) $(SAN) $(CPPFLAGS) -o $@ $< src/$*.c $(UNIT_MORE_$*)
 
 # The workers' shared lock lives in the port layer.
 build/unit/test_workers: tests/unit/test_workers.c port/posix/workers.c
@@ -267,7 +272,7 @@ build/fuzz/fuzz_hello: tests/fuzz/fuzz_hello.c src/hello.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 
-build/fuzz/fuzz_http: tests/fuzz/fuzz_http.c src/http.c
+build/fuzz/fuzz_http: tests/fuzz/fuzz_http.c src/http.c src/httpchunk.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 
@@ -276,7 +281,7 @@ build/fuzz/fuzz_proxyin: tests/fuzz/fuzz_proxyin.c src/proxyin.c src/proxyin.h
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(filter %.c,$^)
 
 build/fuzz/fuzz_slot: tests/fuzz/fuzz_slot.c tests/fuzz/fakeport.c \
-	    src/slot.c src/forward.c src/http.c src/tls.c src/cred.c src/config.c \
+	    src/slot.c src/forward.c src/http.c src/httpchunk.c src/tls.c src/cred.c src/config.c \
 	    src/pool.c src/cache.c $(ENG_SRC) \
 	    src/log.c src/certname.c src/proxyin.c src/plain.c src/conn.c \
 	    src/*.h \

@@ -1,0 +1,37 @@
+/*
+ * httpchar.h - RFC 9110's character classes, for http.c and httpchunk.c.
+ *
+ * Explicit comparisons, never <ctype.h>: those depend on the locale, and
+ * framing must not.
+ */
+#ifndef TLSGATE_HTTPCHAR_H
+#define TLSGATE_HTTPCHAR_H
+
+#include <stdint.h>
+#include <string.h>
+
+/* tchar (RFC 9110 5.6.2). */
+static inline int
+is_tchar(uint8_t c)
+{
+	if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+	    (c >= 'A' && c <= 'Z'))
+		return 1;
+	return memchr("!#$%&'*+-.^_`|~", c, 15) != NULL;
+}
+
+/* A control byte that may not appear anywhere (HTAB is allowed). */
+static inline int
+is_ctl(uint8_t c)
+{
+	return (c < 0x20 && c != '\t') || c == 0x7f;
+}
+
+/* OWS: a space or a tab. */
+static inline int
+is_ws(uint8_t c)
+{
+	return c == ' ' || c == '\t';
+}
+
+#endif
