@@ -27,12 +27,12 @@ PY	?= python3
 SAN	= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	  -fno-sanitize-recover=undefined
 
-SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c src/slot.c \
-	  src/forward.c src/pool.c src/http.c src/httpchunk.c src/loop.c src/log.c \
-	  src/der.c src/certgen.c src/plain.c src/kdf.c src/recprot.c src/kx.c src/sig.c \
-	  src/hello.c src/cache.c src/rec.c src/hs12.c src/hs13.c \
-	  src/tlswire.c src/ecdsa.c src/proxyin.c src/pend.c \
-	  src/conn.c
+SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c \
+	  src/slot.c src/slotin.c src/forward.c src/pool.c src/http.c \
+	  src/httpchunk.c src/loop.c src/log.c src/der.c src/certgen.c \
+	  src/plain.c src/kdf.c src/recprot.c src/kx.c src/sig.c src/hello.c \
+	  src/cache.c src/rec.c src/hs12.c src/hs13.c src/tlswire.c \
+	  src/ecdsa.c src/proxyin.c src/pend.c src/conn.c
 PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)
 
@@ -281,7 +281,8 @@ build/fuzz/fuzz_proxyin: tests/fuzz/fuzz_proxyin.c src/proxyin.c src/proxyin.h
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(filter %.c,$^)
 
 build/fuzz/fuzz_slot: tests/fuzz/fuzz_slot.c tests/fuzz/fakeport.c \
-	    src/slot.c src/forward.c src/http.c src/httpchunk.c src/tls.c src/cred.c src/config.c \
+	    src/slot.c src/slotin.c src/forward.c src/http.c src/httpchunk.c \
+	    src/tls.c src/cred.c src/config.c \
 	    src/pool.c src/cache.c $(ENG_SRC) \
 	    src/log.c src/certname.c src/proxyin.c src/plain.c src/conn.c \
 	    src/*.h \

@@ -115,3 +115,22 @@ log_fatal(int code, const char *fmt, ...)
 	va_end(ap);
 	exit(code);
 }
+
+/*
+ * A name a client chose (the server name): only host name characters
+ * reach the log, so that it cannot add fields or lines.
+ */
+void
+log_name(const char *name, char *buf, size_t cap)
+{
+	size_t i;
+
+	for (i = 0; name[i] != '\0' && i + 1 < cap; i++)
+		buf[i] = (char)((name[i] >= 'a' && name[i] <= 'z') ||
+		    (name[i] >= 'A' && name[i] <= 'Z') ||
+		    (name[i] >= '0' && name[i] <= '9') || name[i] == '.' ||
+		    name[i] == '-' || name[i] == '_' ? name[i] : '?');
+	if (i == 0)
+		buf[i++] = '-';
+	buf[i] = '\0';
+}

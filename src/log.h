@@ -31,6 +31,11 @@ void	log_msg(enum log_level, const char *fmt, ...);
 __attribute__((format(printf, 2, 3), noreturn))
 #endif
 void	log_fatal(int code, const char *fmt, ...);
+/*
+ * name, which a client chose, for a key=value field: host name
+ * characters only, others as '?', "-" for an empty one; into buf (cap).
+ */
+void	log_name(const char *name, char *buf, size_t cap);
 
 /* Every counter of this process, each named once in log.c. */
 struct stats {

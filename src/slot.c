@@ -19,11 +19,9 @@
 
 #include "forward.h"
 #include "log.h"
-#include "pend.h"
 #include "pool.h"
-#include "proxyin.h"
 #include "slot.h"
-#include "hello.h"
+#include "slotint.h"
 
 static struct slot slots[TLSGATE_MAX_SLOTS];
 static struct conn *live[TLSGATE_MAX_SLOTS];
@@ -119,25 +117,6 @@ slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
 }
 
 /*
- * The client chose the server name: only host name characters reach
- * the log, so that it cannot add fields or lines.
- */
-static void
-sni_for_log(const char *name, char *buf, size_t cap)
-{
-	size_t i;
-
-	for (i = 0; name[i] != '\0' && i + 1 < cap; i++)
-		buf[i] = (char)((name[i] >= 'a' && name[i] <= 'z') ||
-		    (name[i] >= 'A' && name[i] <= 'Z') ||
-		    (name[i] >= '0' && name[i] <= '9') || name[i] == '.' ||
-		    name[i] == '-' || name[i] == '_' ? name[i] : '?');
-	if (i == 0)
-		buf[i++] = '-';
-	buf[i] = '\0';
-}
-
-/*
  * Done with the backend connection: kept for the next client if it is
  * at a clean end (http mode), else closed (reset with abort).
  */
@@ -162,7 +141,7 @@ slot_close(struct slot *s, int abort)
 	int hs = (s->flags & SLOT_F_HSDONE) != 0;
 
 	conn_log_head(head, &s->c, "conn", 1, s->svc, &s->peer, &s->via);
-	sni_for_log(tls_server_name(&s->tls), sni, sizeof(sni));
+	log_name(tls_server_name(&s->tls), sni, sizeof(sni));
 	log_msg(LOG_INFO, "%s in=%llu out=%llu requests=%u resumed=%s "
 	    "version=%s suite=%s sni=%s status=%d alert=%u outcome=%s", head,
 	    s->c2b, s->b2c, s->fwd.nreq,
@@ -207,12 +186,9 @@ start_closing(struct slot *s, const char *why)
 	s->c.deadline = conn_now + s->svc->idle_ms;
 }
 
-/*
- * Our last bytes are written: send FIN, and read and drop what the
- * client still sends until it closes or CONN_LINGER_MS pass.
- */
-static void
-linger(struct slot *s)
+/* Our last bytes are written (slotint.h). */
+void
+slot_linger(struct slot *s)
 {
 	backend_release(s, 0);
 	if (!(s->flags & SLOT_F_CSHUT)) {
@@ -236,24 +212,7 @@ tls_failed(struct slot *s, int err)
 	if (s->c.outcome == NULL)
 		s->err = err;
 	s->alert = eng_alert(&s->tls.eng);
-	linger(s);
-}
-
-/*
- * The first flight is no hello the engine can read: the alert in the
- * clear, as a version not yet agreed is written (TLS 1.0, which every
- * peer reads), then FIN.
- */
-static void
-hello_refused(struct slot *s, unsigned alert, const char *why)
-{
-	const unsigned char rec[7] = { 21, 3, 1, 0, 2, 2, (unsigned char)alert };
-
-	stats.tls_errors++;
-	conn_set_outcome(&s->c, why);
-	if (port_write(s->c.cfd, rec, sizeof(rec)) == (long)sizeof(rec))
-		s->alert = alert;
-	linger(s);
+	slot_linger(s);
 }
 
 /* Lingering: drop what the client sends; close at its EOF. */
@@ -331,147 +290,6 @@ to_client(struct slot *s, unsigned st)
 	return 1;
 }
 
-/* A read (or peek) of room bytes returned n: the bytes, or 0 (flags set). */
-static size_t
-client_got(struct slot *s, long n, size_t room)
-{
-	if (n == PORT_AGAIN || n == 0) {
-		s->flags &= ~SLOT_F_CRD;
-		if (n == 0)
-			s->flags |= SLOT_F_CEOF;
-		return 0;
-	}
-	if (n < 0) {
-		conn_set_outcome(&s->c, "client-reset");
-		s->flags = (s->flags & ~SLOT_F_CRD) | SLOT_F_CEOF | SLOT_F_CSHUT;
-		return 0;
-	}
-	if ((size_t)n < room)
-		s->flags &= ~SLOT_F_CRD;
-	return (size_t)n;
-}
-
-/* Read the client into dst[0..room). */
-static size_t
-read_client(struct slot *s, unsigned char *dst, size_t room)
-{
-	return client_got(s, port_read(s->c.cfd, dst, room), room);
-}
-
-/*
- * The client's hello, whole, before the engine starts: it reads the
- * hello in one piece.  What came after it stays in ibuf as the
- * read-ahead.
- */
-static int
-judge_hello(struct slot *s)
-{
-	const char *why;
-	unsigned alert;
-	size_t end;
-
-	s->ra_off = 0;
-	switch (tls_hello(&s->tls, s->ibuf, s->ra_len, &end, &alert, &why)) {
-	case TLS_HELLO_REFUSE:
-		hello_refused(s, alert, why);
-		return 0;
-	case TLS_HELLO_STARTED:
-		s->ra_off = end;
-		s->ra_len -= end;
-		break;
-	}
-	return 1;
-}
-
-/*
- * A hello that fills ibuf and goes on: it is looked at whole in the
- * pending table's buffer, ibuf's bytes and then a peek at the rest,
- * which the pending table saw come in whole (pend.h).  Only the bytes it
- * takes are read, once the engine has it.
- */
-static int
-long_hello(struct slot *s)
-{
-	unsigned char *w = pend_peekbuf;
-	size_t n, end, have = s->ra_len;
-	const char *why;
-	unsigned alert;
-
-	n = client_got(s, port_peek(s->c.cfd, w + have, HELLO_WIRE_MAX - have),
-	    HELLO_WIRE_MAX - have);
-	if (n == 0)
-		return 0;
-	memcpy(w, s->ibuf, have);
-	switch (tls_hello(&s->tls, w, have + n, &end, &alert, &why)) {
-	case TLS_HELLO_MORE:
-		/*
-		 * It stopped half way (the pending table hands on no other):
-		 * its EOF, or more than the kernel's receive buffer let in.
-		 * Read what it sent, so that the end is a FIN.
-		 */
-		(void)read_client(s, w, n);
-		if (read_client(s, w, 1) == 0 && (s->flags & SLOT_F_CEOF))
-			return 0;
-		hello_refused(s, BR_ALERT_HANDSHAKE_FAILURE, "hello-too-long");
-		return 0;
-	case TLS_HELLO_REFUSE:
-		hello_refused(s, alert, why);
-		return 0;
-	}
-	s->ra_off = s->ra_len = 0;
-	(void)read_client(s, w, end - have);
-	return 1;
-}
-
-static int
-peek_hello(struct slot *s)
-{
-	size_t n;
-
-	if (!(s->flags & SLOT_F_CRD))
-		return 0;
-	if (s->ra_len == sizeof(s->ibuf))
-		return long_hello(s);
-	if ((n = read_client(s, s->ibuf + s->ra_len,
-	    sizeof(s->ibuf) - s->ra_len)) == 0)
-		return 0;
-	s->ra_len += n;
-	return judge_hello(s);
-}
-
-/*
- * A proxy_from source's PROXY header, read as the hello is and before
- * it: the addresses it carries become the connection's (a LOCAL one,
- * a health check, keeps the balancer's).  What follows it in ibuf is the
- * hello's start.  A bad header gets a FIN, no TLS alert: the peer has
- * not spoken TLS yet.
- */
-static int
-peek_proxy(struct slot *s)
-{
-	size_t n;
-	int rc, lb_local = 0;
-
-	if (!(s->flags & SLOT_F_CRD) ||
-	    (n = read_client(s, s->ibuf + s->ra_len,
-	    sizeof(s->ibuf) - s->ra_len)) == 0)
-		return 0;
-	s->ra_len += n;
-	/* MORE comes below PROXYIN_MAX bytes, so ibuf always has room. */
-	rc = conn_take_proxy(&s->c, s->svc, s->ibuf, &s->ra_len, &s->peer,
-	    &s->local, &lb_local);
-	if (rc == CONN_PROXY_MORE)
-		return 1;
-	if (rc != CONN_PROXY_OK) {
-		linger(s);
-		return 0;
-	}
-	s->flags &= ~SLOT_F_PROXY;
-	if (lb_local)
-		s->flags |= SLOT_F_LOCAL;
-	return s->ra_len == 0 || judge_hello(s);
-}
-
 /* Record bytes from the client, through the read-ahead, to the engine. */
 static int
 from_client(struct slot *s, unsigned st)
@@ -483,13 +301,13 @@ from_client(struct slot *s, unsigned st)
 	    (s->flags & SLOT_F_CEOF))
 		return 0;
 	if (tls_peeking(&s->tls))
-		return s->flags & SLOT_F_PROXY ? peek_proxy(s) : peek_hello(s);
+		return s->flags & SLOT_F_PROXY ? slotin_proxy(s) : slotin_hello(s);
 	if (s->ra_len == 0 && !(s->flags & SLOT_F_CRD))
 		return 0;
 	buf = eng_recvrec_buf(&s->tls.eng, &len);
 	if (s->ra_len == 0) {
 		/* Read ahead past what recvrec_buf grants (eng.h). */
-		s->ra_len = read_client(s, buf,
+		s->ra_len = slotin_read(s, buf,
 		    (size_t)(s->ibuf + sizeof(s->ibuf) - buf));
 		if (s->ra_len == 0)
 			return 0;
@@ -536,7 +354,6 @@ from_backend(struct slot *s, unsigned st)
 
 static void backend_connect(struct slot *, int fresh);
 static void http_error(struct slot *, int status, const char *why);
-static void start_closing(struct slot *, const char *why);
 
 /*
  * No request will follow: end when the last answer is out, which only
@@ -747,24 +564,6 @@ http_error(struct slot *s, int status, const char *why)
 	start_closing(s, NULL);
 }
 
-/*
- * The client closed before its hello was whole.  Behind a balancer,
- * its health check (LOCAL, then EOF or, as haproxy's, a reset) is no
- * error, and a header cut short is one.
- */
-static void
-handshake_eof(struct slot *s)
-{
-	if ((s->flags & SLOT_F_LOCAL) && tls_peeking(&s->tls) &&
-	    s->ra_len == 0)
-		s->c.outcome = "proxy-local";
-	else if ((s->flags & SLOT_F_PROXY) && s->ra_len > 0) {
-		stats.proxy_errors++;
-		conn_set_outcome(&s->c, proxyin_strerror(PROXYIN_MORE));
-	} else
-		conn_set_outcome(&s->c, "client-eof-in-handshake");
-}
-
 /* Run the slot after an event, until it must wait again. */
 static void
 step(struct slot *s)
@@ -792,7 +591,7 @@ step(struct slot *s)
 			if (st & (BR_SSL_SENDAPP | BR_SSL_RECVAPP))
 				handshake_done(s);
 			else if (s->flags & SLOT_F_CEOF) {
-				handshake_eof(s);
+				slotin_eof(s);
 				slot_close(s, 0);
 				return;
 			}

@@ -1,0 +1,33 @@
+/*
+ * slotint.h - what slot.c and slotin.c share of a TLS slot, for those two
+ * files only: slot.h is the loop's contract.
+ */
+#ifndef TLSGATE_SLOTINT_H
+#define TLSGATE_SLOTINT_H
+
+#include <stddef.h>
+
+#include "slot.h"
+
+/*
+ * slot.c: our last bytes are written: send FIN, and read and drop what
+ * the client still sends until it closes or CONN_LINGER_MS pass.
+ */
+void	slot_linger(struct slot *);
+
+/* A read (or peek) of room bytes returned n: the bytes, or 0 (flags set). */
+size_t	slotin_got(struct slot *, long n, size_t room);
+/* Read the client into dst[0..room). */
+size_t	slotin_read(struct slot *, unsigned char *dst, size_t room);
+/*
+ * The first flight, while the engine peeks: read what the client sent,
+ * then the hello (slotin_hello) or the PROXY header before it
+ * (slotin_proxy).  1 if anything moved; 0 to wait, or when the slot
+ * ended (it lingers).
+ */
+int	slotin_hello(struct slot *);
+int	slotin_proxy(struct slot *);
+/* The client closed before its hello was whole: the outcome that says so. */
+void	slotin_eof(struct slot *);
+
+#endif
