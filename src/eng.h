@@ -96,7 +96,10 @@ struct eng_piece {
 /* The largest server message built whole: ServerKeyExchange. */
 #define ENG_MSG_MAX	(4 + 4 + KX_PUB_MAX + 4 + SIG_LEN_MAX)
 
+struct eng_hs;
+
 struct eng {
+	const struct eng_hs	*hs;		/* the version's handshake */
 	unsigned char		*ibuf, *obuf;
 	size_t			 olen;
 	const struct eng_ops	*ops;
@@ -215,46 +218,11 @@ int	eng_peer_closed(const struct eng *);
 int	eng_last_error(const struct eng *);
 /* The fatal alert sent (or to be), 0 if none. */
 unsigned eng_alert(const struct eng *);
+/* The reason for the log the engine gave with it (NULL: none). */
+const char *eng_reason(const struct eng *);
+/* 1 if the handshake took a HelloRetryRequest. */
+int	eng_hrr(const struct eng *);
 /* Every secret the connection holds, gone. */
 void	eng_wipe(struct eng *);
-
-/*
- * Between the engine's files (rec.c, hs12.c, hs13.c) only.  Phases: each
- * handshake's own below P_APP; P_APP and P_DEAD are shared.
- */
-enum { P_APP = 100, P_DEAD };
-void	eng_fail(struct eng *, unsigned alert);
-/* The alert, with the reason the log gives for it. */
-unsigned eng_refuse(struct eng *, unsigned alert, const char *reason);
-size_t	eng_room(const struct eng *);
-int	eng_put_record(struct eng *, int type, const unsigned char *p,
-	    size_t n);
-void	eng_write_flight(struct eng *);
-void	eng_cert_start(struct eng *);
-unsigned eng_cert_in(struct eng *, const unsigned char *p, size_t n);
-unsigned eng_cert_end(struct eng *);
-/* The records' bytes in ibuf[0..ipos), one whole record: 0 or an alert. */
-unsigned hs12_record(struct eng *);
-unsigned hs13_record(struct eng *);
-unsigned hs12_hello(struct eng *, const unsigned char *m, size_t len,
-	    const struct hello *);
-unsigned hs13_hello(struct eng *, const unsigned char *m, size_t len,
-	    const struct hello *);
-/* The next piece of the server's flight: 1, 0 at its end, -1 on error. */
-int	hs12_piece(struct eng *);
-int	hs13_piece(struct eng *);
-void	hs12_flight_done(struct eng *);
-void	hs13_flight_done(struct eng *);
-/* Owed handshake output, once what was written before is out. */
-void	hs12_pump(struct eng *);
-void	hs13_pump(struct eng *);
-/* Handshake messages: is the header in msg[0..4) allowed, and the end. */
-unsigned hs12_head(struct eng *);
-unsigned hs13_head(struct eng *);
-unsigned hs12_end(struct eng *);
-unsigned hs13_end(struct eng *);
-/* Handshake bytes of the client, in any records' split. */
-unsigned eng_handshake(struct eng *, const unsigned char *p, size_t n);
-void	eng_alert_in(struct eng *, const unsigned char *p, size_t n);
 
 #endif

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "ecdsa.h"
-#include "eng.h"
+#include "engint.h"
 #include "tlswire.h"
 
 enum {
@@ -229,7 +229,7 @@ resume(struct eng *c, const unsigned char *m, const struct hello *h,
 	return suite;
 }
 
-unsigned
+static unsigned
 hs12_hello(struct eng *c, const unsigned char *m, size_t len,
     const struct hello *h)
 {
@@ -417,7 +417,7 @@ server_hello(struct eng *c, struct tw *w)
 	tw_close(w);
 }
 
-int
+static int
 hs12_piece(struct eng *c)
 {
 	const unsigned char *s = c->msg;
@@ -497,7 +497,7 @@ hs12_piece(struct eng *c)
 	return 1;
 }
 
-void
+static void
 hs12_flight_done(struct eng *c)
 {
 	if (c->resumed)
@@ -533,7 +533,7 @@ server_finished(struct eng *c)
 	c->phase = c->resumed ? P_CCS : P_APP;
 }
 
-void
+static void
 hs12_pump(struct eng *c)
 {
 	if (c->phase == P_FLIGHT)
@@ -640,7 +640,7 @@ client_finished(struct eng *c, const unsigned char *m, size_t len)
 	return 0;
 }
 
-unsigned
+static unsigned
 hs12_head(struct eng *c)
 {
 	static const struct {
@@ -673,7 +673,7 @@ hs12_head(struct eng *c)
 	return 0;
 }
 
-unsigned
+static unsigned
 hs12_end(struct eng *c)
 {
 	const unsigned char *m = c->msg;
@@ -699,7 +699,7 @@ hs12_end(struct eng *c)
 	}
 }
 
-unsigned
+static unsigned
 hs12_record(struct eng *c)
 {
 	unsigned char *r = c->ibuf;
@@ -748,3 +748,8 @@ hs12_record(struct eng *c)
 	}
 	return BR_ALERT_UNEXPECTED_MESSAGE;
 }
+
+const struct eng_hs hs12_class = {
+	hs12_hello, hs12_record, hs12_head, hs12_end, hs12_piece,
+	hs12_flight_done, hs12_pump
+};

@@ -12,7 +12,7 @@
  */
 #include <string.h>
 
-#include "eng.h"
+#include "engint.h"
 #include "tlswire.h"
 
 enum {
@@ -73,7 +73,7 @@ ca_names_len(const struct eng_choice *ch)
 	return n;
 }
 
-int
+static int
 hs13_piece(struct eng *c)
 {
 	unsigned char th[HASH_MAX];
@@ -196,7 +196,7 @@ hs13_piece(struct eng *c)
 }
 
 /* After our Finished: application keys out, the client's to come. */
-void
+static void
 hs13_flight_done(struct eng *c)
 {
 	unsigned char th[HASH_MAX];
@@ -209,7 +209,7 @@ hs13_flight_done(struct eng *c)
 	c->phase = c->ch.x509 != NULL && !c->resumed ? P_CCERT : P_FIN;
 }
 
-void
+static void
 hs13_pump(struct eng *c)
 {
 	unsigned char m[5];
@@ -385,7 +385,7 @@ share_at(const struct hello *h, unsigned group)
 }
 
 /* A ClientHello, the first or the one after HRR: answer it. */
-unsigned
+static unsigned
 hs13_hello(struct eng *c, const unsigned char *m, size_t len,
     const struct hello *hp)
 {
@@ -579,7 +579,7 @@ client_cv(struct eng *c, const unsigned char *m, size_t len)
  * phase expects, of a length it may have?  A Certificate starts
  * streaming; the others are read whole into c->msg.
  */
-unsigned
+static unsigned
 hs13_head(struct eng *c)
 {
 	static const struct {
@@ -609,7 +609,7 @@ hs13_head(struct eng *c)
 }
 
 /* A whole client handshake message: act on it. */
-unsigned
+static unsigned
 hs13_end(struct eng *c)
 {
 	const unsigned char *m = c->msg;
@@ -668,7 +668,7 @@ hello2_in(struct eng *c, const unsigned char *p, size_t n)
 	return hs13_hello(c, c->obuf, need, &h);
 }
 
-unsigned
+static unsigned
 hs13_record(struct eng *c)
 {
 	unsigned char *r = c->ibuf;
@@ -742,3 +742,8 @@ hs13_record(struct eng *c)
 		return BR_ALERT_UNEXPECTED_MESSAGE;
 	}
 }
+
+const struct eng_hs hs13_class = {
+	hs13_hello, hs13_record, hs13_head, hs13_end, hs13_piece,
+	hs13_flight_done, hs13_pump
+};

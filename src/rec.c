@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "eng.h"
+#include "engint.h"
 #include "tlswire.h"
 
 /* Warning alerts taken in a row, as OpenSSL does. */
@@ -95,8 +95,7 @@ eng_write_flight(struct eng *c)
 		if (r == 0)
 			return;
 		while (n < r) {
-			if (c->piece.n == 0 && (more = c->version == TLS13 ?
-			    hs13_piece(c) : hs12_piece(c)) <= 0)
+			if (c->piece.n == 0 && (more = c->hs->piece(c)) <= 0)
 				break;
 			k = c->piece.n < r - n ? c->piece.n : r - n;
 			memcpy(dst + n, c->piece.p, k);
@@ -110,12 +109,8 @@ eng_write_flight(struct eng *c)
 			eng_fail(c, BR_ALERT_INTERNAL_ERROR);
 			return;
 		}
-		if (more == 0) {
-			if (c->version == TLS13)
-				hs13_flight_done(c);
-			else
-				hs12_flight_done(c);
-		}
+		if (more == 0)
+			c->hs->flight_done(c);
 	}
 }
 
@@ -126,12 +121,8 @@ pump(struct eng *c)
 	if (c->oout < c->oend)
 		return;
 	c->oout = c->oend = 0;
-	if (!c->owed_on && c->phase != P_DEAD) {
-		if (c->version == TLS13)
-			hs13_pump(c);
-		else
-			hs12_pump(c);
-	}
+	if (!c->owed_on && c->phase != P_DEAD)
+		c->hs->pump(c);
 	/* An alert goes after what was written, nothing after it. */
 	if (c->owed_on && eng_put_record(c, CT_ALERT, c->owed, 2) == 0)
 		c->owed_on = 0;
@@ -146,6 +137,7 @@ eng_start(struct eng *c, unsigned char *ibuf, size_t ilen,
 	unsigned alert;
 
 	memset(c, 0, sizeof(*c));
+	c->hs = &hs12_class;
 	c->ibuf = ibuf;
 	c->obuf = obuf;
 	c->olen = olen;
@@ -158,8 +150,9 @@ eng_start(struct eng *c, unsigned char *ibuf, size_t ilen,
 		c->reason = h.why;
 	else {
 		c->mfl = h.mfl;
-		alert = h.v13 && ops->vmax >= TLS13 ? hs13_hello(c, m, len, &h) :
-		    hs12_hello(c, m, len, &h);
+		if (h.v13 && ops->vmax >= TLS13)
+			c->hs = &hs13_class;
+		alert = c->hs->hello(c, m, len, &h);
 	}
 	if (alert != 0)
 		eng_fail(c, alert);
@@ -314,7 +307,7 @@ eng_handshake(struct eng *c, const unsigned char *p, size_t n)
 			c->hs_len += k;
 			if (c->hs_len == 4) {
 				c->mlen = tw_get24(c->msg + 1);
-				a = v13 ? hs13_head(c) : hs12_head(c);
+				a = c->hs->head(c);
 			}
 		} else if (stream) {
 			k = c->cc_left < n ? c->cc_left : n;
@@ -339,7 +332,7 @@ eng_handshake(struct eng *c, const unsigned char *p, size_t n)
 		if (a != 0 || !done)
 			continue;
 		c->skip = 0;
-		a = v13 ? hs13_end(c) : hs12_end(c);
+		a = c->hs->end(c);
 		c->hs_len = 0;
 		/* No message may span a change of keys (RFC 8446 5.1). */
 		if (a == 0 && v13 && (c->msg[0] == HT_FINISHED ||
@@ -448,7 +441,7 @@ eng_recvrec_ack(struct eng *c, size_t len)
 	if (c->ipos == 5)
 		a = header(c);
 	if (a == 0 && c->ipos >= 5 && c->ipos == 5 + record_len(c))
-		a = c->version == TLS13 ? hs13_record(c) : hs12_record(c);
+		a = c->hs->record(c);
 	if (a != 0)
 		eng_fail(c, a);
 	pump(c);
@@ -541,6 +534,18 @@ int
 eng_last_error(const struct eng *c)
 {
 	return c->err;
+}
+
+const char *
+eng_reason(const struct eng *c)
+{
+	return c->reason;
+}
+
+int
+eng_hrr(const struct eng *c)
+{
+	return c->hrr != 0;
 }
 
 unsigned

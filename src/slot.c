@@ -207,8 +207,8 @@ static void
 tls_failed(struct slot *s, int err)
 {
 	stats.tls_errors++;
-	if (s->tls.eng.reason != NULL)
-		conn_set_outcome(&s->c, s->tls.eng.reason);
+	if (eng_reason(&s->tls.eng) != NULL)
+		conn_set_outcome(&s->c, eng_reason(&s->tls.eng));
 	if (s->c.outcome == NULL)
 		s->err = err;
 	s->alert = eng_alert(&s->tls.eng);
@@ -464,7 +464,7 @@ handshake_done(struct slot *s)
 		stats.handshakes_full++;
 	if (tls_version(&s->tls) == 0x0304) {
 		stats.tls13++;
-		stats.hrr += (unsigned long long)s->tls.eng.hrr;
+		stats.hrr += (unsigned long long)eng_hrr(&s->tls.eng);
 	}
 	s->state = SLOT_RELAY;
 	s->c.deadline = conn_now + s->svc->idle_ms;

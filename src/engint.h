@@ -1,0 +1,48 @@
+/*
+ * engint.h - what the engine's files (rec.c, hs12.c, hs13.c) share and
+ * nobody else sees: eng.h is the contract with the loop, this is the
+ * engine's inside.
+ */
+#ifndef TLSGATE_ENGINT_H
+#define TLSGATE_ENGINT_H
+
+#include "eng.h"
+
+/* Phases: each handshake's own below P_APP; P_APP and P_DEAD are shared. */
+enum { P_APP = 100, P_DEAD };
+void	eng_fail(struct eng *, unsigned alert);
+/* The alert, with the reason the log gives for it. */
+unsigned eng_refuse(struct eng *, unsigned alert, const char *reason);
+size_t	eng_room(const struct eng *);
+int	eng_put_record(struct eng *, int type, const unsigned char *p,
+	    size_t n);
+void	eng_write_flight(struct eng *);
+void	eng_cert_start(struct eng *);
+unsigned eng_cert_in(struct eng *, const unsigned char *p, size_t n);
+unsigned eng_cert_end(struct eng *);
+/*
+ * A version's handshake, as a class (BearSSL's hsrun, picotls's
+ * per-version callbacks): eng_start() chooses it once, from the hello,
+ * and the record layer (rec.c) calls through c->hs, never on a version.
+ */
+struct eng_hs {
+	/* The client's first hello m, parsed into h: 0 or an alert. */
+	unsigned (*hello)(struct eng *, const unsigned char *m, size_t len,
+		    const struct hello *);
+	/* The record's bytes in ibuf[0..ipos), one whole: 0 or an alert. */
+	unsigned (*record)(struct eng *);
+	/* A handshake message: is the header in msg[0..4) allowed; its end. */
+	unsigned (*head)(struct eng *);
+	unsigned (*end)(struct eng *);
+	/* The next piece of the server's flight: 1, 0 at its end, -1 error. */
+	int	 (*piece)(struct eng *);
+	void	 (*flight_done)(struct eng *);
+	/* Owed handshake output, once what was written before is out. */
+	void	 (*pump)(struct eng *);
+};
+extern const struct eng_hs hs12_class, hs13_class;
+/* Handshake bytes of the client, in any records' split. */
+unsigned eng_handshake(struct eng *, const unsigned char *p, size_t n);
+void	eng_alert_in(struct eng *, const unsigned char *p, size_t n);
+
+#endif
