@@ -67,6 +67,7 @@ UNITS	= http der hello cache proxyin
 # A module that is more than one file names the others here.
 .SECONDEXPANSION:
 UNIT_MORE_http = src/httpchunk.c
+UNIT_MORE_hello = src/tlswire.c
 build/unit/test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/*.h \
 	    $$(UNIT_MORE_$$*)
 	@mkdir -p $(@D)
@@ -107,7 +108,8 @@ build/unit/asan_test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) \
 	    $(CERTGEN_SRC) $(BEARSSL_LIBS)
 
 # The TLS 1.3 cryptography, against RFC 8448, Python and OpenSSL.
-TLSCRYPTO_SRC = src/kdf.c src/recprot.c src/kx.c src/sig.c src/ecdsa.c
+TLSCRYPTO_SRC = src/kdf.c src/recprot.c src/kx.c src/sig.c src/ecdsa.c \
+	  src/tlswire.c
 build/unit/test_tlscrypto: tests/unit/test_tlscrypto.c tests/unit/unit.h \
 	    $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
@@ -143,7 +145,7 @@ build/unit/asan_test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
 # The engine, driven through its API by a scripted client in memory
 # (tests/unit/engclient.h, engtest.h): handshakes, resumption, client
 # certificates, alerts, in milliseconds; test_eng12 and test_eng13.
-ENG_SRC	= src/rec.c src/hs12.c src/hs13.c src/tlswire.c src/hello.c \
+ENG_SRC	= src/rec.c src/hs12.c src/hs13.c src/hello.c \
 	  $(TLSCRYPTO_SRC)
 ENG_CLIENT = tests/unit/engclient.c tests/unit/enghs.c
 ENG_DEP	= $(ENG_CLIENT) tests/unit/engclient.h tests/unit/engtest.h \
@@ -268,7 +270,7 @@ build/fuzz/fuzz_der: tests/fuzz/fuzz_der.c $(CERTGEN_SRC) src/*.h \
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(CERTGEN_SRC) \
 	    $(BEARSSL_LIBS)
 
-build/fuzz/fuzz_hello: tests/fuzz/fuzz_hello.c src/hello.c
+build/fuzz/fuzz_hello: tests/fuzz/fuzz_hello.c src/hello.c src/tlswire.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 

@@ -22,12 +22,6 @@
 #define SCSV		0x5600		/* TLS_FALLBACK_SCSV, RFC 7507 */
 #define RENEG_SCSV	0x00ff		/* RFC 5746 3.3 */
 
-static size_t
-get16(const unsigned char *p)
-{
-	return (size_t)p[0] << 8 | p[1];
-}
-
 /* RFC 8701: 0x0a0a, 0x1a1a, ... 0xfafa, for versions, groups, suites. */
 static int
 grease(size_t v)
@@ -58,7 +52,7 @@ rd_get(struct rd *r, int n)
 			return 0;
 		}
 		while (r->frag == 0) {		/* empty records too */
-			r->frag = get16(r->b + r->at + 3);
+			r->frag = tw_get16(r->b + r->at + 3);
 			r->at += 5;
 		}
 		v = v << 8 | r->b[r->at++];
@@ -169,14 +163,14 @@ hello_classify(const unsigned char *b, size_t len, size_t cap,
 			return refuse(pk, UNEXPECTED_MESSAGE);
 		if (b[at + 1] != 3)
 			return refuse(pk, PROTOCOL_VERSION);
-		if ((rl = get16(b + at + 3)) > REC_MAX)
+		if ((rl = tw_get16(b + at + 3)) > REC_MAX)
 			return refuse(pk, RECORD_OVERFLOW);
 		for (i = 0; i < rl && i < len - at - 5 && got + i < 4; i++)
 			head[got + i] = b[at + 5 + i];
 		if (need == 0 && got + i == 4) {
 			if (head[0] != 1)	/* not a ClientHello */
 				return refuse(pk, UNEXPECTED_MESSAGE);
-			need = 4 + ((size_t)head[1] << 16 | get16(head + 2));
+			need = 4 + ((size_t)head[1] << 16 | tw_get16(head + 2));
 			if (need > 4 + HELLO_MAX)
 				return refuse(pk, DECODE_ERROR);
 			if (cap < 5 || need > cap - 5)
@@ -188,7 +182,7 @@ hello_classify(const unsigned char *b, size_t len, size_t cap,
 		empty |= rl == 0;
 		got += rl;
 	}
-	c = (struct rd){ b, 5, get16(b + 3), need, 0 };
+	c = (struct rd){ b, 5, tw_get16(b + 3), need, 0 };
 	if ((v13 = offers13(&c, &r)) < 0)
 		return refuse(pk, DECODE_ERROR);
 	r.end = at;
@@ -205,7 +199,7 @@ hello_defrag(unsigned char *b, size_t end)
 	size_t at, rl, w = 5;
 
 	for (at = 0; end - at >= 5; at += 5 + rl) {
-		if ((rl = get16(b + at + 3)) > end - at - 5)
+		if ((rl = tw_get16(b + at + 3)) > end - at - 5)
 			rl = end - at - 5;
 		memmove(b + w, b + at + 5, rl);	/* the first: in place */
 		w += rl;
@@ -234,7 +228,7 @@ vec(const unsigned char *m, size_t *p, size_t end, int w, size_t lo,
 
 	if (end - *p < (size_t)w)
 		return -1;
-	k = w == 1 ? m[*p] : get16(m + *p);
+	k = w == 1 ? m[*p] : tw_get16(m + *p);
 	if (k < lo || k > hi || k > end - *p - (size_t)w)
 		return -1;
 	*at = *p + (size_t)w;
@@ -268,9 +262,6 @@ static const unsigned short exts[] = { EXT_SERVER_NAME, EXT_SUPPORTED_GROUPS,
     EXT_KEY_SHARE, EXT_EC_POINT_FORMATS, EXT_EXTENDED_MASTER_SECRET,
     EXT_RENEGOTIATION_INFO, EXT_SESSION_TICKET, EXT_MAX_FRAGMENT_LENGTH };
 static const unsigned short groups[] = { 0x001d, 0x0017, 0x0018, 0x0019 };
-static const unsigned short sigalgs[] = { 0x0403, 0x0503, 0x0603, 0x0804,
-    0x0805, 0x0806, 0x0809, 0x080a, 0x080b, 0x0401, 0x0501, 0x0601, 0x0201,
-    0x0203, 0x0303, 0x0301 };
 static const unsigned short suites12[] = { 0xc02b, 0xc02c, 0xcca9, 0xc02f,
     0xc030, 0xcca8 };
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
@@ -284,7 +275,7 @@ sni(const unsigned char *m, size_t p, size_t end, struct hello *h)
 	if (vec(m, &p, end, 2, 1, 0xffff, &at, &n) || p != end)
 		return bad(h, DECODE_ERROR, "bad-sni");
 	for (i = at; i < end; i += k) {
-		if (end - i < 3 || (k = get16(m + i + 1)) == 0 ||
+		if (end - i < 3 || (k = tw_get16(m + i + 1)) == 0 ||
 		    k > end - i - 3)
 			return bad(h, DECODE_ERROR, "bad-sni");
 		i += 3;
@@ -362,12 +353,12 @@ shares(const unsigned char *m, size_t p, size_t end, size_t g, size_t gn,
 	for (p = at; p < end; ) {
 		if (end - p < 2)
 			return bad(h, DECODE_ERROR, "bad-key-share");
-		grp = get16(m + p);
+		grp = tw_get16(m + p);
 		p += 2;
 		/* Empty is a share of the wrong size: illegal_parameter. */
 		if (vec(m, &p, end, 2, 0, 0xffff, &at, &n))
 			return bad(h, DECODE_ERROR, "bad-key-share");
-		while (j < gn && get16(m + g + j) != grp)
+		while (j < gn && tw_get16(m + g + j) != grp)
 			j += 2;
 		if (j == gn)
 			return bad(h, ILLEGAL_PARAMETER, "share-not-in-groups");
@@ -413,6 +404,7 @@ static unsigned
 ext(const unsigned char *m, size_t t, size_t p, size_t end,
     struct hello *h)
 {
+	const struct tls_sig *sg;
 	size_t at, n, i;
 
 	switch (t) {
@@ -423,14 +415,13 @@ ext(const unsigned char *m, size_t t, size_t p, size_t end,
 		if (list16(m, p, end, &at, &n))
 			return bad(h, DECODE_ERROR, "bad-groups-or-sigalgs");
 		for (i = at; i < end; i += 2)
-			if (t == EXT_SUPPORTED_GROUPS && obsolete(get16(m + i)))
+			if (t == EXT_SUPPORTED_GROUPS && obsolete(tw_get16(m + i)))
 				h->obsolete = 1;
 			else if (t == EXT_SUPPORTED_GROUPS)
 				h->groups |= bit(groups, NELEM(groups),
-				    get16(m + i));
-			else
-				h->sigalgs |= bit(sigalgs, NELEM(sigalgs),
-				    get16(m + i));
+				    tw_get16(m + i));
+			else if ((sg = tls_sig((unsigned)tw_get16(m + i))))
+				h->sigalgs |= sg->bit;
 		return 0;
 	case EXT_ALPN:
 		return alpn(m, p, end, h);
@@ -443,8 +434,8 @@ ext(const unsigned char *m, size_t t, size_t p, size_t end,
 		    p != end)
 			return bad(h, DECODE_ERROR, "bad-supported-versions");
 		for (i = at; i < end; i += 2) {
-			h->v13 |= get16(m + i) == TLS13;
-			h->v12 |= get16(m + i) == TLS12;
+			h->v13 |= tw_get16(m + i) == TLS13;
+			h->v12 |= tw_get16(m + i) == TLS12;
 		}
 		return 0;
 	case EXT_COOKIE:
@@ -503,9 +494,9 @@ hello_parse(const unsigned char *m, size_t len, struct hello *h)
 
 	memset(h, 0, sizeof(*h));
 	if (len < 4 + 2 + 32 || m[0] != 1 ||
-	    ((size_t)m[1] << 16 | get16(m + 2)) != len - 4)
+	    ((size_t)m[1] << 16 | tw_get16(m + 2)) != len - 4)
 		return bad(h, DECODE_ERROR, "bad-hello-length");
-	h->legacy_version = (unsigned)get16(m + 4);
+	h->legacy_version = (unsigned)tw_get16(m + 4);
 	h->random = 6;
 	p = 6 + 32;
 	if (vec(m, &p, end, 1, 0, 32, &h->sid, &h->sid_len))
@@ -513,7 +504,7 @@ hello_parse(const unsigned char *m, size_t len, struct hello *h)
 	if (vec(m, &p, end, 2, 2, 0xfffe, &at, &n) || n % 2 != 0)
 		return bad(h, DECODE_ERROR, "bad-cipher-suites");
 	for (; n > 0; at += 2, n -= 2) {
-		t = get16(m + at);
+		t = tw_get16(m + at);
 		if (t >= 0x1301 && t <= 0x1303)
 			h->suites |= 1u << (unsigned)(t - 0x1301);
 		h->suites12 |= bit(suites12, NELEM(suites12), t);
@@ -535,7 +526,7 @@ hello_parse(const unsigned char *m, size_t len, struct hello *h)
 	for (p = at; p < end; p = at + n) {
 		if (end - p < 4)
 			return bad(h, DECODE_ERROR, "bad-extensions");
-		t = get16(m + p);
+		t = tw_get16(m + p);
 		p += 2;
 		if (vec(m, &p, end, 2, 0, 0xffff, &at, &n))
 			return bad(h, DECODE_ERROR, "bad-extension-length");

@@ -44,35 +44,13 @@ enum {
 #define FINISHED_LEN	12	/* verify_data (RFC 5246 7.4.9) */
 #define PMS_MAX		KX_SHARED_MAX
 
-/* The signature schemes of TLS 1.2 tlsgate signs and checks with. */
-static const struct sig12 {
-	unsigned		 id;
-	int			 ec, pss;	/* ECDSA; RSA-PSS, else v1.5 */
-	const br_hash_class	*dig;
-	const unsigned char	*oid;		/* PKCS#1 v1.5's DigestInfo */
-} sigs12[] = {
-	{ 0x0403, 1, 0, &br_sha256_vtable, NULL },
-	{ 0x0503, 1, 0, &br_sha384_vtable, NULL },
-	{ 0x0603, 1, 0, &br_sha512_vtable, NULL },
-	{ 0x0303, 1, 0, &br_sha224_vtable, NULL },
-	{ 0x0203, 1, 0, &br_sha1_vtable, NULL },
-	{ 0x0804, 0, 1, &br_sha256_vtable, NULL },
-	{ 0x0805, 0, 1, &br_sha384_vtable, NULL },
-	{ 0x0806, 0, 1, &br_sha512_vtable, NULL },
-	{ 0x0401, 0, 0, &br_sha256_vtable, BR_HASH_OID_SHA256 },
-	{ 0x0501, 0, 0, &br_sha384_vtable, BR_HASH_OID_SHA384 },
-	{ 0x0601, 0, 0, &br_sha512_vtable, BR_HASH_OID_SHA512 },
-	{ 0x0301, 0, 0, &br_sha224_vtable, BR_HASH_OID_SHA224 },
-	{ 0x0201, 0, 0, &br_sha1_vtable, BR_HASH_OID_SHA1 },
-};
-
-static const struct sig12 *
-sig_find(unsigned id)
+/* A TLS 1.2 scheme tlsgate signs and checks with (the registry's). */
+static const struct tls_sig *
+sig_find(unsigned code)
 {
-	for (size_t i = 0; i < sizeof(sigs12) / sizeof(sigs12[0]); i++)
-		if (sigs12[i].id == id)
-			return &sigs12[i];
-	return NULL;
+	const struct tls_sig *s = tls_sig(code);
+
+	return s != NULL && s->kind != 0 ? s : NULL;
 }
 
 /* The suite's AEAD, by the TLS 1.3 code of the same AEAD. */
@@ -292,9 +270,10 @@ cr_sigs(const struct eng *c, unsigned *out)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < sizeof(sigs12) / sizeof(sigs12[0]); i++)
-		if (sigs12[i].dig == c->th.h.vtable)
-			out[n++] = sigs12[i].id;
+	for (size_t i = 0; i < tls_nsigs; i++)
+		if (tls_sigs[i].kind != 0 &&
+		    tls_sigs[i].hash == hash_id(c->th.h.vtable))
+			out[n++] = tls_sigs[i].code;
 	return n;
 }
 
@@ -311,23 +290,24 @@ ca_names_len(const struct eng_choice *ch)
 
 /* Sign hv (the hash of what is signed) with the scheme: its length. */
 static size_t
-sign(struct eng *c, const struct sig12 *s, const unsigned char *hv,
+sign(struct eng *c, const struct tls_sig *s, const unsigned char *hv,
     unsigned char *sig, size_t cap)
 {
 	const br_rsa_private_key *rsa = c->ch.rsa;
+	const br_hash_class *dig = hash_class(s->hash);
 
-	if (s->ec) {
+	if (s->kind == SIG_ECDSA) {
 		if (c->ch.ec == NULL || cap < TG_ECDSA_SIG_MAX)
 			return 0;
-		return tg_ecdsa_sign_asn1(br_ec_get_default(), s->dig, hv,
+		return tg_ecdsa_sign_asn1(br_ec_get_default(), dig, hv,
 		    c->ch.ec, sig);
 	}
 	if (rsa == NULL)
 		return 0;
-	if (s->pss)
-		return sig_pss_sign(s->dig, rsa, hv, c->rng, sig, cap);
+	if (s->kind == SIG_PSS)
+		return sig_pss_sign(dig, rsa, hv, c->rng, sig, cap);
 	if (cap < (rsa->n_bitlen + 7) / 8 || !br_rsa_pkcs1_sign_get_default()(
-	    s->oid, hv, hash_len(s->dig), rsa, sig))
+	    s->oid, hv, hash_len(dig), rsa, sig))
 		return 0;
 	return (rsa->n_bitlen + 7) / 8;
 }
@@ -336,13 +316,15 @@ sign(struct eng *c, const struct sig12 *s, const unsigned char *hv,
 static int
 server_kx(struct eng *c, struct tw *w)
 {
-	const struct sig12 *s = sig_find(c->ch.scheme);
+	const struct tls_sig *s = sig_find(c->ch.scheme);
+	const br_hash_class *dig;
 	br_hash_compat_context hc;
 	unsigned char hv[64];
 	size_t p0, n;
 
 	if (s == NULL)
 		return -1;
+	dig = hash_class(s->hash);
 	tw_msg(w, HT_SERVER_KEY_EXCHANGE);
 	p0 = w->n;
 	tw_u8(w, 3);				/* named_curve */
@@ -353,12 +335,12 @@ server_kx(struct eng *c, struct tw *w)
 		return -1;
 	w->b[w->n - 1] = (unsigned char)n;
 	w->n += n;
-	s->dig->init(&hc.vtable);
-	s->dig->update(&hc.vtable, c->cr, 32);
-	s->dig->update(&hc.vtable, c->sr, 32);
-	s->dig->update(&hc.vtable, w->b + p0, w->n - p0);
-	s->dig->out(&hc.vtable, hv);
-	tw_u16(w, s->id);
+	dig->init(&hc.vtable);
+	dig->update(&hc.vtable, c->cr, 32);
+	dig->update(&hc.vtable, c->sr, 32);
+	dig->update(&hc.vtable, w->b + p0, w->n - p0);
+	dig->out(&hc.vtable, hv);
+	tw_u16(w, s->code);
 	if (w->err || w->cap - w->n < 2)
 		return -1;
 	n = sign(c, s, hv, w->b + w->n + 2, w->cap - w->n - 2);
@@ -575,7 +557,7 @@ client_cv(struct eng *c, const unsigned char *m, size_t len)
 {
 	const br_x509_class **x = c->ch.x509;
 	const br_x509_pkey *pk = (*x)->get_pkey(x, NULL);
-	const struct sig12 *s;
+	const struct tls_sig *s;
 	unsigned char th[HASH_MAX], out[64];
 	size_t hl, siglen;
 	int ok;
@@ -584,18 +566,20 @@ client_cv(struct eng *c, const unsigned char *m, size_t len)
 		return BR_ALERT_DECODE_ERROR;
 	/* One our CertificateRequest offered (cr_sigs()), for the key. */
 	s = sig_find((unsigned)tw_get16(m + 4));
-	if (s == NULL || s->dig != c->th.h.vtable)
+	if (s == NULL || s->hash != hash_id(c->th.h.vtable))
 		return BR_ALERT_ILLEGAL_PARAMETER;
-	if (pk == NULL || (s->ec ? pk->key_type != BR_KEYTYPE_EC :
+	if (pk == NULL || (s->kind == SIG_ECDSA ?
+	    pk->key_type != BR_KEYTYPE_EC :
 	    pk->key_type != BR_KEYTYPE_RSA))
 		return BR_ALERT_ILLEGAL_PARAMETER;
 	hl = th_hash(&c->th, th);
 	siglen = len - 8;
-	if (s->ec)
+	if (s->kind == SIG_ECDSA)
 		ok = (int)br_ecdsa_vrfy_asn1_get_default()(br_ec_get_default(),
 		    th, hl, &pk->key.ec, m + 8, siglen);
-	else if (s->pss)
-		ok = sig_pss_verify(s->dig, &pk->key.rsa, th, m + 8, siglen);
+	else if (s->kind == SIG_PSS)
+		ok = sig_pss_verify(hash_class(s->hash), &pk->key.rsa, th,
+		    m + 8, siglen);
 	else
 		ok = br_rsa_pkcs1_vrfy_get_default()(m + 8, siglen, s->oid, hl,
 		    &pk->key.rsa, out) && ct_eq(out, th, hl);

@@ -41,15 +41,19 @@ enum {
 
 /*
  * CertificateRequest's signature_algorithms: what CertificateVerify may
- * use.  No signature_algorithms_cert: BearSSL's validator takes the
- * PKCS#1 v1.5 certificates CAs sign, which a client then need not avoid.
+ * use, the registry's TLS 1.3 schemes.  No signature_algorithms_cert:
+ * BearSSL's validator takes the PKCS#1 v1.5 certificates CAs sign, which
+ * a client then need not avoid.
  */
-static const unsigned cr_sigs[] = {
-	SIG_ECDSA_SECP256R1_SHA256, SIG_ECDSA_SECP384R1_SHA384,
-	SIG_ECDSA_SECP521R1_SHA512, SIG_RSA_PSS_RSAE_SHA256,
-	SIG_RSA_PSS_RSAE_SHA384, SIG_RSA_PSS_RSAE_SHA512,
-};
-#define NSIGS	(sizeof(cr_sigs) / sizeof(cr_sigs[0]))
+static size_t
+nsigs13(void)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < tls_nsigs; i++)
+		n += (size_t)(tls_sigs[i].v13 != 0);
+	return n;
+}
 
 /* Do the CA names fit in a CertificateRequest? (Else none is sent.) */
 static int
@@ -59,7 +63,7 @@ ca_names_fit(const struct eng_choice *ch)
 
 	for (size_t i = 0; i < ch->ncas; i++)
 		n += 2 + ch->cas[i].dn.len;
-	return n > 0 && n + 6 + 2 * NSIGS + 10 <= 0xffff;
+	return n > 0 && n + 6 + 2 * nsigs13() + 10 <= 0xffff;
 }
 
 /* The bytes of the CA names list, each with its length. */
@@ -114,15 +118,17 @@ hs13_piece(struct eng *c)
 		total = ca_names_fit(&c->ch) ? ca_names_len(&c->ch) : 0;
 		tw_u8(&w, HT_CERTIFICATE_REQUEST);
 		/* The CA names stream after this piece: lengths by count. */
-		tw_u24(&w, 1 + 2 + 4 + 2 + 2 * NSIGS + (total ? 6 + total : 0));
+		tw_u24(&w, 1 + 2 + 4 + 2 + 2 * nsigs13() +
+		    (total ? 6 + total : 0));
 		tw_u8(&w, 0);
-		tw_u16(&w, (unsigned)(4 + 2 + 2 * NSIGS +
+		tw_u16(&w, (unsigned)(4 + 2 + 2 * nsigs13() +
 		    (total ? 6 + total : 0)));
 		tw_u16(&w, EXT_SIGNATURE_ALGORITHMS);
 		tw_open(&w, 2);
 		tw_open(&w, 2);
-		for (i = 0; i < NSIGS; i++)
-			tw_u16(&w, cr_sigs[i]);
+		for (i = 0; i < tls_nsigs; i++)
+			if (tls_sigs[i].v13)
+				tw_u16(&w, tls_sigs[i].code);
 		tw_close(&w);
 		tw_close(&w);
 		if (total > 0) {
@@ -553,15 +559,12 @@ client_cv(struct eng *c, const unsigned char *m, size_t len)
 	const br_x509_pkey *pk;
 	unsigned char th[HASH_MAX];
 	unsigned scheme = (unsigned)tw_get16(m + 4);
-	size_t i;
 
 	if (len < 8 || len != 8 + tw_get16(m + 6))
 		return BR_ALERT_DECODE_ERROR;
 	/* One CertificateRequest offered, for the key (RFC 8446 4.4.3). */
-	for (i = 0; i < NSIGS && cr_sigs[i] != scheme; i++)
-		;
 	pk = (*x)->get_pkey(x, NULL);
-	if (i == NSIGS || !sig_cv_fits((int)scheme, pk))
+	if (!sig_cv_fits((int)scheme, pk))
 		return BR_ALERT_ILLEGAL_PARAMETER;
 	th_hash(&c->th, th);
 	if (!sig_cv_verify((int)scheme, 0, th, c->ks.hlen, pk, m + 8,

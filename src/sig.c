@@ -129,29 +129,13 @@ sig_pss_verify(const br_hash_class *dig, const br_rsa_public_key *pk,
 	return ct_eq(h, em + dblen, hlen);
 }
 
-/*
- * The signature schemes: hash, and the curve an ECDSA scheme is bound
- * to in TLS 1.3 (-1 for RSA-PSS).
- */
-static const struct scheme {
-	int			id, curve;
-	const br_hash_class	*dig;
-} schemes[] = {
-	{ SIG_ECDSA_SECP256R1_SHA256, BR_EC_secp256r1, &br_sha256_vtable },
-	{ SIG_ECDSA_SECP384R1_SHA384, BR_EC_secp384r1, &br_sha384_vtable },
-	{ SIG_ECDSA_SECP521R1_SHA512, BR_EC_secp521r1, &br_sha512_vtable },
-	{ SIG_RSA_PSS_RSAE_SHA256, -1, &br_sha256_vtable },
-	{ SIG_RSA_PSS_RSAE_SHA384, -1, &br_sha384_vtable },
-	{ SIG_RSA_PSS_RSAE_SHA512, -1, &br_sha512_vtable },
-};
-
-static const struct scheme *
-scheme_find(int id)
+/* A scheme TLS 1.3 signs and checks with: the registry's, for 1.3. */
+static const struct tls_sig *
+scheme_find(int code)
 {
-	for (size_t i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++)
-		if (schemes[i].id == id)
-			return &schemes[i];
-	return NULL;
+	const struct tls_sig *s = tls_sig((unsigned)code);
+
+	return s != NULL && s->v13 ? s : NULL;
 }
 
 size_t
@@ -161,14 +145,14 @@ sig_cv_hash(int scheme, int server, const unsigned char *thash, size_t thlen,
 	/* sizeof counts the NUL, which is the 0 separator of 4.4.3. */
 	static const char sctx[] = "TLS 1.3, server CertificateVerify";
 	static const char cctx[] = "TLS 1.3, client CertificateVerify";
-	const struct scheme *sc = scheme_find(scheme);
+	const struct tls_sig *sc = scheme_find(scheme);
 	const br_hash_class *dig;
 	br_hash_compat_context h;
 	unsigned char sp[64];
 
 	if (sc == NULL)
 		return 0;
-	dig = sc->dig;
+	dig = hash_class(sc->hash);
 	memset(sp, 0x20, sizeof(sp));
 	dig->init(&h.vtable);
 	dig->update(&h.vtable, sp, sizeof(sp));
@@ -183,32 +167,32 @@ sig_cv_sign(int scheme, int server, const unsigned char *thash, size_t thlen,
     const br_ec_private_key *ec, const br_rsa_private_key *rsa,
     const br_prng_class **rng, unsigned char *sig, size_t cap)
 {
-	const struct scheme *sc = scheme_find(scheme);
+	const struct tls_sig *sc = scheme_find(scheme);
 	unsigned char h[HASH_ANY_MAX];
 
 	if (sc == NULL)
 		return 0;
 	sig_cv_hash(scheme, server, thash, thlen, h);
-	if (sc->curve >= 0) {
+	if (sc->kind == SIG_ECDSA) {
 		/* 139 bytes: the longest DER signature (P-521). */
 		if (ec == NULL || ec->curve != sc->curve || cap < 139)
 			return 0;
-		return tg_ecdsa_sign_asn1(br_ec_get_default(), sc->dig, h, ec,
-		    sig);
+		return tg_ecdsa_sign_asn1(br_ec_get_default(),
+		    hash_class(sc->hash), h, ec, sig);
 	}
 	if (rsa == NULL)
 		return 0;
-	return sig_pss_sign(sc->dig, rsa, h, rng, sig, cap);
+	return sig_pss_sign(hash_class(sc->hash), rsa, h, rng, sig, cap);
 }
 
 int
 sig_cv_fits(int scheme, const br_x509_pkey *pk)
 {
-	const struct scheme *sc = scheme_find(scheme);
+	const struct tls_sig *sc = scheme_find(scheme);
 
 	if (sc == NULL)
 		return 0;
-	return sc->curve >= 0 ? pk->key_type == BR_KEYTYPE_EC &&
+	return sc->kind == SIG_ECDSA ? pk->key_type == BR_KEYTYPE_EC &&
 	    pk->key.ec.curve == sc->curve : pk->key_type == BR_KEYTYPE_RSA;
 }
 
@@ -217,15 +201,16 @@ sig_cv_verify(int scheme, int server, const unsigned char *thash,
     size_t thlen, const br_x509_pkey *pk, const unsigned char *sig,
     size_t siglen)
 {
-	const struct scheme *sc = scheme_find(scheme);
+	const struct tls_sig *sc = scheme_find(scheme);
 	unsigned char h[HASH_ANY_MAX];
 	size_t hlen;
 
 	if (!sig_cv_fits(scheme, pk))
 		return 0;
 	hlen = sig_cv_hash(scheme, server, thash, thlen, h);
-	if (sc->curve >= 0)
+	if (sc->kind == SIG_ECDSA)
 		return (int)br_ecdsa_vrfy_asn1_get_default()(
 		    br_ec_get_default(), h, hlen, &pk->key.ec, sig, siglen);
-	return sig_pss_verify(sc->dig, &pk->key.rsa, h, sig, siglen);
+	return sig_pss_verify(hash_class(sc->hash), &pk->key.rsa, h, sig,
+	    siglen);
 }

@@ -377,62 +377,29 @@ tls_conn_reset(struct tls_conn *t, unsigned svc)
 	return 0;
 }
 
-/* The signature scheme for a TLS 1.2 key: 0 if the client has none. */
+/*
+ * The scheme a key signs with: the first in the registry's order that
+ * the hello offers and the key can make, at TLS 1.3 one bound to the
+ * key's curve (ECDSA) or RSA-PSS; 0 if there is none.  TLS 1.2 takes
+ * SHA-1 only from a hello without the extension (RFC 5246 7.4.1.4.1).
+ */
 static unsigned
-scheme12(const struct cred *c, const struct hello *h)
+scheme(const struct cred *c, const struct hello *h, int v13)
 {
-	static const unsigned ec[][2] = {
-		{ HELLO_SIG_ECDSA_SECP256R1_SHA256, 0x0403 },
-		{ HELLO_SIG_ECDSA_SECP384R1_SHA384, 0x0503 },
-		{ HELLO_SIG_ECDSA_SECP521R1_SHA512, 0x0603 },
-		{ HELLO_SIG_ECDSA_SHA224, 0x0303 },
-	};
-	static const unsigned rsa[][2] = {
-		{ HELLO_SIG_RSA_PSS_RSAE_SHA256, 0x0804 },
-		{ HELLO_SIG_RSA_PSS_RSAE_SHA384, 0x0805 },
-		{ HELLO_SIG_RSA_PSS_RSAE_SHA512, 0x0806 },
-		{ HELLO_SIG_RSA_PKCS1_SHA256, 0x0401 },
-		{ HELLO_SIG_RSA_PKCS1_SHA384, 0x0501 },
-		{ HELLO_SIG_RSA_PKCS1_SHA512, 0x0601 },
-		{ HELLO_SIG_RSA_PKCS1_SHA224, 0x0301 },
-	};
-	int is_ec = c->key_type == BR_KEYTYPE_EC;
+	int ec = c->key_type == BR_KEYTYPE_EC;
 
-	/* RFC 5246 7.4.1.4.1: without the extension, SHA-1. */
-	if (!(h->exts & HELLO_EXT_SIGNATURE_ALGORITHMS))
-		return is_ec ? 0x0203 : 0x0201;
-	for (size_t i = 0; is_ec && i < 4; i++)
-		if (h->sigalgs & ec[i][0])
-			return ec[i][1];
-	for (size_t i = 0; !is_ec && i < 7; i++)
-		if (h->sigalgs & rsa[i][0])
-			return rsa[i][1];
-	return 0;
-}
+	if (!v13 && !(h->exts & HELLO_EXT_SIGNATURE_ALGORITHMS))
+		return ec ? SIG_ECDSA_SHA1 : SIG_RSA_PKCS1_SHA1;
+	for (size_t i = 0; i < tls_nsigs; i++) {
+		const struct tls_sig *s = &tls_sigs[i];
 
-/* The TLS 1.3 scheme: the key's curve's ECDSA, or RSA-PSS. */
-static unsigned
-scheme13(const struct cred *c, const struct hello *h)
-{
-	static const unsigned ec[][3] = {
-		{ BR_EC_secp256r1, HELLO_SIG_ECDSA_SECP256R1_SHA256,
-		    SIG_ECDSA_SECP256R1_SHA256 },
-		{ BR_EC_secp384r1, HELLO_SIG_ECDSA_SECP384R1_SHA384,
-		    SIG_ECDSA_SECP384R1_SHA384 },
-		{ BR_EC_secp521r1, HELLO_SIG_ECDSA_SECP521R1_SHA512,
-		    SIG_ECDSA_SECP521R1_SHA512 },
-	};
-	static const unsigned pss[][2] = {
-		{ HELLO_SIG_RSA_PSS_RSAE_SHA256, SIG_RSA_PSS_RSAE_SHA256 },
-		{ HELLO_SIG_RSA_PSS_RSAE_SHA384, SIG_RSA_PSS_RSAE_SHA384 },
-		{ HELLO_SIG_RSA_PSS_RSAE_SHA512, SIG_RSA_PSS_RSAE_SHA512 },
-	};
-
-	for (size_t i = 0; i < 3; i++)
-		if (c->key_type == BR_KEYTYPE_EC ? c->ec.curve == (int)ec[i][0] &&
-		    (h->sigalgs & ec[i][1]) : (h->sigalgs & pss[i][0]) != 0)
-			return c->key_type == BR_KEYTYPE_EC ? ec[i][2] :
-			    pss[i][1];
+		if (!(h->sigalgs & s->bit) || s->kind == 0 ||
+		    (s->kind == SIG_ECDSA) != ec ||
+		    (v13 ? !s->v13 || (ec && s->curve != c->ec.curve) :
+		    s->hash == br_sha1_ID))
+			continue;
+		return s->code;
+	}
 	return 0;
 }
 
@@ -468,7 +435,7 @@ choose(void *ctx, const unsigned char *m, const struct hello *h,
 			out->suite = suite_ids[s][v13 ? 2 :
 			    c->key_type == BR_KEYTYPE_EC ? 0 : 1];
 	}
-	out->scheme = v13 ? scheme13(c, h) : scheme12(c, h);
+	out->scheme = scheme(c, h, v13);
 	out->chain = c->chain;
 	out->nchain = c->nchain;
 	out->ec = c->key_type == BR_KEYTYPE_EC ? &c->ec : NULL;

@@ -47,6 +47,27 @@ hash_len(const br_hash_class *dig)
 	    BR_HASHDESC_OUT_MASK;
 }
 
+/* A BearSSL hash class's ID (br_sha256_ID...), as the registries name it. */
+static inline int
+hash_id(const br_hash_class *dig)
+{
+	return (int)(dig->desc >> BR_HASHDESC_ID_OFF) & BR_HASHDESC_ID_MASK;
+}
+
+/* The class of a hash ID among those signatures use; NULL otherwise. */
+static inline const br_hash_class *
+hash_class(int id)
+{
+	switch (id) {
+	case br_sha1_ID:	return &br_sha1_vtable;
+	case br_sha224_ID:	return &br_sha224_vtable;
+	case br_sha256_ID:	return &br_sha256_vtable;
+	case br_sha384_ID:	return &br_sha384_vtable;
+	case br_sha512_ID:	return &br_sha512_vtable;
+	default:		return NULL;
+	}
+}
+
 #define HASH_MAX	48		/* SHA-384 */
 
 /* Record protection. */

@@ -3,18 +3,63 @@
  */
 #include <string.h>
 
+#include "hello.h"
 #include "tlswire.h"
 
-size_t
-tw_get16(const unsigned char *p)
-{
-	return (size_t)p[0] << 8 | p[1];
-}
+#define SHA1	br_sha1_ID
+#define SHA224	br_sha224_ID
+#define SHA256	br_sha256_ID
+#define SHA384	br_sha384_ID
+#define SHA512	br_sha512_ID
+#define P256	BR_EC_secp256r1
+#define P384	BR_EC_secp384r1
+#define P521	BR_EC_secp521r1
 
-size_t
-tw_get24(const unsigned char *p)
+const struct tls_sig tls_sigs[] = {
+	{ SIG_ECDSA_SECP256R1_SHA256, HELLO_SIG_ECDSA_SECP256R1_SHA256,
+	    SIG_ECDSA, SHA256, P256, 1, NULL },
+	{ SIG_ECDSA_SECP384R1_SHA384, HELLO_SIG_ECDSA_SECP384R1_SHA384,
+	    SIG_ECDSA, SHA384, P384, 1, NULL },
+	{ SIG_ECDSA_SECP521R1_SHA512, HELLO_SIG_ECDSA_SECP521R1_SHA512,
+	    SIG_ECDSA, SHA512, P521, 1, NULL },
+	{ SIG_RSA_PSS_RSAE_SHA256, HELLO_SIG_RSA_PSS_RSAE_SHA256,
+	    SIG_PSS, SHA256, 0, 1, NULL },
+	{ SIG_RSA_PSS_RSAE_SHA384, HELLO_SIG_RSA_PSS_RSAE_SHA384,
+	    SIG_PSS, SHA384, 0, 1, NULL },
+	{ SIG_RSA_PSS_RSAE_SHA512, HELLO_SIG_RSA_PSS_RSAE_SHA512,
+	    SIG_PSS, SHA512, 0, 1, NULL },
+	/* RSASSA-PSS keys (RFC 8446 4.2.3): read in hellos, never used. */
+	{ SIG_RSA_PSS_PSS_SHA256, HELLO_SIG_RSA_PSS_PSS_SHA256,
+	    0, SHA256, 0, 0, NULL },
+	{ SIG_RSA_PSS_PSS_SHA384, HELLO_SIG_RSA_PSS_PSS_SHA384,
+	    0, SHA384, 0, 0, NULL },
+	{ SIG_RSA_PSS_PSS_SHA512, HELLO_SIG_RSA_PSS_PSS_SHA512,
+	    0, SHA512, 0, 0, NULL },
+	/* TLS 1.2 only; SHA-1 only for a hello without the extension. */
+	{ SIG_RSA_PKCS1_SHA256, HELLO_SIG_RSA_PKCS1_SHA256,
+	    SIG_PKCS1, SHA256, 0, 0, BR_HASH_OID_SHA256 },
+	{ SIG_RSA_PKCS1_SHA384, HELLO_SIG_RSA_PKCS1_SHA384,
+	    SIG_PKCS1, SHA384, 0, 0, BR_HASH_OID_SHA384 },
+	{ SIG_RSA_PKCS1_SHA512, HELLO_SIG_RSA_PKCS1_SHA512,
+	    SIG_PKCS1, SHA512, 0, 0, BR_HASH_OID_SHA512 },
+	{ SIG_RSA_PKCS1_SHA1, HELLO_SIG_RSA_PKCS1_SHA1,
+	    SIG_PKCS1, SHA1, 0, 0, BR_HASH_OID_SHA1 },
+	{ SIG_ECDSA_SHA1, HELLO_SIG_ECDSA_SHA1,
+	    SIG_ECDSA, SHA1, 0, 0, NULL },
+	{ SIG_ECDSA_SHA224, HELLO_SIG_ECDSA_SHA224,
+	    SIG_ECDSA, SHA224, 0, 0, NULL },
+	{ SIG_RSA_PKCS1_SHA224, HELLO_SIG_RSA_PKCS1_SHA224,
+	    SIG_PKCS1, SHA224, 0, 0, BR_HASH_OID_SHA224 },
+};
+const size_t tls_nsigs = sizeof(tls_sigs) / sizeof(tls_sigs[0]);
+
+const struct tls_sig *
+tls_sig(unsigned code)
 {
-	return (size_t)p[0] << 16 | tw_get16(p + 1);
+	for (size_t i = 0; i < tls_nsigs; i++)
+		if (tls_sigs[i].code == code)
+			return &tls_sigs[i];
+	return NULL;
 }
 
 void

@@ -65,13 +65,23 @@
 #define GROUP_SECP521R1	0x0019
 #define GROUP_X25519	0x001d
 
-/* Signature schemes (RFC 8446 4.2.3). */
+/* Signature schemes (RFC 8446 4.2.3, RFC 5246 7.4.1.4.1). */
 #define SIG_ECDSA_SECP256R1_SHA256	0x0403
 #define SIG_ECDSA_SECP384R1_SHA384	0x0503
 #define SIG_ECDSA_SECP521R1_SHA512	0x0603
 #define SIG_RSA_PSS_RSAE_SHA256		0x0804
 #define SIG_RSA_PSS_RSAE_SHA384		0x0805
 #define SIG_RSA_PSS_RSAE_SHA512		0x0806
+#define SIG_RSA_PSS_PSS_SHA256		0x0809
+#define SIG_RSA_PSS_PSS_SHA384		0x080a
+#define SIG_RSA_PSS_PSS_SHA512		0x080b
+#define SIG_RSA_PKCS1_SHA256		0x0401
+#define SIG_RSA_PKCS1_SHA384		0x0501
+#define SIG_RSA_PKCS1_SHA512		0x0601
+#define SIG_RSA_PKCS1_SHA1		0x0201
+#define SIG_ECDSA_SHA1			0x0203
+#define SIG_ECDSA_SHA224		0x0303
+#define SIG_RSA_PKCS1_SHA224		0x0301
 
 /* Alerts BearSSL 0.6 has no name for. */
 #define ALERT_INAPPROPRIATE_FALLBACK	86	/* RFC 7507 */
@@ -86,8 +96,39 @@
 #define TLS13			0x0304
 
 /* The big-endian 16- and 24-bit numbers at p, as the wire has them. */
-size_t	tw_get16(const unsigned char *p);
-size_t	tw_get24(const unsigned char *p);
+static inline size_t
+tw_get16(const unsigned char *p)
+{
+	return (size_t)p[0] << 8 | p[1];
+}
+
+static inline size_t
+tw_get24(const unsigned char *p)
+{
+	return (size_t)p[0] << 16 | tw_get16(p + 1);
+}
+
+/*
+ * The registry of signature schemes: every scheme a hello's
+ * signature_algorithms is read for, in the order of its HELLO_SIG_* bit,
+ * which is also the server's order of preference.  The one place each
+ * scheme is described; the engine's files and tls.c look schemes up
+ * here.  hash is BearSSL's hash ID (br_sha256_ID...: no class, so that
+ * hello.c links without BearSSL's code); curve, for ECDSA, the curve
+ * TLS 1.3 binds the scheme to; oid, for PKCS#1 v1.5, the DigestInfo.
+ */
+enum { SIG_ECDSA = 1, SIG_PSS, SIG_PKCS1 };
+struct tls_sig {
+	unsigned		 code, bit;
+	int			 kind;	/* SIG_ECDSA, SIG_PSS, SIG_PKCS1; 0: read only */
+	int			 hash, curve;
+	int			 v13;	/* may sign a TLS 1.3 CertificateVerify */
+	const unsigned char	*oid;
+};
+extern const struct tls_sig tls_sigs[];
+extern const size_t tls_nsigs;
+/* The scheme with this wire code, NULL if there is none. */
+const struct tls_sig *tls_sig(unsigned code);
 
 /* A message being written; see the top of this file. */
 struct tw {
