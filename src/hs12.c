@@ -702,12 +702,14 @@ hs12_end(struct eng *c)
 unsigned
 hs12_record(struct eng *c)
 {
-	unsigned char *r = c->ibuf;
+	unsigned char *r = c->ibuf, *p = r + 5;
 	size_t len = c->ipos - 5;
 	int type = r[0];
 
 	c->ipos = 0;
 	if (c->rd_on) {
+		/* Opened in place: the content is after the explicit nonce. */
+		p = r + rp_head12(&c->rd);
 		type = rp_open12(&c->rd, r, len + 5, &len);
 		if (type == RP_ERR_MAC)
 			return eng_refuse(c, BR_ALERT_BAD_RECORD_MAC, "bad-mac");
@@ -723,26 +725,26 @@ hs12_record(struct eng *c)
 		c->warnings = 0;
 	switch (type) {
 	case CT_CHANGE_CIPHER_SPEC:
-		if (c->phase != P_CCS || len != 1 || r[5] != 1)
+		if (c->phase != P_CCS || len != 1 || p[0] != 1)
 			return BR_ALERT_UNEXPECTED_MESSAGE;
 		c->rd_on = 1;
 		c->phase = P_FIN;
 		return 0;
 	case CT_ALERT:
-		eng_alert_in(c, r + 5, len);
+		eng_alert_in(c, p, len);
 		return 0;
 	case CT_HANDSHAKE:
 		if (len == 0 || c->phase == P_FLIGHT || c->phase == P_SFIN)
 			return BR_ALERT_UNEXPECTED_MESSAGE;
-		return eng_handshake(c, r + 5, len);
+		return eng_handshake(c, p, len);
 	case CT_APPLICATION_DATA:
 		if (c->phase != P_APP)
 			return BR_ALERT_UNEXPECTED_MESSAGE;
 		/* After our close_notify what comes is dropped. */
 		if (!c->closing && len > 0) {
-			c->app_off = 5;
+			c->app_off = (size_t)(p - r);
 			c->app_len = len;
-			c->ipos = 5 + len;
+			c->ipos = c->app_off + len;
 		}
 		return 0;
 	}

@@ -89,34 +89,29 @@ aad12(const struct rp *r, int type, size_t len, unsigned char *a)
 	a[12] = (unsigned char)len;
 }
 
-/* GCM's explicit nonce: 8 bytes before the ciphertext. */
-static size_t
-explicit_len(const struct rp *r)
-{
-	return r->suite == SUITE_CHACHA20_POLY1305_SHA256 ? 0 : 8;
-}
-
+/*
+ * The content is staged after GCM's explicit nonce (rp_head12), so
+ * neither direction moves a record's bytes.
+ */
 size_t
 rp_seal12(struct rp *r, unsigned char *rec, size_t len,
     size_t cap, int type)
 {
 	unsigned char a[13];
-	size_t x = explicit_len(r), n = x + len + RP_TAG_LEN;
+	size_t h = rp_head12(r), n = h - 5 + len + RP_TAG_LEN;
 
 	if (r->seq == UINT64_MAX || len > RP_PLAIN_MAX || cap < 5 ||
 	    cap - 5 < n)
 		return 0;
-	memmove(rec + 5 + x, rec + 5, len);
 	aad12(r, type, len, a);
 	/* The explicit nonce is the sequence number: never twice. */
-	memcpy(rec + 5, a, x);
+	memcpy(rec + 5, a, h - 5);
 	rec[0] = (unsigned char)type;
 	rec[1] = 3;
 	rec[2] = 3;
 	rec[3] = (unsigned char)(n >> 8);
 	rec[4] = (unsigned char)n;
-	aead(r, a, 13, x > 0 ? a : NULL, rec + 5 + x, len, rec + 5 + x + len,
-	    1);
+	aead(r, a, 13, h > 5 ? a : NULL, rec + h, len, rec + h + len, 1);
 	return 5 + n;
 }
 
@@ -125,27 +120,26 @@ rp_open12(struct rp *r, unsigned char *rec, size_t reclen,
     size_t *len)
 {
 	unsigned char a[13];
-	size_t x = explicit_len(r), k;
+	size_t h = rp_head12(r), k;
 
 	if (reclen >= 5 && reclen - 5 > RP_PLAIN_MAX + RP_EXTRA12)
 		return RP_ERR_OVERFLOW;
-	if (reclen < 5 + x + RP_TAG_LEN)
+	if (reclen < h + RP_TAG_LEN)
 		return RP_ERR_MAC;
 	if (r->seq == UINT64_MAX)
 		return RP_ERR_SEQ;
-	k = reclen - 5 - x - RP_TAG_LEN;
+	k = reclen - h - RP_TAG_LEN;
 	aad12(r, rec[0], k, a);
 	/* The peer's explicit nonce is its own choice (RFC 5288 3). */
-	if (!aead(r, a, 13, x > 0 ? rec + 5 : NULL, rec + 5 + x, k,
-	    rec + 5 + x + k, 0)) {
-		wipe(rec + 5 + x, k);
+	if (!aead(r, a, 13, h > 5 ? rec + 5 : NULL, rec + h, k, rec + h + k,
+	    0)) {
+		wipe(rec + h, k);
 		return RP_ERR_MAC;
 	}
 	if (k > RP_PLAIN_MAX) {
-		wipe(rec + 5 + x, k);
+		wipe(rec + h, k);
 		return RP_ERR_OVERFLOW;
 	}
-	memmove(rec + 5, rec + 5 + x, k);
 	*len = k;
 	return rec[0];
 }

@@ -1671,7 +1671,7 @@ init12(struct rp *r, int aead)
 static size_t
 seal12(struct rp *r, const void *msg, size_t n, int type)
 {
-	memcpy(buf + 5, msg, n);
+	memcpy(buf + rp_head12(r), msg, n);
 	return rp_seal12(r, buf, n, sizeof(buf), type);
 }
 
@@ -1685,11 +1685,11 @@ tls12_records_match_python(int aead, const char *rec0, const char *rec1)
 	n = seal12(&out, MSG12, mlen, 22);
 	CHECK(is_hex(buf, n, rec0));
 	CHECK(rp_open12(&in, buf, n, &len) == 22);
-	CHECK(len == mlen && memcmp(buf + 5, MSG12, mlen) == 0);
+	CHECK(len == mlen && memcmp(buf + rp_head12(&in), MSG12, mlen) == 0);
 	n = seal12(&out, MSG12, mlen, 23);
 	CHECK(is_hex(buf, n, rec1));
 	CHECK(rp_open12(&in, buf, n, &len) == 23);
-	CHECK(len == mlen && memcmp(buf + 5, MSG12, mlen) == 0);
+	CHECK(len == mlen && memcmp(buf + rp_head12(&in), MSG12, mlen) == 0);
 	return 1;
 }
 
@@ -1740,11 +1740,11 @@ tls12_records_round_trip_for_each_aead(void)
 			CHECK((size_t)(buf[3] << 8 | buf[4]) == n - 5);
 			CHECK(rp_open12(&in, buf, n, &len) ==
 			    23 - (int)(i % 3));
-			CHECK(len == sizes[i] && memcmp(buf + 5, msg, len) == 0);
+			CHECK(len == sizes[i] && memcmp(buf + 5 + x, msg, len) == 0);
 		}
 		CHECK(out.seq == 7 && in.seq == 7);
 		/* Too long, or too little room: nothing written. */
-		memcpy(buf + 5, msg, 16);
+		memcpy(buf + 5 + x, msg, 16);
 		CHECK(rp_seal12(&out, buf, RP_PLAIN_MAX + 1, sizeof(buf),
 		    23) == 0);
 		CHECK(rp_seal12(&out, buf, 16, 5 + x + 16 + 15, 23) == 0);
@@ -1849,7 +1849,7 @@ tls12_gcm_open_takes_the_peers_explicit_nonce(void)
 	br_gcm_get_tag(&g, buf + 27);
 	CHECK(init12(&in, SUITE_AES_128_GCM_SHA256));
 	CHECK(rp_open12(&in, buf, 43, &len) == 23);
-	CHECK(len == 14 && memcmp(buf + 5, MSG12, 14) == 0);
+	CHECK(len == 14 && memcmp(buf + 13, MSG12, 14) == 0);
 	CHECK(in.seq == 1);
 	return 1;
 }
