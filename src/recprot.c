@@ -4,14 +4,13 @@
  *
  * The TLS 1.2 record classes of BearSSL cannot serve here (explicit
  * nonce, 13-byte AAD); the AEADs are driven directly, with the
- * implementations BearSSL's own engine selects (ssl_engine_default_*.c):
- * AES-NI and PCLMUL when the CPU has them, else the constant-time ct64
- * and ctmul64 code; ChaCha20 with SSE2, else ct; Poly1305 with 64x64
- * multiplications, else ctmul.
+ * implementations prim.c chose at start-up (the fastest constant-time
+ * ones on the CPU), BearSSL's defaults until then.
  */
 #include <string.h>
 #include <bearssl.h>
 
+#include "prim.h"
 #include "tlscrypto.h"
 
 static int	aead(struct rp *, const unsigned char *, size_t,
@@ -22,25 +21,18 @@ static int	aead(struct rp *, const unsigned char *, size_t,
 static void
 rec_keys(struct rp *r, size_t klen)
 {
-	const br_block_ctr_class *ctr;
+	const struct prim *p = prim_get();
 	unsigned char key[32];
-	br_ghash gh;
 
 	if (r->suite == SUITE_CHACHA20_POLY1305_SHA256) {
-		if ((r->chacha = br_chacha20_sse2_get()) == 0)
-			r->chacha = &br_chacha20_ct_run;
-		if ((r->poly = br_poly1305_ctmulq_get()) == 0)
-			r->poly = &br_poly1305_ctmul_run;
+		r->chacha = p->chacha;
+		r->poly = p->poly;
 		return;
 	}
-	if ((ctr = br_aes_x86ni_ctr_get_vtable()) == NULL)
-		ctr = &br_aes_ct64_ctr_vtable;
-	if ((gh = br_ghash_pclmul_get()) == 0)
-		gh = &br_ghash_ctmul64;
 	/* The AES subkeys take the key's place. */
 	memcpy(key, r->key, sizeof(key));
-	ctr->init(&r->aes.vtable, key, klen);
-	br_gcm_init(&r->gcm, &r->aes.vtable, gh);
+	p->ctr->init(&r->aes.vtable, key, klen);
+	br_gcm_init(&r->gcm, &r->aes.vtable, p->ghash);
 	wipe(key, sizeof(key));
 }
 

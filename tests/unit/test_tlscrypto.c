@@ -10,6 +10,7 @@
 #include <string.h>
 #include <bearssl.h>
 
+#include "prim.h"
 #include "tlscrypto.h"
 #include "unit.h"
 
@@ -1854,6 +1855,145 @@ tls12_gcm_open_takes_the_peers_explicit_nonce(void)
 	return 1;
 }
 
+/*
+ * A full record of each AEAD, both versions, sealed under the
+ * implementations in use into out[] (a 1.2 GCM, 1.2 ChaCha20, 1.3 GCM
+ * and 1.3 ChaCha20 record, RECLEN bytes a slot); each opens again.  A
+ * full record takes every block path of the implementations that work
+ * on several blocks at once, which the short vectors above do not.
+ */
+#define RECLEN	(5 + 8 + RP_PLAIN_MAX + RP_TAG_LEN)
+static int
+full_records(unsigned char (*out)[RECLEN])
+{
+	static struct rp w, r;
+	static const int aead[2] = { SUITE_AES_128_GCM_SHA256,
+	    SUITE_CHACHA20_POLY1305_SHA256 };
+	unsigned char s[48];
+	size_t n, len, h;
+
+	for (int i = 0; i < 4; i++) {
+		if (i < 2) {
+			CHECK(init12(&w, aead[i]) && init12(&r, aead[i]));
+			h = rp_head12(&w);
+		} else {
+			secret_for(aead[i - 2], s);
+			CHECK(rp_init(&w, aead[i - 2], s) &&
+			    rp_init(&r, aead[i - 2], s));
+			h = 5;
+		}
+		for (size_t j = 0; j < RP_PLAIN_MAX; j++)
+			buf[h + j] = (unsigned char)(j * 13 + i);
+		n = i < 2 ? rp_seal12(&w, buf, RP_PLAIN_MAX, sizeof(buf), 23) :
+		    rp_seal(&w, buf, RP_PLAIN_MAX - 1, sizeof(buf), 23, 0);
+		CHECK(n > 0 && n <= RECLEN);
+		memset(out[i], 0, RECLEN);
+		memcpy(out[i], buf, n);
+		CHECK((i < 2 ? rp_open12(&r, buf, n, &len) :
+		    rp_open(&r, buf, n, &len)) == 23);
+		CHECK(len == (i < 2 ? RP_PLAIN_MAX : RP_PLAIN_MAX - 1));
+		for (size_t j = 0; j < len; j++)
+			CHECK(buf[h + j] == (unsigned char)(j * 13 + i));
+	}
+	return 1;
+}
+
+/* A symmetric candidate at work: the vectors, and full records as want. */
+static int
+candidate_gives_the_same_bytes(unsigned char (*want)[RECLEN])
+{
+	static unsigned char got[4][RECLEN];
+
+	CHECK(rfc8448_server_flight_seals_to_the_rfc_record());
+	CHECK(rfc8448_application_records_in_sequence());
+	CHECK(aes256gcm_sha384_records_match_python());
+	CHECK(chacha20_poly1305_records_match_python());
+	CHECK(tls12_aes128gcm_records_match_python());
+	CHECK(tls12_aes256gcm_records_match_python());
+	CHECK(tls12_chacha20_poly1305_records_match_python());
+	CHECK(full_records(got));
+	CHECK(memcmp(got, want, sizeof(got)) == 0);
+	return 1;
+}
+
+/* An EC candidate (through prim_ec) gives what BearSSL's all_m31 does. */
+static int
+ec_candidate_gives_the_same_bytes(int curve)
+{
+	const br_ec_impl *ref = &br_ec_all_m31;
+	unsigned char x[32], y[32], a[65], b[65], c[65];
+	const unsigned char *g;
+	size_t n, glen;
+
+	for (int i = 0; i < 32; i++) {
+		x[i] = (unsigned char)(0x11 * i + 1);
+		y[i] = (unsigned char)(0x07 * i + 3);
+	}
+	x[0] = y[0] = 0x5a;		/* below P-256's order */
+	n = prim_ec.mulgen(a, x, 32, curve);
+	CHECK(n > 0 && n == ref->mulgen(b, x, 32, curve));
+	CHECK(memcmp(a, b, n) == 0);
+	g = prim_ec.generator(curve, &glen);
+	CHECK(glen == n);
+	memcpy(c, g, glen);
+	CHECK(prim_ec.mul(a, n, y, 32, curve) == 1);
+	CHECK(ref->mul(b, n, y, 32, curve) == 1);
+	CHECK(memcmp(a, b, n) == 0);
+	if (curve == BR_EC_secp256r1) {		/* ECDSA verifies with it */
+		CHECK(prim_ec.muladd(a, c, n, x, 32, y, 32, curve) == 1);
+		CHECK(ref->muladd(b, c, n, x, 32, y, 32, curve) == 1);
+		CHECK(memcmp(a, b, n) == 0);
+	}
+	return 1;
+}
+
+/*
+ * prim.c may choose any constant-time implementation BearSSL has for
+ * the CPU: forced in turn, each gives the same bytes (the vectors pass,
+ * full records equal those under BearSSL's defaults) and is the one in
+ * use.  Each kind has at least two candidates on any CPU (the portable
+ * ones), so a forcing that did nothing would fail here.
+ */
+static int
+every_primitive_candidate_gives_the_same_bytes(void)
+{
+	static unsigned char want[4][RECLEN];
+	struct prim def = *prim_get();
+	size_t tried;
+	int rc;
+	char d[160];
+
+	CHECK(full_records(want));
+	for (int k = 0; k < PRIM_KINDS; k++) {
+		tried = 0;
+		for (size_t i = 0; (rc = prim_force(k, i)) >= 0; i++) {
+			if (rc == 0)
+				continue;
+			tried++;
+			CHECK(prim_get()->pick[k] == i);
+			if (k == PRIM_X25519 || k == PRIM_P256)
+				CHECK(ec_candidate_gives_the_same_bytes(k ==
+				    PRIM_X25519 ? BR_EC_curve25519 :
+				    BR_EC_secp256r1));
+			else
+				CHECK(candidate_gives_the_same_bytes(want));
+		}
+		CHECK(tried >= 2);
+		CHECK(prim_force(k, def.pick[k]) == 1);
+	}
+	CHECK(prim_force(PRIM_CHACHA20, 1) == 1 &&
+	    prim_get()->chacha == &br_chacha20_ct_run);
+	CHECK(prim_force(PRIM_AES_CTR, 3) == 1 &&
+	    prim_get()->ctr == &br_aes_ct_ctr_vtable);
+	CHECK(prim_force(PRIM_GHASH, 5) == -1);
+	/* The timed choice is one of them, and says so. */
+	prim_choose();
+	prim_describe(d, sizeof(d));
+	CHECK(strncmp(d, "chacha20=", 9) == 0 && strstr(d, " p256=m") != NULL);
+	CHECK(candidate_gives_the_same_bytes(want));
+	return 1;
+}
+
 static int
 constant_time_compare(void)
 {
@@ -1911,6 +2051,7 @@ main(void)
 		T(tls12_flipped_bit_is_refused),
 		T(tls12_gcm_explicit_nonce_is_the_sequence_number),
 		T(tls12_gcm_open_takes_the_peers_explicit_nonce),
+		T(every_primitive_candidate_gives_the_same_bytes),
 		T(constant_time_compare),
 	};
 
