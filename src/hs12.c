@@ -23,6 +23,7 @@
 
 #include "ecdsa.h"
 #include "eng.h"
+#include "prim.h"
 #include "tlswire.h"
 
 enum {
@@ -319,7 +320,7 @@ sign(struct eng *c, const struct sig12 *s, const unsigned char *hv,
 	if (s->ec) {
 		if (c->ch.ec == NULL || cap < TG_ECDSA_SIG_MAX)
 			return 0;
-		return tg_ecdsa_sign_asn1(br_ec_get_default(), s->dig, hv,
+		return tg_ecdsa_sign_asn1(&prim_ec, s->dig, hv,
 		    c->ch.ec, sig);
 	}
 	if (rsa == NULL)
@@ -592,7 +593,7 @@ client_cv(struct eng *c, const unsigned char *m, size_t len)
 	hl = th_hash(&c->th, th);
 	siglen = len - 8;
 	if (s->ec)
-		ok = (int)br_ecdsa_vrfy_asn1_get_default()(br_ec_get_default(),
+		ok = (int)br_ecdsa_vrfy_asn1_get_default()(&prim_ec,
 		    th, hl, &pk->key.ec, m + 8, siglen);
 	else if (s->pss)
 		ok = sig_pss_verify(s->dig, &pk->key.rsa, th, m + 8, siglen);

@@ -1971,10 +1971,18 @@ every_primitive_candidate_gives_the_same_bytes(void)
 				continue;
 			tried++;
 			CHECK(prim_get()->pick[k] == i);
-			if (k == PRIM_X25519 || k == PRIM_P256)
-				CHECK(ec_candidate_gives_the_same_bytes(k ==
-				    PRIM_X25519 ? BR_EC_curve25519 :
-				    BR_EC_secp256r1));
+			if (k == PRIM_X25519)
+				CHECK(ec_candidate_gives_the_same_bytes(
+				    BR_EC_curve25519) &&
+				    rfc8448_x25519_share_and_shared_secret() &&
+				    ecdhe_shares_agree());
+			else if (k == PRIM_P256) {
+				CHECK(ec_candidate_gives_the_same_bytes(
+				    BR_EC_secp256r1) && ecdhe_shares_agree());
+				CHECK(rfc8448_hello_retry_request_with_p256());
+				CHECK(
+				openssl_ecdsa_signatures_verify_with_the_curve_bound());
+			}
 			else
 				CHECK(candidate_gives_the_same_bytes(want));
 		}
