@@ -203,12 +203,49 @@ rp_seal(struct rp *r, unsigned char *rec, size_t len, size_t cap,
 	return 5 + n + RP_TAG_LEN;
 }
 
+/*
+ * TLSInnerPlaintext's type is its last non-zero byte (5.4); its index
+ * is the content's length.  Every byte is read whatever it holds, so
+ * the time tells nothing of the padding's length: eight at a time, the
+ * last non-zero word kept by masks, then that word's bytes.  Returns
+ * the type, 0 if all are zero.
+ */
+static int
+inner_type(const unsigned char *p, size_t n, size_t *len)
+{
+	unsigned char t[8];
+	uint64_t w, last = 0, m;
+	size_t i, at = 0, pos = 0, type = 0, mb;
+
+	for (i = 0; i < n; i += 8) {
+		if (n - i >= 8) {
+			memcpy(&w, p + i, 8);
+		} else {		/* the tail, zero-filled: n is public */
+			memset(t, 0, 8);
+			memcpy(t, p + i, n - i);
+			memcpy(&w, t, 8);
+		}
+		m = -((w | -w) >> 63);		/* all ones if w != 0 */
+		last = (last & ~m) | (w & m);
+		at = (at & ~(size_t)m) | (i & (size_t)m);
+	}
+	memcpy(t, &last, 8);
+	for (i = 0; i < 8; i++) {
+		mb = -(((size_t)t[i] + 0xFF) >> 8);
+		pos = (pos & ~mb) | ((at + i) & mb);
+		type = (type & ~mb) | (t[i] & mb);
+	}
+	wipe(t, sizeof(t));
+	*len = pos;
+	return (int)type;
+}
+
 int
 rp_open(struct rp *r, unsigned char *rec, size_t reclen, size_t *len)
 {
 	unsigned char *p = rec + 5;
-	uint32_t pos = 0, type = 0;
 	size_t n;
+	int type;
 
 	if (reclen >= 5 && reclen - 5 > RP_CIPHER_MAX)
 		return RP_ERR_OVERFLOW;
@@ -225,20 +262,9 @@ rp_open(struct rp *r, unsigned char *rec, size_t reclen, size_t *len)
 		wipe(p, n);
 		return RP_ERR_OVERFLOW;
 	}
-	/*
-	 * The type is the last non-zero byte (5.4).  The whole plaintext
-	 * is read, so the time tells nothing of the padding's length.
-	 */
-	for (size_t i = 0; i < n; i++) {
-		uint32_t m = -(((uint32_t)p[i] + 0xFF) >> 8);
-
-		pos = (pos & ~m) | ((uint32_t)i & m);
-		type = (type & ~m) | (p[i] & m);
-	}
-	if (type == 0)		/* all zeros: nothing to wipe */
+	if ((type = inner_type(p, n, len)) == 0)	/* all zeros */
 		return RP_ERR_EMPTY;
-	*len = pos;
-	return (int)type;
+	return type;
 }
 
 void
