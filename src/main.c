@@ -22,6 +22,7 @@
  * privileges are dropped) needs a restart, and such a reload is refused.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "certgen.h"
@@ -359,7 +360,9 @@ main(int argc, char **argv)
 	if (tls_load(cfg, err, sizeof(err)) < 0)
 		log_fatal(2, "%s", err);
 	tls_commit();
-	prim_choose();
+	if (prim_choose(getenv("TLSGATE_PRIMITIVES")) < 0)
+		log_fatal(2, "TLSGATE_PRIMITIVES: not a choice of primitives "
+		    "this CPU has (as -t prints them)");
 	prim_describe(prims, sizeof(prims));
 	if (check) {
 		config_print(cfg, puts);

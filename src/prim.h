@@ -47,8 +47,15 @@ struct prim {
 /* The implementations in use. */
 const struct prim *prim_get(void);
 
-/* Time every available candidate of every kind; keep the fastest. */
-void	prim_choose(void);
+/*
+ * Time every available candidate of every kind; keep the fastest.  pin
+ * (NULL: none) names candidates to take untimed, in prim_describe()'s
+ * words ("chacha20=ct aes_ctr=x86ni"): for measurements that must not
+ * depend on a timing, or an operator who knows better.  Returns -1,
+ * choosing nothing, if pin names a kind or candidate that is not there
+ * (or that the CPU lacks).
+ */
+int	prim_choose(const char *pin);
 
 /*
  * Use candidate i of kind (tests): 1 if done, 0 if the CPU lacks it,
