@@ -30,7 +30,7 @@ SAN	= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c \
 	  src/slot.c src/slotin.c src/forward.c src/pool.c src/http.c \
 	  src/httpchunk.c src/loop.c src/log.c src/der.c src/certgen.c \
-	  src/plain.c src/kdf.c src/recprot.c src/kx.c src/sig.c src/hello.c \
+	  src/plain.c src/kdf.c src/recprot.c src/prim.c src/kx.c src/sig.c src/hello.c \
 	  src/cache.c src/rec.c src/hs12.c src/hs13.c src/tlswire.c \
 	  src/ecdsa.c src/proxyin.c src/pend.c src/conn.c
 PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c
@@ -108,7 +108,7 @@ build/unit/asan_test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) \
 	    $(CERTGEN_SRC) $(BEARSSL_LIBS)
 
 # The TLS 1.3 cryptography, against RFC 8448, Python and OpenSSL.
-TLSCRYPTO_SRC = src/kdf.c src/recprot.c src/kx.c src/sig.c src/ecdsa.c \
+TLSCRYPTO_SRC = src/kdf.c src/recprot.c src/prim.c src/kx.c src/sig.c src/ecdsa.c \
 	  src/tlswire.c
 build/unit/test_tlscrypto: tests/unit/test_tlscrypto.c tests/unit/unit.h \
 	    $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h $(BEARSSL_DEP)

@@ -23,6 +23,7 @@
 
 #include "ecdsa.h"
 #include "engint.h"
+#include "prim.h"
 #include "tlswire.h"
 
 enum {
@@ -299,7 +300,7 @@ sign(struct eng *c, const struct tls_sig *s, const unsigned char *hv,
 	if (s->kind == SIG_ECDSA) {
 		if (c->ch.ec == NULL || cap < TG_ECDSA_SIG_MAX)
 			return 0;
-		return tg_ecdsa_sign_asn1(br_ec_get_default(), dig, hv,
+		return tg_ecdsa_sign_asn1(&prim_ec, dig, hv,
 		    c->ch.ec, sig);
 	}
 	if (rsa == NULL)
@@ -575,7 +576,7 @@ client_cv(struct eng *c, const unsigned char *m, size_t len)
 	hl = th_hash(&c->th, th);
 	siglen = len - 8;
 	if (s->kind == SIG_ECDSA)
-		ok = (int)br_ecdsa_vrfy_asn1_get_default()(br_ec_get_default(),
+		ok = (int)br_ecdsa_vrfy_asn1_get_default()(&prim_ec,
 		    th, hl, &pk->key.ec, m + 8, siglen);
 	else if (s->kind == SIG_PSS)
 		ok = sig_pss_verify(hash_class(s->hash), &pk->key.rsa, th,
@@ -686,12 +687,14 @@ hs12_end(struct eng *c)
 static unsigned
 hs12_record(struct eng *c)
 {
-	unsigned char *r = c->ibuf;
+	unsigned char *r = c->ibuf, *p = r + 5;
 	size_t len = c->ipos - 5;
 	int type = r[0];
 
 	c->ipos = 0;
 	if (c->rd_on) {
+		/* Opened in place: the content is after the explicit nonce. */
+		p = r + rp_head12(&c->rd);
 		type = rp_open12(&c->rd, r, len + 5, &len);
 		if (type == RP_ERR_MAC)
 			return eng_refuse(c, BR_ALERT_BAD_RECORD_MAC, "bad-mac");
@@ -707,26 +710,26 @@ hs12_record(struct eng *c)
 		c->warnings = 0;
 	switch (type) {
 	case CT_CHANGE_CIPHER_SPEC:
-		if (c->phase != P_CCS || len != 1 || r[5] != 1)
+		if (c->phase != P_CCS || len != 1 || p[0] != 1)
 			return BR_ALERT_UNEXPECTED_MESSAGE;
 		c->rd_on = 1;
 		c->phase = P_FIN;
 		return 0;
 	case CT_ALERT:
-		eng_alert_in(c, r + 5, len);
+		eng_alert_in(c, p, len);
 		return 0;
 	case CT_HANDSHAKE:
 		if (len == 0 || c->phase == P_FLIGHT || c->phase == P_SFIN)
 			return BR_ALERT_UNEXPECTED_MESSAGE;
-		return eng_handshake(c, r + 5, len);
+		return eng_handshake(c, p, len);
 	case CT_APPLICATION_DATA:
 		if (c->phase != P_APP)
 			return BR_ALERT_UNEXPECTED_MESSAGE;
 		/* After our close_notify what comes is dropped. */
 		if (!c->closing && len > 0) {
-			c->app_off = 5;
+			c->app_off = (size_t)(p - r);
 			c->app_len = len;
-			c->ipos = 5 + len;
+			c->ipos = c->app_off + len;
 		}
 		return 0;
 	}

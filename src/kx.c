@@ -4,6 +4,7 @@
 #include <string.h>
 #include <bearssl.h>
 
+#include "prim.h"
 #include "tlscrypto.h"
 
 static int
@@ -48,7 +49,7 @@ kx_load(struct kx *kx, int group, const unsigned char *sk,
 	kx->group = group;
 	kx->sklen = sklen;
 	memcpy(kx->sk, sk, sklen);
-	return br_ec_get_default()->mulgen(pub, kx->sk, sklen, curve);
+	return prim_ec.mulgen(pub, kx->sk, sklen, curve);
 }
 
 size_t
@@ -61,7 +62,7 @@ kx_gen(struct kx *kx, int group, const br_prng_class **rng,
 
 	/* Uniform in [1, order - 1]; X25519 clamps what it gets. */
 	if (curve < 0 ||
-	    (klen = br_ec_keygen(rng, br_ec_get_default(), NULL, k, curve)) == 0)
+	    (klen = br_ec_keygen(rng, &prim_ec, NULL, k, curve)) == 0)
 		return 0;
 	n = kx_load(kx, group, k, klen, pub, cap);
 	wipe(k, sizeof(k));
@@ -72,7 +73,7 @@ size_t
 kx_shared(const struct kx *kx, const unsigned char *peer,
     size_t peerlen, unsigned char *out)
 {
-	const br_ec_impl *ec = br_ec_get_default();
+	const br_ec_impl *ec = &prim_ec;
 	unsigned char p[KX_PUB_MAX];
 	size_t xoff = 0, xlen = 32;
 	int curve = group_curve(kx->group);

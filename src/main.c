@@ -22,6 +22,7 @@
  * privileges are dropped) needs a restart, and such a reload is refused.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "certgen.h"
@@ -32,6 +33,7 @@
 #include "pend.h"
 #include "plain.h"
 #include "pool.h"
+#include "prim.h"
 #include "port.h"
 #include "slot.h"
 #include "tls.h"
@@ -325,7 +327,7 @@ main(int argc, char **argv)
 {
 	struct config *cfg = &cfgs[0];
 	const char *why;
-	char err[512], addr[128];
+	char err[512], addr[128], prims[160];
 	int check = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -358,8 +360,13 @@ main(int argc, char **argv)
 	if (tls_load(cfg, err, sizeof(err)) < 0)
 		log_fatal(2, "%s", err);
 	tls_commit();
+	if (prim_choose(getenv("TLSGATE_PRIMITIVES")) < 0)
+		log_fatal(2, "TLSGATE_PRIMITIVES: not a choice of primitives "
+		    "this CPU has (as -t prints them)");
+	prim_describe(prims, sizeof(prims));
 	if (check) {
 		config_print(cfg, puts);
+		printf("# primitives (fastest here): %s\n", prims);
 		printf("# certificates\n");
 		report_certs(cfg, 1);
 		print_footprint(cfg);
@@ -369,6 +376,7 @@ main(int argc, char **argv)
 	if (cfg->log_to == LOG_TO_SYSLOG && port_syslog_open(cfg->syslog_socket,
 	    (int)cfg->syslog_facility, &why) < 0)
 		log_fatal(111, "syslog %s: %s", cfg->syslog_socket, why);
+	log_msg(LOG_INFO, "primitives %s", prims);
 	report_certs(cfg, 0);
 	if (port_fd_limit(cfg->workers * (2 * cfg->slots +
 	    2 * plain_slots(cfg) + cfg->pending + cfg->backend_pool + 32),

@@ -52,6 +52,17 @@ eng_room(const struct eng *c)
 	return r > max ? max : r;
 }
 
+/*
+ * Where the next record's content goes in obuf: after its header and,
+ * in TLS 1.2 GCM, the explicit nonce, so that sealing moves nothing.
+ */
+static unsigned char *
+content(const struct eng *c)
+{
+	return c->obuf + c->oend + (c->wr_on && c->version != TLS13 ?
+	    rp_head12(&c->wr) : 5);
+}
+
 /* A record of type with content p[0..n), protected once keys are set. */
 int
 eng_put_record(struct eng *c, int type, const unsigned char *p, size_t n)
@@ -61,7 +72,8 @@ eng_put_record(struct eng *c, int type, const unsigned char *p, size_t n)
 
 	if (n > eng_room(c))
 		return -1;
-	memmove(rec + 5, p, n);
+	if (p != content(c))
+		memmove(content(c), p, n);
 	if (!c->wr_on) {
 		rec[0] = (unsigned char)type;
 		rec[1] = 3;
@@ -89,7 +101,7 @@ eng_write_flight(struct eng *c)
 
 	while (c->phase == flight) {
 		size_t r = eng_room(c), n = 0, k;
-		unsigned char *dst = c->obuf + c->oend + 5;
+		unsigned char *dst = content(c);
 		int more = 1;
 
 		if (r == 0)
@@ -485,7 +497,7 @@ eng_sendapp_buf(struct eng *c, size_t *len)
 		return NULL;
 	}
 	*len = eng_room(c) - c->app_w;
-	return c->obuf + c->oend + 5 + c->app_w;
+	return content(c) + c->app_w;
 }
 
 void
@@ -501,8 +513,7 @@ eng_flush(struct eng *c)
 {
 	if (c->app_w == 0)
 		return;
-	if (eng_put_record(c, CT_APPLICATION_DATA, c->obuf + c->oend + 5,
-	    c->app_w) < 0)
+	if (eng_put_record(c, CT_APPLICATION_DATA, content(c), c->app_w) < 0)
 		eng_fail(c, BR_ALERT_INTERNAL_ERROR);
 	c->app_w = 0;
 }

@@ -4,14 +4,13 @@
  *
  * The TLS 1.2 record classes of BearSSL cannot serve here (explicit
  * nonce, 13-byte AAD); the AEADs are driven directly, with the
- * implementations BearSSL's own engine selects (ssl_engine_default_*.c):
- * AES-NI and PCLMUL when the CPU has them, else the constant-time ct64
- * and ctmul64 code; ChaCha20 with SSE2, else ct; Poly1305 with 64x64
- * multiplications, else ctmul.
+ * implementations prim.c chose at start-up (the fastest constant-time
+ * ones on the CPU), BearSSL's defaults until then.
  */
 #include <string.h>
 #include <bearssl.h>
 
+#include "prim.h"
 #include "tlscrypto.h"
 
 static int	aead(struct rp *, const unsigned char *, size_t,
@@ -22,25 +21,18 @@ static int	aead(struct rp *, const unsigned char *, size_t,
 static void
 rec_keys(struct rp *r, size_t klen)
 {
-	const br_block_ctr_class *ctr;
+	const struct prim *p = prim_get();
 	unsigned char key[32];
-	br_ghash gh;
 
 	if (r->suite == SUITE_CHACHA20_POLY1305_SHA256) {
-		if ((r->chacha = br_chacha20_sse2_get()) == 0)
-			r->chacha = &br_chacha20_ct_run;
-		if ((r->poly = br_poly1305_ctmulq_get()) == 0)
-			r->poly = &br_poly1305_ctmul_run;
+		r->chacha = p->chacha;
+		r->poly = p->poly;
 		return;
 	}
-	if ((ctr = br_aes_x86ni_ctr_get_vtable()) == NULL)
-		ctr = &br_aes_ct64_ctr_vtable;
-	if ((gh = br_ghash_pclmul_get()) == 0)
-		gh = &br_ghash_ctmul64;
 	/* The AES subkeys take the key's place. */
 	memcpy(key, r->key, sizeof(key));
-	ctr->init(&r->aes.vtable, key, klen);
-	br_gcm_init(&r->gcm, &r->aes.vtable, gh);
+	p->ctr->init(&r->aes.vtable, key, klen);
+	br_gcm_init(&r->gcm, &r->aes.vtable, p->ghash);
 	wipe(key, sizeof(key));
 }
 
@@ -89,34 +81,29 @@ aad12(const struct rp *r, int type, size_t len, unsigned char *a)
 	a[12] = (unsigned char)len;
 }
 
-/* GCM's explicit nonce: 8 bytes before the ciphertext. */
-static size_t
-explicit_len(const struct rp *r)
-{
-	return r->suite == SUITE_CHACHA20_POLY1305_SHA256 ? 0 : 8;
-}
-
+/*
+ * The content is staged after GCM's explicit nonce (rp_head12), so
+ * neither direction moves a record's bytes.
+ */
 size_t
 rp_seal12(struct rp *r, unsigned char *rec, size_t len,
     size_t cap, int type)
 {
 	unsigned char a[13];
-	size_t x = explicit_len(r), n = x + len + RP_TAG_LEN;
+	size_t h = rp_head12(r), n = h - 5 + len + RP_TAG_LEN;
 
 	if (r->seq == UINT64_MAX || len > RP_PLAIN_MAX || cap < 5 ||
 	    cap - 5 < n)
 		return 0;
-	memmove(rec + 5 + x, rec + 5, len);
 	aad12(r, type, len, a);
 	/* The explicit nonce is the sequence number: never twice. */
-	memcpy(rec + 5, a, x);
+	memcpy(rec + 5, a, h - 5);
 	rec[0] = (unsigned char)type;
 	rec[1] = 3;
 	rec[2] = 3;
 	rec[3] = (unsigned char)(n >> 8);
 	rec[4] = (unsigned char)n;
-	aead(r, a, 13, x > 0 ? a : NULL, rec + 5 + x, len, rec + 5 + x + len,
-	    1);
+	aead(r, a, 13, h > 5 ? a : NULL, rec + h, len, rec + h + len, 1);
 	return 5 + n;
 }
 
@@ -125,27 +112,26 @@ rp_open12(struct rp *r, unsigned char *rec, size_t reclen,
     size_t *len)
 {
 	unsigned char a[13];
-	size_t x = explicit_len(r), k;
+	size_t h = rp_head12(r), k;
 
 	if (reclen >= 5 && reclen - 5 > RP_PLAIN_MAX + RP_EXTRA12)
 		return RP_ERR_OVERFLOW;
-	if (reclen < 5 + x + RP_TAG_LEN)
+	if (reclen < h + RP_TAG_LEN)
 		return RP_ERR_MAC;
 	if (r->seq == UINT64_MAX)
 		return RP_ERR_SEQ;
-	k = reclen - 5 - x - RP_TAG_LEN;
+	k = reclen - h - RP_TAG_LEN;
 	aad12(r, rec[0], k, a);
 	/* The peer's explicit nonce is its own choice (RFC 5288 3). */
-	if (!aead(r, a, 13, x > 0 ? rec + 5 : NULL, rec + 5 + x, k,
-	    rec + 5 + x + k, 0)) {
-		wipe(rec + 5 + x, k);
+	if (!aead(r, a, 13, h > 5 ? rec + 5 : NULL, rec + h, k, rec + h + k,
+	    0)) {
+		wipe(rec + h, k);
 		return RP_ERR_MAC;
 	}
 	if (k > RP_PLAIN_MAX) {
-		wipe(rec + 5 + x, k);
+		wipe(rec + h, k);
 		return RP_ERR_OVERFLOW;
 	}
-	memmove(rec + 5, rec + 5 + x, k);
 	*len = k;
 	return rec[0];
 }
@@ -217,12 +203,49 @@ rp_seal(struct rp *r, unsigned char *rec, size_t len, size_t cap,
 	return 5 + n + RP_TAG_LEN;
 }
 
+/*
+ * TLSInnerPlaintext's type is its last non-zero byte (5.4); its index
+ * is the content's length.  Every byte is read whatever it holds, so
+ * the time tells nothing of the padding's length: eight at a time, the
+ * last non-zero word kept by masks, then that word's bytes.  Returns
+ * the type, 0 if all are zero.
+ */
+static int
+inner_type(const unsigned char *p, size_t n, size_t *len)
+{
+	unsigned char t[8];
+	uint64_t w, last = 0, m;
+	size_t i, at = 0, pos = 0, type = 0, mb;
+
+	for (i = 0; i < n; i += 8) {
+		if (n - i >= 8) {
+			memcpy(&w, p + i, 8);
+		} else {		/* the tail, zero-filled: n is public */
+			memset(t, 0, 8);
+			memcpy(t, p + i, n - i);
+			memcpy(&w, t, 8);
+		}
+		m = -((w | -w) >> 63);		/* all ones if w != 0 */
+		last = (last & ~m) | (w & m);
+		at = (at & ~(size_t)m) | (i & (size_t)m);
+	}
+	memcpy(t, &last, 8);
+	for (i = 0; i < 8; i++) {
+		mb = -(((size_t)t[i] + 0xFF) >> 8);
+		pos = (pos & ~mb) | ((at + i) & mb);
+		type = (type & ~mb) | (t[i] & mb);
+	}
+	wipe(t, sizeof(t));
+	*len = pos;
+	return (int)type;
+}
+
 int
 rp_open(struct rp *r, unsigned char *rec, size_t reclen, size_t *len)
 {
 	unsigned char *p = rec + 5;
-	uint32_t pos = 0, type = 0;
 	size_t n;
+	int type;
 
 	if (reclen >= 5 && reclen - 5 > RP_CIPHER_MAX)
 		return RP_ERR_OVERFLOW;
@@ -239,20 +262,9 @@ rp_open(struct rp *r, unsigned char *rec, size_t reclen, size_t *len)
 		wipe(p, n);
 		return RP_ERR_OVERFLOW;
 	}
-	/*
-	 * The type is the last non-zero byte (5.4).  The whole plaintext
-	 * is read, so the time tells nothing of the padding's length.
-	 */
-	for (size_t i = 0; i < n; i++) {
-		uint32_t m = -(((uint32_t)p[i] + 0xFF) >> 8);
-
-		pos = (pos & ~m) | ((uint32_t)i & m);
-		type = (type & ~m) | (p[i] & m);
-	}
-	if (type == 0)		/* all zeros: nothing to wipe */
+	if ((type = inner_type(p, n, len)) == 0)	/* all zeros */
 		return RP_ERR_EMPTY;
-	*len = pos;
-	return (int)type;
+	return type;
 }
 
 void

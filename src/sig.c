@@ -6,6 +6,7 @@
 #include <bearssl.h>
 
 #include "ecdsa.h"
+#include "prim.h"
 #include "tlscrypto.h"
 
 #define HASH_ANY_MAX	64		/* SHA-512, for signatures */
@@ -177,7 +178,7 @@ sig_cv_sign(int scheme, int server, const unsigned char *thash, size_t thlen,
 		/* 139 bytes: the longest DER signature (P-521). */
 		if (ec == NULL || ec->curve != sc->curve || cap < 139)
 			return 0;
-		return tg_ecdsa_sign_asn1(br_ec_get_default(),
+		return tg_ecdsa_sign_asn1(&prim_ec,
 		    hash_class(sc->hash), h, ec, sig);
 	}
 	if (rsa == NULL)
@@ -210,7 +211,7 @@ sig_cv_verify(int scheme, int server, const unsigned char *thash,
 	hlen = sig_cv_hash(scheme, server, thash, thlen, h);
 	if (sc->kind == SIG_ECDSA)
 		return (int)br_ecdsa_vrfy_asn1_get_default()(
-		    br_ec_get_default(), h, hlen, &pk->key.ec, sig, siglen);
+		    &prim_ec, h, hlen, &pk->key.ec, sig, siglen);
 	return sig_pss_verify(hash_class(sc->hash), &pk->key.rsa, h, sig,
 	    siglen);
 }

@@ -71,15 +71,18 @@ def wait_port(port, timeout=15):
     raise RuntimeError("nothing listens on port %d" % port)
 
 
-def spawn(cmd, log, cpu=None):
-    """Start cmd in its own process group (pinned to cpu), output to log."""
+def spawn(cmd, log, cpu=None, env=None):
+    """Start cmd in its own process group (pinned to cpu), output to log;
+    env: variables to add."""
     if cpu is not None:
         cmd = ["taskset", "-c", cpu] + cmd
-    COMMANDS.append(" ".join(cmd))
+    COMMANDS.append(" ".join(["%s='%s'" % kv for kv in (env or {}).items()]
+                             + cmd))
     with open(log, "ab") as f:
         p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=f,
                              stderr=subprocess.STDOUT,
-                             start_new_session=True)
+                             start_new_session=True,
+                             env=dict(os.environ, **(env or {})))
     GROUPS.append(p)
     return p
 
@@ -210,9 +213,10 @@ http {
        "b": SMALL_BODY.decode().replace("\n", "\\n")})
 
 
-def tlsgate_conf(tmp, name, port, bport, crt, key, mode, v13):
-    tls13 = ("tls_min = 1.3\nsuites = aes128-gcm\ngroups = secp256r1\n"
-             if v13 else "")
+def tlsgate_conf(tmp, name, port, bport, crt, key, mode, v13, extra=None):
+    # As the other servers: one version, one suite, P-256.
+    tls13 = extra or ("tls_min = 1.3\n" if v13 else "tls_max = 1.2\n") + \
+        "suites = aes128-gcm\ngroups = secp256r1\n"
     return write(os.path.join(tmp, name + ".conf"), """\
 listen = 127.0.0.1:%d
 backend = 127.0.0.1:%d
@@ -549,9 +553,9 @@ def read_csv(path):
                 for line in f if line.strip()]
 
 
-def start(name, cmd, port, tmp):
+def start(name, cmd, port, tmp, env=None):
     log = os.path.join(tmp, name + ".log")
-    p = spawn(cmd, log, SERVER_CPU)
+    p = spawn(cmd, log, SERVER_CPU, env)
     try:
         wait_port(port)
     except RuntimeError:
@@ -603,15 +607,73 @@ def bench_one(name, cmd, port, tcp_only, tmp, a):
     r["ka_cpu_us"] = (cpu_s(pid) - c0) * 1e6 / max(o["requests"], 1)
     r["ka_client_util"] = o["cpu_util"]
     r["ka_ok"] = o["errors"] == 0
+    c0 = cpu_s(pid)
     o = tlsload(name + "-1mb", url + "1m", [
         "--conns", "4", "--duration", str(a.d), "--requests-per-conn",
         "1000000", "--tls-reuse", "100", "--body-bytes", str(BIG)])
     r["mbps"] = o["body_bytes"] / o["elapsed_s"] / 1e6
     r["mb_ok"] = o["errors"] == 0
+    r["mib_cpu_us"] = (cpu_s(pid) - c0) * 1e6 / max(o["body_bytes"] / BIG, 1)
     r["sys_per_req"], r["sys_loaded"], r["sys_idle"] = \
         syscalls_per_request(pid, port, a.n, tmp)
     r["alive"] = p.poll() is None
     stop(p)
+    return r
+
+
+def bulk(tag, pid, url, seconds):
+    """wrk's 1 MB bodies, 4 connections: (MB/s, server CPU us per MiB,
+    all went well)."""
+    c0 = cpu_s(pid)
+    n, dt, errs = wrk(tag, url + "1m", 4, seconds)
+    return n * BIG / dt / 1e6, (cpu_s(pid) - c0) * 1e6 / max(n, 1), \
+        n > 0 and errs == 0
+
+
+# BearSSL's own choice for ChaCha20-Poly1305 on x86-64: the "before".
+BEARSSL_CHAPOL = "chacha20=sse2 poly1305=ctmulq"
+BULK = (("aes12", "aes128-gcm", "1.2", ""), ("aes13", "aes128-gcm", "1.3", ""),
+        ("chapol12", "chacha20-poly1305", "1.2", ""),
+        ("chapol13", "chacha20-poly1305", "1.3", ""),
+        ("chapol12_bearssl", "chacha20-poly1305", "1.2", BEARSSL_CHAPOL),
+        ("chapol13_bearssl", "chacha20-poly1305", "1.3", BEARSSL_CHAPOL))
+BULK_ROUNDS = 3
+
+
+def bench_bulk(tmp, bport, crt, key, a):
+    """tlsgate's bulk rows: wrk's 1 MB bodies through one process per
+    suite and version (and per choice of ChaCha20-Poly1305 primitives:
+    tlsgate's, and BearSSL's defaults pinned), all started at once and
+    measured in turns, BULK_ROUNDS rounds, the least CPU per MiB of each:
+    the ratios compare like with like on a shared machine."""
+    r, procs = {}, []
+    for name, suite, v, pin in BULK:
+        port = free_port()
+        conf = tlsgate_conf(tmp, "tlsgate-" + name, port, bport, crt, key,
+                            "http", False, "suites = %s\ntls_min = %s\n"
+                            "tls_max = %s\ngroups = secp256r1\n" % (
+                                suite, v, v))
+        procs.append((name, start("tlsgate-" + name, [
+            os.path.join(BUILD, "tlsgate"), "-c", conf], port, tmp,
+            {"TLSGATE_PRIMITIVES": pin} if pin else None),
+            "https://127.0.0.1:%d/" % port))
+    try:
+        for rnd in range(BULK_ROUNDS):
+            for name, p, url in procs:
+                _, us, ok = bulk("tlsgate-bulk-%s-%d" % (name, rnd), p.pid,
+                                 url, max(2, a.d // BULK_ROUNDS))
+                key_ = "bulk_%s_mib_us" % name
+                r[key_] = min(r.get(key_, us), us)
+                r["bulk_%s_ok" % name] = r.get("bulk_%s_ok" % name, True) \
+                    and ok and p.poll() is None
+    finally:
+        for _, p, _ in procs:
+            stop(p)
+    r["bulk_ratio"] = r["bulk_aes12_mib_us"] / r["bulk_aes13_mib_us"]
+    r["bulk_chapol_ratio"] = (r["bulk_chapol12_mib_us"] /
+                              r["bulk_chapol13_mib_us"])
+    r["chapol_gain"] = (r["bulk_chapol13_bearssl_mib_us"] /
+                        r["bulk_chapol13_mib_us"])
     return r
 
 
@@ -645,9 +707,8 @@ def bench13(name, cmd, port, tmp, a):
     r["t13_ka"] = n / dt
     r["t13_ka_cpu_us"] = (cpu_s(pid) - c0) * 1e6 / max(n, 1)
     r["t13_ka_ok"] = n > 0 and errs == 0
-    n, dt, errs = wrk(name + "-t13-1mb", url + "1m", 4, a.d)
-    r["t13_mbps"] = n * BIG / dt / 1e6
-    r["t13_mb_ok"] = n > 0 and errs == 0
+    r["t13_mbps"], r["t13_mib_us"], r["t13_mb_ok"] = bulk(
+        name + "-t13-1mb", pid, url, a.d)
     r["alive"] = p.poll() is None
     stop(p)
     return r
@@ -712,6 +773,26 @@ ROWS = [
      "%.0f"),
     ("TLS 1.3 server CPU us / keep-alive request", "t13_ka_cpu_us", "%.1f"),
     ("TLS 1.3 MB/s (wrk, 1 MB body, 4 conns)", "t13_mbps", "%.0f"),
+    ("server CPU us / MiB, TLS 1.2 (tlsload, 1 MB body)", "mib_cpu_us",
+     "%.0f"),
+    ("TLS 1.3 server CPU us / MiB (wrk, 1 MB body)", "t13_mib_us", "%.0f"),
+    ("bulk AES-128-GCM: server CPU us / MiB, TLS 1.2 (wrk)",
+     "bulk_aes12_mib_us", "%.0f"),
+    ("bulk AES-128-GCM: server CPU us / MiB, TLS 1.3 (wrk)",
+     "bulk_aes13_mib_us", "%.0f"),
+    ("bulk AES-128-GCM: TLS 1.2 / TLS 1.3", "bulk_ratio", "%.2f"),
+    ("bulk ChaCha20-Poly1305: server CPU us / MiB, TLS 1.2 (wrk)",
+     "bulk_chapol12_mib_us", "%.0f"),
+    ("bulk ChaCha20-Poly1305: server CPU us / MiB, TLS 1.3 (wrk)",
+     "bulk_chapol13_mib_us", "%.0f"),
+    ("bulk ChaCha20-Poly1305: TLS 1.2 / TLS 1.3", "bulk_chapol_ratio",
+     "%.2f"),
+    ("bulk ChaCha20-Poly1305, TLS 1.2, BearSSL's default primitives (%s)"
+     % BEARSSL_CHAPOL, "bulk_chapol12_bearssl_mib_us", "%.0f"),
+    ("bulk ChaCha20-Poly1305, TLS 1.3, BearSSL's default primitives",
+     "bulk_chapol13_bearssl_mib_us", "%.0f"),
+    ("bulk ChaCha20-Poly1305, TLS 1.3: BearSSL's default / tlsgate's "
+     "choice", "chapol_gain", "%.2f"),
     ("syscalls / keep-alive request", "sys_per_req", "%.2f"),
     ("RSS idle, kB", "rss_kb", "%d"),
     ("RSS with 1,000 idle TLS conns, kB", "rss_idle_kb", "%d"),
@@ -748,6 +829,12 @@ NOTES = [
     "else runs on core 0 and, for the OpenSSL servers, partly by the "
     "client; server CPU us per handshake (/proc/PID/stat, all threads) "
     "is the steadier figure.",
+    "- Per MiB: server CPU over the 1 MB run / MiB sent. The bulk rows "
+    "are tlsgate's alone: one process per suite and version (and for "
+    "ChaCha20-Poly1305 one with the primitives tlsgate chose at start-up, "
+    "as tlsgate -t prints them, one pinned to BearSSL's own defaults by "
+    "TLSGATE_PRIMITIVES), all started at once, wrk in turns, %d rounds, "
+    "the least CPU per MiB of each." % BULK_ROUNDS,
     "- Syscalls per request: strace -c -f on every server process during "
     "N small keep-alive GETs on one connection opened beforehand, minus "
     "the same strace over as long idle, divided by N.",
@@ -848,6 +935,10 @@ def main():
                 r13["t13_ratio"] = (r13["t13_full_cpu_us"] /
                                     res[n]["py_full12_cpu_us"])
                 res[n].update(r13)
+            if n == "tlsgate":
+                print("bench: tlsgate bulk, each suite and version ...",
+                      flush=True)
+                res[n].update(bench_bulk(tmp, bport, crt, key, a))
             show(n, res[n])
         # One common soak rate, half the lowest full-handshake rate
         # measured: every server gets the same offered load, so their
@@ -892,7 +983,9 @@ def main():
                              "but each client's first resumed, errors 0"),
                             ("t13_ka_ok", "TLS 1.3 keep-alive: errors 0"),
                             ("t13_mb_ok", "TLS 1.3 1 MB: errors 0"),
-                            ("alive", "server alive at the end")):
+                            ("alive", "server alive at the end")) + tuple(
+                                ("bulk_%s_ok" % b[0], "bulk %s: errors 0" %
+                                 b[0]) for b in BULK):
                 if k in r and not r[k]:
                     checks.append("%s: FAILED %s" % (n, what))
             if r.get("idle_held", IDLE_CONNS) != IDLE_CONNS:

@@ -26,6 +26,7 @@
 #include <bearssl.h>
 
 #include "ecdsa.h"
+#include "prim.h"
 
 #define REC_LEN		16384	/* largest TLS record plaintext */
 #define ROUNDS		3
@@ -549,6 +550,15 @@ main(int argc, char **argv)
 	    "i31" : "i15",
 	    br_rsa_pkcs1_sign_get_default() == br_rsa_i62_pkcs1_sign_get() ?
 	    "i62" : "i31/i15");
+	/* What tlsgate's start-up (src/prim.c) would choose here. */
+	{
+		char d[160];
+
+		if (prim_choose(getenv("TLSGATE_PRIMITIVES")) == 0) {
+			prim_describe(d, sizeof(d));
+			printf("# %s: tlsgate chooses: %s\n", label, d);
+		}
+	}
 	if (count != 0)
 		printf("# %lu ops per round, best of %d rounds\n", count,
 		    ROUNDS);

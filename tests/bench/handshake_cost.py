@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 
-from request_cost import ROOT, free_port, wait_port
+from request_cost import ROOT, free_port, pinned_env, wait_port
 
 
 def connect(port, version, n, resume):
@@ -48,7 +48,8 @@ def instructions(binary, conf, port, version, n, resume, tmp):
     out = os.path.join(tmp, "cg.out")
     p = subprocess.Popen(["valgrind", "--tool=callgrind",
                           "--callgrind-out-file=" + out, binary, "-c", conf],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         env=pinned_env(binary, conf))
     try:
         wait_port(port)
         reused = connect(port, version, n, resume)

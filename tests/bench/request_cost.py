@@ -43,6 +43,19 @@ def wait_port(port, timeout=30):
     raise RuntimeError("port %d never opened" % port)
 
 
+def pinned_env(binary, conf):
+    """The environment for a run under valgrind: the primitives pinned to
+    what tlsgate chooses natively (`-t`), so that the counts neither
+    depend on timings taken under valgrind nor count the timing."""
+    out = subprocess.run([binary, "-t", "-c", conf], capture_output=True,
+                         text=True).stdout
+    m = re.search(r"^# primitives[^:]*: (.*)$", out, re.M)
+    env = dict(os.environ)
+    if m:
+        env["TLSGATE_PRIMITIVES"] = m.group(1).strip()
+    return env
+
+
 def drive(port, n):
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     ctx.check_hostname = False
@@ -82,7 +95,8 @@ def measure(tool, binary, conf, port, n, tmp):
         return int(m.group(1))
     p = subprocess.Popen(["valgrind", "--tool=callgrind",
                           "--callgrind-out-file=" + out, binary, "-c", conf],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         env=pinned_env(binary, conf))
     try:
         wait_port(port)
         drive(port, n)

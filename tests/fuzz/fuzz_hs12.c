@@ -238,7 +238,7 @@ put_record(int type, const void *p, size_t n, int seal)
 	/* No keys (a refused handshake): nothing to seal with. */
 	if (clen + 5 + n + RP_EXTRA12 > sizeof(cbuf) || (seal && !k.keys))
 		return;
-	memcpy(r + 5, p, n);
+	memcpy(r + (seal ? rp_head12(&k.wr) : 5), p, n);
 	if (seal) {
 		clen += rp_seal12(&k.wr, r, n, sizeof(cbuf) - clen, type);
 		return;
@@ -536,7 +536,7 @@ server_records(void)
 		check(n <= max + RP_EXTRA12);
 		type = rp_open12(&k.rd, r, 5 + n, &len);
 		check(type > 0 && len <= max);
-		server_content(type, r + 5, len);
+		server_content(type, r + rp_head12(&k.rd), len);
 	}
 }
 

@@ -197,6 +197,16 @@ class BenchQuick(unittest.TestCase):
             self.assertEqual(len(got), 1, (what, rows))
             self.assertRegex(got[0], r"^\d+(\.\d+)?$", what)
             self.assertGreater(float(got[0]), 0, what)
+        # The bulk rows: each suite and version, and the ChaCha20 choice.
+        with open(os.path.join(out, "results.md")) as f:
+            bulk = dict(re.findall(r"^\| (bulk [^|]+?) \| ([^|]*) \|$",
+                                   f.read(), re.M))
+        for what in ("bulk AES-128-GCM: TLS 1.2 / TLS 1.3",
+                     "bulk ChaCha20-Poly1305: TLS 1.2 / TLS 1.3",
+                     "bulk ChaCha20-Poly1305, TLS 1.3: BearSSL's default / "
+                     "tlsgate's choice"):
+            self.assertRegex(bulk.get(what, ""), r"^\d+\.\d\d$", (what, bulk))
+            self.assertGreater(float(bulk[what]), 0, what)
 
 
 @unittest.skipUnless(os.access(TLSLOAD, os.X_OK), "build/tlsload not built")

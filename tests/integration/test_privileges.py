@@ -180,8 +180,9 @@ class Seccomp(GateTest):
         self.assertEqual(g.stop(), 0, g.log_tail())
 
     def test_forbidden_syscall_kills_with_sigsys(self):
-        # The 4th poll() comes after "ready": requests wake the loop.
-        g = self.shim_gate("on", 4)
+        # Each start-up log line polls stderr (primitives, cert,
+        # listening, ready): the 5th poll() is the loop's, after "ready".
+        g = self.shim_gate("on", 5)
         end = deadline(10)
         while g.alive() and time.monotonic() < end:
             try:
@@ -195,7 +196,7 @@ class Seccomp(GateTest):
         self.assertEqual(rc, -signal.SIGSYS, g.log_tail())
 
     def test_same_syscall_without_seccomp_is_harmless(self):
-        g = self.shim_gate("off", 4)
+        g = self.shim_gate("off", 5)
         for _ in range(4):
             status, _, _ = http_get(g.port, "/")
             self.assertEqual(status, 200)

@@ -341,9 +341,12 @@ size_t
 cli_seal(struct cli *c, int type, const void *p, size_t n, unsigned char *r,
     size_t cap)
 {
-	if (n + 5 > cap)
+	/* TLS 1.2 GCM: the content goes after the explicit nonce. */
+	size_t h = c->wr_on && c->version != TLS13 ? rp_head12(&c->wr) : 5;
+
+	if (n + h > cap)
 		return 0;
-	memmove(r + 5, p, n);
+	memmove(r + h, p, n);
 	/* TLS 1.3's CCS is never protected (RFC 8446 5). */
 	if (!c->wr_on || (c->version == TLS13 &&
 	    type == CT_CHANGE_CIPHER_SPEC)) {
@@ -418,6 +421,8 @@ record(struct cli *c, int *type, size_t *n)
 		    rp_open12(&c->rd, c->rec, reclen, n);
 		if (t < 0)
 			return cli_fail("a record of the server does not open");
+		if (c->version != TLS13)	/* the content to rec + 5 */
+			memmove(c->rec + 5, c->rec + rp_head12(&c->rd), *n);
 	}
 	if (*n > c->rmax)
 		c->rmax = *n;

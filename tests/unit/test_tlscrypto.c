@@ -10,6 +10,7 @@
 #include <string.h>
 #include <bearssl.h>
 
+#include "prim.h"
 #include "tlscrypto.h"
 #include "unit.h"
 
@@ -1021,6 +1022,37 @@ padding_is_stripped_and_zeros_in_content_kept(void)
 	return 1;
 }
 
+/*
+ * The type is found wherever it falls against the 8-byte words the
+ * padding scan reads: every content length and padding length around a
+ * few word boundaries, content bytes zero or not, the tail word short.
+ */
+static int
+padding_is_stripped_at_every_word_offset(void)
+{
+	static struct rp out, in;
+	unsigned char s[48];
+	size_t n, len = 0;
+
+	secret_for(SUITE_AES_128_GCM_SHA256, s);
+	CHECK(rp_init(&out, SUITE_AES_128_GCM_SHA256, s));
+	CHECK(rp_init(&in, SUITE_AES_128_GCM_SHA256, s));
+	for (size_t c = 0; c < 26; c++)
+		for (size_t pad = 0; pad < 26; pad++) {
+			for (size_t j = 0; j < c; j++)	/* zeros too */
+				buf[5 + j] = (unsigned char)(j % 3 == 0 ? 0 :
+				    j + 1);
+			n = rp_seal(&out, buf, c, sizeof(buf), 21 + (int)(c % 3),
+			    pad);
+			CHECK(n == 5 + c + 1 + pad + RP_TAG_LEN);
+			CHECK(rp_open(&in, buf, n, &len) == 21 + (int)(c % 3));
+			CHECK(len == c);
+			for (size_t j = 0; j < c; j++)
+				CHECK(buf[5 + j] == (j % 3 == 0 ? 0 : j + 1));
+		}
+	return 1;
+}
+
 /* Type 0 with padding only: no content type at all (5.4). */
 static int
 all_zero_plaintext_is_refused(void)
@@ -1671,7 +1703,7 @@ init12(struct rp *r, int aead)
 static size_t
 seal12(struct rp *r, const void *msg, size_t n, int type)
 {
-	memcpy(buf + 5, msg, n);
+	memcpy(buf + rp_head12(r), msg, n);
 	return rp_seal12(r, buf, n, sizeof(buf), type);
 }
 
@@ -1685,11 +1717,11 @@ tls12_records_match_python(int aead, const char *rec0, const char *rec1)
 	n = seal12(&out, MSG12, mlen, 22);
 	CHECK(is_hex(buf, n, rec0));
 	CHECK(rp_open12(&in, buf, n, &len) == 22);
-	CHECK(len == mlen && memcmp(buf + 5, MSG12, mlen) == 0);
+	CHECK(len == mlen && memcmp(buf + rp_head12(&in), MSG12, mlen) == 0);
 	n = seal12(&out, MSG12, mlen, 23);
 	CHECK(is_hex(buf, n, rec1));
 	CHECK(rp_open12(&in, buf, n, &len) == 23);
-	CHECK(len == mlen && memcmp(buf + 5, MSG12, mlen) == 0);
+	CHECK(len == mlen && memcmp(buf + rp_head12(&in), MSG12, mlen) == 0);
 	return 1;
 }
 
@@ -1740,11 +1772,11 @@ tls12_records_round_trip_for_each_aead(void)
 			CHECK((size_t)(buf[3] << 8 | buf[4]) == n - 5);
 			CHECK(rp_open12(&in, buf, n, &len) ==
 			    23 - (int)(i % 3));
-			CHECK(len == sizes[i] && memcmp(buf + 5, msg, len) == 0);
+			CHECK(len == sizes[i] && memcmp(buf + 5 + x, msg, len) == 0);
 		}
 		CHECK(out.seq == 7 && in.seq == 7);
 		/* Too long, or too little room: nothing written. */
-		memcpy(buf + 5, msg, 16);
+		memcpy(buf + 5 + x, msg, 16);
 		CHECK(rp_seal12(&out, buf, RP_PLAIN_MAX + 1, sizeof(buf),
 		    23) == 0);
 		CHECK(rp_seal12(&out, buf, 16, 5 + x + 16 + 15, 23) == 0);
@@ -1849,8 +1881,172 @@ tls12_gcm_open_takes_the_peers_explicit_nonce(void)
 	br_gcm_get_tag(&g, buf + 27);
 	CHECK(init12(&in, SUITE_AES_128_GCM_SHA256));
 	CHECK(rp_open12(&in, buf, 43, &len) == 23);
-	CHECK(len == 14 && memcmp(buf + 5, MSG12, 14) == 0);
+	CHECK(len == 14 && memcmp(buf + 13, MSG12, 14) == 0);
 	CHECK(in.seq == 1);
+	return 1;
+}
+
+/*
+ * A full record of each AEAD, both versions, sealed under the
+ * implementations in use into out[] (a 1.2 GCM, 1.2 ChaCha20, 1.3 GCM
+ * and 1.3 ChaCha20 record, RECLEN bytes a slot); each opens again.  A
+ * full record takes every block path of the implementations that work
+ * on several blocks at once, which the short vectors above do not.
+ */
+#define RECLEN	(5 + 8 + RP_PLAIN_MAX + RP_TAG_LEN)
+static int
+full_records(unsigned char (*out)[RECLEN])
+{
+	static struct rp w, r;
+	static const int aead[2] = { SUITE_AES_128_GCM_SHA256,
+	    SUITE_CHACHA20_POLY1305_SHA256 };
+	unsigned char s[48];
+	size_t n, len, h;
+
+	for (int i = 0; i < 4; i++) {
+		if (i < 2) {
+			CHECK(init12(&w, aead[i]) && init12(&r, aead[i]));
+			h = rp_head12(&w);
+		} else {
+			secret_for(aead[i - 2], s);
+			CHECK(rp_init(&w, aead[i - 2], s) &&
+			    rp_init(&r, aead[i - 2], s));
+			h = 5;
+		}
+		for (size_t j = 0; j < RP_PLAIN_MAX; j++)
+			buf[h + j] = (unsigned char)(j * 13 + i);
+		n = i < 2 ? rp_seal12(&w, buf, RP_PLAIN_MAX, sizeof(buf), 23) :
+		    rp_seal(&w, buf, RP_PLAIN_MAX - 1, sizeof(buf), 23, 0);
+		CHECK(n > 0 && n <= RECLEN);
+		memset(out[i], 0, RECLEN);
+		memcpy(out[i], buf, n);
+		CHECK((i < 2 ? rp_open12(&r, buf, n, &len) :
+		    rp_open(&r, buf, n, &len)) == 23);
+		CHECK(len == (i < 2 ? RP_PLAIN_MAX : RP_PLAIN_MAX - 1));
+		for (size_t j = 0; j < len; j++)
+			CHECK(buf[h + j] == (unsigned char)(j * 13 + i));
+	}
+	return 1;
+}
+
+/* A symmetric candidate at work: the vectors, and full records as want. */
+static int
+candidate_gives_the_same_bytes(unsigned char (*want)[RECLEN])
+{
+	static unsigned char got[4][RECLEN];
+
+	CHECK(rfc8448_server_flight_seals_to_the_rfc_record());
+	CHECK(rfc8448_application_records_in_sequence());
+	CHECK(aes256gcm_sha384_records_match_python());
+	CHECK(chacha20_poly1305_records_match_python());
+	CHECK(tls12_aes128gcm_records_match_python());
+	CHECK(tls12_aes256gcm_records_match_python());
+	CHECK(tls12_chacha20_poly1305_records_match_python());
+	CHECK(full_records(got));
+	CHECK(memcmp(got, want, sizeof(got)) == 0);
+	return 1;
+}
+
+/* An EC candidate (through prim_ec) gives what BearSSL's all_m31 does. */
+static int
+ec_candidate_gives_the_same_bytes(int curve)
+{
+	const br_ec_impl *ref = &br_ec_all_m31;
+	unsigned char x[32], y[32], a[65], b[65], c[65];
+	const unsigned char *g;
+	size_t n, glen;
+
+	for (int i = 0; i < 32; i++) {
+		x[i] = (unsigned char)(0x11 * i + 1);
+		y[i] = (unsigned char)(0x07 * i + 3);
+	}
+	x[0] = y[0] = 0x5a;		/* below P-256's order */
+	n = prim_ec.mulgen(a, x, 32, curve);
+	CHECK(n > 0 && n == ref->mulgen(b, x, 32, curve));
+	CHECK(memcmp(a, b, n) == 0);
+	g = prim_ec.generator(curve, &glen);
+	CHECK(glen == n);
+	memcpy(c, g, glen);
+	CHECK(prim_ec.mul(a, n, y, 32, curve) == 1);
+	CHECK(ref->mul(b, n, y, 32, curve) == 1);
+	CHECK(memcmp(a, b, n) == 0);
+	if (curve == BR_EC_secp256r1) {		/* ECDSA verifies with it */
+		CHECK(prim_ec.muladd(a, c, n, x, 32, y, 32, curve) == 1);
+		CHECK(ref->muladd(b, c, n, x, 32, y, 32, curve) == 1);
+		CHECK(memcmp(a, b, n) == 0);
+	}
+	return 1;
+}
+
+/*
+ * prim.c may choose any constant-time implementation BearSSL has for
+ * the CPU: forced in turn, each gives the same bytes (the vectors pass,
+ * full records equal those under BearSSL's defaults) and is the one in
+ * use.  Each kind has at least two candidates on any CPU (the portable
+ * ones), so a forcing that did nothing would fail here.
+ */
+static int
+every_primitive_candidate_gives_the_same_bytes(void)
+{
+	static unsigned char want[4][RECLEN];
+	struct prim def = *prim_get();
+	size_t tried;
+	int rc;
+	char d[160], e[160];
+
+	CHECK(full_records(want));
+	for (int k = 0; k < PRIM_KINDS; k++) {
+		tried = 0;
+		for (size_t i = 0; (rc = prim_force(k, i)) >= 0; i++) {
+			if (rc == 0)
+				continue;
+			tried++;
+			CHECK(prim_get()->pick[k] == i);
+			if (k == PRIM_X25519)
+				CHECK(ec_candidate_gives_the_same_bytes(
+				    BR_EC_curve25519) &&
+				    rfc8448_x25519_share_and_shared_secret() &&
+				    ecdhe_shares_agree());
+			else if (k == PRIM_P256) {
+				CHECK(ec_candidate_gives_the_same_bytes(
+				    BR_EC_secp256r1) && ecdhe_shares_agree());
+				CHECK(rfc8448_hello_retry_request_with_p256());
+				CHECK(
+				openssl_ecdsa_signatures_verify_with_the_curve_bound());
+			}
+			else
+				CHECK(candidate_gives_the_same_bytes(want));
+		}
+		CHECK(tried >= 2);
+		CHECK(prim_force(k, def.pick[k]) == 1);
+	}
+	CHECK(prim_force(PRIM_CHACHA20, 1) == 1 &&
+	    prim_get()->chacha == &br_chacha20_ct_run);
+	CHECK(prim_force(PRIM_AES_CTR, 3) == 1 &&
+	    prim_get()->ctr == &br_aes_ct_ctr_vtable);
+	CHECK(prim_force(PRIM_GHASH, 5) == -1);
+	/* The timed choice is one of them, and says so. */
+	CHECK(prim_choose(NULL) == 0);
+	prim_describe(d, sizeof(d));
+	CHECK(strncmp(d, "chacha20=", 9) == 0 && strstr(d, " p256=m") != NULL);
+	CHECK(candidate_gives_the_same_bytes(want));
+	/* A pin is taken as it is; its own words come back. */
+	CHECK(prim_choose("aes_ctr=ct, ghash=ctmul32 x25519=i15") == 0);
+	prim_describe(d, sizeof(d));
+	CHECK(strstr(d, " aes_ctr=ct ghash=ctmul32 ") != NULL &&
+	    strstr(d, " x25519=i15 ") != NULL);
+	CHECK(prim_get()->ctr == &br_aes_ct_ctr_vtable &&
+	    prim_get()->ghash == &br_ghash_ctmul32);
+	CHECK(prim_choose(d) == 0);
+	prim_describe(e, sizeof(e));
+	CHECK(strcmp(d, e) == 0);
+	CHECK(prim_choose("chacha20=ct64") == -1);
+	CHECK(prim_choose("aes=ct") == -1);
+	CHECK(prim_choose("ghash=") == -1);
+	CHECK(prim_get()->ctr == &br_aes_ct_ctr_vtable);
+	CHECK(prim_force(PRIM_AES_CTR, def.pick[PRIM_AES_CTR]) == 1 &&
+	    prim_force(PRIM_GHASH, def.pick[PRIM_GHASH]) == 1 &&
+	    prim_force(PRIM_X25519, def.pick[PRIM_X25519]) == 1);
 	return 1;
 }
 
@@ -1888,6 +2084,7 @@ main(void)
 		T(unknown_suite_is_refused),
 		T(tampered_records_do_not_open),
 		T(padding_is_stripped_and_zeros_in_content_kept),
+		T(padding_is_stripped_at_every_word_offset),
 		T(all_zero_plaintext_is_refused),
 		T(sequence_number_changes_the_nonce),
 		T(sequence_number_never_wraps),
@@ -1911,6 +2108,7 @@ main(void)
 		T(tls12_flipped_bit_is_refused),
 		T(tls12_gcm_explicit_nonce_is_the_sequence_number),
 		T(tls12_gcm_open_takes_the_peers_explicit_nonce),
+		T(every_primitive_candidate_gives_the_same_bytes),
 		T(constant_time_compare),
 	};
 
