@@ -35,7 +35,7 @@ PQ_DEF	= -DTLSGATE_NO_MLKEM
 PQ_SRC	=
 else
 PQ_DEF	=
-PQ_SRC	= src/keccak.c
+PQ_SRC	= src/keccak.c src/mlkem.c src/hybrid.c
 endif
 export PQ
 
@@ -174,17 +174,18 @@ build/unit/asan_test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
 	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(ENG_CLIENT) $(ENG_SRC) $(BEARSSL_LIBS)
 
-# Keccak (FIPS 202) against hashlib (build/unit/keccak_vectors.txt,
-# written by the unit target).
-PQ_TEST_SRC = src/keccak.c $(TLSCRYPTO_SRC)
-build/unit/test_keccak: build/unit/test_%: \
+# Keccak (FIPS 202) and ML-KEM-768 (FIPS 203): keccak against hashlib
+# (build/unit/keccak_vectors.txt, written by the unit target), mlkem
+# against NIST's ACVP vectors (tests/unit/mlkem_vectors.txt).
+PQ_TEST_SRC = src/keccak.c src/mlkem.c src/hybrid.c $(TLSCRYPTO_SRC)
+build/unit/test_keccak build/unit/test_mlkem: build/unit/test_%: \
 	    tests/unit/test_%.c tests/unit/unit.h $(PQ_TEST_SRC) src/*.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(PQ_TEST_SRC) $(BEARSSL_LIBS)
 
-build/unit/asan_test_keccak: \
+build/unit/asan_test_keccak build/unit/asan_test_mlkem: \
 	    build/unit/asan_test_%: tests/unit/test_%.c tests/unit/unit.h \
 	    $(PQ_TEST_SRC) src/*.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
@@ -205,7 +206,8 @@ UNIT_BINS = $(UNITS:%=build/unit/test_%) $(UNITS:%=build/unit/asan_test_%) \
 	build/unit/test_eng12 build/unit/asan_test_eng12 \
 	build/unit/test_eng13 build/unit/asan_test_eng13
 ifneq ($(PQ),0)
-UNIT_BINS += build/unit/test_keccak build/unit/asan_test_keccak
+UNIT_BINS += build/unit/test_keccak build/unit/asan_test_keccak \
+	build/unit/test_mlkem build/unit/asan_test_mlkem
 endif
 unit: $(UNIT_BINS)
 	rm -f build/unit/cv_*.sig build/unit/cv_cv.bin
@@ -292,6 +294,9 @@ FUZZ_CC	?= clang
 FUZZ_FLAGS = -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined \
 	$(CPPFLAGS)
 FUZZERS	= config der http proxyin slot hello recprot t13cert hs12
+ifneq ($(PQ),0)
+FUZZERS	+= mlkem
+endif
 
 build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/config.c src/certname.c \
 	    src/proxyin.c port/posix/port.c
@@ -346,6 +351,12 @@ build/fuzz/fuzz_hs12: tests/fuzz/fuzz_hs12.c $(ENG_SRC) src/*.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(ENG_SRC) \
+	    $(BEARSSL_LIBS)
+
+build/fuzz/fuzz_mlkem: tests/fuzz/fuzz_mlkem.c $(PQ_TEST_SRC) src/*.h \
+	    $(BEARSSL_DEP)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(PQ_TEST_SRC) \
 	    $(BEARSSL_LIBS)
 
 fuzz: $(FUZZERS:%=build/fuzz/fuzz_%)
