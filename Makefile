@@ -391,11 +391,11 @@ $(B)/tlsload: tests/bench/tlsload.c $(BEARSSL_DEP)
 	    tests/bench/tlsload.c $(BEARSSL_LIBS) -lm
 
 # It times tlsgate's ECDSA signer (src/ecdsa.c) beside BearSSL's.
-$(B)/cryptobench: tests/bench/cryptobench.c $(TLSCRYPTO_SRC) src/ecdsa.h \
-	    $(BEARSSL_DEP)
+$(B)/cryptobench: tests/bench/cryptobench.c $(TLSCRYPTO_SRC) $(PQ_SRC) \
+	    src/*.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O2 -Isrc $(BEARSSL_CFLAGS) -o $@ \
-	    tests/bench/cryptobench.c $(TLSCRYPTO_SRC) $(BEARSSL_LIBS)
+	$(CC) $(WARN) -O2 -Isrc $(PQ_DEF) $(BEARSSL_CFLAGS) -o $@ \
+	    tests/bench/cryptobench.c $(TLSCRYPTO_SRC) $(PQ_SRC) $(BEARSSL_LIBS)
 
 bench-crypto: $(B)/cryptobench
 	$(B)/cryptobench -l '$(BEARSSL) $(BEARSSL_OPT)'
