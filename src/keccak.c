@@ -42,24 +42,39 @@ rotl(uint64_t x, unsigned n)
 void
 keccak_f1600(uint64_t a[25])
 {
-	uint64_t b[25], c[5], d;
-	int r, x, y;
+	uint64_t b[25], c0, c1, c2, c3, c4, d0, d1, d2, d3, d4;
+	int r, i;
 
 	for (r = 0; r < 24; r++) {
-		for (x = 0; x < 5; x++)
-			c[x] = a[x] ^ a[x + 5] ^ a[x + 10] ^ a[x + 15] ^
-			    a[x + 20];
-		for (x = 0; x < 5; x++) {
-			d = c[(x + 4) % 5] ^ rotl(c[(x + 1) % 5], 1);
-			for (y = 0; y < 25; y += 5)
-				a[x + y] ^= d;
+		/* theta */
+		c0 = a[0] ^ a[5] ^ a[10] ^ a[15] ^ a[20];
+		c1 = a[1] ^ a[6] ^ a[11] ^ a[16] ^ a[21];
+		c2 = a[2] ^ a[7] ^ a[12] ^ a[17] ^ a[22];
+		c3 = a[3] ^ a[8] ^ a[13] ^ a[18] ^ a[23];
+		c4 = a[4] ^ a[9] ^ a[14] ^ a[19] ^ a[24];
+		d0 = c4 ^ rotl(c1, 1);
+		d1 = c0 ^ rotl(c2, 1);
+		d2 = c1 ^ rotl(c3, 1);
+		d3 = c2 ^ rotl(c4, 1);
+		d4 = c3 ^ rotl(c0, 1);
+		for (i = 0; i < 25; i += 5) {
+			a[i] ^= d0;
+			a[i + 1] ^= d1;
+			a[i + 2] ^= d2;
+			a[i + 3] ^= d3;
+			a[i + 4] ^= d4;
 		}
-		for (x = 0; x < 25; x++)
-			b[PI[x]] = rotl(a[x], RHO[x]);
-		for (y = 0; y < 25; y += 5)
-			for (x = 0; x < 5; x++)
-				a[x + y] = b[x + y] ^ (~b[(x + 1) % 5 + y] &
-				    b[(x + 2) % 5 + y]);
+		/* rho and pi */
+		for (i = 0; i < 25; i++)
+			b[PI[i]] = rotl(a[i], RHO[i]);
+		/* chi, iota */
+		for (i = 0; i < 25; i += 5) {
+			a[i] = b[i] ^ (~b[i + 1] & b[i + 2]);
+			a[i + 1] = b[i + 1] ^ (~b[i + 2] & b[i + 3]);
+			a[i + 2] = b[i + 2] ^ (~b[i + 3] & b[i + 4]);
+			a[i + 3] = b[i + 3] ^ (~b[i + 4] & b[i]);
+			a[i + 4] = b[i + 4] ^ (~b[i] & b[i + 1]);
+		}
 		a[0] ^= RC[r];
 	}
 }
