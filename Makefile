@@ -159,7 +159,7 @@ build/unit/asan_test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
 # (tests/unit/engclient.h, engtest.h): handshakes, resumption, client
 # certificates, alerts, in milliseconds; test_eng12 and test_eng13.
 ENG_SRC	= src/rec.c src/hs12.c src/hs13.c src/hello.c \
-	  $(TLSCRYPTO_SRC)
+	  $(TLSCRYPTO_SRC) $(PQ_SRC)
 ENG_CLIENT = tests/unit/engclient.c tests/unit/enghs.c
 ENG_DEP	= $(ENG_CLIENT) tests/unit/engclient.h tests/unit/engtest.h \
 	  tests/unit/eng_keys.h tests/unit/unit.h $(ENG_SRC) src/*.h \

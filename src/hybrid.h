@@ -1,6 +1,6 @@
 /*
  * hybrid.h - the server's side of the X25519MLKEM768 key share
- * (draft-ietf-tls-ecdhe-mlkem, code point 0x11ec) in TLS 1.3.
+ * (draft-ietf-tls-ecdhe-mlkem, GROUP_X25519MLKEM768 = 0x11ec) in TLS 1.3.
  *
  * The client's share is an ML-KEM-768 encapsulation key (1,184 bytes)
  * then an X25519 share (32); the server's is the ML-KEM ciphertext
@@ -17,7 +17,6 @@
 #include <stddef.h>
 #include <bearssl.h>
 
-#define HYBRID_GROUP		0x11ec	/* X25519MLKEM768 */
 #define HYBRID_CLIENT_SHARE	(1184 + 32)
 #define HYBRID_SERVER_SHARE	(1088 + 32)
 #define HYBRID_SHARED		(32 + 32)
