@@ -65,7 +65,8 @@ class Hybrid(GateTest):
 
     def setUp(self):
         super().setUp()
-        if "x25519mlkem768 = built in" not in self.dash_t():
+        # Only a build that says it left the group out skips these.
+        if "x25519mlkem768 = not built in" in self.dash_t():
             self.skipTest("built with PQ=0")
 
     def gate13(self, **conf):
