@@ -15,7 +15,7 @@ WERROR	?=
 export WERROR
 WARN	= -std=c11 -Wall -Wextra -pedantic $(WERROR)
 CFLAGS	?= -O2 -g
-CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Isrc -Iport -I$(CONF)
+CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Isrc -Iport -I$(CONF) $(PQ_DEF)
 B	?= build
 # BEARSSL=source (default): Debian's BearSSL source, compiled here at -O3
 # (handshakes ~1.5x faster than the -Os system library; see
@@ -27,12 +27,25 @@ PY	?= python3
 SAN	= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	  -fno-sanitize-recover=undefined
 
+# PQ=0 leaves the post-quantum hybrid group (X25519MLKEM768) out, with
+# its two files: a product that wants BearSSL's primitives alone.
+PQ	?= 1
+ifeq ($(PQ),0)
+PQ_DEF	= -DTLSGATE_NO_MLKEM
+PQ_SRC	=
+else
+PQ_DEF	=
+PQ_SRC	= src/keccak.c src/mlkem.c src/hybrid.c
+endif
+export PQ
+
 SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c \
 	  src/slot.c src/slotin.c src/forward.c src/pool.c src/http.c \
 	  src/httpchunk.c src/loop.c src/log.c src/der.c src/certgen.c \
 	  src/plain.c src/kdf.c src/recprot.c src/prim.c src/kx.c src/sig.c src/hello.c \
 	  src/cache.c src/rec.c src/hs12.c src/hs13.c src/tlswire.c \
-	  src/ecdsa.c src/proxyin.c src/pend.c src/conn.c
+	  src/ecdsa.c src/proxyin.c src/pend.c src/conn.c \
+	  $(PQ_SRC)
 PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)
 
@@ -146,7 +159,7 @@ build/unit/asan_test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
 # (tests/unit/engclient.h, engtest.h): handshakes, resumption, client
 # certificates, alerts, in milliseconds; test_eng12 and test_eng13.
 ENG_SRC	= src/rec.c src/hs12.c src/hs13.c src/hello.c \
-	  $(TLSCRYPTO_SRC)
+	  $(TLSCRYPTO_SRC) $(PQ_SRC)
 ENG_CLIENT = tests/unit/engclient.c tests/unit/enghs.c
 ENG_DEP	= $(ENG_CLIENT) tests/unit/engclient.h tests/unit/engtest.h \
 	  tests/unit/eng_keys.h tests/unit/unit.h $(ENG_SRC) src/*.h \
@@ -161,6 +174,24 @@ build/unit/asan_test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
 	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(ENG_CLIENT) $(ENG_SRC) $(BEARSSL_LIBS)
 
+# Keccak (FIPS 202) and ML-KEM-768 (FIPS 203): keccak against hashlib
+# (build/unit/keccak_vectors.txt, written by the unit target), mlkem
+# against NIST's ACVP vectors (tests/unit/mlkem_vectors.txt).
+PQ_TEST_SRC = src/keccak.c src/mlkem.c src/hybrid.c $(TLSCRYPTO_SRC)
+build/unit/test_keccak build/unit/test_mlkem: build/unit/test_%: \
+	    tests/unit/test_%.c tests/unit/unit.h $(PQ_TEST_SRC) src/*.h \
+	    $(BEARSSL_DEP)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	    $(PQ_TEST_SRC) $(BEARSSL_LIBS)
+
+build/unit/asan_test_keccak build/unit/asan_test_mlkem: \
+	    build/unit/asan_test_%: tests/unit/test_%.c tests/unit/unit.h \
+	    $(PQ_TEST_SRC) src/*.h $(BEARSSL_DEP)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	    $(PQ_TEST_SRC) $(BEARSSL_LIBS)
+
 # The CertificateVerify signatures test_tlscrypto wrote, checked by
 # OpenSSL: $(1) signature, $(2) key, $(3) digest and padding.
 CV_PSS	= -sigopt rsa_padding_mode:pss -sigopt rsa_pss_saltlen:
@@ -174,8 +205,13 @@ UNIT_BINS = $(UNITS:%=build/unit/test_%) $(UNITS:%=build/unit/asan_test_%) \
 	build/unit/test_ecdsa build/unit/asan_test_ecdsa \
 	build/unit/test_eng12 build/unit/asan_test_eng12 \
 	build/unit/test_eng13 build/unit/asan_test_eng13
+ifneq ($(PQ),0)
+UNIT_BINS += build/unit/test_keccak build/unit/asan_test_keccak \
+	build/unit/test_mlkem build/unit/asan_test_mlkem
+endif
 unit: $(UNIT_BINS)
 	rm -f build/unit/cv_*.sig build/unit/cv_cv.bin
+	$(PY) tests/unit/keccak_vectors.py >build/unit/keccak_vectors.txt
 	for t in $(UNIT_BINS); do \
 		$$t >$$t.log 2>&1; rc=$$?; echo "$$t: $$(tail -1 $$t.log)"; \
 		[ $$rc = 0 ] || { grep -v '^ok' $$t.log; exit 1; }; done
@@ -258,6 +294,9 @@ FUZZ_CC	?= clang
 FUZZ_FLAGS = -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined \
 	$(CPPFLAGS)
 FUZZERS	= config der http proxyin slot hello recprot t13cert hs12
+ifneq ($(PQ),0)
+FUZZERS	+= mlkem
+endif
 
 build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/config.c src/certname.c \
 	    src/proxyin.c port/posix/port.c
@@ -314,6 +353,12 @@ build/fuzz/fuzz_hs12: tests/fuzz/fuzz_hs12.c $(ENG_SRC) src/*.h \
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(ENG_SRC) \
 	    $(BEARSSL_LIBS)
 
+build/fuzz/fuzz_mlkem: tests/fuzz/fuzz_mlkem.c $(PQ_TEST_SRC) src/*.h \
+	    $(BEARSSL_DEP)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(PQ_TEST_SRC) \
+	    $(BEARSSL_LIBS)
+
 fuzz: $(FUZZERS:%=build/fuzz/fuzz_%)
 	for f in $(FUZZERS); do \
 		rm -rf build/fuzz/corpus-$$f && mkdir -p build/fuzz/corpus-$$f && \
@@ -346,11 +391,11 @@ $(B)/tlsload: tests/bench/tlsload.c $(BEARSSL_DEP)
 	    tests/bench/tlsload.c $(BEARSSL_LIBS) -lm
 
 # It times tlsgate's ECDSA signer (src/ecdsa.c) beside BearSSL's.
-$(B)/cryptobench: tests/bench/cryptobench.c $(TLSCRYPTO_SRC) src/ecdsa.h \
-	    $(BEARSSL_DEP)
+$(B)/cryptobench: tests/bench/cryptobench.c $(TLSCRYPTO_SRC) $(PQ_SRC) \
+	    src/*.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O2 -Isrc $(BEARSSL_CFLAGS) -o $@ \
-	    tests/bench/cryptobench.c $(TLSCRYPTO_SRC) $(BEARSSL_LIBS)
+	$(CC) $(WARN) -O2 -Isrc $(PQ_DEF) $(BEARSSL_CFLAGS) -o $@ \
+	    tests/bench/cryptobench.c $(TLSCRYPTO_SRC) $(PQ_SRC) $(BEARSSL_LIBS)
 
 bench-crypto: $(B)/cryptobench
 	$(B)/cryptobench -l '$(BEARSSL) $(BEARSSL_OPT)'

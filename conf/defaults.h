@@ -61,6 +61,16 @@
 #define TLSGATE_QUEUE_MAX_MS	250
 
 /*
+ * The post-quantum hybrid group leads the groups when it is built in
+ * (make PQ=0 leaves it out, and it must then not be named).
+ */
+#ifndef TLSGATE_NO_MLKEM
+#define TLSGATE_PQ_FIRST	"x25519mlkem768 "
+#else
+#define TLSGATE_PQ_FIRST	""
+#endif
+
+/*
  * The runtime defaults, as a config file spells them.  They go through
  * the file's parser and range checks before any file is read, so a bad
  * value here stops start-up with the message a bad file line gets.  A
@@ -90,7 +100,8 @@
 	"ems = optional\n"		/* required: TLS 1.2 only with RFC 7627 */ \
 	"tls_profile = default\n"	/* or bsi: see README */ \
 	"suites = aes128-gcm aes256-gcm chacha20-poly1305\n" /* our order */ \
-	"groups = x25519 secp256r1 secp384r1 secp521r1\n" \
+	"groups = " TLSGATE_PQ_FIRST "x25519 secp256r1 secp384r1 secp521r1\n" \
+	"hybrid_retry = off\n"	/* HRR for x25519mlkem768: see README */ \
 	"mode = http\n" \
 	"proxy_protocol = off\n" \
 	"proxy_from = none\n"		/* balancers that send PROXY headers */ \

@@ -58,10 +58,22 @@ const struct config_name config_suite_names[] = {
  */
 static const char *const removed_suites[] = { "aes128-cbc", "aes256-cbc",
 	NULL };
-/* IANA's names and numbers (TLS Supported Groups), BearSSL's curve IDs. */
-const struct config_name config_group_names[] = { { "x25519", 29 },
-	{ "secp256r1", 23 }, { "secp384r1", 24 }, { "secp521r1", 25 },
-	{ NULL, 0 } };
+/*
+ * IANA's names and numbers (TLS Supported Groups).  x25519mlkem768 is
+ * TLS 1.3's post-quantum hybrid (draft-ietf-tls-ecdhe-mlkem), left out
+ * of a build without ML-KEM (make PQ=0).
+ */
+const struct config_name config_group_names[] = {
+#ifndef TLSGATE_NO_MLKEM
+	{ "x25519mlkem768", 0x11ec },
+#endif
+	{ "x25519", 29 }, { "secp256r1", 23 }, { "secp384r1", 24 },
+	{ "secp521r1", 25 }, { NULL, 0 } };
+#ifndef TLSGATE_NO_MLKEM
+#define PQ_FIRST	"x25519mlkem768 "
+#else
+#define PQ_FIRST	""
+#endif
 static const struct config_name profiles[] = { { "default", PROFILE_DEFAULT },
 	{ "bsi", PROFILE_BSI }, { "modern", PROFILE_MODERN }, { NULL, 0 } };
 static const struct config_name ems_modes[] = { { "optional", 0 },
@@ -78,11 +90,11 @@ static const struct {
 	const char	*suites, *groups;
 } profile_sets[] = {
 	{ 0x0303, 0x0304, 0, "aes128-gcm aes256-gcm chacha20-poly1305",
-	    "x25519 secp256r1 secp384r1 secp521r1" },
+	    PQ_FIRST "x25519 secp256r1 secp384r1 secp521r1" },
 	{ 0x0303, 0x0304, 1, "aes128-gcm aes256-gcm",
 	    "secp256r1 secp384r1 secp521r1" },
 	{ 0x0304, 0x0304, 0, "aes128-gcm aes256-gcm chacha20-poly1305",
-	    "x25519 secp256r1 secp384r1" },
+	    PQ_FIRST "x25519 secp256r1 secp384r1" },
 };
 
 #define G(f)	GLOBAL, offsetof(struct config, f)
@@ -131,6 +143,7 @@ static const struct key keys[] = {
 	{ "x_forwarded_for",	K_ENUM,	S(xff), 0, 0, onoff },
 	{ "x_forwarded_proto",	K_ENUM,	S(xfproto), 0, 0, onoff },
 	{ "x_forwarded_port",	K_ENUM,	S(xfport), 0, 0, onoff },
+	{ "hybrid_retry",	K_ENUM,	S(hybrid_retry), 0, 0, onoff },
 	{ "max_per_source",	K_UINT,	S(max_per_source), 0, TLSGATE_MAX_SLOTS,
 	    NULL },
 	{ "cert_generate",	K_ENUM,	S(cert_generate), 0, 0, onoff },
@@ -328,7 +341,7 @@ set_list(struct config_list *l, const struct config_name *names,
 			}
 		if (l->n == CONFIG_LIST_MAX)
 			return "too many names";
-		l->v[l->n++] = (unsigned char)e->code;
+		l->v[l->n++] = (unsigned short)e->code;
 		i = j;
 	}
 	return l->n == 0 ? "an empty list" : NULL;

@@ -34,7 +34,7 @@ enum { PROFILE_DEFAULT, PROFILE_BSI, PROFILE_MODERN };
 
 /* An ordered list of codes from one config_name table, no duplicates. */
 struct config_list {
-	unsigned char	v[CONFIG_LIST_MAX];
+	unsigned short	v[CONFIG_LIST_MAX];	/* codes: groups need 16 bits */
 	unsigned	n;
 };
 
@@ -71,6 +71,7 @@ struct service {
 	unsigned	nproxy_from;
 	unsigned	handshake_ms, head_ms, connect_ms, idle_ms;
 	unsigned	xff, xfproto, xfport;	/* add X-Forwarded-* */
+	unsigned	hybrid_retry;	/* HRR for x25519mlkem768 */
 	unsigned	max_per_source;	/* 0: no limit */
 	unsigned	cert_generate;	/* make and renew our own (certgen.h) */
 	char		cert_names[CERTNAME_MAX][CERTNAME_LEN];	/* DNS or IP */

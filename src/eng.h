@@ -45,8 +45,11 @@ struct eng_choice {
 	size_t				 nchain;
 	const br_ec_private_key		*ec;		/* one of the two */
 	const br_rsa_private_key	*rsa;
-	int				 alpn;		/* answer http/1.1 */
-	int				 ems_required;	/* TLS 1.2, RFC 7627 */
+	/* Flags, in chars: the struct is in every slot. */
+	unsigned char			 alpn;		/* answer http/1.1 */
+	unsigned char			 ems_required;	/* TLS 1.2, RFC 7627 */
+	/* A HelloRetryRequest for X25519MLKEM768 too (hs13.c says why not). */
+	unsigned char			 hybrid_retry;
 	const unsigned			*groups;	/* ours, in order */
 	size_t				 ngroups;	/* (NULL, 0: ours) */
 	const char			*why;		/* choose()'s refusal */

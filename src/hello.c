@@ -261,7 +261,11 @@ static const unsigned short exts[] = { EXT_SERVER_NAME, EXT_SUPPORTED_GROUPS,
     EXT_SUPPORTED_VERSIONS, EXT_COOKIE, EXT_PSK_KEY_EXCHANGE_MODES,
     EXT_KEY_SHARE, EXT_EC_POINT_FORMATS, EXT_EXTENDED_MASTER_SECRET,
     EXT_RENEGOTIATION_INFO, EXT_SESSION_TICKET, EXT_MAX_FRAGMENT_LENGTH };
-static const unsigned short groups[] = { 0x001d, 0x0017, 0x0018, 0x0019 };
+static const unsigned short groups[] = { 0x001d, 0x0017, 0x0018, 0x0019,
+#ifndef TLSGATE_NO_MLKEM
+    0x11ec,
+#endif
+};
 static const unsigned short suites12[] = { 0xc02b, 0xc02c, 0xcca9, 0xc02f,
     0xc030, 0xcca8 };
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
@@ -382,6 +386,12 @@ shares(const unsigned char *m, size_t p, size_t end, size_t g, size_t gn,
 			if (n != 133 || m[at] != 4)
 				return bad(h, ILLEGAL_PARAMETER, "bad-p521-share");
 			h->secp521r1 = at;
+		} else if (b == HELLO_GROUP_X25519MLKEM768) {
+			/* Its key is checked (FIPS 203 7.2) if it is used. */
+			if (n != 1184 + 32)
+				return bad(h, ILLEGAL_PARAMETER,
+				    "bad-x25519mlkem768-share");
+			h->x25519mlkem768 = at;
 		}
 	}
 	return 0;

@@ -122,6 +122,8 @@ size_t	hello_defrag(unsigned char *buf, size_t end);
 #define HELLO_GROUP_SECP256R1	0x02	/* 0x0017 */
 #define HELLO_GROUP_SECP384R1	0x04	/* 0x0018 */
 #define HELLO_GROUP_SECP521R1	0x08	/* 0x0019 */
+/* Known only when built in (not with TLSGATE_NO_MLKEM). */
+#define HELLO_GROUP_X25519MLKEM768 0x10	/* 0x11ec */
 
 /* The signature schemes offered: bit i is tls_sigs[i] (tlswire.h). */
 #define HELLO_SIG_ECDSA_SECP256R1_SHA256	0x001
@@ -192,6 +194,7 @@ struct hello {
 	size_t		 secp256r1;		/* its 65-byte share, 0x04, X, Y */
 	size_t		 secp384r1;		/* 97 bytes */
 	size_t		 secp521r1;		/* 133 bytes */
+	size_t		 x25519mlkem768;	/* 1,216 bytes */
 	unsigned	 sigalgs;		/* HELLO_SIG_* */
 	int		 psk_dhe_ke;		/* psk_key_exchange_modes has it */
 	/*
@@ -221,7 +224,7 @@ unsigned hello_parse(const unsigned char *m, size_t len, struct hello *h);
 /*
  * The group the server's key share will use: the first of pref[0..n)
  * (codepoints, the server's order; NULL: X25519, then secp256r1) that
- * is one of the four it can share.  Returns HELLO_SHARE with
+ * is one it can share.  Returns HELLO_SHARE with
  * *group when the client sent a share for it, else HELLO_HRR with *group
  * when it only lists one in supported_groups (ask again with a
  * HelloRetryRequest), else handshake_failure (40).

@@ -14,6 +14,17 @@
 
 #include "engint.h"
 #include "tlswire.h"
+#ifndef TLSGATE_NO_MLKEM
+#include "hybrid.h"
+/* The longest server share: X25519MLKEM768's (ciphertext, X25519). */
+#define SHARE_MAX	HYBRID_SERVER_SHARE
+_Static_assert(HYBRID_SHARED <= KX_SHARED_MAX, "dhe[] holds its secret");
+#else
+#define SHARE_MAX	KX_PUB_MAX
+#endif
+/* ServerHello: header, version, random, session id, suite, compression,
+ * extensions: pre_shared_key, supported_versions, key_share. */
+#define SH_MAX(share)	(4 + 2 + 32 + 33 + 3 + 2 + 6 + 6 + 8 + (share))
 
 enum {
 	P_HELLO2,		/* after HRR: the second ClientHello */
@@ -243,7 +254,7 @@ hs13_pump(struct eng *c)
 static int
 server_hello(struct eng *c, const unsigned char *pub, size_t publen)
 {
-	unsigned char m[4 + 2 + 32 + 33 + 3 + 2 + 6 + 8 + KX_PUB_MAX + 6];
+	unsigned char m[SH_MAX(SHARE_MAX)];
 	unsigned char r[32];
 	struct tw w;
 	size_t n;
@@ -390,6 +401,82 @@ share_at(const struct hello *h, unsigned group)
 	return h->secp521r1;
 }
 
+/*
+ * The group of the answer: hello_choose_group over the service's groups,
+ * where X25519MLKEM768 is
+ *  - left out when the client listed it without a share, unless the
+ *    service has hybrid_retry: a HelloRetryRequest for it costs a round
+ *    trip on every such connection where the client's classical share
+ *    answers at once (the browsers that offer it send its share anyway).
+ *    With hybrid_retry, such a client is asked for it when it ranks
+ *    above the share it sent, once;
+ *  - left out when its ServerHello (about 1.2 KB) and the CCS after it
+ *    would not fit in obuf: a small TLSGATE_OBUF_SIZE, or the client's
+ *    max_fragment_length.
+ */
+static unsigned
+choose_group(const struct eng *c, const struct hello *h,
+    const struct eng_choice *ch, unsigned *group)
+{
+	unsigned g[16], r;
+	size_t n = 0, pq = (size_t)-1;
+
+	if (ch->groups == NULL)
+		return hello_choose_group(h, NULL, 0, group);
+	for (size_t i = 0; i < ch->ngroups && n < sizeof(g) / sizeof(g[0]);
+	    i++) {
+#ifndef TLSGATE_NO_MLKEM
+		if (ch->groups[i] == GROUP_X25519MLKEM768) {
+			if (eng_room(c) < SH_MAX(HYBRID_SERVER_SHARE) + 6 ||
+			    (!(h->shares & HELLO_GROUP_X25519MLKEM768) &&
+			    !ch->hybrid_retry))
+				continue;
+			pq = n;
+		}
+#endif
+		g[n++] = ch->groups[i];
+	}
+	r = hello_choose_group(h, g, n, group);
+	/* The share it would answer ranks below the hybrid it listed: ask. */
+	if (r == HELLO_SHARE && pq != (size_t)-1 && !c->hrr &&
+	    *group != GROUP_X25519MLKEM768 &&
+	    (h->groups & HELLO_GROUP_X25519MLKEM768)) {
+		for (size_t i = 0; i < pq; i++)
+			if (g[i] == *group)
+				return r;
+		*group = GROUP_X25519MLKEM768;
+		return HELLO_HRR;
+	}
+	return r;
+}
+
+/*
+ * Our share and the shared secret for the client's share of `group`:
+ * X25519MLKEM768's encapsulation (hybrid.c), or an ECDHE key.  Returns
+ * the share's length, 0 for a share that earns illegal_parameter.
+ */
+static size_t
+answer_share(struct eng *c, const unsigned char *m, const struct hello *h,
+    unsigned group, unsigned char *pub, size_t cap, unsigned char *dhe,
+    size_t *dhelen)
+{
+	size_t publen;
+
+#ifndef TLSGATE_NO_MLKEM
+	if (group == GROUP_X25519MLKEM768) {
+		publen = hybrid_answer(m + h->x25519mlkem768,
+		    HYBRID_CLIENT_SHARE, c->rng, pub, cap, dhe);
+		*dhelen = publen != 0 ? HYBRID_SHARED : 0;
+		return publen;
+	}
+#endif
+	publen = kx_gen(&c->kx, (int)group, c->rng, pub, cap);
+	*dhelen = kx_shared(&c->kx, m + share_at(h, group), kx_len((int)group),
+	    dhe);
+	kx_wipe(&c->kx);
+	return *dhelen != 0 ? publen : 0;
+}
+
 /* A ClientHello, the first or the one after HRR: answer it. */
 static unsigned
 hs13_hello(struct eng *c, const unsigned char *m, size_t len,
@@ -397,7 +484,7 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 {
 	struct hello h = *hp;
 	struct eng_choice ch;
-	unsigned char pub[KX_PUB_MAX], dhe[KX_SHARED_MAX];
+	unsigned char pub[SHARE_MAX], dhe[KX_SHARED_MAX];
 	unsigned char th[HASH_MAX], d[32];
 	const br_hash_class *dig;
 	unsigned alert, group;
@@ -413,8 +500,7 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 		return eng_refuse(c, alert, ch.why);
 	if ((dig = ks_suite_hash((int)ch.suite)) == NULL)
 		return BR_ALERT_INTERNAL_ERROR;
-	if ((alert = hello_choose_group(&h, ch.groups, ch.ngroups, &group)) ==
-	    HELLO_HRR) {
+	if ((alert = choose_group(c, &h, &ch, &group)) == HELLO_HRR) {
 		if (c->hrr)
 			return BR_ALERT_ILLEGAL_PARAMETER;
 		/* The hello becomes message_hash; HRR follows it. */
@@ -456,11 +542,8 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 	if ((alert = psk(c, m, &h, dig)) != 0)
 		return alert;
 	th_add(&c->th, m, len);
-	publen = kx_gen(&c->kx, (int)group, c->rng, pub, sizeof(pub));
-	dhelen = kx_shared(&c->kx, m + share_at(&h, group),
-	    kx_len((int)group), dhe);
-	kx_wipe(&c->kx);
-	if (publen == 0 || dhelen == 0) {
+	publen = answer_share(c, m, &h, group, pub, sizeof(pub), dhe, &dhelen);
+	if (publen == 0) {
 		wipe(dhe, sizeof(dhe));
 		return BR_ALERT_ILLEGAL_PARAMETER;
 	}

@@ -79,8 +79,8 @@ pend_close(struct pend *e, const char *outcome, int abort)
 		    outcome);
 	else
 		log_msg(LOG_INFO, "%s in=0 out=0 requests=0 resumed=no "
-		    "version=none suite=none sni=- status=0 alert=0 outcome=%s",
-		    head, outcome);
+		    "version=none suite=none group=none sni=- status=0 "
+		    "alert=0 outcome=%s", head, outcome);
 	port_close(e->c.cfd, abort);
 	stats.closed++;
 	drop(e);

@@ -143,11 +143,13 @@ slot_close(struct slot *s, int abort)
 	conn_log_head(head, &s->c, "conn", 1, s->svc, &s->peer, &s->via);
 	log_name(tls_server_name(&s->tls), sni, sizeof(sni));
 	log_msg(LOG_INFO, "%s in=%llu out=%llu requests=%u resumed=%s "
-	    "version=%s suite=%s sni=%s status=%d alert=%u outcome=%s", head,
+	    "version=%s suite=%s group=%s sni=%s status=%d alert=%u "
+	    "outcome=%s", head,
 	    s->c2b, s->b2c, s->fwd.nreq,
 	    hs && tls_resumed(&s->tls) ? "yes" : "no",
 	    hs ? tls_version_name(tls_version(&s->tls)) : "none",
 	    hs ? tls_suite_name(tls_suite(&s->tls)) : "none",
+	    hs ? tls_group_name(tls_group(&s->tls)) : "none",
 	    sni, s->status, s->alert, s->c.outcome != NULL ? s->c.outcome :
 	    tls_error_name(s->err));
 	stats.bytes_in += s->c2b;

@@ -43,6 +43,7 @@ struct tls_svc {
 	unsigned		tls_min, tls_max, cache_on, alpn, ems;
 	uint32_t		lifetime;	/* seconds */
 	unsigned		groups[CONFIG_LIST_MAX], ngroups;
+	unsigned		hybrid_retry;
 };
 
 struct tls_area {
@@ -195,6 +196,7 @@ tls_load(const struct config *c, char *err, size_t cap)
 		sv->ngroups = s->groups.n;
 		for (unsigned k = 0; k < s->groups.n; k++)
 			sv->groups[k] = s->groups.v[k];
+		sv->hybrid_retry = s->hybrid_retry;
 		sv->ems = s->ems_required;
 		sv->lifetime = s->lifetime_ms / 1000;
 		sv->tls_min = s->tls_min;
@@ -443,7 +445,8 @@ choose(void *ctx, const unsigned char *m, const struct hello *h,
 	out->alpn = sv->alpn && h->alpn_http11;
 	out->groups = sv->groups;
 	out->ngroups = sv->ngroups;
-	out->ems_required = (int)sv->ems;
+	out->hybrid_retry = sv->hybrid_retry != 0;
+	out->ems_required = sv->ems != 0;
 	if (t->client_auth) {
 		out->x509 = &t->bounded;
 		out->cas = &a->anchors.ta[sv->anchor0];
@@ -505,6 +508,12 @@ unsigned
 tls_suite(const struct tls_conn *t)
 {
 	return t->eng.ch.suite;
+}
+
+unsigned
+tls_group(const struct tls_conn *t)
+{
+	return t->eng.group;
 }
 
 const char *
@@ -591,6 +600,15 @@ tls_suite_name(unsigned s)
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (names[i].id == s)
 			return names[i].name;
+	return "none";
+}
+
+const char *
+tls_group_name(unsigned g)
+{
+	for (const struct config_name *e = config_group_names; e->name; e++)
+		if (e->code == g)
+			return e->name;
 	return "none";
 }
 

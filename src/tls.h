@@ -95,6 +95,8 @@ int	tls_peeking(const struct tls_conn *);
 
 unsigned tls_version(const struct tls_conn *);
 unsigned tls_suite(const struct tls_conn *);
+/* The key exchange group (its wire code), once the handshake is done. */
+unsigned tls_group(const struct tls_conn *);
 const char *tls_server_name(const struct tls_conn *);
 /* The connection is over: its area may be reused, its secrets go. */
 void	tls_conn_release(struct tls_conn *);
@@ -107,6 +109,8 @@ int	tls_resumed(const struct tls_conn *);
 size_t	tls_client_subject(const struct tls_conn *, char *buf, size_t cap);
 
 const char *tls_suite_name(unsigned suite);
+/* A group's name as `groups` spells it (x25519mlkem768 ..), or "none". */
+const char *tls_group_name(unsigned group);
 const char *tls_version_name(unsigned version);
 /*
  * Short name for an engine error (BR_ERR_* or an alert), for logs.  The

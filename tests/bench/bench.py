@@ -744,7 +744,8 @@ def ceiling():
     out = subprocess.run(cmd, capture_output=True, text=True,
                          timeout=300).stdout
     m = re.search(r"^ceiling ECDHE-ECDSA P-256 kex\+sign\s+(\d+)", out, re.M)
-    return int(m.group(1)) if m else 0
+    h = re.search(r"^ceiling X25519MLKEM768\+P-256\s+(\d+)", out, re.M)
+    return (int(m.group(1)) if m else 0), (int(h.group(1)) if h else 0)
 
 
 ROWS = [
@@ -919,7 +920,7 @@ def main():
                "-c", nginx_conf(tmp, bport), "-g", "daemon off;"],
               os.path.join(tmp, "nginx.log"), LOAD_CPU)
         wait_port(bport)
-        ceil = ceiling()
+        ceil, ceil_pq = ceiling()
         srv = servers(tmp, bport, crt, key, pem, False)
         srv13 = servers(tmp, bport, crt, key, pem, True)
         names = [n for n in srv if not a.only or n in a.only.split(",")]
@@ -993,10 +994,12 @@ def main():
                               (n, r["idle_held"]))
         tg = res.get("tlsgate", {})
         ceil_line = ("BearSSL primitives ceiling (build/cryptobench, "
-                     "ECDHE-ECDSA P-256 kex+sign, one core): %d/s; tlsgate "
+                     "ECDHE-ECDSA P-256 kex+sign, one core): %d/s, %s/s "
+                     "with the X25519MLKEM768 share; tlsgate "
                      "measured %s full handshakes/s, %s/s at its CPU cost "
                      "per handshake on a whole core" % (
-                         ceil, "%.0f" % tg["full"] if tg else "-",
+                         ceil, ceil_pq or "-",
+                         "%.0f" % tg["full"] if tg else "-",
                          "%.0f" % (1e6 / tg["full_cpu_us"]) if tg else "-"))
         text = ["# tlsgate side-by-side bench", "",
                 "Run %s, %s mode, soak %d s at one common rate (%d/s: "

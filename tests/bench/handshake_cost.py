@@ -9,7 +9,15 @@ handshake and its request, with start-up and the tool's noise
 subtracted out.  A resumed row resumes the first connection's session
 (1.2: session ID; 1.3: its ticket, psk_dhe_ke).
 
+With --chromium, two other rows instead: TLS 1.3 full handshakes of
+headless Chromium, which offers X25519MLKEM768 (0x11ec) and X25519
+shares, served over the hybrid group (groups as by default) and over
+X25519 alone (groups = x25519); N1 and N2 are then Chromium page loads,
+and the divisor is the handshakes tlsgate logged (Chromium also opens
+a spare connection per load that never sends a hello).
+
 usage: handshake_cost.py [--bin build/tlsgate] [--n1 10] [--n2 70]
+                         [--chromium]
 """
 import argparse
 import os
@@ -61,11 +69,57 @@ def instructions(binary, conf, port, version, n, resume, tmp):
     return int(m.group(1)), reused
 
 
+def chromium_instructions(binary, conf, port, n, tmp):
+    """Ir of tlsgate over n headless Chromium page loads, and how many
+    connections it logged (with the group of each)."""
+    out = os.path.join(tmp, "cg.out")
+    log = os.path.join(tmp, "gate.log")
+    with open(log, "w") as err:
+        p = subprocess.Popen(["valgrind", "--tool=callgrind",
+                              "--callgrind-out-file=" + out, binary, "-c",
+                              conf], stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        wait_port(port)
+        for i in range(n):
+            subprocess.run(["chromium", "--headless=new", "--no-sandbox",
+                            "--disable-gpu", "--ignore-certificate-errors",
+                            "--user-data-dir=%s/chromium%d" % (tmp, i),
+                            "--dump-dom", "https://127.0.0.1:%d/" % port],
+                           capture_output=True, timeout=120)
+        time.sleep(0.2)
+    finally:
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=120)
+    m = re.search(r"^(?:summary|totals):\s+(\d+)", open(out).read(), re.M)
+    groups = re.findall(r" conn id=.* group=(\S+)", open(log).read())
+    return int(m.group(1)), groups
+
+
+def chromium_rows(a, conf, lport, tmp):
+    for groups in ("", "x25519"):
+        with open(conf) as f:
+            base = [ln for ln in f if not ln.startswith(("groups", "log_"))]
+        with open(conf, "w") as f:
+            f.writelines(base)
+            f.write("log_level = info\n")
+            if groups:
+                f.write("groups = %s\n" % groups)
+        c1, g1 = chromium_instructions(a.bin, conf, lport, a.n1, tmp)
+        c2, g2 = chromium_instructions(a.bin, conf, lport, a.n2, tmp)
+        h1 = [g for g in g1 if g != "none"]
+        h2 = [g for g in g2 if g != "none"]
+        print("| TLS 1.3 full, Chromium, %s | %.2f M | %d handshakes of "
+              "%d connections |" % ("/".join(sorted(set(h2))),
+                                    (c2 - c1) / (len(h2) - len(h1)) / 1e6,
+                                    len(h2), len(g2)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "tlsgate"))
     ap.add_argument("--n1", type=int, default=10)
     ap.add_argument("--n2", type=int, default=70)
+    ap.add_argument("--chromium", action="store_true")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="tlsgate-hscost-")
     key, crt = os.path.join(tmp, "k.pem"), os.path.join(tmp, "c.pem")
@@ -85,6 +139,9 @@ def main():
     print("| handshake | instructions / connection | resumed |")
     print("|---|---|---|")
     try:
+        if a.chromium:
+            chromium_rows(a, conf, lport, tmp)
+            return
         for name, v in (("TLS 1.2", ssl.TLSVersion.TLSv1_2),
                         ("TLS 1.3", ssl.TLSVersion.TLSv1_3)):
             for resume in (False, True):

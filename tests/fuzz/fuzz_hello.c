@@ -44,6 +44,7 @@ inside(const struct hello *h, size_t len)
 	    { h->secp256r1, h->secp256r1 ? 65 : 0 },
 	    { h->secp384r1, h->secp384r1 ? 97 : 0 },
 	    { h->secp521r1, h->secp521r1 ? 133 : 0 },
+	    { h->x25519mlkem768, h->x25519mlkem768 ? 1216 : 0 },
 	    { h->psk_ids, h->psk_ids_len }, { h->psk_binders, 2 },
 	    { h->host, h->host_len }, { h->alpn, h->alpn_len } };
 

@@ -217,6 +217,7 @@ inside(const struct hello *h, size_t len)
 	    { h->secp256r1, h->secp256r1 ? 65 : 0 },
 	    { h->secp384r1, h->secp384r1 ? 97 : 0 },
 	    { h->secp521r1, h->secp521r1 ? 133 : 0 },
+	    { h->x25519mlkem768, h->x25519mlkem768 ? 1216 : 0 },
 	    { h->psk_ids, h->psk_ids_len }, { h->psk_binders, 2 },
 	    { h->host, h->host_len }, { h->alpn, h->alpn_len } };
 
@@ -894,35 +895,64 @@ legacy_fields_are_checked(void)
 
 /*
  * A browser-like hello: GREASE and a 1,216-byte X25519MLKEM768 share
- * before the X25519 one, both groups listed, in the same order.
+ * before the X25519 one, both groups listed, in the same order.  GREASE
+ * is skipped; the hybrid share is kept where it lies (skipped too in a
+ * build without ML-KEM); a hybrid share of another size is refused.
  */
-static int
-mlkem_and_grease_shares_are_skipped(void)
+static void
+browser_hello(struct buf *m, size_t pqlen)
 {
-	static unsigned char big[1216];
-	struct buf e = { { 0 }, 0 }, m, r;
-	struct hello h;
-	struct hello_peek pk;
-	unsigned g;
+	static unsigned char big[1217];
+	struct buf e = { { 0 }, 0 };
 
 	puthex(&e, "dada0000" SV13 SIGS);
 	puthex(&e, "000a000c000a2a2a11ec001d00170018");
 	puthex(&e, "0033");
-	put16(&e, 2 + 5 + 4 + 1216 + 4 + 32);
-	put16(&e, 5 + 4 + 1216 + 4 + 32);
+	put16(&e, 2 + 5 + 4 + pqlen + 4 + 32);
+	put16(&e, 5 + 4 + pqlen + 4 + 32);
 	puthex(&e, "2a2a000100" "11ec");
-	put16(&e, sizeof(big));
-	put(&e, big, sizeof(big));
+	put16(&e, pqlen);
+	put(&e, big, pqlen);
 	puthex(&e, "001d0020" X32);
-	hello(&m, 0x0303, 32, "0100", &e);
+	hello(m, 0x0303, 32, "0100", &e);
+}
+
+static int
+mlkem_and_grease_shares_are_skipped(void)
+{
+	struct buf m, r;
+	struct hello h;
+	struct hello_peek pk;
+	unsigned g;
+	unsigned pq = 0;
+
+	browser_hello(&m, 1216);
 	CHECK(parse(m.b, m.n, &h) == 0 && inside(&h, m.n));
-	CHECK(h.shares == HELLO_GROUP_X25519 && m.b[h.x25519] == 0x11);
+#ifndef TLSGATE_NO_MLKEM
+	pq = HELLO_GROUP_X25519MLKEM768;
+	CHECK(h.x25519mlkem768 == m.n - 32 - 4 - 1216);
+#endif
+	CHECK(h.shares == (HELLO_GROUP_X25519 | pq) &&
+	    m.b[h.x25519] == 0x11);
 	CHECK(h.x25519 == m.n - 32);
 	CHECK(h.groups == (HELLO_GROUP_X25519 | HELLO_GROUP_SECP256R1 |
-	    HELLO_GROUP_SECP384R1));
+	    HELLO_GROUP_SECP384R1 | pq));
+	/* Not among the default groups (NULL): X25519 answers. */
 	CHECK(hello_choose_group(&h, NULL, 0, &g) == HELLO_SHARE && g == 0x001d);
 	records(&r, &m, NULL);
 	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_V13);
+#ifndef TLSGATE_NO_MLKEM
+	{
+		static const unsigned ours[] = { 0x11ec, 0x001d };
+
+		CHECK(hello_choose_group(&h, ours, 2, &g) == HELLO_SHARE &&
+		    g == 0x11ec);
+	}
+	browser_hello(&m, 1215);
+	CHECK(parse(m.b, m.n, &h) == ILLEGAL);
+	browser_hello(&m, 1217);
+	CHECK(parse(m.b, m.n, &h) == ILLEGAL);
+#endif
 	return 1;
 }
 

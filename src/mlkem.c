@@ -1,0 +1,313 @@
+/*
+ * mlkem.c - see mlkem.h.  Written from FIPS 203 (August 2024): the
+ * algorithm numbers below are the standard's.  ML-KEM-768: k = 3,
+ * eta1 = eta2 = 2, du = 10, dv = 4.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "keccak.h"
+#include "mlkem.h"
+#include "wipe.h"
+
+#define Q	3329
+#define K	3
+#define N	256
+#define PB	((size_t)384)	/* bytes of a ByteEncode12 polynomial */
+
+typedef uint16_t poly[N];
+
+/* zeta^BitRev7(i) mod q, zeta = 17 (the NTT's twiddles, 4.3). */
+static const uint16_t ZETA[128] = {
+	1, 1729, 2580, 3289, 2642, 630, 1897, 848, 1062, 1919, 193, 797,
+	2786, 3260, 569, 1746, 296, 2447, 1339, 1476, 3046, 56, 2240, 1333,
+	1426, 2094, 535, 2882, 2393, 2879, 1974, 821, 289, 331, 3253, 1756,
+	1197, 2304, 2277, 2055, 650, 1977, 2513, 632, 2865, 33, 1320, 1915,
+	2319, 1435, 807, 452, 1438, 2868, 1534, 2402, 2647, 2617, 1481, 648,
+	2474, 3110, 1227, 910, 17, 2761, 583, 2649, 1637, 723, 2288, 1100,
+	1409, 2662, 3281, 233, 756, 2156, 3015, 3050, 1703, 1651, 2789, 1789,
+	1847, 952, 1461, 2687, 939, 2308, 2437, 2388, 733, 2337, 268, 641,
+	1584, 2298, 2037, 3220, 375, 2549, 2090, 1645, 1063, 319, 2773, 757,
+	2099, 561, 2466, 2594, 2804, 1092, 403, 1026, 1143, 2150, 2775, 886,
+	1722, 1212, 1874, 1029, 2110, 2935, 885, 2154,
+};
+
+/* zeta^(2 BitRev7(i) + 1) mod q (the base-case products, 4.3.1). */
+static const uint16_t GAMMA[128] = {
+	17, 3312, 2761, 568, 583, 2746, 2649, 680, 1637, 1692, 723, 2606,
+	2288, 1041, 1100, 2229, 1409, 1920, 2662, 667, 3281, 48, 233, 3096,
+	756, 2573, 2156, 1173, 3015, 314, 3050, 279, 1703, 1626, 1651, 1678,
+	2789, 540, 1789, 1540, 1847, 1482, 952, 2377, 1461, 1868, 2687, 642,
+	939, 2390, 2308, 1021, 2437, 892, 2388, 941, 733, 2596, 2337, 992,
+	268, 3061, 641, 2688, 1584, 1745, 2298, 1031, 2037, 1292, 3220, 109,
+	375, 2954, 2549, 780, 2090, 1239, 1645, 1684, 1063, 2266, 319, 3010,
+	2773, 556, 757, 2572, 2099, 1230, 561, 2768, 2466, 863, 2594, 735,
+	2804, 525, 1092, 2237, 403, 2926, 1026, 2303, 1143, 2186, 2150, 1179,
+	2775, 554, 886, 2443, 1722, 1607, 1212, 2117, 1874, 1455, 1029, 2300,
+	2110, 1219, 2935, 394, 885, 2444, 2154, 1175,
+};
+
+/*
+ * floor(t / q), exact for every t < 41,522,616 (checked exhaustively),
+ * which covers 3 q^2: the sum of any products below.
+ */
+static uint32_t
+divq(uint32_t t)
+{
+	return (uint32_t)(((uint64_t)t * 20642679) >> 36);
+}
+
+static uint32_t
+modq(uint32_t t)
+{
+	return t - Q * divq(t);
+}
+
+/* x mod q for x < 2q, without a branch. */
+static uint32_t
+csubq(uint32_t x)
+{
+	x -= Q;
+	return x + (Q & (0u - (x >> 31)));
+}
+
+/* Algorithm 9: NTT, in place. */
+static void
+ntt(poly f)
+{
+	unsigned len, start, j, i = 1;
+
+	for (len = 128; len >= 2; len >>= 1)
+		for (start = 0; start < N; start += 2 * len) {
+			uint32_t z = ZETA[i++];
+
+			for (j = start; j < start + len; j++) {
+				uint32_t t = modq(z * f[j + len]);
+
+				f[j + len] = (uint16_t)csubq(f[j] + Q - t);
+				f[j] = (uint16_t)csubq(f[j] + t);
+			}
+		}
+}
+
+/* Algorithm 10: NTT^-1, in place; 3303 = 128^-1 mod q. */
+static void
+intt(poly f)
+{
+	unsigned len, start, j, i = 127;
+
+	for (len = 2; len <= 128; len <<= 1)
+		for (start = 0; start < N; start += 2 * len) {
+			uint32_t z = ZETA[i--];
+
+			for (j = start; j < start + len; j++) {
+				uint32_t t = f[j];
+
+				uint32_t d = f[j + len] + Q - t;
+
+				f[j] = (uint16_t)csubq(t + f[j + len]);
+				f[j + len] = (uint16_t)modq(z * d);
+			}
+		}
+	for (j = 0; j < N; j++)
+		f[j] = (uint16_t)modq(3303u * f[j]);
+}
+
+/* acc += f * g in the NTT domain (Algorithms 11, 12). */
+static void
+mul_acc(poly acc, const poly f, const poly g)
+{
+	for (size_t i = 0; i < N / 2; i++) {
+		uint32_t a0 = f[2 * i], a1 = f[2 * i + 1];
+		uint32_t b0 = g[2 * i], b1 = g[2 * i + 1];
+		uint32_t c0 = modq(a0 * b0 + modq(a1 * b1) * GAMMA[i]);
+		uint32_t c1 = modq(a0 * b1 + a1 * b0);
+
+		acc[2 * i] = (uint16_t)csubq(acc[2 * i] + c0);
+		acc[2 * i + 1] = (uint16_t)csubq(acc[2 * i + 1] + c1);
+	}
+}
+
+/*
+ * Algorithm 7: SampleNTT(rho || b0 || b1), rejection sampling of
+ * SHAKE128's output: 3 bytes give two 12-bit candidates, kept if
+ * below q.  The branches depend on the public seed only.
+ */
+static void
+sample_ntt(poly a, const unsigned char *rho, unsigned b0, unsigned b1)
+{
+	unsigned char buf[KECCAK_SHAKE128], ij[2];
+	struct keccak x;
+	unsigned n = 0;
+
+	shake128_init(&x);
+	keccak_update(&x, rho, 32);
+	ij[0] = (unsigned char)b0;
+	ij[1] = (unsigned char)b1;
+	keccak_update(&x, ij, 2);
+	while (n < N) {
+		keccak_out(&x, buf, sizeof(buf));
+		for (unsigned p = 0; p < sizeof(buf) && n < N; p += 3) {
+			unsigned d1 = buf[p] | (buf[p + 1] & 0x0f) << 8;
+			unsigned d2 = buf[p + 1] >> 4 | buf[p + 2] << 4;
+
+			if (d1 < Q)
+				a[n++] = (uint16_t)d1;
+			if (d2 < Q && n < N)
+				a[n++] = (uint16_t)d2;
+		}
+	}
+}
+
+/*
+ * Algorithm 8 with eta = 2 over PRF_2(r, nonce) (SHAKE256, 128 bytes):
+ * each coefficient is (b0 + b1) - (b2 + b3) of four fresh bits.
+ */
+static void
+sample_cbd2(poly f, const unsigned char *r, unsigned nonce)
+{
+	unsigned char buf[128], nb = (unsigned char)nonce;
+	struct keccak x;
+
+	shake256_init(&x);
+	keccak_update(&x, r, 32);
+	keccak_update(&x, &nb, 1);
+	keccak_out(&x, buf, sizeof(buf));
+	for (unsigned i = 0; i < N; i++) {
+		unsigned v = buf[i >> 1] >> (4 * (i & 1));
+		uint32_t a = (v & 1) + (v >> 1 & 1);
+		uint32_t b = (v >> 2 & 1) + (v >> 3 & 1);
+
+		f[i] = (uint16_t)csubq(a + Q - b);
+	}
+	wipe(buf, sizeof(buf));
+	keccak_wipe(&x);
+}
+
+/* ByteDecode12 of one polynomial (PB bytes): values below 4096. */
+static void
+decode12(poly f, const unsigned char *b)
+{
+	for (size_t i = 0; i < N / 2; i++, b += 3) {
+		f[2 * i] = (uint16_t)(b[0] | (b[1] & 0x0f) << 8);
+		f[2 * i + 1] = (uint16_t)(b[1] >> 4 | b[2] << 4);
+	}
+}
+
+/* Compress_d (4.2.1): round(2^d x / q) mod 2^d, x in [0, q). */
+static uint32_t
+compress(uint32_t x, unsigned d)
+{
+	return divq((x << d) + Q / 2) & ((1u << d) - 1);
+}
+
+int
+mlkem768_check_ek(const unsigned char *ek, size_t len)
+{
+	poly f;
+	unsigned bad = 0;
+
+	if (ek == NULL || len != MLKEM768_EK_LEN)
+		return 0;
+	for (unsigned i = 0; i < K; i++) {
+		decode12(f, ek + PB * i);
+		for (unsigned j = 0; j < N; j++)
+			bad |= (unsigned)(Q - 1 - f[j]) >> 31;
+	}
+	return bad == 0;
+}
+
+/* K-PKE.Encrypt (Algorithm 14) of m with randomness r, into ct. */
+static void
+kpke_encrypt(unsigned char *ct, const unsigned char *ek,
+    const unsigned char *m, const unsigned char *r)
+{
+	const unsigned char *rho = ek + PB * K;
+	poly y[K], acc, t;
+	unsigned i, j;
+
+	for (i = 0; i < K; i++) {
+		sample_cbd2(y[i], r, i);
+		ntt(y[i]);
+	}
+	/* u = NTT^-1(A^T y) + e1: row i of A^T is SampleNTT(rho || i || j). */
+	for (i = 0; i < K; i++) {
+		memset(acc, 0, sizeof(acc));
+		for (j = 0; j < K; j++) {
+			sample_ntt(t, rho, i, j);
+			mul_acc(acc, t, y[j]);
+		}
+		intt(acc);
+		sample_cbd2(t, r, K + i);
+		for (j = 0; j < N; j += 4, ct += 5) {
+			uint32_t c[4];
+
+			for (unsigned l = 0; l < 4; l++)
+				c[l] = compress(csubq(acc[j + l] +
+				    t[j + l]), 10);
+			ct[0] = (unsigned char)c[0];
+			ct[1] = (unsigned char)(c[0] >> 8 | c[1] << 2);
+			ct[2] = (unsigned char)(c[1] >> 6 | c[2] << 4);
+			ct[3] = (unsigned char)(c[2] >> 4 | c[3] << 6);
+			ct[4] = (unsigned char)(c[3] >> 2);
+		}
+	}
+	/* v = NTT^-1(t^T y) + e2 + Decompress1(m). */
+	memset(acc, 0, sizeof(acc));
+	for (j = 0; j < K; j++) {
+		decode12(t, ek + PB * j);
+		mul_acc(acc, t, y[j]);
+	}
+	intt(acc);
+	sample_cbd2(t, r, 2 * K);
+	for (j = 0; j < N; j += 2, ct++) {
+		uint32_t c[2];
+
+		for (unsigned l = 0; l < 2; l++) {
+			uint32_t bit = m[(j + l) >> 3] >> ((j + l) & 7) & 1;
+			uint32_t mu = (0u - bit) & ((Q + 1) / 2);
+
+			c[l] = compress(csubq(csubq(acc[j + l] + t[j + l]) +
+			    mu), 4);
+		}
+		*ct = (unsigned char)(c[0] | c[1] << 4);
+	}
+	wipe(y, sizeof(y));
+	wipe(acc, sizeof(acc));
+	wipe(t, sizeof(t));
+}
+
+int
+mlkem768_encaps_m(unsigned char *ct, unsigned char *ss,
+    const unsigned char *ek, size_t eklen, const unsigned char *m)
+{
+	unsigned char kr[64];
+	struct keccak g;
+
+	if (!mlkem768_check_ek(ek, eklen))
+		return 0;
+	/* (K, r) = G(m || H(ek)) (Algorithm 17). */
+	sha3_256(kr, ek, eklen);
+	sha3_512_init(&g);
+	keccak_update(&g, m, MLKEM_M_LEN);
+	keccak_update(&g, kr, 32);
+	keccak_out(&g, kr, 64);
+	keccak_wipe(&g);
+	kpke_encrypt(ct, ek, m, kr + 32);
+	memcpy(ss, kr, MLKEM_SS_LEN);
+	wipe(kr, sizeof(kr));
+	return 1;
+}
+
+int
+mlkem768_encaps(unsigned char *ct, unsigned char *ss,
+    const unsigned char *ek, size_t eklen, const br_prng_class **rng)
+{
+	unsigned char m[MLKEM_M_LEN];
+	int ok;
+
+	(*rng)->generate(rng, m, sizeof(m));
+	ok = mlkem768_encaps_m(ct, ss, ek, eklen, m);
+	wipe(m, sizeof(m));
+	return ok;
+}
