@@ -32,14 +32,26 @@ SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c src/slot.c \
 	  src/der.c src/certgen.c src/plain.c src/kdf.c src/recprot.c src/kx.c src/sig.c \
 	  src/hello.c src/cache.c src/rec.c src/hs12.c src/hs13.c \
 	  src/tlswire.c src/ecdsa.c src/proxyin.c src/pend.c \
-	  src/conn.c
+	  src/conn.c src/turn.c
 PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)
 
-all: $(B)/tlsgate
+all: $(B)/tlsgate $(B)/tlsgate-hooks
 
 $(B)/tlsgate: $(OBJ) $(BEARSSL_DEP)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJ) $(BEARSSL_LIBS)
+
+# For the tests only, never installed: the same objects but a loop.c
+# with the test hooks (TLSGATE_TEST_HOOKS; see loop.c).
+HOOKS_OBJ = $(filter-out $(B)/src/loop.o,$(OBJ)) $(B)/hooks/loop.o
+$(B)/tlsgate-hooks: $(HOOKS_OBJ) $(BEARSSL_DEP)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(HOOKS_OBJ) $(BEARSSL_LIBS)
+
+$(B)/hooks/loop.o: src/loop.c src/*.h port/port.h $(CONF)/defaults.h \
+	    | $(BEARSSL_DEP)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -DTLSGATE_TEST_HOOKS \
+	    $(BEARSSL_CFLAGS) -c -o $@ $<
 
 $(B)/src/%.o: src/%.c src/*.h port/port.h $(CONF)/defaults.h | $(BEARSSL_DEP)
 	@mkdir -p $(@D)
@@ -52,7 +64,8 @@ $(B)/port/%.o: port/%.c port/port.h
 
 # The same sources under AddressSanitizer + UndefinedBehaviorSanitizer.
 asan:
-	$(MAKE) B=build/asan CFLAGS="$(SAN)" build/asan/tlsgate
+	$(MAKE) B=build/asan CFLAGS="$(SAN)" build/asan/tlsgate \
+	    build/asan/tlsgate-hooks
 
 build/allocshim.so: tests/alloc/allocshim.c
 	@mkdir -p build

@@ -10,6 +10,7 @@
 #include "pool.h"
 #include "slot.h"
 #include "tls.h"
+#include "turn.h"
 
 #define ACCEPT_BURST	32	/* accepts per turn: live slots go first */
 #define EMFILE_PAUSE_MS	100
@@ -27,15 +28,17 @@ static struct conn *turn[MAX_CONNS];
 size_t
 loop_static_bytes(void)
 {
-	return sizeof(pfd) + sizeof(turn);
+	return sizeof(pfd) + sizeof(turn) + turn_static_bytes();
 }
 
 static void
 log_stats(void)
 {
 	char buf[2048];
-	size_t n = stats_text(buf, sizeof(buf), "=", " ");
+	size_t n;
 
+	turn_report();
+	n = stats_text(buf, sizeof(buf), "=", " ");
 	log_msg(LOG_INFO, "stats %.*s", (int)(n > 0 ? n - 1 : 0), buf);
 }
 
@@ -50,9 +53,34 @@ serve_stats(int fd)
 	c = port_accept(fd, &peer, &local, &emfile);
 	if (c < 0)
 		return;
+	turn_report();
 	(void)port_write(c, buf, stats_text(buf, sizeof(buf), " ", "\n"));
 	port_close(c, 0);
 }
+
+#ifdef TLSGATE_TEST_HOOKS
+/*
+ * Test builds only (make's tlsgate-hooks): the turn that accepts the
+ * first client takes TLSGATE_TEST_SLOW_TURN_MS longer, once, for the
+ * test that the turn histogram sees a stall.  Never in a production
+ * build: nothing a config or a peer does can make a turn sleep.
+ */
+#include <stdlib.h>
+
+static void
+test_slow_turn(void)
+{
+	static int done;
+	const char *ms = getenv("TLSGATE_TEST_SLOW_TURN_MS");
+	long n = ms != NULL ? strtol(ms, NULL, 10) : 0;
+
+	if (!done && n > 0 && n < 60000)
+		(void)port_poll(pfd, 0, (int)n);
+	done = 1;
+}
+#else
+#define test_slow_turn()	((void)0)
+#endif
 
 /*
  * A listener's clients, to the pending table (pend.h): accepting costs
@@ -77,6 +105,8 @@ accept_some(const struct listener *l)
 			break;
 		}
 		pend_add(fd, &peer, l->svc, l->plain);
+		turn_work.accepts++;
+		test_slow_turn();
 	}
 	return 0;
 }
@@ -132,6 +162,7 @@ serve(const struct config *cfg, struct pend *e)
 		return;
 	}
 	fd = pend_take(e);
+	turn_work.served++;
 	port_local(fd, &local);
 	c = plain ? (struct conn *)plain_open(fd, &peer, &local, si, t) :
 	    (struct conn *)slot_open(fd, &peer, &local, svc, t);
@@ -297,10 +328,14 @@ run_conns(unsigned nt, unsigned rotate)
 				continue;
 			if ((cr != 0 || br != 0) && (!pass || budget > 0)) {
 				budget -= (unsigned)pass;
+				turn_work.io++;
+				turn_work.costly += (unsigned)pass;
 				c->cls->io(c, cr, br);
 			}
-			if (c->pos != CONN_FREE && conn_now >= c->deadline)
+			if (c->pos != CONN_FREE && conn_now >= c->deadline) {
+				turn_work.expired++;
 				c->cls->expire(c);
+			}
 		}
 	return budget;
 }
@@ -343,6 +378,7 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 	unsigned rotate = 0;
 	int draining = 0, li[MAX_LISTENERS];
 
+	turn_begin(port_now_us());
 	conn_now = port_now_ms();
 	conn_cfg = cfg;
 	log_msg(LOG_INFO, "ready slots=%u services=%u listeners=%u pending=%u",
@@ -350,6 +386,7 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 	for (;;) {
 		uint64_t next = pool_sweep(conn_now);
 		unsigned sig, nt, budget;
+		uint64_t t;
 		size_t n = 0;
 		int timeout, spolled = -1;
 
@@ -366,8 +403,13 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 			next = drain_end;
 		timeout = next == UINT64_MAX ? -1 : next <= conn_now ? 0 :
 		    next - conn_now > 60000 ? 60000 : (int)(next - conn_now);
+		/* The turn ends here: all but the wait for readiness. */
+		turn_work.polled = nt;
+		turn_end(port_now_us());
 		(void)port_poll(pfd, n, timeout);
-		conn_now = port_now_ms();
+		t = port_now_us();
+		conn_now = t / 1000;
+		turn_begin(t);
 
 		budget = run_conns(nt, rotate++);
 		if (!draining)
