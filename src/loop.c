@@ -24,6 +24,8 @@ static struct port_pfd pfd[MAX_LISTENERS + 1 + 2 * MAX_CONNS -
     TLSGATE_MAX_PENDING];
 /* The connections polled this turn, of every kind (conn.h). */
 static struct conn *turn[MAX_CONNS];
+/* When this turn began (port_now_us()): its time budget's start. */
+static uint64_t turn_start;
 
 size_t
 loop_static_bytes(void)
@@ -140,6 +142,17 @@ room(int plain)
 	return 1;
 }
 
+/*
+ * Whether the turn may start another handshake step: its first one,
+ * or while the turn has taken less than TLSGATE_TURN_BUDGET_US.
+ */
+static int
+budget_left(void)
+{
+	return turn_work.costly == 0 ||
+	    port_now_us() - turn_start < TLSGATE_TURN_BUDGET_US;
+}
+
 /* A pending entry, its message whole, into a slot, which reads it now. */
 static void
 serve(const struct config *cfg, struct pend *e)
@@ -180,7 +193,7 @@ serve(const struct config *cfg, struct pend *e)
 
 /*
  * Whole messages to slots: plain ones while a plain slot is free, TLS
- * ones while a slot is free and the turn's handshake budget lasts.
+ * ones while a slot is free and the turn's time budget lasts.
  *
  * The overload policy, as CoDel tells a standing queue from a burst:
  * hellos are served oldest first until the ones waiting would take
@@ -195,13 +208,13 @@ serve(const struct config *cfg, struct pend *e)
  * old ones behind, which must not keep the policy on.
  */
 static void
-promote(const struct config *cfg, unsigned budget)
+promote(const struct config *cfg)
 {
 	static uint64_t above_since, window;
 	static unsigned served, rate;
 	struct connset *pend = pend_conns();
 	struct pend *e;
-	int over;
+	int over, spent = 0;
 
 	if (conn_now - window >= TLSGATE_QUEUE_INTERVAL_MS) {
 		/* Idle for an interval or more: no rate to go by. */
@@ -214,10 +227,16 @@ promote(const struct config *cfg, unsigned budget)
 	    conn_now >= above_since + TLSGATE_QUEUE_INTERVAL_MS;
 	while (pend_ready(1) > 0 && room(1))
 		serve(cfg, pend_pick(1, 0));
-	while (pend_ready(0) > 0 && budget > 0 && room(0)) {
+	while (pend_ready(0) > 0) {
+		if (!budget_left()) {
+			spent = 1;
+			break;
+		}
+		if (!room(0))
+			break;
+		turn_work.costly++;
 		serve(cfg, pend_pick(0, over));
 		served++;
-		budget--;
 	}
 	/* Here ready * interval / rate is the queue's wait, in ms. */
 	if ((uint64_t)pend_ready(0) * TLSGATE_QUEUE_INTERVAL_MS <=
@@ -227,7 +246,7 @@ promote(const struct config *cfg, unsigned budget)
 	}
 	if (above_since == 0)
 		above_since = conn_now;
-	if (!over || budget > 0)
+	if (!over || !spent)
 		return;
 	/* Backwards: a closed entry's place takes the last one, seen. */
 	for (uint32_t j = pend->nlive; j-- > 0;) {
@@ -303,19 +322,16 @@ poll_conns(size_t *n, uint64_t *next)
 }
 
 /*
- * Established connections and pending entries first, then at most
- * TLSGATE_HANDSHAKES_PER_TURN handshakes, each ~1 ms of public-key
- * work: a burst of new clients delays the requests of the others by a
- * few ms, not by the burst.  Handshakes under way go before new ones
- * (promote()); those left over are still readable at the next poll,
- * and the start rotates so that none waits for ever.  Returns the
- * budget left.
+ * Established connections and pending entries first, then handshake
+ * steps (public-key work) while the turn's time budget lasts: a burst
+ * of new clients delays the requests of the others by about one
+ * handshake, not by the burst.  Handshakes under way go before new
+ * ones (promote()); those left over are still readable at the next
+ * poll, and the start rotates so that none waits for ever.
  */
-static unsigned
+static void
 run_conns(unsigned nt, unsigned rotate)
 {
-	unsigned budget = TLSGATE_HANDSHAKES_PER_TURN;
-
 	for (int pass = 0; pass < 2; pass++)
 		for (unsigned j = 0; j < nt; j++) {
 			struct conn *c = turn[(j + rotate) % nt];
@@ -326,8 +342,7 @@ run_conns(unsigned nt, unsigned rotate)
 			if (c->pos == CONN_FREE ||
 			    (c->cls->costly != NULL && c->cls->costly(c)) != pass)
 				continue;
-			if ((cr != 0 || br != 0) && (!pass || budget > 0)) {
-				budget -= (unsigned)pass;
+			if ((cr != 0 || br != 0) && (!pass || budget_left())) {
 				turn_work.io++;
 				turn_work.costly += (unsigned)pass;
 				c->cls->io(c, cr, br);
@@ -337,7 +352,6 @@ run_conns(unsigned nt, unsigned rotate)
 				c->cls->expire(c);
 			}
 		}
-	return budget;
 }
 
 static unsigned
@@ -385,7 +399,7 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 	    cfg->slots, cfg->nsvc, nl, cfg->pending);
 	for (;;) {
 		uint64_t next = pool_sweep(conn_now);
-		unsigned sig, nt, budget;
+		unsigned sig, nt;
 		uint64_t t;
 		size_t n = 0;
 		int timeout, spolled = -1;
@@ -407,13 +421,13 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 		turn_work.polled = nt;
 		turn_end(port_now_us());
 		(void)port_poll(pfd, n, timeout);
-		t = port_now_us();
+		turn_start = t = port_now_us();
 		conn_now = t / 1000;
 		turn_begin(t);
 
-		budget = run_conns(nt, rotate++);
+		run_conns(nt, rotate++);
 		if (!draining)
-			promote(cfg, budget);
+			promote(cfg);
 		for (unsigned i = 0; i < nl; i++)
 			if (li[i] >= 0 && (pfd[li[i]].revents & PORT_IN)) {
 				uint64_t a = accept_some(&lst[i]);
