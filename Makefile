@@ -5,6 +5,7 @@
 #   make check    the whole test suite (also under ASan + UBSan), as CI runs it
 #   make bench    tlsgate side by side with stunnel, hitch and haproxy
 #   make soak     30 minutes of new connections at a fixed rate, beside nginx
+#   make latency  the p99.9 of new connections at 500 and 1,000/s, beside nginx
 #   make overload past capacity beside nginx and haproxy; slowloris probes
 CC	?= cc
 # A firmware build points CONF at a directory with its own defaults.h.
@@ -232,6 +233,13 @@ bench: all $(B)/tlsload $(B)/cryptobench
 	$(PY) tests/bench/workers.py
 	$(MAKE) overload
 
+# docs/latency.md: the tail of new connections at a fixed rate, beside
+# nginx (LATENCY_FLAGS: e.g. --rounds 1 --seconds 10, --sched).
+LATENCY_FLAGS ?=
+latency: all $(B)/tlsload
+	$(PY) tests/bench/latency.py --bin $(B)/tlsgate --tlsload $(B)/tlsload \
+	    --out $(B)/latency $(LATENCY_FLAGS)
+
 # README "Slow clients and overload": 0.8, 1, 1.5 and 3 x each server's
 # capacity (OVERLOAD_SECONDS each), then slowloris against slots = 64.
 OVERLOAD_SECONDS ?= 30
@@ -361,7 +369,7 @@ clean:
 	rm -rf build
 
 .PHONY: all asan bench bench-crypto check check-system demo fuzz lint \
-	overload soak test unit clean
+	latency overload soak test unit clean
 
 # Cross builds, the static binary, the small profile, make size,
 # make check-cross (conf/cross.md).
