@@ -29,7 +29,8 @@
 struct turn_work {
 	uint32_t	polled;		/* connections put in the poll table */
 	uint32_t	io;		/* readiness handed to a connection */
-	uint32_t	costly;		/* of them, steps of a handshake */
+	/* Handshake steps (public-key work): of io, and hellos served. */
+	uint32_t	costly;
 	uint32_t	served;		/* pending clients given a slot */
 	uint32_t	accepts;	/* clients taken from the kernel */
 	uint32_t	expired;	/* deadlines acted on */
