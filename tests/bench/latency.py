@@ -111,36 +111,40 @@ class Gate:
 
 
 def preempted(path, pids):
-    """From perf's sched_switch records of CPU 0: the times the server
-    (pids) was taken off the CPU while runnable, until it ran again, and
-    what ran meanwhile: (count >= 1 ms, count >= 5 ms, longest ms,
-    [(comm, ms)] of the tasks that ran in those >= 1 ms)."""
+    """From perf's sched_switch records of CPUs 0 and 1: the times these
+    pids (a server, or tlsload) were taken off their CPU while runnable,
+    until they ran again, and what ran on that CPU meanwhile: (count >=
+    1 ms, count >= 5 ms, longest ms, [(comm, ms)] of the tasks that ran
+    in those >= 1 ms)."""
     out = subprocess.run(["perf", "script", "-i", path, "-F",
-                          "time,trace"], capture_output=True,
+                          "cpu,time,trace"], capture_output=True,
                          text=True).stdout
-    pat = re.compile(r"^\s*([\d.]+):\s+prev_comm=(.*?) prev_pid=(\d+) "
-                     r"prev_prio=\d+ prev_state=(\S+) ==> next_comm=(.*?) "
-                     r"next_pid=(\d+)")
-    away, ran, since = None, {}, None
+    pat = re.compile(r"^\s*\[(\d+)\]\s+([\d.]+):\s+prev_comm=(.*?) "
+                     r"prev_pid=(\d+) prev_prio=\d+ prev_state=(\S+) ==> "
+                     r"next_comm=(.*?) next_pid=(\d+)")
+    away = {}       # pid -> (cpu, since, {comm: s} run there meanwhile)
+    since = {}      # cpu -> when its current task began
     gaps, thieves = [], {}
     for line in out.splitlines():
         m = pat.match(line)
         if not m:
             continue
-        ts, pcomm, ppid, state, ncomm, npid = m.groups()
+        cpu, ts, pcomm, ppid, state, ncomm, npid = m.groups()
         ts, ppid, npid = float(ts), int(ppid), int(npid)
-        if since is not None and away is not None:
-            ran[pcomm] = ran.get(pcomm, 0.0) + ts - since
-        since = ts
+        if cpu in since:
+            for acpu, _, ran in away.values():
+                if acpu == cpu and ppid not in pids:
+                    ran[pcomm] = ran.get(pcomm, 0.0) + ts - since[cpu]
+        since[cpu] = ts
         if ppid in pids and state.startswith("R"):
-            away, ran = ts, {}
-        if npid in pids and away is not None:
-            gap = (ts - away) * 1000
+            away[ppid] = (cpu, ts, {})
+        if npid in away:
+            _, t0, ran = away.pop(npid)
+            gap = (ts - t0) * 1000
             gaps.append(gap)
             if gap >= 1:
                 for k, v in ran.items():
                     thieves[k] = thieves.get(k, 0.0) + v * 1000
-            away = None
     top = sorted(thieves.items(), key=lambda kv: -kv[1])[:4]
     return (sum(1 for g in gaps if g >= 1), sum(1 for g in gaps if g >= 5),
             max(gaps) if gaps else 0.0, top)
@@ -153,7 +157,7 @@ def row(a, name, port, rate, server, gate, out, tag):
     perf = None
     if a.sched:
         perf = subprocess.Popen(
-            ["perf", "record", "-q", "-e", "sched:sched_switch", "-C", "0",
+            ["perf", "record", "-q", "-e", "sched:sched_switch", "-C", "0,1",
              "-o", os.path.join(out, tag + ".sched")],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             preexec_fn=soak.pin(1))
@@ -163,7 +167,9 @@ def row(a, name, port, rate, server, gate, out, tag):
     st = None
     if a.strace and gate is not None:
         st = subprocess.Popen(
-            ["strace", "-f", "-T", "-tt", "-qq", "-o",
+            ["strace", "-f", "-T", "-tt", "-qq"] + (
+                ["--seccomp-bpf", "-e", "trace=" + a.strace]
+                if a.strace != "all" else []) + ["-o",
              os.path.join(out, tag + ".strace"), "-p", str(server.pid)],
             stderr=subprocess.DEVNULL, preexec_fn=soak.pin(1))
         time.sleep(1)
@@ -202,8 +208,9 @@ def row(a, name, port, rate, server, gate, out, tag):
         if "turns" in s:    # not in a tree before the histogram
             r["turns"] = {k: s.get(k, 0) for k in TURN_KEYS}
     if perf is not None:
-        r["sched"] = preempted(os.path.join(out, tag + ".sched"),
-                               set(children(server.pid)))
+        path = os.path.join(out, tag + ".sched")
+        r["sched"] = preempted(path, set(children(server.pid)))
+        r["client"] = preempted(path, {p.pid})
     return r
 
 
@@ -233,10 +240,12 @@ def main():
     ap.add_argument("--before", help="another tlsgate binary (the tree "
                     "before a change): a tcp mode row of its own each round")
     ap.add_argument("--sched", action="store_true",
-                    help="record CPU 0's context switches (perf): how "
-                    "often and how long each server was preempted, by what")
-    ap.add_argument("--strace", action="store_true",
-                    help="strace -T -tt tlsgate during its rows (slows it)")
+                    help="record the context switches (perf): how often "
+                    "and how long each server and its tlsload were "
+                    "preempted, and by what")
+    ap.add_argument("--strace", metavar="SYSCALLS",
+                    help="strace -T -tt tlsgate during its rows: these "
+                    "calls only (e.g. connect,write), or all (slows it)")
     a = ap.parse_args()
     want = a.servers.split(",")
     if not shutil.which("nginx"):
@@ -307,6 +316,11 @@ def main():
                       ">= 5 ms, longest %.2f ms; meanwhile ran: %s" % (
                           r["round"], r["name"], n1, n5, mx, ", ".join(
                               "%s %.0f ms" % kv for kv in top)))
+                n1, n5, mx, top = r["client"]
+                print("latency: round %s %s: its tlsload preempted %d times "
+                      ">= 1 ms, %d >= 5 ms, longest %.2f ms; meanwhile ran: "
+                      "%s" % (r["round"], r["name"], n1, n5, mx, ", ".join(
+                          "%s %.0f ms" % kv for kv in top)))
         for r in rows:
             t = r.get("turns")
             if t:
