@@ -2,6 +2,9 @@
  * loop.c - see loop.h.
  */
 #include <stdio.h>
+#ifdef TLSGATE_TEST_HOOKS
+#include <stdlib.h>
+#endif
 
 #include "loop.h"
 #include "log.h"
@@ -67,8 +70,6 @@ serve_stats(int fd)
  * test that the turn histogram sees a stall.  Never in a production
  * build: nothing a config or a peer does can make a turn sleep.
  */
-#include <stdlib.h>
-
 static void
 test_slow_turn(void)
 {
