@@ -5,6 +5,7 @@
 #   make check    the whole test suite (also under ASan + UBSan), as CI runs it
 #   make bench    tlsgate side by side with stunnel, hitch and haproxy
 #   make soak     30 minutes of new connections at a fixed rate, beside nginx
+#   make latency  the p99.9 of new connections at 500 and 1,000/s, beside nginx
 #   make overload past capacity beside nginx and haproxy; slowloris probes
 CC	?= cc
 # A firmware build points CONF at a directory with its own defaults.h.
@@ -44,15 +45,27 @@ SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c \
 	  src/httpchunk.c src/loop.c src/log.c src/der.c src/certgen.c \
 	  src/plain.c src/kdf.c src/recprot.c src/prim.c src/kx.c src/sig.c src/hello.c \
 	  src/cache.c src/rec.c src/hs12.c src/hs13.c src/tlswire.c \
-	  src/ecdsa.c src/proxyin.c src/pend.c src/conn.c \
+	  src/ecdsa.c src/proxyin.c src/pend.c src/conn.c src/turn.c \
 	  $(PQ_SRC)
 PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)
 
-all: $(B)/tlsgate
+all: $(B)/tlsgate $(B)/tlsgate-hooks
 
 $(B)/tlsgate: $(OBJ) $(BEARSSL_DEP)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJ) $(BEARSSL_LIBS)
+
+# For the tests only, never installed: the same objects but a loop.c
+# with the test hooks (TLSGATE_TEST_HOOKS; see loop.c).
+HOOKS_OBJ = $(filter-out $(B)/src/loop.o,$(OBJ)) $(B)/hooks/loop.o
+$(B)/tlsgate-hooks: $(HOOKS_OBJ) $(BEARSSL_DEP)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(HOOKS_OBJ) $(BEARSSL_LIBS)
+
+$(B)/hooks/loop.o: src/loop.c src/*.h port/port.h $(CONF)/defaults.h \
+	    | $(BEARSSL_DEP)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -DTLSGATE_TEST_HOOKS \
+	    $(BEARSSL_CFLAGS) -c -o $@ $<
 
 $(B)/src/%.o: src/%.c src/*.h port/port.h $(CONF)/defaults.h | $(BEARSSL_DEP)
 	@mkdir -p $(@D)
@@ -65,7 +78,8 @@ $(B)/port/%.o: port/%.c port/port.h
 
 # The same sources under AddressSanitizer + UndefinedBehaviorSanitizer.
 asan:
-	$(MAKE) B=build/asan CFLAGS="$(SAN)" build/asan/tlsgate
+	$(MAKE) B=build/asan CFLAGS="$(SAN)" build/asan/tlsgate \
+	    build/asan/tlsgate-hooks
 
 build/allocshim.so: tests/alloc/allocshim.c
 	@mkdir -p build
@@ -76,7 +90,7 @@ build/alloc-selftest: tests/alloc/selftest.c
 	$(CC) -O0 -o $@ tests/alloc/selftest.c
 
 # Unit tests of the pure modules, plain and under the sanitizers.
-UNITS	= http der hello cache proxyin
+UNITS	= http der hello cache proxyin turn
 # A module that is more than one file names the others here.
 .SECONDEXPANSION:
 UNIT_MORE_http = src/httpchunk.c
@@ -268,6 +282,13 @@ bench: all $(B)/tlsload $(B)/cryptobench
 	$(PY) tests/bench/workers.py
 	$(MAKE) overload
 
+# docs/latency.md: the tail of new connections at a fixed rate, beside
+# nginx (LATENCY_FLAGS: e.g. --rounds 1 --seconds 10, --sched).
+LATENCY_FLAGS ?=
+latency: all $(B)/tlsload
+	$(PY) tests/bench/latency.py --bin $(B)/tlsgate --tlsload $(B)/tlsload \
+	    --out $(B)/latency $(LATENCY_FLAGS)
+
 # README "Slow clients and overload": 0.8, 1, 1.5 and 3 x each server's
 # capacity (OVERLOAD_SECONDS each), then slowloris against slots = 64.
 OVERLOAD_SECONDS ?= 30
@@ -407,7 +428,7 @@ clean:
 	rm -rf build
 
 .PHONY: all asan bench bench-crypto check check-system demo fuzz lint \
-	overload soak test unit clean
+	latency overload soak test unit clean
 
 # Cross builds, the static binary, the small profile, make size,
 # make check-cross (conf/cross.md).

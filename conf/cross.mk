@@ -31,7 +31,8 @@ SIZE		?= size
 
 $(CROSS_ARCHES:%=cross-%): cross-%:
 	$(MAKE) B=build/$*$(CROSS_PROFILE) CC=$(CROSS_$*)-gcc \
-	    AR=$(CROSS_$*)-ar build/$*$(CROSS_PROFILE)/tlsgate
+	    AR=$(CROSS_$*)-ar build/$*$(CROSS_PROFILE)/tlsgate \
+	    build/$*$(CROSS_PROFILE)/tlsgate-hooks
 
 # PIE even when static, so the text stays randomised.  glibc's getpwnam and
 # getgrnam may still dlopen NSS modules: a user or group missing from

@@ -44,11 +44,14 @@
  */
 #define TLSGATE_EVICT_MS	1000
 /*
- * Handshakes one loop turn may advance (each costs ~1 ms of CPU with
- * ECDSA P-256): bounds how long a burst of new clients can delay the
- * requests on established connections.
+ * Microseconds of a loop turn after which it starts no more public-key
+ * work (a handshake step, ~0.2-0.5 ms with ECDSA P-256) and polls
+ * again: a connection that becomes ready waits behind about one
+ * handshake's worth of work, not behind a burst of them.  A budget in
+ * time, not in count, so that a slower CPU or a costlier key makes the
+ * turns no longer.  A turn always takes at least one step.
  */
-#define TLSGATE_HANDSHAKES_PER_TURN	4
+#define TLSGATE_TURN_BUDGET_US	500
 /*
  * Overload (loop.c's promote()): whole hellos get slots oldest first
  * until those waiting would take over TLSGATE_QUEUE_TARGET_MS to serve,

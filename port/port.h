@@ -98,6 +98,8 @@ int	port_poll(struct port_pfd *, size_t n, int timeout_ms);
 
 /* Monotonic milliseconds. */
 uint64_t port_now_ms(void);
+/* The same clock in microseconds (port_now_ms() is it / 1000). */
+uint64_t port_now_us(void);
 /* Wall-clock seconds since 1970-01-01 UTC (certificate dates). */
 int64_t	port_time(void);
 /*

@@ -13,6 +13,7 @@
 
 int log_level = LOG_INFO;
 unsigned log_rate;
+unsigned long long log_lines;
 
 static uint64_t window;		/* the second being counted */
 static unsigned in_window;
@@ -36,6 +37,10 @@ static const struct {
 	F(bytes_in), F(bytes_out), F(log_dropped),
 	F(proxy_in), F(proxy_local), F(proxy_errors),
 	F(cert_days),
+	F(turns), F(turn_p99_us), F(turn_p999_us), F(turn_max_us),
+	F(slow_polled), F(slow_io), F(slow_costly), F(slow_served),
+	F(slow_accepts), F(slow_expired), F(slow_handshakes), F(slow_closed),
+	F(slow_cache), F(slow_logs),
 };
 
 size_t
@@ -72,6 +77,7 @@ vlog(enum log_level lv, const char *tag, const char *fmt, va_list ap)
 	n += m;
 	if ((size_t)n >= sizeof(buf))
 		n = sizeof(buf) - 1;
+	log_lines++;
 	if (port_log_write(lv, buf, (size_t)n) < 0)
 		stats.log_dropped++;
 }

@@ -20,6 +20,8 @@ enum log_level { LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG };
 extern int log_level;
 /* Lines per second at most (0: no limit); the rest are counted, dropped. */
 extern unsigned log_rate;
+/* Lines handed to the sink so far (written or not). */
+extern unsigned long long log_lines;
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
@@ -54,6 +56,14 @@ struct stats {
 	/* PROXY headers read (proxy_from), of them LOCAL, and refused. */
 	unsigned long long	proxy_in, proxy_local, proxy_errors;
 	unsigned long long	cert_days;	/* the soonest to expire: left */
+	/*
+	 * Loop turns since the last report, their p99, p99.9 and longest
+	 * (us), and what the longest did (turn.h).
+	 */
+	unsigned long long	turns, turn_p99_us, turn_p999_us, turn_max_us;
+	unsigned long long	slow_polled, slow_io, slow_costly, slow_served;
+	unsigned long long	slow_accepts, slow_expired, slow_handshakes;
+	unsigned long long	slow_closed, slow_cache, slow_logs;
 };
 extern struct stats stats;
 /* When the soonest certificate expires (seconds since 1970; 0: unknown). */

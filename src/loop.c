@@ -2,6 +2,9 @@
  * loop.c - see loop.h.
  */
 #include <stdio.h>
+#ifdef TLSGATE_TEST_HOOKS
+#include <stdlib.h>
+#endif
 
 #include "loop.h"
 #include "log.h"
@@ -10,6 +13,7 @@
 #include "pool.h"
 #include "slot.h"
 #include "tls.h"
+#include "turn.h"
 
 #define ACCEPT_BURST	32	/* accepts per turn: live slots go first */
 #define EMFILE_PAUSE_MS	100
@@ -23,19 +27,23 @@ static struct port_pfd pfd[MAX_LISTENERS + 1 + 2 * MAX_CONNS -
     TLSGATE_MAX_PENDING];
 /* The connections polled this turn, of every kind (conn.h). */
 static struct conn *turn[MAX_CONNS];
+/* When this turn began (port_now_us()): its time budget's start. */
+static uint64_t turn_start;
 
 size_t
 loop_static_bytes(void)
 {
-	return sizeof(pfd) + sizeof(turn);
+	return sizeof(pfd) + sizeof(turn) + turn_static_bytes();
 }
 
 static void
 log_stats(void)
 {
 	char buf[2048];
-	size_t n = stats_text(buf, sizeof(buf), "=", " ");
+	size_t n;
 
+	turn_report();
+	n = stats_text(buf, sizeof(buf), "=", " ");
 	log_msg(LOG_INFO, "stats %.*s", (int)(n > 0 ? n - 1 : 0), buf);
 }
 
@@ -50,9 +58,32 @@ serve_stats(int fd)
 	c = port_accept(fd, &peer, &local, &emfile);
 	if (c < 0)
 		return;
+	turn_report();
 	(void)port_write(c, buf, stats_text(buf, sizeof(buf), " ", "\n"));
 	port_close(c, 0);
 }
+
+#ifdef TLSGATE_TEST_HOOKS
+/*
+ * Test builds only (make's tlsgate-hooks): the turn that accepts the
+ * first client takes TLSGATE_TEST_SLOW_TURN_MS longer, once, for the
+ * test that the turn histogram sees a stall.  Never in a production
+ * build: nothing a config or a peer does can make a turn sleep.
+ */
+static void
+test_slow_turn(void)
+{
+	static int done;
+	const char *ms = getenv("TLSGATE_TEST_SLOW_TURN_MS");
+	long n = ms != NULL ? strtol(ms, NULL, 10) : 0;
+
+	if (!done && n > 0 && n < 60000)
+		(void)port_poll(pfd, 0, (int)n);
+	done = 1;
+}
+#else
+#define test_slow_turn()	((void)0)
+#endif
 
 /*
  * A listener's clients, to the pending table (pend.h): accepting costs
@@ -77,6 +108,8 @@ accept_some(const struct listener *l)
 			break;
 		}
 		pend_add(fd, &peer, l->svc, l->plain);
+		turn_work.accepts++;
+		test_slow_turn();
 	}
 	return 0;
 }
@@ -110,6 +143,17 @@ room(int plain)
 	return 1;
 }
 
+/*
+ * Whether the turn may start another handshake step: its first one,
+ * or while the turn has taken less than TLSGATE_TURN_BUDGET_US.
+ */
+static int
+budget_left(void)
+{
+	return turn_work.costly == 0 ||
+	    port_now_us() - turn_start < TLSGATE_TURN_BUDGET_US;
+}
+
 /* A pending entry, its message whole, into a slot, which reads it now. */
 static void
 serve(const struct config *cfg, struct pend *e)
@@ -132,6 +176,7 @@ serve(const struct config *cfg, struct pend *e)
 		return;
 	}
 	fd = pend_take(e);
+	turn_work.served++;
 	port_local(fd, &local);
 	c = plain ? (struct conn *)plain_open(fd, &peer, &local, si, t) :
 	    (struct conn *)slot_open(fd, &peer, &local, svc, t);
@@ -149,7 +194,7 @@ serve(const struct config *cfg, struct pend *e)
 
 /*
  * Whole messages to slots: plain ones while a plain slot is free, TLS
- * ones while a slot is free and the turn's handshake budget lasts.
+ * ones while a slot is free and the turn's time budget lasts.
  *
  * The overload policy, as CoDel tells a standing queue from a burst:
  * hellos are served oldest first until the ones waiting would take
@@ -164,13 +209,13 @@ serve(const struct config *cfg, struct pend *e)
  * old ones behind, which must not keep the policy on.
  */
 static void
-promote(const struct config *cfg, unsigned budget)
+promote(const struct config *cfg)
 {
 	static uint64_t above_since, window;
 	static unsigned served, rate;
 	struct connset *pend = pend_conns();
 	struct pend *e;
-	int over;
+	int over, spent = 0;
 
 	if (conn_now - window >= TLSGATE_QUEUE_INTERVAL_MS) {
 		/* Idle for an interval or more: no rate to go by. */
@@ -183,10 +228,16 @@ promote(const struct config *cfg, unsigned budget)
 	    conn_now >= above_since + TLSGATE_QUEUE_INTERVAL_MS;
 	while (pend_ready(1) > 0 && room(1))
 		serve(cfg, pend_pick(1, 0));
-	while (pend_ready(0) > 0 && budget > 0 && room(0)) {
+	while (pend_ready(0) > 0) {
+		if (!budget_left()) {
+			spent = 1;
+			break;
+		}
+		if (!room(0))
+			break;
+		turn_work.costly++;
 		serve(cfg, pend_pick(0, over));
 		served++;
-		budget--;
 	}
 	/* Here ready * interval / rate is the queue's wait, in ms. */
 	if ((uint64_t)pend_ready(0) * TLSGATE_QUEUE_INTERVAL_MS <=
@@ -196,7 +247,7 @@ promote(const struct config *cfg, unsigned budget)
 	}
 	if (above_since == 0)
 		above_since = conn_now;
-	if (!over || budget > 0)
+	if (!over || !spent)
 		return;
 	/* Backwards: a closed entry's place takes the last one, seen. */
 	for (uint32_t j = pend->nlive; j-- > 0;) {
@@ -272,19 +323,16 @@ poll_conns(size_t *n, uint64_t *next)
 }
 
 /*
- * Established connections and pending entries first, then at most
- * TLSGATE_HANDSHAKES_PER_TURN handshakes, each ~1 ms of public-key
- * work: a burst of new clients delays the requests of the others by a
- * few ms, not by the burst.  Handshakes under way go before new ones
- * (promote()); those left over are still readable at the next poll,
- * and the start rotates so that none waits for ever.  Returns the
- * budget left.
+ * Established connections and pending entries first, then handshake
+ * steps (public-key work) while the turn's time budget lasts: a burst
+ * of new clients delays the requests of the others by about one
+ * handshake, not by the burst.  Handshakes under way go before new
+ * ones (promote()); those left over are still readable at the next
+ * poll, and the start rotates so that none waits for ever.
  */
-static unsigned
+static void
 run_conns(unsigned nt, unsigned rotate)
 {
-	unsigned budget = TLSGATE_HANDSHAKES_PER_TURN;
-
 	for (int pass = 0; pass < 2; pass++)
 		for (unsigned j = 0; j < nt; j++) {
 			struct conn *c = turn[(j + rotate) % nt];
@@ -295,14 +343,16 @@ run_conns(unsigned nt, unsigned rotate)
 			if (c->pos == CONN_FREE ||
 			    (c->cls->costly != NULL && c->cls->costly(c)) != pass)
 				continue;
-			if ((cr != 0 || br != 0) && (!pass || budget > 0)) {
-				budget -= (unsigned)pass;
+			if ((cr != 0 || br != 0) && (!pass || budget_left())) {
+				turn_work.io++;
+				turn_work.costly += (unsigned)pass;
 				c->cls->io(c, cr, br);
 			}
-			if (c->pos != CONN_FREE && conn_now >= c->deadline)
+			if (c->pos != CONN_FREE && conn_now >= c->deadline) {
+				turn_work.expired++;
 				c->cls->expire(c);
+			}
 		}
-	return budget;
 }
 
 static unsigned
@@ -343,13 +393,15 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 	unsigned rotate = 0;
 	int draining = 0, li[MAX_LISTENERS];
 
+	turn_begin(port_now_us());
 	conn_now = port_now_ms();
 	conn_cfg = cfg;
 	log_msg(LOG_INFO, "ready slots=%u services=%u listeners=%u pending=%u",
 	    cfg->slots, cfg->nsvc, nl, cfg->pending);
 	for (;;) {
 		uint64_t next = pool_sweep(conn_now);
-		unsigned sig, nt, budget;
+		unsigned sig, nt;
+		uint64_t t;
 		size_t n = 0;
 		int timeout, spolled = -1;
 
@@ -366,12 +418,17 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 			next = drain_end;
 		timeout = next == UINT64_MAX ? -1 : next <= conn_now ? 0 :
 		    next - conn_now > 60000 ? 60000 : (int)(next - conn_now);
+		/* The turn ends here: all but the wait for readiness. */
+		turn_work.polled = nt;
+		turn_end(port_now_us());
 		(void)port_poll(pfd, n, timeout);
-		conn_now = port_now_ms();
+		turn_start = t = port_now_us();
+		conn_now = t / 1000;
+		turn_begin(t);
 
-		budget = run_conns(nt, rotate++);
+		run_conns(nt, rotate++);
 		if (!draining)
-			promote(cfg, budget);
+			promote(cfg);
 		for (unsigned i = 0; i < nl; i++)
 			if (li[i] >= 0 && (pfd[li[i]].revents & PORT_IN)) {
 				uint64_t a = accept_some(&lst[i]);

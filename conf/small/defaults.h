@@ -54,7 +54,7 @@
  * handshakes).
  */
 #define TLSGATE_EVICT_MS	1000
-#define TLSGATE_HANDSHAKES_PER_TURN	2	/* a slower CPU: shorter turns */
+#define TLSGATE_TURN_BUDGET_US	500	/* see conf/defaults.h */
 #define TLSGATE_QUEUE_TARGET_MS	50
 #define TLSGATE_QUEUE_INTERVAL_MS	250
 #define TLSGATE_QUEUE_MAX_MS	250

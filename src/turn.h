@@ -1,0 +1,62 @@
+/*
+ * turn.h - where the loop's time goes: how long each turn took, and
+ * what the slowest one did.
+ *
+ * A turn is the loop's work between two poll() calls.  Its duration
+ * goes into a fixed log-scale histogram (four buckets a power of two:
+ * a bucket's values are within 25 % of its upper bound), from which a
+ * report takes the p99, p99.9 and maximum since the last report and
+ * clears it.  The slowest turn's work is kept beside its duration, so
+ * that a stall says what it was busy with.
+ *
+ * Never allocates; a turn costs a handful of stores and one compare
+ * (turn_end()).  Not for several threads: the loop owns it.
+ *
+ * Typical use, in the loop:
+ *
+ *	turn_begin(t0);		after poll(), t0 in microseconds
+ *	... turn_work.io++; turn_work.accepts++; ...
+ *	turn_end(t1);		before the next poll()
+ *	turn_report();		fills stats.turn_* and stats.slow_*, clears
+ */
+#ifndef TLSGATE_TURN_H
+#define TLSGATE_TURN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What one turn did; the loop counts the first four as it goes. */
+struct turn_work {
+	uint32_t	polled;		/* connections put in the poll table */
+	uint32_t	io;		/* readiness handed to a connection */
+	/* Handshake steps (public-key work): of io, and hellos served. */
+	uint32_t	costly;
+	uint32_t	served;		/* pending clients given a slot */
+	uint32_t	accepts;	/* clients taken from the kernel */
+	uint32_t	expired;	/* deadlines acted on */
+	/* From the counters (log.h), their growth over the turn. */
+	uint32_t	handshakes;	/* handshakes finished */
+	uint32_t	closed;		/* connections ended */
+	uint32_t	cache;		/* session cache look-ups and saves */
+	uint32_t	logs;		/* lines logged */
+};
+
+/* The turn under way: the loop adds to it. */
+extern struct turn_work turn_work;
+
+/* A turn starts, at us microseconds (a monotonic clock). */
+void	turn_begin(uint64_t us);
+/* It ends at us: into the histogram, and kept if the slowest yet. */
+void	turn_end(uint64_t us);
+/*
+ * Into stats: turns, turn_p99_us, turn_p999_us (each the upper bound
+ * of its bucket), turn_max_us and the slowest turn's work (slow_*),
+ * all since the last report; then starts the next period.
+ */
+void	turn_report(void);
+/* The bucket of a duration, and the largest duration in a bucket. */
+unsigned turn_bucket(uint64_t us);
+uint64_t turn_bucket_max(unsigned b);
+size_t	turn_static_bytes(void);
+
+#endif
