@@ -470,6 +470,10 @@ ext(const unsigned char *m, size_t t, size_t p, size_t end,
 			return bad(h, ILLEGAL_PARAMETER, "bad-max-fragment-length");
 		h->mfl = m[p];
 		return 0;
+	case EXT_SESSION_TICKET:	/* RFC 5077 3.2: opaque, any length */
+		h->ticket = p;
+		h->ticket_len = end - p;
+		return 0;
 	case EXT_EXTENDED_MASTER_SECRET:	/* RFC 7627 5.1: empty */
 		return p != end ? bad(h, DECODE_ERROR, "bad-ems") : 0;
 	case EXT_RENEGOTIATION_INFO:	/* RFC 5746 3.2 */
