@@ -197,11 +197,11 @@ resume(struct eng *c, const unsigned char *m, const struct hello *h,
 	if (tkt)
 		ok = c->ops->open(c->ops->ctx, m + h->ticket, h->ticket_len,
 		    &sp);
-	else if ((ok = c->ops->load != NULL &&
-	    h->sid_len == sizeof(sp.id)) != 0) {
+	else if (c->ops->load != NULL && h->sid_len == sizeof(sp.id)) {
 		memcpy(sp.id, m + h->sid, sizeof(sp.id));
 		ok = c->ops->load(c->ops->ctx, &sp);
-	}
+	} else
+		ok = 0;
 	if (!ok || sp.version != TLS12)
 		;
 	else if (!offered(h, sp.suite)) {

@@ -365,10 +365,11 @@ psk(struct eng *c, const unsigned char *m, const struct hello *h,
 	sp.version = TLS13;
 	if (c->ops->open != NULL)
 		ok = c->ops->open(c->ops->ctx, m + h->psk_ids + 2, idlen, &sp);
-	else if ((ok = idlen == sizeof(sp.id)) != 0) {
+	else if (idlen == sizeof(sp.id)) {
 		memcpy(sp.id, m + h->psk_ids + 2, sizeof(sp.id));
 		ok = c->ops->load(c->ops->ctx, &sp);
-	}
+	} else
+		ok = 0;
 	if (!ok || sp.version != TLS13 ||
 	    ks_suite_hash((int)sp.suite) != dig) {
 		wipe(&sp, sizeof(sp));
