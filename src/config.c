@@ -558,7 +558,7 @@ line_of(const struct parse *p, const char *key)
 {
 	for (size_t i = 0; i < NKEYS; i++)
 		if (strcmp(keys[i].name, key) == 0)
-			return p->sseen[i];
+			return (keys[i].scope == GLOBAL ? p->gseen : p->sseen)[i];
 	return 0;
 }
 
