@@ -62,13 +62,27 @@ rd_get(struct rd *r, int n)
 	return v;
 }
 
+/* Skip n bytes, a record's worth at a time (extensions are long). */
 static void
 rd_skip(struct rd *r, size_t n)
 {
-	if (n > r->left)
+	size_t k;
+
+	if (n > r->left) {
 		r->bad = 1;
-	while (n-- > 0 && !r->bad)
-		rd_get(r, 1);
+		return;
+	}
+	r->left -= n;
+	while (n > 0) {
+		while (r->frag == 0) {		/* empty records too */
+			r->frag = tw_get16(r->b + r->at + 3);
+			r->at += 5;
+		}
+		k = n < r->frag ? n : r->frag;
+		r->at += k;
+		r->frag -= k;
+		n -= k;
+	}
 }
 
 /*
