@@ -69,6 +69,9 @@ struct eng_session {
 	unsigned char	secret[48];	/* master secret, or ticket PSK */
 	unsigned	version, suite;
 	int		ems;		/* TLS 1.2: made with EMS */
+	/* load(), open(): the hello's server name (choose() is to come). */
+	const unsigned char *host;
+	size_t		host_len;
 };
 
 /* The longest ticket the engine sends (eng_ops seal()). */

@@ -194,6 +194,8 @@ resume(struct eng *c, const unsigned char *m, const struct hello *h,
 	*alert = 0;
 	memset(&sp, 0, sizeof(sp));
 	sp.version = TLS12;
+	sp.host = m + h->host;
+	sp.host_len = h->host_len;
 	if (tkt)
 		ok = c->ops->open(c->ops->ctx, m + h->ticket, h->ticket_len,
 		    &sp);
@@ -245,17 +247,16 @@ hs12_hello(struct eng *c, const unsigned char *m, size_t len,
 	c->reneg = h->reneg_scsv || (h->exts & HELLO_EXT_RENEGOTIATION_INFO);
 	c->ecpf = (h->exts & HELLO_EXT_EC_POINT_FORMATS) != 0;
 	c->ems = (h->exts & HELLO_EXT_EXTENDED_MASTER_SECRET) != 0;
-	/* The caller's choice first: it knows the server name then. */
-	if ((alert = c->ops->choose(c->ops->ctx, m, h, TLS12, &c->ch)) != 0)
-		return eng_refuse(c, alert, c->ch.why);
-	if (c->ch.ems_required && !c->ems)
-		return eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
-		    "no-extended-master-secret");
 	/* RFC 5077 3.2: a client that takes tickets; one is owed it. */
 	c->nst_owed = (h->exts & HELLO_EXT_SESSION_TICKET) &&
 	    c->ops->seal != NULL;
 	if ((suite = resume(c, m, h, &alert)) == 0 && alert != 0)
 		return alert;
+	if ((alert = c->ops->choose(c->ops->ctx, m, h, TLS12, &c->ch)) != 0)
+		return eng_refuse(c, alert, c->ch.why);
+	if (c->ch.ems_required && !c->ems)
+		return eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
+		    "no-extended-master-secret");
 	c->resumed = suite != 0;
 	if (c->resumed) {
 		c->ch.suite = suite;

@@ -363,6 +363,8 @@ psk(struct eng *c, const unsigned char *m, const struct hello *h,
 	idlen = tw_get16(m + h->psk_ids);
 	memset(&sp, 0, sizeof(sp));
 	sp.version = TLS13;
+	sp.host = m + h->host;
+	sp.host_len = h->host_len;
 	if (c->ops->open != NULL)
 		ok = c->ops->open(c->ops->ctx, m + h->psk_ids + 2, idlen, &sp);
 	else if (idlen == sizeof(sp.id)) {

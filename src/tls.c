@@ -128,17 +128,29 @@ svc_suite(const struct tls_svc *sv, unsigned suite)
 	return 0;
 }
 
+/*
+ * The context a session is bound to, into out: the service's name, 0,
+ * the server name host[0..len) (the hello's, or t->sni when host is
+ * NULL) in lower case.
+ */
 static size_t
-ticket_ctx(const struct tls_conn *t, unsigned char *out)
+ticket_ctx(const struct tls_conn *t, const unsigned char *host, size_t len,
+    unsigned char *out)
 {
 	const char *name = areas[t->area].svc[t->svc].name;
 	size_t n = strlen(name);
 
+	if (host == NULL) {
+		host = (const unsigned char *)t->sni;
+		len = strlen(t->sni);
+	}
+	if (len >= sizeof(t->sni))
+		len = 0;
 	memcpy(out, name, n);
 	out[n++] = 0;
-	for (const char *p = t->sni; *p != '\0'; p++)
-		out[n++] = (unsigned char)(*p >= 'A' && *p <= 'Z' ?
-		    *p - 'A' + 'a' : *p);
+	for (size_t i = 0; i < len; i++)
+		out[n++] = (unsigned char)(host[i] >= 'A' && host[i] <= 'Z' ?
+		    host[i] - 'A' + 'a' : host[i]);
 	return n;
 }
 
@@ -149,14 +161,15 @@ ticket_ctx(const struct tls_conn *t, unsigned char *out)
  * far as a client can choose a set.
  */
 static void
-bind_id(const struct tls_conn *t, const unsigned char *id, unsigned char *out)
+bind_id(const struct tls_conn *t, const struct eng_session *s,
+    unsigned char *out)
 {
 	unsigned char c[TICKET_CTX_MAX];
 	br_sha256_context h;
 
 	br_sha256_init(&h);
-	br_sha256_update(&h, id, CACHE_ID_LEN);
-	br_sha256_update(&h, c, ticket_ctx(t, c));
+	br_sha256_update(&h, s->id, CACHE_ID_LEN);
+	br_sha256_update(&h, c, ticket_ctx(t, s->host, s->host_len, c));
 	br_sha256_out(&h, out);
 }
 
@@ -175,7 +188,7 @@ session_load(void *ctx, struct eng_session *s)
 	struct cache_entry e;
 	int hit;
 
-	bind_id(t, s->id, id);
+	bind_id(t, s, id);
 	cache_lock();
 	hit = cache_get(&caches->c[t->svc], caches->store, id, cache_now(),
 	    sv->lifetime, &e);
@@ -201,7 +214,7 @@ session_save(void *ctx, const struct eng_session *s)
 	struct cache_entry e;
 
 	memset(&e, 0, sizeof(e));
-	bind_id(t, s->id, e.id);
+	bind_id(t, s, e.id);
 	memcpy(e.secret, s->secret, sizeof(e.secret));
 	e.secret_len = sizeof(e.secret);
 	e.flags = s->ems ? CACHE_EMS : 0;
@@ -244,7 +257,7 @@ ticket_seal_cb(void *ctx, const struct eng_session *s, unsigned char *out,
 	st.secret_len = sizeof(s->secret);
 	st.born = now;
 	st.lifetime = areas[t->area].svc[t->svc].lifetime;
-	n = ticket_seal(keys_of(t), &st, c, ticket_ctx(t, c),
+	n = ticket_seal(keys_of(t), &st, c, ticket_ctx(t, NULL, 0, c),
 	    &seed_drbg.vtable, now, out, cap);
 	wipe(&st, sizeof(st));
 	if (n > 0)
@@ -263,7 +276,8 @@ ticket_open_cb(void *ctx, const unsigned char *tk, size_t len,
 	struct ticket_state st;
 	int ok;
 
-	ok = ticket_open(keys_of(t), tk, len, c, ticket_ctx(t, c),
+	ok = ticket_open(keys_of(t), tk, len, c,
+	    ticket_ctx(t, s->host, s->host_len, c),
 	    s->version, port_time(), &st) &&
 	    st.version >= sv->tls_min && st.version <= sv->tls_max &&
 	    svc_suite(sv, st.suite) && st.secret_len == sizeof(s->secret);
