@@ -169,9 +169,11 @@ class Tickets(GateTest):
         self.assertEqual(s_client(g2.port, "1.2", sess, False), "New")
 
     def test_bsi_profile_turns_tickets_off(self):
-        g = self.gate(self.backend("http"), tls_profile="bsi",
-                      wait_ready=False)
-        rc, out, err = check(g.conf_path)
+        c = certs()
+        p = self.conf_file(["cert = " + c.path["ec.crt"],
+                            "key = " + c.path["ec.key"],
+                            "tls_profile = bsi"], "bsi.conf")
+        rc, out, err = check(p)
         self.assertEqual(rc, 0, err)
         self.assertIn("tickets = off\n", out)
 
