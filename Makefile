@@ -46,7 +46,7 @@ SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c \
 	  src/plain.c src/kdf.c src/recprot.c src/prim.c src/kx.c src/sig.c src/hello.c \
 	  src/cache.c src/rec.c src/hs12.c src/hs13.c src/tlswire.c \
 	  src/ecdsa.c src/proxyin.c src/pend.c src/conn.c src/turn.c \
-	  $(PQ_SRC)
+	  src/ticket.c $(PQ_SRC)
 PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)
 
@@ -150,6 +150,20 @@ build/unit/asan_test_tlscrypto: tests/unit/test_tlscrypto.c \
 	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(TLSCRYPTO_SRC) $(BEARSSL_LIBS)
 
+# Session tickets: sealing, opening, the key store and its rotation.
+TICKET_SRC = src/ticket.c
+build/unit/test_ticket: tests/unit/test_ticket.c tests/unit/unit.h \
+	    $(TICKET_SRC) src/ticket.h src/wipe.h $(BEARSSL_DEP)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	    $(TICKET_SRC) $(BEARSSL_LIBS)
+
+build/unit/asan_test_ticket: tests/unit/test_ticket.c tests/unit/unit.h \
+	    $(TICKET_SRC) src/ticket.h src/wipe.h $(BEARSSL_DEP)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	    $(TICKET_SRC) $(BEARSSL_LIBS)
+
 # ECDSA signing, byte for byte against BearSSL's.  With a BearSSL source
 # tree at hand, ecdsa.c is first compiled under BearSSL's own inner.h, so
 # that a prototype it declares that differs from 0.6's fails the build.
@@ -172,7 +186,7 @@ build/unit/asan_test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
 # The engine, driven through its API by a scripted client in memory
 # (tests/unit/engclient.h, engtest.h): handshakes, resumption, client
 # certificates, alerts, in milliseconds; test_eng12 and test_eng13.
-ENG_SRC	= src/rec.c src/hs12.c src/hs13.c src/hello.c \
+ENG_SRC	= src/rec.c src/hs12.c src/hs13.c src/hello.c src/ticket.c \
 	  $(TLSCRYPTO_SRC) $(PQ_SRC)
 ENG_CLIENT = tests/unit/engclient.c tests/unit/enghs.c
 ENG_DEP	= $(ENG_CLIENT) tests/unit/engclient.h tests/unit/engtest.h \
@@ -218,7 +232,8 @@ UNIT_BINS = $(UNITS:%=build/unit/test_%) $(UNITS:%=build/unit/asan_test_%) \
 	build/unit/test_tlscrypto build/unit/asan_test_tlscrypto \
 	build/unit/test_ecdsa build/unit/asan_test_ecdsa \
 	build/unit/test_eng12 build/unit/asan_test_eng12 \
-	build/unit/test_eng13 build/unit/asan_test_eng13
+	build/unit/test_eng13 build/unit/asan_test_eng13 \
+	build/unit/test_ticket build/unit/asan_test_ticket
 ifneq ($(PQ),0)
 UNIT_BINS += build/unit/test_keccak build/unit/asan_test_keccak \
 	build/unit/test_mlkem build/unit/asan_test_mlkem
@@ -314,7 +329,7 @@ FUZZ_SECONDS ?= 40
 FUZZ_CC	?= clang
 FUZZ_FLAGS = -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined \
 	$(CPPFLAGS)
-FUZZERS	= config der http proxyin slot hello recprot t13cert hs12
+FUZZERS	= config der http proxyin slot hello recprot t13cert hs12 ticket
 ifneq ($(PQ),0)
 FUZZERS	+= mlkem
 endif
@@ -345,7 +360,7 @@ build/fuzz/fuzz_proxyin: tests/fuzz/fuzz_proxyin.c src/proxyin.c src/proxyin.h
 build/fuzz/fuzz_slot: tests/fuzz/fuzz_slot.c tests/fuzz/fakeport.c \
 	    src/slot.c src/slotin.c src/forward.c src/http.c src/httpchunk.c \
 	    src/tls.c src/cred.c src/config.c \
-	    src/pool.c src/cache.c $(ENG_SRC) \
+	    src/pool.c src/cache.c src/ticket.c $(ENG_SRC) \
 	    src/log.c src/certname.c src/proxyin.c src/plain.c src/conn.c \
 	    src/*.h \
 	    port/port.h $(CONF)/defaults.h \
@@ -358,6 +373,12 @@ build/fuzz/fuzz_recprot: tests/fuzz/fuzz_recprot.c $(TLSCRYPTO_SRC) \
 	    src/tlscrypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(TLSCRYPTO_SRC) \
+	    $(BEARSSL_LIBS)
+
+build/fuzz/fuzz_ticket: tests/fuzz/fuzz_ticket.c $(TICKET_SRC) \
+	    src/ticket.h src/wipe.h $(BEARSSL_DEP)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(TICKET_SRC) \
 	    $(BEARSSL_LIBS)
 
 # It includes src/hs13.c for the names of its phases: the engine starts

@@ -92,12 +92,14 @@
 	"syslog_facility = daemon\n" \
 	"syslog_socket = /dev/log\n" \
 	"seccomp = off\n" \
+	"ticket_key_rotate = 0\n"	/* half the longest session_lifetime */ \
 	"listen = 0.0.0.0:8443\n" \
 	"backend = 127.0.0.1:8080\n" \
 	"cert = tlsgate.crt\n" \
 	"key = tlsgate.key\n" \
-	"session_cache = 1024\n" \
+	"session_cache = 256\n"		/* 1.2 session IDs: tickets do the rest */ \
 	"session_lifetime = 120m\n"	/* 1.2 sessions, 1.3 tickets; 7 days at most */ \
+	"tickets = on\n"		/* stateless, RFC 5077 and RFC 8446 */ \
 	"tls_min = 1.2\n" \
 	"tls_max = 1.3\n" \
 	"ems = optional\n"		/* required: TLS 1.2 only with RFC 7627 */ \

@@ -117,6 +117,13 @@ int	port_hostname(char *buf, size_t cap);
  * (including "larger than N bytes").
  */
 long	port_read_file(const char *path, void *buf, size_t cap, const char **why);
+/*
+ * port_read_file() for a secret: the file must be a regular file that
+ * only its owner may read or write (no group or other permission bits)
+ * and owned by root or by this process's user; else -1 with *why.
+ */
+long	port_read_secret(const char *path, void *buf, size_t cap,
+	    const char **why);
 /* Does path exist?  1, 0, or -1 with *why set (it cannot be told). */
 int	port_exists(const char *path, const char **why);
 /*

@@ -79,21 +79,24 @@ static const struct config_name profiles[] = { { "default", PROFILE_DEFAULT },
 static const struct config_name ems_modes[] = { { "optional", 0 },
 	{ "required", 1 }, { NULL, 0 } };
 /*
- * What a profile sets: tls_min, tls_max, ems, suites and groups (spelled
- * as in the file).  bsi: BSI TR-02102-2's TLS 1.2 and 1.3 suites and
- * groups that tlsgate has (it lists no ChaCha20-Poly1305 and no X25519),
- * and the extended master secret it asks of TLS 1.2.  modern: Mozilla's,
+ * What a profile sets: tls_min, tls_max, ems, tickets, suites and groups
+ * (spelled as in the file).  bsi: BSI TR-02102-2's TLS 1.2 and 1.3
+ * suites and groups that tlsgate has (it lists no ChaCha20-Poly1305 and
+ * no X25519), the extended master secret it asks of TLS 1.2, and no
+ * stateless tickets: their key, not the session, then decides forward
+ * secrecy, and the guideline prefers resumption state the server keeps;
+ * the session cache resumes both versions instead.  modern: Mozilla's,
  * TLS 1.3 only, where EMS does not apply.
  */
 static const struct {
-	unsigned	 min, max, ems;
+	unsigned	 min, max, ems, tickets;
 	const char	*suites, *groups;
 } profile_sets[] = {
-	{ 0x0303, 0x0304, 0, "aes128-gcm aes256-gcm chacha20-poly1305",
+	{ 0x0303, 0x0304, 0, 1, "aes128-gcm aes256-gcm chacha20-poly1305",
 	    PQ_FIRST "x25519 secp256r1 secp384r1 secp521r1" },
-	{ 0x0303, 0x0304, 1, "aes128-gcm aes256-gcm",
+	{ 0x0303, 0x0304, 1, 0, "aes128-gcm aes256-gcm",
 	    "secp256r1 secp384r1 secp521r1" },
-	{ 0x0304, 0x0304, 0, "aes128-gcm aes256-gcm chacha20-poly1305",
+	{ 0x0304, 0x0304, 0, 1, "aes128-gcm aes256-gcm chacha20-poly1305",
 	    PQ_FIRST "x25519 secp256r1 secp384r1" },
 };
 
@@ -118,6 +121,8 @@ static const struct key keys[] = {
 	{ "group",		K_NAME,	G(group), 0, 0, NULL },
 	{ "chroot",		K_PATH,	G(chroot), 0, 0, NULL },
 	{ "seccomp",		K_ENUM,	G(seccomp), 0, 0, onoff },
+	{ "ticket_key_file",	K_PATH,	G(ticket_key_file), 0, 0, NULL },
+	{ "ticket_key_rotate",	K_MS,	G(ticket_rotate_ms), 0, 7 * 24 * H, NULL },
 	{ "listen",		K_LISTEN, S(listen), 0, 0, NULL },
 	{ "redirect",		K_REDIRECT, S(redirect), 0, 0, NULL },
 	{ "acme_passthrough",	K_ENUM,	S(acme), 0, 0, onoff },
@@ -127,6 +132,7 @@ static const struct key keys[] = {
 	{ "client_ca",		K_PATH,	S(client_ca), 0, 0, NULL },
 	{ "session_cache",	K_UINT,	S(cache), 0, TLSGATE_MAX_CACHE, NULL },
 	{ "session_lifetime",	K_MS,	S(lifetime_ms), 1000, 7 * 24 * H, NULL },
+	{ "tickets",		K_ENUM,	S(tickets), 0, 0, onoff },
 	{ "tls_min",		K_TLS,	S(tls_min), 0x0303, 0x0304, NULL },
 	{ "tls_max",		K_TLS,	S(tls_max), 0x0303, 0x0304, NULL },
 	{ "ems",		K_ENUM,	S(ems_required), 0, 0, ems_modes },
@@ -348,7 +354,8 @@ set_list(struct config_list *l, const struct config_name *names,
 }
 
 /*
- * After a tls_profile line: set tls_min, tls_max, ems, suites and groups,
+ * After a tls_profile line: set tls_min, tls_max, ems, tickets, suites and
+ * groups,
  * but not those that this scope sets itself, before or after it.
  */
 static void
@@ -368,6 +375,8 @@ set_profile(struct parse *p)
 			s->tls_max = profile_sets[s->profile].max;
 		else if (keys[i].off == offsetof(struct service, ems_required))
 			s->ems_required = profile_sets[s->profile].ems;
+		else if (keys[i].off == offsetof(struct service, tickets))
+			s->tickets = profile_sets[s->profile].tickets;
 		else if (keys[i].names == config_suite_names)
 			(void)set_list(&s->suites, config_suite_names, su,
 			    strlen(su), msg, sizeof(msg));
@@ -549,7 +558,7 @@ line_of(const struct parse *p, const char *key)
 {
 	for (size_t i = 0; i < NKEYS; i++)
 		if (strcmp(keys[i].name, key) == 0)
-			return p->sseen[i];
+			return (keys[i].scope == GLOBAL ? p->gseen : p->sseen)[i];
 	return 0;
 }
 
@@ -563,6 +572,37 @@ config_proxy_trusted(const struct service *s, const struct port_addr *a)
 		return 0;
 	n = port_addr_raw(a, ip);
 	return proxyin_trusted(s->proxy_from, s->nproxy_from, ip, n);
+}
+
+/*
+ * ticket_key_rotate against the longest session_lifetime of a service
+ * with tickets, L: at most L, so that no key outlives 2 L (a key seals
+ * for one period and opens until its last ticket expires), and at least
+ * L / 7, so that the keys kept (1 + L / rotate, rounded up) fit the
+ * store's 8 (ticket.h).  1 s at the least.
+ */
+static int
+check_rotate(struct parse *p, const char *name, char *err, size_t cap)
+{
+	unsigned long long r = p->c->ticket_rotate_ms, l = 0;
+
+	for (unsigned i = 0; i < p->c->nsvc; i++)
+		if (p->c->svc[i].tickets && p->c->svc[i].lifetime_ms > l)
+			l = p->c->svc[i].lifetime_ms;
+	if (r == 0 || l == 0)
+		return 0;
+	if (r < 1000)
+		return fail(err, cap, "%s:%u: ticket_key_rotate: 1s at the "
+		    "least", name, line_of(p, "ticket_key_rotate"));
+	if (r > l)
+		return fail(err, cap, "%s:%u: ticket_key_rotate: longer than "
+		    "session_lifetime (%llus): a key would outlive twice it",
+		    name, line_of(p, "ticket_key_rotate"), l / 1000);
+	if ((l / 1000 + r / 1000 - 1) / (r / 1000) > 7)
+		return fail(err, cap, "%s:%u: ticket_key_rotate: shorter than "
+		    "session_lifetime / 7 (%llus): more than 8 keys to keep",
+		    name, line_of(p, "ticket_key_rotate"), l / 7000);
+	return 0;
 }
 
 /* After the last line: every service complete, limits kept. */
@@ -621,6 +661,8 @@ check_services(struct parse *p, const char *name, char *err, size_t cap)
 		return fail(err, cap, "%s: session_cache: %u in all, more than "
 		    "the compile-time limit %u", name, cache,
 		    (unsigned)TLSGATE_MAX_CACHE);
+	if (check_rotate(p, name, err, cap) < 0)
+		return -1;
 	if (creds > TLSGATE_MAX_CREDS)
 		return fail(err, cap, "%s: cert: %u in all, more than the "
 		    "compile-time limit %u", name, creds,

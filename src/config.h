@@ -56,8 +56,9 @@ struct service {
 	struct svc_cert	certs[TLSGATE_MAX_SVC_CERTS];	/* first: default */
 	unsigned	ncerts;
 	char		client_ca[CONFIG_PATH_MAX];	/* "": no client auth */
-	unsigned	cache;		/* sessions */
+	unsigned	cache;		/* TLS 1.2 sessions (and 1.3, tickets off) */
 	unsigned	lifetime_ms;	/* of a session or ticket */
+	unsigned	tickets;	/* stateless tickets (ticket.h) */
 	unsigned	tls_min;	/* 0x0303 or 0x0304 */
 	unsigned	tls_max;	/* 0x0303 or 0x0304 */
 	unsigned	ems_required;	/* TLS 1.2 without EMS: refused */
@@ -96,6 +97,9 @@ struct config {
 	char		group[64];
 	char		chroot[CONFIG_PATH_MAX];
 	unsigned	seccomp;
+	/* Ticket keys: from this file ("": drawn at start-up, rotating). */
+	char		ticket_key_file[CONFIG_PATH_MAX];
+	unsigned	ticket_rotate_ms;	/* 0: half the longest lifetime */
 	struct service	svc[TLSGATE_MAX_SERVICES];
 	unsigned	nsvc;
 };

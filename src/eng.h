@@ -19,13 +19,17 @@
  * records in place and never touches the input buffer past the record
  * it is reading, so a caller may read ahead into the rest of it.
  *
- * Resumption: the caller's session store (eng_ops) keeps TLS 1.2
- * sessions under the session ID and TLS 1.3 tickets under the ticket's
- * identity; a TLS 1.3 ticket resumes until its lifetime (ops->lifetime,
- * which the store enforces) is over, never
- * with 0-RTT (early data is skipped, within a bound, as RFC 8446 4.2.10
- * allows).  Client certificates: a CertificateRequest when the caller
- * gives a validator; the client's chain is streamed into it as it comes.
+ * Resumption: by the caller's tickets (eng_ops seal and open: the
+ * session sealed into the ticket the client keeps; TLS 1.2's SessionTicket
+ * extension and NewSessionTicket of RFC 5077, TLS 1.3's NewSessionTicket),
+ * else by its session store (load and save: TLS 1.2 sessions under the
+ * session ID, TLS 1.3 tickets under the ticket's identity).  A ticket
+ * that does not open is a full handshake.  A TLS 1.3 ticket resumes
+ * until its lifetime (ops->lifetime, which the caller enforces) is over,
+ * never with 0-RTT (early data is skipped, within a bound, as RFC 8446
+ * 4.2.10 allows).  Client certificates: a CertificateRequest when the
+ * caller gives a validator; the client's chain is streamed into it as it
+ * comes.
  */
 #ifndef TLSGATE_ENG_H
 #define TLSGATE_ENG_H
@@ -61,19 +65,29 @@ struct eng_choice {
 
 /* A resumable session: a TLS 1.2 session or a TLS 1.3 ticket. */
 struct eng_session {
-	unsigned char	id[32];
+	unsigned char	id[32];		/* load(), save() only */
 	unsigned char	secret[48];	/* master secret, or ticket PSK */
 	unsigned	version, suite;
 	int		ems;		/* TLS 1.2: made with EMS */
+	/* load(), open(): the hello's server name (choose() is to come). */
+	const unsigned char *host;
+	size_t		host_len;
 };
+
+/* The longest ticket the engine sends (eng_ops seal()). */
+#define ENG_TICKET_MAX	128
 
 /*
  * What the engine asks of its caller, with ctx.  choose(): for the hello
  * m (the whole message) as parsed into h, at version (TLS12 or TLS13):
  * 0, or the fatal alert to answer (handshake_failure when nothing
  * fits).  Sessions (NULL: none): load() fills the session whose id is
- * s->id, 1 if there is one; save() keeps one.  vmin, vmax: the versions
- * the service allows.
+ * s->id, 1 if there is one; save() keeps one.  Tickets (NULL: none,
+ * and then TLS 1.3 tickets are load() and save()'s): seal() s into
+ * out[0..cap): its length, 0 for no ticket; open() the ticket t[0..len)
+ * a client sent, for the version in s->version: 1 with *s filled if it
+ * resumes here, 0 otherwise.  vmin, vmax: the versions the service
+ * allows.
  */
 struct eng_ops {
 	unsigned	(*choose)(void *ctx, const unsigned char *m,
@@ -81,6 +95,10 @@ struct eng_ops {
 			    struct eng_choice *out);
 	int		(*load)(void *ctx, struct eng_session *s);
 	void		(*save)(void *ctx, const struct eng_session *s);
+	size_t		(*seal)(void *ctx, const struct eng_session *s,
+			    unsigned char *out, size_t cap);
+	int		(*open)(void *ctx, const unsigned char *t, size_t len,
+			    struct eng_session *s);
 	void		*ctx;
 	const br_prng_class **rng;
 	unsigned	 vmin, vmax;
@@ -126,7 +144,8 @@ struct eng {
 	unsigned char		 wr_on, rd_on;	/* records are protected */
 	unsigned char		 hrr;		/* a HelloRetryRequest was sent */
 	unsigned char		 resumed;
-	unsigned char		 nst_owed;	/* a NewSessionTicket to send */
+	unsigned char		 nst_owed;	/* a NewSessionTicket to send
+						 * (1.3: its length, in nst_len) */
 	unsigned char		 skip_early;	/* 0-RTT data to drop */
 	unsigned char		 ems;		/* TLS 1.2: extended master secret */
 	unsigned char		 reneg;		/* TLS 1.2: RFC 5746 agreed */
@@ -147,6 +166,7 @@ struct eng {
 	struct eng_choice	 ch;
 	unsigned char		 sid[32];
 	size_t			 sid_len;
+	size_t			 nst_len;
 	size_t			 fl_cert;
 	struct eng_piece	 piece;
 	/*
@@ -172,7 +192,8 @@ struct eng {
 			unsigned char	 c_secret[HASH_MAX];
 			unsigned char	 s_secret[HASH_MAX];
 			unsigned char	 c_ap[HASH_MAX];
-			unsigned char	 nst[64];	/* the ticket message */
+			unsigned char	 nst[16 + ENG_TICKET_MAX]; /* the
+							 * ticket message */
 			unsigned char	 ch1[32];	/* what a hello after
 							 * HRR repeats */
 		};

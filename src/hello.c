@@ -62,13 +62,27 @@ rd_get(struct rd *r, int n)
 	return v;
 }
 
+/* Skip n bytes, a record's worth at a time (extensions are long). */
 static void
 rd_skip(struct rd *r, size_t n)
 {
-	if (n > r->left)
+	size_t k;
+
+	if (n > r->left) {
 		r->bad = 1;
-	while (n-- > 0 && !r->bad)
-		rd_get(r, 1);
+		return;
+	}
+	r->left -= n;
+	while (n > 0) {
+		while (r->frag == 0) {		/* empty records too */
+			r->frag = tw_get16(r->b + r->at + 3);
+			r->at += 5;
+		}
+		k = n < r->frag ? n : r->frag;
+		r->at += k;
+		r->frag -= k;
+		n -= k;
+	}
 }
 
 /*
@@ -469,6 +483,10 @@ ext(const unsigned char *m, size_t t, size_t p, size_t end,
 		if (m[p] < 1 || m[p] > 4)
 			return bad(h, ILLEGAL_PARAMETER, "bad-max-fragment-length");
 		h->mfl = m[p];
+		return 0;
+	case EXT_SESSION_TICKET:	/* RFC 5077 3.2: opaque, any length */
+		h->ticket = p;
+		h->ticket_len = end - p;
 		return 0;
 	case EXT_EXTENDED_MASTER_SECRET:	/* RFC 7627 5.1: empty */
 		return p != end ? bad(h, DECODE_ERROR, "bad-ems") : 0;

@@ -207,6 +207,7 @@ struct hello {
 	size_t		 psk_count;
 	size_t		 psk_binders;
 	size_t		 host, host_len;	/* server_name's host_name */
+	size_t		 ticket, ticket_len;	/* SessionTicket's body */
 	size_t		 alpn, alpn_len;	/* the ALPN list's body */
 	int		 alpn_http11;		/* it names http/1.1 */
 	const char	*why;			/* for the log, with an alert */

@@ -2,7 +2,7 @@
  * hs12.c - the TLS 1.2 server handshake of eng.h (RFC 5246), ECDHE
  * (RFC 8422) with AEAD suites only (RFC 5288, RFC 7905), the extended
  * master secret (RFC 7627), secure renegotiation's answer (RFC 5746)
- * and resumption by session ID.
+ * and resumption by session ID or by ticket (RFC 5077).
  *
  *   hello, a new session --> FLIGHT: ServerHello, Certificate,
  *       ServerKeyExchange, [CertificateRequest,] ServerHelloDone
@@ -11,9 +11,11 @@
  *   CKE --ClientKeyExchange: keys--> CCV if it sent a certificate, CCS
  *   CCV --its CertificateVerify, signature valid--> CCS
  *   CCS --ChangeCipherSpec--> FIN --its Finished--> SFIN
- *   SFIN --our ChangeCipherSpec and Finished written--> APP
+ *   SFIN --[NewSessionTicket,] our ChangeCipherSpec and Finished
+ *       written--> APP
  *
- *   hello, a session of ours --> FLIGHT: ServerHello --> SFIN
+ *   hello, a session of ours (its ID or its ticket) --> FLIGHT:
+ *       ServerHello --> SFIN
  *   SFIN --written--> CCS --> FIN --the client's Finished--> APP
  *
  *   APP --a ClientHello--> warning no_renegotiation, APP
@@ -176,7 +178,10 @@ offered(const struct hello *h, unsigned suite)
  * hello may resume: its suite, or 0 for a full handshake, or the alert
  * of a hello that names one of our sessions and cannot resume it: one
  * made with the extended master secret, now without it (RFC 7627 5.3),
- * or one whose suite it does not offer (RFC 5246 7.4.1.2).
+ * or, by session ID, one whose suite it does not offer (RFC 5246
+ * 7.4.1.2).  A ticket, when we take tickets, is the session the hello
+ * names, never its session ID (RFC 5077 3.4); one that does not open,
+ * or whose suite is not offered, is a full handshake.
  */
 static unsigned
 resume(struct eng *c, const unsigned char *m, const struct hello *h,
@@ -184,24 +189,35 @@ resume(struct eng *c, const unsigned char *m, const struct hello *h,
 {
 	struct eng_session sp;
 	unsigned suite = 0;
+	int tkt = c->nst_owed && h->ticket_len > 0, ok;
 
 	*alert = 0;
-	if (c->ops->load == NULL || h->sid_len != sizeof(sp.id))
-		return 0;
 	memset(&sp, 0, sizeof(sp));
-	memcpy(sp.id, m + h->sid, sizeof(sp.id));
-	if (!c->ops->load(c->ops->ctx, &sp) || sp.version != TLS12)
+	sp.version = TLS12;
+	sp.host = m + h->host;
+	sp.host_len = h->host_len;
+	if (tkt)
+		ok = c->ops->open(c->ops->ctx, m + h->ticket, h->ticket_len,
+		    &sp);
+	else if (c->ops->load != NULL && h->sid_len == sizeof(sp.id)) {
+		memcpy(sp.id, m + h->sid, sizeof(sp.id));
+		ok = c->ops->load(c->ops->ctx, &sp);
+	} else
+		ok = 0;
+	if (!ok || sp.version != TLS12)
 		;
-	else if (!offered(h, sp.suite))
-		*alert = eng_refuse(c, BR_ALERT_ILLEGAL_PARAMETER,
-		    "resumed-suite-not-offered");
-	else if (sp.ems && !c->ems)
+	else if (!offered(h, sp.suite)) {
+		if (!tkt)
+			*alert = eng_refuse(c, BR_ALERT_ILLEGAL_PARAMETER,
+			    "resumed-suite-not-offered");
+	} else if (sp.ems && !c->ems)
 		*alert = eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
 		    "resumption-without-ems");
 	else if (sp.ems == c->ems) {
 		memcpy(c->ms, sp.secret, sizeof(c->ms));
-		memcpy(c->sid, sp.id, sizeof(sp.id));
-		c->sid_len = sizeof(sp.id);
+		/* The client's session ID, echoed, says it resumes. */
+		memcpy(c->sid, m + h->sid, h->sid_len);
+		c->sid_len = h->sid_len;
 		suite = sp.suite;
 	}
 	wipe(&sp, sizeof(sp));
@@ -231,6 +247,9 @@ hs12_hello(struct eng *c, const unsigned char *m, size_t len,
 	c->reneg = h->reneg_scsv || (h->exts & HELLO_EXT_RENEGOTIATION_INFO);
 	c->ecpf = (h->exts & HELLO_EXT_EC_POINT_FORMATS) != 0;
 	c->ems = (h->exts & HELLO_EXT_EXTENDED_MASTER_SECRET) != 0;
+	/* RFC 5077 3.2: a client that takes tickets; one is owed it. */
+	c->nst_owed = (h->exts & HELLO_EXT_SESSION_TICKET) &&
+	    c->ops->seal != NULL;
 	if ((suite = resume(c, m, h, &alert)) == 0 && alert != 0)
 		return alert;
 	if ((alert = c->ops->choose(c->ops->ctx, m, h, TLS12, &c->ch)) != 0)
@@ -239,14 +258,19 @@ hs12_hello(struct eng *c, const unsigned char *m, size_t len,
 		return eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
 		    "no-extended-master-secret");
 	c->resumed = suite != 0;
-	if (c->resumed)
+	if (c->resumed) {
 		c->ch.suite = suite;
-	else {
+		/* Its ticket stays: the session's lifetime is the first's. */
+		c->nst_owed = 0;
+	} else {
 		if ((c->group = group12(h, &c->ch)) == 0)
 			return eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
 			    "no-shared-group");
-		/* A session ID only when there is a store to keep it. */
-		c->sid_len = c->ops->save != NULL ? 32 : 0;
+		/*
+		 * A session ID when there is a store to keep it, and no
+		 * ticket to carry the session instead (none, as OpenSSL's).
+		 */
+		c->sid_len = c->ops->save != NULL && !c->nst_owed ? 32 : 0;
 		(*c->rng)->generate(c->rng, c->sid, c->sid_len);
 	}
 	memcpy(c->cr, m + h->random, 32);
@@ -375,6 +399,10 @@ server_hello(struct eng *c, struct tw *w)
 		tw_u16(w, EXT_EXTENDED_MASTER_SECRET);
 		tw_u16(w, 0);
 	}
+	if (c->nst_owed) {		/* RFC 5077 3.2: empty */
+		tw_u16(w, EXT_SESSION_TICKET);
+		tw_u16(w, 0);
+	}
 	if (c->ecpf && !c->resumed) {	/* RFC 8422 5.2: uncompressed */
 		tw_u16(w, EXT_EC_POINT_FORMATS);
 		tw_u16(w, 2);
@@ -489,13 +517,57 @@ hs12_flight_done(struct eng *c)
 		c->phase = c->ch.x509 != NULL ? P_CCERT : P_CKE;
 }
 
-/* Our ChangeCipherSpec and Finished; obuf is empty. */
+/*
+ * NewSessionTicket (RFC 5077 3.3), before our ChangeCipherSpec: the
+ * session sealed by the caller, announced for ops->lifetime.  No ticket
+ * is sent if the caller seals none.
+ */
+static int
+new_ticket(struct eng *c)
+{
+	unsigned char m[4 + 4 + 2 + ENG_TICKET_MAX];
+	struct eng_session sp;
+	size_t n;
+	struct tw w;
+
+	memset(&sp, 0, sizeof(sp));
+	memcpy(sp.secret, c->ms, sizeof(c->ms));
+	sp.version = TLS12;
+	sp.suite = c->ch.suite;
+	sp.ems = c->ems;
+	n = c->ops->seal(c->ops->ctx, &sp, m + 10, sizeof(m) - 10);
+	wipe(&sp, sizeof(sp));
+	c->nst_owed = 0;
+	tw_init(&w, m, sizeof(m));
+	tw_msg(&w, HT_NEW_SESSION_TICKET);
+	tw_u16(&w, c->ops->lifetime >> 16);	/* ticket_lifetime_hint */
+	tw_u16(&w, c->ops->lifetime & 0xffff);
+	tw_u16(&w, (unsigned)n);
+	w.n += n;
+	tw_close(&w);
+	/*
+	 * The extension promised one: with none sealed, an empty ticket
+	 * (RFC 5077 3.3 allows it: the client keeps no ticket).
+	 */
+	if (tw_len(&w) == 0 || eng_put_record(c, CT_HANDSHAKE, m,
+	    tw_len(&w)) < 0)
+		return -1;
+	th_add(&c->th, m, tw_len(&w));
+	return 0;
+}
+
+/* [NewSessionTicket,] our ChangeCipherSpec and Finished; obuf is empty. */
 static void
 server_finished(struct eng *c)
 {
 	static const unsigned char one = 1;
 	unsigned char m[4 + FINISHED_LEN];
 	struct tw w;
+
+	if (c->nst_owed && new_ticket(c) < 0) {
+		eng_fail(c, BR_ALERT_INTERNAL_ERROR);
+		return;
+	}
 
 	tw_init(&w, m, sizeof(m));
 	tw_msg(&w, HT_FINISHED);

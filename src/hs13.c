@@ -235,7 +235,7 @@ hs13_pump(struct eng *c)
 	if (c->phase == P_FLIGHT)
 		eng_write_flight(c);
 	else if (c->nst_owed && c->app_w == 0) {
-		if (eng_put_record(c, CT_HANDSHAKE, c->nst, 50) == 0)
+		if (eng_put_record(c, CT_HANDSHAKE, c->nst, c->nst_len) == 0)
 			c->nst_owed = 0;
 	} else if (c->ku_owed && c->app_w == 0) {
 		tw_init(&w, m, sizeof(m));
@@ -339,9 +339,11 @@ hello_digest(const unsigned char *m, size_t len, unsigned char *out)
  * the suite's hash and its binder, over the hello up to the binders,
  * verifies (RFC 8446 4.2.11.2): 0, with c->resumed and the early secret
  * of its PSK in c->ks if so, or
- * decrypt_error.  A ticket resumes until its lifetime is over (the
- * store's load() enforces it): tlsgate never takes 0-RTT data, which is
- * what single use protects (RFC 8446 8.1).
+ * decrypt_error.  A ticket that does not open, or is not for this
+ * suite's hash, is a full handshake.  A ticket resumes until its
+ * lifetime is over (the caller's open() or load() enforces it): tlsgate
+ * never takes 0-RTT data, which is what single use protects (RFC 8446
+ * 8.1).
  */
 static unsigned
 psk(struct eng *c, const unsigned char *m, const struct hello *h,
@@ -352,14 +354,25 @@ psk(struct eng *c, const unsigned char *m, const struct hello *h,
 	struct th t;
 	struct ks ks;
 	unsigned char key[HASH_MAX], th[HASH_MAX], want[HASH_MAX];
+	size_t idlen;
 	int ok;
 
-	if (c->ops->load == NULL || !(h->exts & HELLO_EXT_PRE_SHARED_KEY) ||
-	    !h->psk_dhe_ke || tw_get16(m + h->psk_ids) != 32)
+	if ((c->ops->open == NULL && c->ops->load == NULL) ||
+	    !(h->exts & HELLO_EXT_PRE_SHARED_KEY) || !h->psk_dhe_ke)
 		return 0;
+	idlen = tw_get16(m + h->psk_ids);
 	memset(&sp, 0, sizeof(sp));
-	memcpy(sp.id, m + h->psk_ids + 2, 32);
-	if (!c->ops->load(c->ops->ctx, &sp) || sp.version != TLS13 ||
+	sp.version = TLS13;
+	sp.host = m + h->host;
+	sp.host_len = h->host_len;
+	if (c->ops->open != NULL)
+		ok = c->ops->open(c->ops->ctx, m + h->psk_ids + 2, idlen, &sp);
+	else if (idlen == sizeof(sp.id)) {
+		memcpy(sp.id, m + h->psk_ids + 2, sizeof(sp.id));
+		ok = c->ops->load(c->ops->ctx, &sp);
+	} else
+		ok = 0;
+	if (!ok || sp.version != TLS13 ||
 	    ks_suite_hash((int)sp.suite) != dig) {
 		wipe(&sp, sizeof(sp));
 		return 0;
@@ -568,9 +581,10 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 }
 
 /*
- * A ticket for the next connections (RFC 8446 4.6.1): a random
- * identifier of a session store entry whose secret is the PSK the
- * resumption master secret gives for nonce 0; NewSessionTicket owed.
+ * A ticket for the next connections (RFC 8446 4.6.1), for the PSK the
+ * resumption master secret gives for nonce 0: the session sealed by
+ * the caller (seal()), or a random identifier of a session store entry
+ * (save()); NewSessionTicket owed.
  */
 static void
 ticket(struct eng *c)
@@ -578,6 +592,8 @@ ticket(struct eng *c)
 	static const unsigned char nonce = 0;
 	struct eng_session sp;
 	unsigned char th[HASH_MAX], res[HASH_MAX], age_add[4];
+	unsigned char id[ENG_TICKET_MAX];
+	size_t idlen = sizeof(sp.id);
 	struct tw w;
 
 	memset(&sp, 0, sizeof(sp));
@@ -585,10 +601,18 @@ ticket(struct eng *c)
 	ks_derive(&c->ks, "res master", th, res);
 	ks_ticket_psk(c->ks.dig, res, &nonce, 1, sp.secret);
 	wipe(res, sizeof(res));
-	(*c->rng)->generate(c->rng, sp.id, 32);
 	sp.version = TLS13;
 	sp.suite = c->ch.suite;
-	c->ops->save(c->ops->ctx, &sp);
+	if (c->ops->seal != NULL)
+		idlen = c->ops->seal(c->ops->ctx, &sp, id, sizeof(id));
+	else {
+		(*c->rng)->generate(c->rng, sp.id, sizeof(sp.id));
+		memcpy(id, sp.id, sizeof(sp.id));
+		c->ops->save(c->ops->ctx, &sp);
+	}
+	wipe(&sp, sizeof(sp));
+	if (idlen == 0 || idlen > sizeof(id))
+		return;
 	(*c->rng)->generate(c->rng, age_add, sizeof(age_add));
 	tw_init(&w, c->nst, sizeof(c->nst));
 	tw_msg(&w, HT_NEW_SESSION_TICKET);
@@ -599,12 +623,12 @@ ticket(struct eng *c)
 	tw_put(&w, &nonce, 1);
 	tw_close(&w);
 	tw_open(&w, 2);
-	tw_put(&w, sp.id, 32);
+	tw_put(&w, id, idlen);
 	tw_close(&w);
 	tw_u16(&w, 0);			/* no early_data: never 0-RTT */
 	tw_close(&w);
-	wipe(&sp, sizeof(sp));
-	c->nst_owed = tw_len(&w) == 50;
+	c->nst_len = tw_len(&w);
+	c->nst_owed = c->nst_len > 0;
 }
 
 /* The client's Finished, over the transcript through its last message. */
@@ -623,7 +647,7 @@ client_finished(struct eng *c, const unsigned char *m, size_t len)
 	memcpy(c->c_secret, c->c_ap, sizeof(c->c_secret));
 	wipe(c->c_ap, sizeof(c->c_ap));
 	rp_init(&c->rd, (int)c->ch.suite, c->c_secret);
-	if (c->ops->save != NULL) {
+	if (c->ops->seal != NULL || c->ops->save != NULL) {
 		th_add(&c->th, m, len);
 		ticket(c);
 	}

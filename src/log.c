@@ -34,6 +34,7 @@ static const struct {
 	F(http_errors), F(evicted), F(refused),
 	F(pending), F(pending_high), F(shed),
 	F(redirects), F(acme_forwarded), F(tls13), F(hrr), F(tickets),
+	F(ticket_hits), F(ticket_misses),
 	F(bytes_in), F(bytes_out), F(log_dropped),
 	F(proxy_in), F(proxy_local), F(proxy_errors),
 	F(cert_days),

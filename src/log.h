@@ -50,7 +50,9 @@ struct stats {
 	/* The pending table (pend.h): now, at most, and hellos shed. */
 	unsigned long long	pending, pending_high, shed;
 	unsigned long long	redirects, acme_forwarded;
-	unsigned long long	tls13, hrr, tickets;	/* TLS 1.3 handshakes */
+	unsigned long long	tls13, hrr;	/* TLS 1.3 handshakes */
+	/* Tickets issued (both versions), and those offered: opened or not. */
+	unsigned long long	tickets, ticket_hits, ticket_misses;
 	unsigned long long	bytes_in, bytes_out;
 	unsigned long long	log_dropped;	/* the sink could not take */
 	/* PROXY headers read (proxy_from), of them LOCAL, and refused. */

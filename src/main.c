@@ -89,8 +89,9 @@ print_footprint(const struct config *c)
 	    plain_table_bytes(plain_slots(c)));
 	printf("pending = %u x %zu = %zu (clients not yet in a slot)\n",
 	    c->pending, pend_table_bytes(1), pend_table_bytes(c->pending));
-	printf("session_cache = %u x %zu = %zu\n", nsess, TLS_CACHE_ENTRY,
-	    cache);
+	printf("session_cache = %u x %zu = %zu (TLS 1.2 session IDs; TLS 1.3 "
+	    "too where tickets = off)\n", nsess, TLS_CACHE_ENTRY, cache);
+	tls_ticket_report(puts);
 	printf("other static = %zu (certificates and keys twice, for reload; "
 	    "buffers; poll table)\n", other);
 	printf("total = %zu (worst case for this config)\n", total);
@@ -219,6 +220,9 @@ needs_restart(const struct config *a, const struct config *b)
 	if (strcmp(a->user, b->user) != 0 || strcmp(a->group, b->group) != 0 ||
 	    strcmp(a->chroot, b->chroot) != 0 || a->seccomp != b->seccomp)
 		return "privileges (user, group, chroot, seccomp)";
+	/* Every worker's keys follow one rotation, set at start-up. */
+	if (a->ticket_rotate_ms != b->ticket_rotate_ms)
+		return "ticket_key_rotate";
 	if (a->nsvc != b->nsvc)
 		return "the services";
 	for (unsigned i = 0; i < a->nsvc; i++) {

@@ -9,9 +9,18 @@
  * client's signature_algorithms, ALPN http/1.1 in http mode, and the
  * client-certificate validator of a service with client_ca.
  *
- * Sessions: one cache a service (cache.h), in static memory or in memory
- * the workers share, behind one lock; TLS 1.2 sessions and TLS 1.3
- * tickets alike, each good for the service's session_lifetime.
+ * Sessions: stateless tickets (ticket.h) for services with tickets on,
+ * both versions; one cache a service (cache.h), in static memory or in
+ * memory the workers share, behind one lock, for TLS 1.2 session IDs
+ * (and TLS 1.3 tickets where tickets are off); each good for the
+ * service's session_lifetime, and only for the service and server name
+ * it was made for (RFC 6066 3).
+ *
+ * Ticket keys: from ticket_key_file (read with each load, so a reload
+ * takes a new file), or a rotating store drawn in tls_init(), before
+ * workers fork: each worker then derives the same key for the same
+ * period from the memory it inherited, with no lock and nothing shared
+ * (ticket.h).
  */
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +30,7 @@
 #include "defaults.h"
 #include "log.h"
 #include "hello.h"
+#include "ticket.h"
 #include "tls.h"
 #include "tlswire.h"
 #include "wipe.h"
@@ -41,7 +51,9 @@ struct tls_svc {
 	unsigned		anchor0, nanchor;
 	struct config_list	suites;		/* SUITE_*, in order */
 	unsigned		tls_min, tls_max, cache_on, alpn, ems;
+	unsigned		tickets_on;
 	uint32_t		lifetime;	/* seconds */
+	char			name[CONFIG_NAME_MAX];
 	unsigned		groups[CONFIG_LIST_MAX], ngroups;
 	unsigned		hybrid_retry;
 };
@@ -53,6 +65,10 @@ struct tls_area {
 	struct tls_svc		svc[TLSGATE_MAX_SERVICES];
 	unsigned		nsvc;
 	unsigned		refs;
+	/* The keys of ticket_key_file, if there is one. */
+	struct ticket_keys	file_keys;
+	unsigned		key_file;
+	char			key_path[CONFIG_PATH_MAX];
 };
 
 static struct tls_area areas[2];
@@ -61,6 +77,13 @@ static unsigned active, loaded;
 static int have_active;
 static br_hmac_drbg_context seed_drbg;
 static char err_name[32];		/* what tls_error_name() returns */
+/* The rotating ticket keys: drawn before fork, derived after. */
+static struct ticket_keys rot_keys;
+static char key_text[4096];		/* a ticket_key_file, while read */
+
+/* The context: the service's name, 0, the server name in lower case. */
+_Static_assert(CONFIG_NAME_MAX + sizeof(((struct tls_conn *)0)->sni) <=
+    TICKET_CTX_MAX, "a ticket's context fits");
 
 /* Take the caches' lock; a worker that died holding it cost us them. */
 static void
@@ -106,6 +129,51 @@ svc_suite(const struct tls_svc *sv, unsigned suite)
 }
 
 /*
+ * The context a session is bound to, into out: the service's name, 0,
+ * the server name host[0..len) (the hello's, or t->sni when host is
+ * NULL) in lower case.
+ */
+static size_t
+ticket_ctx(const struct tls_conn *t, const unsigned char *host, size_t len,
+    unsigned char *out)
+{
+	const char *name = areas[t->area].svc[t->svc].name;
+	size_t n = strlen(name);
+
+	if (host == NULL) {
+		host = (const unsigned char *)t->sni;
+		len = strlen(t->sni);
+	}
+	if (len >= sizeof(t->sni))
+		len = 0;
+	memcpy(out, name, n);
+	out[n++] = 0;
+	for (size_t i = 0; i < len; i++)
+		out[n++] = (unsigned char)(host[i] >= 'A' && host[i] <= 'Z' ?
+		    host[i] - 'A' + 'a' : host[i]);
+	return n;
+}
+
+/*
+ * The cache's key for a session ID: the ID hashed with the server name,
+ * so that a session made for one name is not found under another (the
+ * cache is the service's own).  Still the server's random bytes, as
+ * far as a client can choose a set.
+ */
+static void
+bind_id(const struct tls_conn *t, const struct eng_session *s,
+    unsigned char *out)
+{
+	unsigned char c[TICKET_CTX_MAX];
+	br_sha256_context h;
+
+	br_sha256_init(&h);
+	br_sha256_update(&h, s->id, CACHE_ID_LEN);
+	br_sha256_update(&h, c, ticket_ctx(t, s->host, s->host_len, c));
+	br_sha256_out(&h, out);
+}
+
+/*
  * Sessions and tickets (eng_ops): an entry of the service's cache, if
  * it is younger than its lifetime and a reload left its version and
  * suite in the service's policy.  A ticket resumes as often as the
@@ -116,11 +184,13 @@ session_load(void *ctx, struct eng_session *s)
 {
 	struct tls_conn *t = ctx;
 	const struct tls_svc *sv = &areas[t->area].svc[t->svc];
+	unsigned char id[CACHE_ID_LEN];
 	struct cache_entry e;
 	int hit;
 
+	bind_id(t, s, id);
 	cache_lock();
-	hit = cache_get(&caches->c[t->svc], caches->store, s->id, cache_now(),
+	hit = cache_get(&caches->c[t->svc], caches->store, id, cache_now(),
 	    sv->lifetime, &e);
 	port_unlock(caches->lock);
 	hit = hit && e.version >= sv->tls_min && e.version <= sv->tls_max &&
@@ -144,7 +214,7 @@ session_save(void *ctx, const struct eng_session *s)
 	struct cache_entry e;
 
 	memset(&e, 0, sizeof(e));
-	memcpy(e.id, s->id, sizeof(e.id));
+	bind_id(t, s, e.id);
 	memcpy(e.secret, s->secret, sizeof(e.secret));
 	e.secret_len = sizeof(e.secret);
 	e.flags = s->ems ? CACHE_EMS : 0;
@@ -160,11 +230,98 @@ session_save(void *ctx, const struct eng_session *s)
 	wipe(&e, sizeof(e));
 }
 
+static struct ticket_keys *
+keys_of(const struct tls_conn *t)
+{
+	struct tls_area *a = &areas[t->area];
+
+	return a->key_file ? &a->file_keys : &rot_keys;
+}
+
+/* Tickets (eng_ops): the session sealed, born now, for its lifetime. */
+static size_t
+ticket_seal_cb(void *ctx, const struct eng_session *s, unsigned char *out,
+    size_t cap)
+{
+	struct tls_conn *t = ctx;
+	unsigned char c[TICKET_CTX_MAX];
+	struct ticket_state st;
+	int64_t now = port_time();
+	size_t n;
+
+	memset(&st, 0, sizeof(st));
+	st.version = s->version;
+	st.suite = s->suite;
+	st.flags = s->ems ? TICKET_EMS : 0;
+	memcpy(st.secret, s->secret, sizeof(s->secret));
+	st.secret_len = sizeof(s->secret);
+	st.born = now;
+	st.lifetime = areas[t->area].svc[t->svc].lifetime;
+	n = ticket_seal(keys_of(t), &st, c, ticket_ctx(t, NULL, 0, c),
+	    &seed_drbg.vtable, now, out, cap);
+	wipe(&st, sizeof(st));
+	if (n > 0)
+		stats.tickets++;
+	return n;
+}
+
+/* A ticket that opens here, still of the service's policy. */
+static int
+ticket_open_cb(void *ctx, const unsigned char *tk, size_t len,
+    struct eng_session *s)
+{
+	struct tls_conn *t = ctx;
+	const struct tls_svc *sv = &areas[t->area].svc[t->svc];
+	unsigned char c[TICKET_CTX_MAX];
+	struct ticket_state st;
+	int ok;
+
+	ok = ticket_open(keys_of(t), tk, len, c,
+	    ticket_ctx(t, s->host, s->host_len, c),
+	    s->version, port_time(), &st) &&
+	    st.version >= sv->tls_min && st.version <= sv->tls_max &&
+	    svc_suite(sv, st.suite) && st.secret_len == sizeof(s->secret);
+	if (ok) {
+		memcpy(s->secret, st.secret, sizeof(s->secret));
+		s->suite = st.suite;
+		s->ems = (st.flags & TICKET_EMS) != 0;
+		stats.ticket_hits++;
+	} else
+		stats.ticket_misses++;
+	wipe(&st, sizeof(st));
+	return ok;
+}
+
 static void
 wipe_area(struct tls_area *a)
 {
 	memset(a->creds, 0, sizeof(a->creds));
 	a->ncreds = a->anchors.n = a->nsvc = 0;
+	ticket_keys_wipe(&a->file_keys);
+	a->key_file = 0;
+}
+
+/* ticket_key_file into a's keys: 0, or -1 with err. */
+static int
+load_key_file(struct tls_area *a, const char *path, char *err, size_t cap)
+{
+	const char *why;
+	char msg[96];
+	long n = port_read_secret(path, key_text, sizeof(key_text), &why);
+	int rc = -1;
+
+	if (n < 0)
+		snprintf(err, cap, "ticket_key_file %s: %s", path, why);
+	else if (ticket_keys_parse(&a->file_keys, key_text, (size_t)n, msg,
+	    sizeof(msg)) < 0)
+		snprintf(err, cap, "ticket_key_file %s: %s", path, msg);
+	else {
+		a->key_file = 1;
+		snprintf(a->key_path, sizeof(a->key_path), "%s", path);
+		rc = 0;
+	}
+	wipe(key_text, sizeof(key_text));
+	return rc;
 }
 
 int
@@ -204,7 +361,13 @@ tls_load(const struct config *c, char *err, size_t cap)
 		sv->alpn = s->mode == MODE_HTTP;
 		/* A resumed session skips client auth: no cache with it. */
 		sv->cache_on = s->cache > 0 && sv->nanchor == 0;
+		/* ... nor tickets, which would carry no client identity. */
+		sv->tickets_on = s->tickets && sv->nanchor == 0;
+		snprintf(sv->name, sizeof(sv->name), "%s", s->name);
 	}
+	if (c->ticket_key_file[0] != '\0' &&
+	    load_key_file(a, c->ticket_key_file, err, cap) < 0)
+		goto fail;
 	a->nsvc = c->nsvc;
 	loaded = idx;
 	return 0;
@@ -488,6 +651,8 @@ tls_hello(struct tls_conn *t, unsigned char *buf, size_t len, size_t *end,
 	t->ops.choose = choose;
 	t->ops.load = sv->cache_on ? session_load : NULL;
 	t->ops.save = sv->cache_on ? session_save : NULL;
+	t->ops.seal = sv->tickets_on ? ticket_seal_cb : NULL;
+	t->ops.open = sv->tickets_on ? ticket_open_cb : NULL;
 	t->ops.ctx = t;
 	t->ops.rng = &seed_drbg.vtable;
 	t->ops.vmin = sv->tls_min;
@@ -650,6 +815,37 @@ tls_error_name(int err)
 	return err_name;
 }
 
+/* The longest session_lifetime of a service with tickets, seconds. */
+static uint32_t
+ticket_lifetime(const struct config *c)
+{
+	uint32_t l = 0;
+
+	for (unsigned i = 0; i < c->nsvc; i++)
+		if (c->svc[i].tickets && c->svc[i].lifetime_ms / 1000 > l)
+			l = c->svc[i].lifetime_ms / 1000;
+	return l;
+}
+
+/*
+ * The rotating keys, from a secret of the DRBG, before any fork: every
+ * rotate seconds a new key (config.c keeps rotate within the longest
+ * lifetime L, and at least L / 7); 0 means L / 2, so that three keys
+ * are kept and none lives longer than 1.5 L.
+ */
+static void
+init_rotation(const struct config *c)
+{
+	unsigned char seed[32];
+	uint32_t l = ticket_lifetime(c), r = c->ticket_rotate_ms / 1000;
+
+	if (r == 0)
+		r = l / 2 > 0 ? l / 2 : 1;
+	seed_drbg.vtable->generate(&seed_drbg.vtable, seed, sizeof(seed));
+	ticket_keys_rotating(&rot_keys, seed, r, l, port_time());
+	wipe(seed, sizeof(seed));
+}
+
 int
 tls_init(const struct config *c, int shared, const char **why)
 {
@@ -675,6 +871,7 @@ tls_init(const struct config *c, int shared, const char **why)
 		*why = "no entropy from the operating system";
 		return -1;
 	}
+	init_rotation(c);
 	return 0;
 }
 
@@ -695,7 +892,8 @@ tls_static_bytes(void)
 {
 	/* The cache store is counted by what the config uses of it. */
 	return sizeof(areas) + sizeof(own_caches) - sizeof(own_caches.store) +
-	    sizeof(seed_drbg) + sizeof(err_name) + cred_static_bytes();
+	    sizeof(seed_drbg) + sizeof(err_name) + sizeof(rot_keys) +
+	    sizeof(key_text) + cred_static_bytes();
 }
 
 void
@@ -706,6 +904,26 @@ tls_wipe(void)
 	for (unsigned i = 0; i < TLSGATE_MAX_SERVICES; i++)
 		cache_wipe(&caches->c[i], caches->store);
 	memset(&seed_drbg, 0, sizeof(seed_drbg));
+	ticket_keys_wipe(&rot_keys);
+}
+
+void
+tls_ticket_report(int (*put)(const char *))
+{
+	const struct tls_area *a = &areas[active];
+	const struct ticket_keys *k = a->key_file ? &a->file_keys : &rot_keys;
+	char line[CONFIG_PATH_MAX + 128];
+
+	if (a->key_file)
+		snprintf(line, sizeof(line), "ticket keys = %u from %s (the "
+		    "line before the last seals), %zu bytes", ticket_keys_count(k),
+		    a->key_path, sizeof(*k));
+	else
+		snprintf(line, sizeof(line), "ticket keys = rotating: a new "
+		    "one every %lus, %u kept (none older than %lus), %zu bytes",
+		    (unsigned long)k->rotate, k->keep,
+		    (unsigned long)k->rotate * k->keep, sizeof(*k));
+	(void)put(line);
 }
 
 const br_x509_certificate *

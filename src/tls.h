@@ -119,6 +119,8 @@ const char *tls_version_name(unsigned version);
 const char *tls_error_name(int err);
 /* The leaf of service svc's certificate j, in the active area. */
 const br_x509_certificate *tls_leaf(unsigned svc, unsigned j);
+/* The ticket key store, as -t shows it, one line through put(). */
+void	tls_ticket_report(int (*put)(const char *));
 /* Static bytes, the session cache store aside. */
 size_t	tls_static_bytes(void);
 void	tls_wipe(void);

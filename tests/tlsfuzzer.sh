@@ -132,6 +132,11 @@ for s in "$@"; do
 	resumption-with-wrong-ciphers) try "-d --swap-ciphers" ;;
 	# What a CertificateRequest of ours lists.
 	tls13-certificate-*|tls13-ecdsa-in-certificate-verify) try "-s '$crsigs'" ;;
+	# Our 1.2 suite for its 1.2 probes; PSK with (EC)DHE is all we take.
+	tls13-session-resumption) try "-d --tls1.2-cipher $suite \
+	    --server-preferred-pke psk_dhe_ke" ;;
+	# One NewSessionTicket after each handshake.
+	tls13-count-tickets) try "-t 1" ;;
 	tls13-*) try "" ;;
 	*) try "-d -C $suite" || try "-C $suite" || try "-d" || try "" ;;
 	esac

@@ -534,18 +534,13 @@ port_static_bytes(void)
 	return sizeof(msg);
 }
 
-long
-port_read_file(const char *path, void *buf, size_t cap, const char **why)
+/* Read all of fd (closed after) into buf, as port_read_file() says. */
+static long
+read_all(int fd, void *buf, size_t cap, const char **why)
 {
 	size_t have = 0;
 	ssize_t n;
-	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		*why = strerror(errno);
-		return -1;
-	}
 	for (;;) {
 		if (have == cap) {
 			char c;
@@ -572,6 +567,48 @@ port_read_file(const char *path, void *buf, size_t cap, const char **why)
 	}
 	close(fd);
 	return (long)have;
+}
+
+long
+port_read_file(const char *path, void *buf, size_t cap, const char **why)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		*why = strerror(errno);
+		return -1;
+	}
+	return read_all(fd, buf, cap, why);
+}
+
+long
+port_read_secret(const char *path, void *buf, size_t cap, const char **why)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	/* The file checked is the one read: by its descriptor. */
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		*why = strerror(errno);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode))
+		*why = "not a regular file";
+	else if ((st.st_mode & 077) != 0) {
+		snprintf(msg, sizeof(msg), "mode %03o: group or others may "
+		    "use it (chmod 600)", (unsigned)(st.st_mode & 0777));
+		*why = msg;
+	} else if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		snprintf(msg, sizeof(msg), "owned by uid %u, neither root "
+		    "nor this process's %u", (unsigned)st.st_uid,
+		    (unsigned)geteuid());
+		*why = msg;
+	} else
+		return read_all(fd, buf, cap, why);
+	close(fd);
+	return -1;
 }
 
 int

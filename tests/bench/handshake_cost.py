@@ -6,8 +6,10 @@ For TLS 1.2 and 1.3, full and resumed, runs tlsgate under `valgrind
 (X25519, an ECDSA P-256 certificate, one GET each) and reports
 (Ir(N2) - Ir(N1)) / (N2 - N1): the instructions of one connection, its
 handshake and its request, with start-up and the tool's noise
-subtracted out.  A resumed row resumes the first connection's session
-(1.2: session ID; 1.3: its ticket, psk_dhe_ke).
+subtracted out.  A resumed row resumes the first connection's session:
+at 1.2 by ticket (RFC 5077) or, with a client that asks for none, by
+session ID; at 1.3 by its ticket (psk_dhe_ke), stateless or, with
+tickets = off, an entry of the session cache.
 
 With --chromium, two other rows instead: TLS 1.3 full handshakes of
 headless Chromium, which offers X25519MLKEM768 (0x11ec) and X25519
@@ -33,10 +35,12 @@ import time
 from request_cost import ROOT, free_port, pinned_env, wait_port
 
 
-def connect(port, version, n, resume):
+def connect(port, version, n, resume, tickets):
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     ctx.check_hostname = False
     ctx.verify_mode = ssl.CERT_NONE
+    if not tickets:
+        ctx.options |= ssl.OP_NO_TICKET
     ctx.minimum_version = ctx.maximum_version = version
     first, reused = None, 0
     for _ in range(n):
@@ -52,7 +56,7 @@ def connect(port, version, n, resume):
     return reused
 
 
-def instructions(binary, conf, port, version, n, resume, tmp):
+def instructions(binary, conf, port, version, n, resume, tickets, tmp):
     out = os.path.join(tmp, "cg.out")
     p = subprocess.Popen(["valgrind", "--tool=callgrind",
                           "--callgrind-out-file=" + out, binary, "-c", conf],
@@ -60,7 +64,7 @@ def instructions(binary, conf, port, version, n, resume, tmp):
                          env=pinned_env(binary, conf))
     try:
         wait_port(port)
-        reused = connect(port, version, n, resume)
+        reused = connect(port, version, n, resume, tickets)
         time.sleep(0.2)
     finally:
         p.send_signal(signal.SIGTERM)
@@ -132,24 +136,35 @@ def main():
                                 "backend.py"), "--port", str(bport)],
                                stderr=subprocess.DEVNULL)
     wait_port(bport)
-    conf = os.path.join(tmp, "g.conf")
-    with open(conf, "w") as f:
-        f.write("listen = 127.0.0.1:%d\nbackend = 127.0.0.1:%d\ncert = %s\n"
-                "key = %s\nlog_level = warn\n" % (lport, bport, crt, key))
+    confs = {}
+    for t in ("on", "off"):
+        confs[t] = os.path.join(tmp, "g-%s.conf" % t)
+        with open(confs[t], "w") as f:
+            f.write("listen = 127.0.0.1:%d\nbackend = 127.0.0.1:%d\n"
+                    "cert = %s\nkey = %s\nlog_level = warn\ntickets = %s\n"
+                    % (lport, bport, crt, key, t))
+    v12, v13 = ssl.TLSVersion.TLSv1_2, ssl.TLSVersion.TLSv1_3
+    rows = (("TLS 1.2 full", v12, False, True, "on"),
+            ("TLS 1.2 resumed, session ID", v12, True, False, "on"),
+            ("TLS 1.2 resumed, ticket", v12, True, True, "on"),
+            ("TLS 1.3 full", v13, False, True, "on"),
+            ("TLS 1.3 resumed, ticket", v13, True, True, "on"),
+            ("TLS 1.3 resumed, cache (tickets = off)", v13, True, True,
+             "off"))
     print("| handshake | instructions / connection | resumed |")
     print("|---|---|---|")
     try:
         if a.chromium:
-            chromium_rows(a, conf, lport, tmp)
+            chromium_rows(a, confs["on"], lport, tmp)
             return
-        for name, v in (("TLS 1.2", ssl.TLSVersion.TLSv1_2),
-                        ("TLS 1.3", ssl.TLSVersion.TLSv1_3)):
-            for resume in (False, True):
-                c1, _ = instructions(a.bin, conf, lport, v, a.n1, resume, tmp)
-                c2, r = instructions(a.bin, conf, lport, v, a.n2, resume, tmp)
-                print("| %s %s | %.2f M | %d of %d |" % (
-                    name, "resumed" if resume else "full",
-                    (c2 - c1) / (a.n2 - a.n1) / 1e6, r, a.n2))
+        for name, v, resume, tickets, t in rows:
+            c1, _ = instructions(a.bin, confs[t], lport, v, a.n1, resume,
+                                 tickets, tmp)
+            c2, r = instructions(a.bin, confs[t], lport, v, a.n2, resume,
+                                 tickets, tmp)
+            print("| %s | %.3f M | %d of %d |" % (
+                name, (c2 - c1) / (a.n2 - a.n1) / 1e6, r, a.n2))
+            sys.stdout.flush()
     finally:
         backend.kill()
 

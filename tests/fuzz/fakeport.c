@@ -576,6 +576,12 @@ port_read_file(const char *path, void *buf, size_t cap, const char **why)
 	return (long)len;
 }
 
+long
+port_read_secret(const char *path, void *buf, size_t cap, const char **why)
+{
+	return port_read_file(path, buf, cap, why);
+}
+
 int
 port_log_write(int level, const char *line, size_t len)
 {

@@ -37,7 +37,8 @@ COUNTERS = ("accepted", "closed", "live", "high_water", "handshakes",
             "cache_saves", "tls_errors", "timeouts", "backend_errors",
             "backend_connects", "backend_reused", "backend_retries",
             "http_errors", "evicted", "refused", "redirects",
-            "acme_forwarded", "tls13", "hrr", "tickets", "bytes_in",
+            "acme_forwarded", "tls13", "hrr", "tickets", "ticket_hits",
+            "ticket_misses", "bytes_in",
             "bytes_out", "log_dropped", "proxy_in", "proxy_local",
             "proxy_errors")
 

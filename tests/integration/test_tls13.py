@@ -396,9 +396,18 @@ class TLS13(GateTest):
         self.assertTrue(s.session_reused)
         s.close()
 
-    def test_no_tickets_without_a_session_cache(self):
+    def test_tickets_need_no_session_cache(self):
+        # The ticket is the session (stateless): no cache entry behind it.
         g = self.gate13(session_cache="0")
+        self.assertEqual(self.resume_chain(g.port, 3), [False, True, True])
+
+    def test_no_tickets_without_tickets_or_a_session_cache(self):
+        g = self.gate13(session_cache="0", tickets="off")
         self.assertEqual(self.resume_chain(g.port, 3), [False] * 3)
+
+    def test_tickets_off_keeps_13_tickets_in_the_cache(self):
+        g = self.gate13(tickets="off")
+        self.assertEqual(self.resume_chain(g.port, 3), [False, True, True])
 
     def test_check_prints_tls_max(self):
         g = self.gate13()

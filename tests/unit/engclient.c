@@ -8,6 +8,7 @@
 
 #include "engclient.h"
 #include "eng_keys.h"
+#include "ticket.h"
 #include "tlswire.h"
 
 /* Keys and certificates, decoded once. */
@@ -42,6 +43,8 @@ static const unsigned suites12[] = {
 
 static struct eng_session store[8];
 static size_t nstore;
+static struct ticket_keys tkeys;
+static unsigned nkeys;
 static br_hmac_drbg_context srv_rng, crng;
 static unsigned nseed;
 
@@ -191,11 +194,60 @@ save(void *ctx, const struct eng_session *s)
 		store[nstore++] = *s;
 }
 
+/* Tickets: the session sealed for the server's svc, at its clock. */
+static size_t
+seal(void *ctx, const struct eng_session *s, unsigned char *out, size_t cap)
+{
+	struct srv *sv = ctx;
+	struct ticket_state st;
+	size_t n;
+
+	memset(&st, 0, sizeof(st));
+	st.version = s->version;
+	st.suite = s->suite;
+	st.flags = s->ems ? TICKET_EMS : 0;
+	memcpy(st.secret, s->secret, sizeof(s->secret));
+	st.secret_len = sizeof(s->secret);
+	st.born = sv->now;
+	st.lifetime = sv->ops.lifetime;
+	n = ticket_seal(&tkeys, &st, sv->svc, strlen(sv->svc),
+	    &srv_rng.vtable, sv->now, out, cap);
+	memset(&st, 0, sizeof(st));
+	return n;
+}
+
+static int
+open_ticket(void *ctx, const unsigned char *t, size_t len,
+    struct eng_session *s)
+{
+	struct srv *sv = ctx;
+	struct ticket_state st;
+
+	if (!ticket_open(&tkeys, t, len, sv->svc, strlen(sv->svc), s->version,
+	    sv->now, &st))
+		return 0;
+	s->suite = st.suite;
+	s->ems = (st.flags & TICKET_EMS) != 0;
+	memcpy(s->secret, st.secret, sizeof(s->secret));
+	memset(&st, 0, sizeof(st));
+	return 1;
+}
+
 void
 store_clear(void)
 {
+	unsigned char seed[32];
+
 	memset(store, 0, sizeof(store));
 	nstore = 0;
+	memset(seed, (int)++nkeys, sizeof(seed));
+	ticket_keys_rotating(&tkeys, seed, 3600, 7200, 1000000);
+}
+
+struct ticket_keys *
+srv_ticket_keys(void)
+{
+	return &tkeys;
 }
 
 void
@@ -212,6 +264,10 @@ srv_init(struct srv *s, unsigned vmin, unsigned vmax, size_t olen)
 	s->ops.vmin = vmin;
 	s->ops.vmax = vmax;
 	s->ops.lifetime = 7200;
+	s->ops.seal = seal;
+	s->ops.open = open_ticket;
+	s->svc = "svc";
+	s->now = 1000000;
 	s->olen = olen;
 	s->groups = default_groups;
 	s->ngroups = 2;
@@ -550,7 +606,10 @@ cli_hello_msg(struct cli *c, unsigned char *m, size_t cap)
 	tw_u16(&w, TLS12);
 	tw_put(&w, c->cr, 32);
 	tw_open(&w, 1);
-	if (!c->v13 && c->resume.on)
+	if (!c->v13 && c->resume.on && c->resume.ticket_len > 0) {
+		if (!c->no_sid)		/* RFC 5077 3.4: one of its own */
+			tw_put(&w, c->cr, 32);
+	} else if (!c->v13 && c->resume.on)
 		tw_put(&w, c->resume.id, 32);
 	else if (c->v13)		/* middlebox compatibility (D.4) */
 		tw_put(&w, c->cr, 32);
@@ -589,6 +648,13 @@ cli_hello_msg(struct cli *c, unsigned char *m, size_t cap)
 	tw_u16(&w, EXT_RENEGOTIATION_INFO);
 	tw_u16(&w, 1);
 	tw_u8(&w, 0);
+	if (c->tickets) {
+		tw_u16(&w, EXT_SESSION_TICKET);
+		tw_open(&w, 2);
+		if (c->resume.on)
+			tw_put(&w, c->resume.ticket, c->resume.ticket_len);
+		tw_close(&w);
+	}
 	if (c->mfl != 0) {
 		tw_u16(&w, EXT_MAX_FRAGMENT_LENGTH);
 		tw_u16(&w, 1);
@@ -630,8 +696,12 @@ cli_hello_msg(struct cli *c, unsigned char *m, size_t cap)
 		tw_u16(&w, EXT_PRE_SHARED_KEY);
 		tw_open(&w, 2);
 		tw_open(&w, 2);
-		tw_u16(&w, 32);
-		tw_put(&w, c->resume.id, 32);
+		tw_open(&w, 2);
+		if (c->resume.ticket_len > 0)
+			tw_put(&w, c->resume.ticket, c->resume.ticket_len);
+		else
+			tw_put(&w, c->resume.id, 32);
+		tw_close(&w);
 		tw_u16(&w, 0);			/* obfuscated_ticket_age */
 		tw_u16(&w, 0);
 		tw_close(&w);

@@ -50,6 +50,10 @@ struct srv {
 	int			 ems_required;
 	int			 client_auth;	/* ask for a certificate */
 	br_x509_knownkey_context xk;		/* it trusts the client's key */
+	/* Tickets (ticket.c) unless off: the session store then. */
+	int			 tickets_off;
+	const char		*svc;		/* the context they are for */
+	int64_t			 now;		/* their clock, seconds */
 };
 
 /* Faults the client makes on purpose. */
@@ -64,11 +68,17 @@ enum {
 	FAULT_CCS_EARLY,	/* 1.2: ChangeCipherSpec before the key */
 };
 
-/* A TLS 1.3 ticket, or a TLS 1.2 session ID, the client keeps. */
+/*
+ * A TLS 1.3 ticket, or a TLS 1.2 session ID or ticket, the client keeps:
+ * a ticket when ticket_len > 0 (at 1.3, the identity; id is a 32-byte
+ * identity of a test's own), else the session ID.
+ */
 struct cli_session {
 	int		on;
 	unsigned	suite;
 	unsigned char	id[32];
+	unsigned char	ticket[ENG_TICKET_MAX];
+	size_t		ticket_len;
 	unsigned char	psk[HASH_MAX];	/* 1.3's PSK, 1.2's master */
 };
 
@@ -92,12 +102,17 @@ struct cli {
 	size_t			 frag;		/* handshake records' size */
 	int			 dribble;	/* feed a byte at a time */
 	struct cli_session	 resume;	/* offer this one */
+	int			 tickets;	/* 1.2: SessionTicket, its ticket */
+	int			 no_sid;	/* 1.2: ... with no session ID */
 
 	/* What the server said. */
 	unsigned		 version, suite, group, scheme;
 	unsigned		 hrr_group;	/* what HRR asked for */
 	unsigned long		 ticket_lifetime;
 	int			 hrr, resumed, ems_echo, cr_seen;
+	int			 sh_ticket;	/* 1.2: SessionTicket in ServerHello */
+	int			 nst12;		/* 1.2: a NewSessionTicket came */
+	int			 ccs_peeked;	/* 1.2: read before its Finished */
 	int			 cr_ca;		/* the request named our CA */
 	unsigned		 mfl_echo;	/* max_fragment_length's */
 	size_t			 rmax;		/* the longest record content */
@@ -133,8 +148,10 @@ struct cli {
 
 /* A fresh server (the session store kept) with obuf's size olen. */
 void	srv_init(struct srv *s, unsigned vmin, unsigned vmax, size_t olen);
-/* Forget every session and ticket. */
+/* Forget every session and ticket, and draw new ticket keys. */
 void	store_clear(void);
+/* The server's ticket keys. */
+struct ticket_keys *srv_ticket_keys(void);
 /* Application data: send p[0..n) (flushed), read up to cap bytes. */
 int	srv_write(struct srv *s, const void *p, size_t n);
 size_t	srv_read(struct srv *s, void *out, size_t cap);

@@ -17,7 +17,7 @@ struct sh {
 	unsigned		 version, suite, group;
 	const unsigned char	*random, *sid, *pub;
 	size_t			 sid_len, publen;
-	int			 ems, psk, hrr;
+	int			 ems, psk, hrr, ticket;
 	unsigned		 mfl;
 };
 
@@ -70,6 +70,8 @@ parse_sh(const unsigned char *m, size_t n, struct sh *h)
 			h->version = (unsigned)get16(q);
 		else if (t == EXT_EXTENDED_MASTER_SECRET)
 			h->ems = 1;
+		else if (t == EXT_SESSION_TICKET)
+			h->ticket = len == 0 ? 1 : -1;
 		else if (t == EXT_MAX_FRAGMENT_LENGTH && len == 1)
 			h->mfl = q[0];
 		else if (t == EXT_PRE_SHARED_KEY)
@@ -87,6 +89,8 @@ parse_sh(const unsigned char *m, size_t n, struct sh *h)
 	br_sha256_update(&sc, "HelloRetryRequest", 17);
 	br_sha256_out(&sc, hrr);
 	h->hrr = memcmp(h->random, hrr, 32) == 0;
+	if (h->ticket < 0)
+		return cli_fail("ServerHello: a SessionTicket not empty");
 	return h->psk < 0 ? cli_fail("ServerHello: bad pre_shared_key") : 0;
 }
 
@@ -270,9 +274,25 @@ server_finished12(struct cli *c)
 	size_t n, hl;
 	int t;
 
-	if (cli_next(c, &t, &m, &n) < 0)
+	if (!c->ccs_peeked && cli_next(c, &t, &m, &n) < 0)
 		return -1;
-	if (t != CT_CHANGE_CIPHER_SPEC || n != 1 || m[0] != 1)
+	/* RFC 5077 3.3: a ticket, before the CCS, promised in ServerHello. */
+	if (!c->ccs_peeked && t == CT_HANDSHAKE &&
+	    m[0] == HT_NEW_SESSION_TICKET) {
+		if (!c->sh_ticket || n < 10 || get16(m + 8) != n - 10 ||
+		    n - 10 > sizeof(c->got.ticket))
+			return cli_fail("NewSessionTicket: not what we know");
+		c->nst12 = 1;
+		c->ticket_lifetime = (unsigned long)get16(m + 4) << 16 |
+		    get16(m + 6);
+		memcpy(c->got.ticket, m + 10, n - 10);
+		c->got.ticket_len = n - 10;
+		if (cli_log(c, m, n) < 0 || cli_next(c, &t, &m, &n) < 0)
+			return -1;
+	} else if (!c->ccs_peeked && c->sh_ticket)
+		return cli_fail("no NewSessionTicket, though promised");
+	if (!c->ccs_peeked && (t != CT_CHANGE_CIPHER_SPEC || n != 1 ||
+	    m[0] != 1))
 		return cli_fail("not the server's ChangeCipherSpec");
 	c->rd_on = 1;
 	hl = cli_th(c, NULL, 0, h);
@@ -358,8 +378,19 @@ hs12(struct cli *c, const unsigned char *sh, size_t shn)
 	c->dig = prf_hash12(h.suite);
 	if (cli_log(c, sh, shn) < 0)
 		return -1;
-	if (c->resume.on && h.sid_len == 32 &&
-	    memcmp(h.sid, c->resume.id, 32) == 0) {
+	c->sh_ticket = h.ticket;
+	if (c->resume.on && c->resume.ticket_len > 0 && c->no_sid) {
+		/* No session ID to tell: a CCS now says it resumed. */
+		if (cli_next(c, &t, &m, &n) < 0)
+			return -1;
+		if (t != CT_CHANGE_CIPHER_SPEC || n != 1 || m[0] != 1 ||
+		    h.sid_len != 0)
+			return cli_fail("a ticket not resumed");
+		c->ccs_peeked = 1;
+	}
+	if (c->ccs_peeked || (c->resume.on && h.sid_len == 32 &&
+	    memcmp(h.sid, c->resume.ticket_len > 0 ? c->cr : c->resume.id,
+	    32) == 0)) {
 		/* Abbreviated: the server's CCS and Finished come first. */
 		c->resumed = 1;
 		memcpy(c->ms, c->resume.psk, 48);
@@ -403,10 +434,10 @@ hs12(struct cli *c, const unsigned char *sh, size_t shn)
 	keys12(c);
 	if (client_finished12(c) < 0 || server_finished12(c) < 0)
 		return -1;
-	if (c->sid_len == 32) {
+	if (c->sid_len == 32 || c->nst12) {
 		c->got.on = 1;
 		c->got.suite = c->suite;
-		memcpy(c->got.id, c->sid, 32);
+		memcpy(c->got.id, c->sid, c->sid_len);
 		memcpy(c->got.psk, c->ms, 48);
 	}
 	return 0;
@@ -494,18 +525,20 @@ ticket13(struct cli *c)
 {
 	unsigned char th[HASH_MAX], res[HASH_MAX];
 	const unsigned char *m;
-	size_t n, nl;
+	size_t n, nl, il;
 
 	if (cli_next_hs(c, HT_NEW_SESSION_TICKET, &m, &n) < 0)
 		return -1;
 	if (n < 4 + 8 + 1 || (nl = m[12]) + 13 + 2 > n ||
-	    get16(m + 13 + nl) != 32 || 13 + nl + 2 + 32 + 2 != n)
+	    (il = get16(m + 13 + nl)) == 0 || il > sizeof(c->got.ticket) ||
+	    13 + nl + 2 + il + 2 != n)
 		return cli_fail("NewSessionTicket: not what we know");
 	c->ticket_lifetime = (unsigned long)get16(m + 4) << 16 | get16(m + 6);
 	cli_th(c, NULL, 0, th);
 	ks_derive(&c->ks, "res master", th, res);
 	ks_ticket_psk(c->dig, res, m + 13, nl, c->got.psk);
-	memcpy(c->got.id, m + 13 + nl + 2, 32);
+	memcpy(c->got.ticket, m + 13 + nl + 2, il);
+	c->got.ticket_len = il;
 	c->got.suite = c->suite;
 	c->got.on = 1;
 	return 0;

@@ -7,6 +7,7 @@
  * after it.
  */
 #include "engtest.h"
+#include "ticket.h"
 
 /* TLS 1.2: full handshakes. */
 
@@ -252,6 +253,181 @@ t12_ems_session_offered_without_ems_is_refused(void)
 	return 1;
 }
 
+/* TLS 1.2: tickets (RFC 5077). */
+
+/* A 1.2 ticket, made by a first connection offering the extension. */
+static int
+ticket12(struct cli_session *t)
+{
+	start(TLS13, 0);
+	C.tickets = 1;
+	CHECK_OK(cli_connect(&C));
+	/* 3.2: an empty extension, then NewSessionTicket before the CCS. */
+	CHECK(C.sh_ticket == 1 && C.nst12);
+	CHECK(C.got.on && C.got.ticket_len == TICKET_LEN);
+	CHECK(C.ticket_lifetime == 7200);
+	/* No session ID: the ticket carries the session (as OpenSSL). */
+	CHECK(C.sid_len == 0);
+	*t = C.got;
+	return 1;
+}
+
+static int
+t12_ticket_resumes_with_the_clients_session_id_echoed(void)
+{
+	struct cli_session t;
+
+	CHECK(ticket12(&t));
+	again(TLS13, 0);
+	S.ops.load = NULL;
+	S.ops.save = NULL;
+	C.tickets = 1;
+	C.resume = t;
+	CHECK_OK(cli_connect(&C));
+	/* 3.4: the session ID the client sent, echoed, says it resumed. */
+	CHECK(C.resumed && C.sid_len == 32 && memcmp(C.sid, C.cr, 32) == 0);
+	/* The session keeps its one ticket and its first lifetime. */
+	CHECK(!C.sh_ticket && !C.nst12);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+t12_ticket_resumes_with_no_session_id(void)
+{
+	struct cli_session t;
+
+	CHECK(ticket12(&t));
+	again(TLS13, 0);
+	C.tickets = 1;
+	C.no_sid = 1;
+	C.resume = t;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.resumed && C.sid_len == 0);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+/* A ticket that does not open: a full handshake and a new ticket. */
+static int
+full12_with(const struct cli_session *t)
+{
+	again(TLS13, 0);
+	C.tickets = 1;
+	C.resume = *t;
+	CHECK_OK(cli_connect(&C));
+	CHECK(!C.resumed && C.nst12 && eng_alert(&S.e) == 0);
+	/* Not the client's session ID: that would say it resumed. */
+	CHECK(C.sid_len == 0);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+t12_bad_tickets_get_a_full_handshake(void)
+{
+	static const size_t at[] = { 0, 16, 40, TICKET_LEN - 1 };
+	struct cli_session t, bad;
+
+	CHECK(ticket12(&t));
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		bad = t;
+		bad.ticket[at[i]] ^= 1;
+		CHECK(full12_with(&bad));
+	}
+	bad = t;
+	bad.ticket_len = 5;
+	CHECK(full12_with(&bad));
+	/* Expired, by the time sealed in it. */
+	again(TLS13, 0);
+	S.now += 7200;
+	C.tickets = 1;
+	C.resume = t;
+	CHECK_OK(cli_connect(&C));
+	CHECK(!C.resumed && C.nst12);
+	/* For another service. */
+	again(TLS13, 0);
+	S.svc = "other";
+	C.tickets = 1;
+	C.resume = t;
+	CHECK_OK(cli_connect(&C));
+	CHECK(!C.resumed && C.nst12);
+	/* After all that, the ticket itself still resumes. */
+	again(TLS13, 0);
+	C.tickets = 1;
+	C.resume = t;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.resumed);
+	return 1;
+}
+
+/* A 1.3 ticket (another version) in the 1.2 extension: not opened. */
+static int
+t12_ticket_of_tls13_gets_a_full_handshake(void)
+{
+	struct cli_session t;
+
+	start(TLS13, 1);
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.got.ticket_len == TICKET_LEN);
+	t = C.got;
+	t.suite = ECDSA_AES128;
+	CHECK(full12_with(&t));
+	return 1;
+}
+
+/* Tickets are lenient where session IDs are strict: a full handshake. */
+static int
+t12_ticket_whose_suite_is_not_offered_gets_a_full_handshake(void)
+{
+	struct cli_session t;
+
+	start(TLS13, 0);
+	C.tickets = 1;
+	offer(ECDSA_AES128);
+	CHECK_OK(cli_connect(&C));
+	t = C.got;
+	again(TLS13, 0);
+	offer(ECDSA_AES256);
+	C.tickets = 1;
+	C.resume = t;
+	CHECK_OK(cli_connect(&C));
+	CHECK(!C.resumed && C.suite == ECDSA_AES256 && C.nst12);
+	return 1;
+}
+
+/* RFC 7627 5.3, as for session IDs. */
+static int
+t12_ems_ticket_offered_without_ems_is_refused(void)
+{
+	struct cli_session t;
+
+	CHECK(ticket12(&t));
+	again(TLS13, 0);
+	C.tickets = 1;
+	C.resume = t;
+	C.ems = 0;
+	CHECK(cli_connect(&C) < 0);
+	CHECK(C.alert == BR_ALERT_HANDSHAKE_FAILURE && !C.resumed);
+	return 1;
+}
+
+/* Without the extension, or with tickets off: a session ID, no ticket. */
+static int
+t12_session_id_without_tickets(void)
+{
+	start(TLS13, 0);
+	CHECK_OK(cli_connect(&C));
+	CHECK(!C.sh_ticket && !C.nst12 && C.sid_len == 32);
+	start(TLS13, 0);
+	S.ops.seal = NULL;
+	S.ops.open = NULL;
+	C.tickets = 1;
+	CHECK_OK(cli_connect(&C));
+	CHECK(!C.sh_ticket && !C.nst12 && C.sid_len == 32);
+	return 1;
+}
+
 /* TLS 1.2: client certificates. */
 
 static int
@@ -467,6 +643,13 @@ main(void)
 {
 	static const struct unit_test tests[] = {
 		T(t12_ecdsa_aes128gcm_handshake_then_app_data),
+		T(t12_ticket_resumes_with_the_clients_session_id_echoed),
+		T(t12_ticket_resumes_with_no_session_id),
+		T(t12_bad_tickets_get_a_full_handshake),
+		T(t12_ticket_of_tls13_gets_a_full_handshake),
+		T(t12_ticket_whose_suite_is_not_offered_gets_a_full_handshake),
+		T(t12_ems_ticket_offered_without_ems_is_refused),
+		T(t12_session_id_without_tickets),
 		T(t12_ecdsa_aes256gcm_with_the_sha384_prf),
 		T(t12_ecdsa_chacha20_poly1305),
 		T(t12_rsa_aes128gcm_signs_with_pss),

@@ -6,6 +6,7 @@
  * named after it.
  */
 #include "engtest.h"
+#include "ticket.h"
 
 /* TLS 1.3: full handshakes. */
 
@@ -193,6 +194,167 @@ t13_unknown_ticket_gets_a_full_handshake(void)
 	CHECK_OK(cli_connect(&C));
 	CHECK(!C.resumed);
 	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+/* A 1.3 ticket, made by a first connection. */
+static int
+ticket13(struct cli_session *t)
+{
+	start(TLS13, 1);
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.got.on && C.got.ticket_len == TICKET_LEN);
+	*t = C.got;
+	return 1;
+}
+
+/* The ticket is the session: no store is needed to resume it. */
+static int
+t13_sealed_ticket_resumes_without_a_store(void)
+{
+	struct cli_session t;
+
+	CHECK(ticket13(&t));
+	again(TLS13, 1);
+	S.ops.load = NULL;
+	S.ops.save = NULL;
+	C.resume = t;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.resumed);
+	CHECK(C.got.on && memcmp(C.got.ticket, t.ticket, TICKET_LEN) != 0);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+/* Tickets off: 32-byte identities of the session store, as before. */
+static int
+t13_without_seal_the_store_keeps_tickets(void)
+{
+	struct cli_session t;
+
+	start(TLS13, 1);
+	S.ops.seal = NULL;
+	S.ops.open = NULL;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.got.on && C.got.ticket_len == 32);
+	t = C.got;
+	again(TLS13, 1);
+	S.ops.seal = NULL;
+	S.ops.open = NULL;
+	C.resume = t;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.resumed);
+	return 1;
+}
+
+/* A ticket that does not open: a full handshake, never an alert. */
+static int
+full_with(const struct cli_session *t)
+{
+	again(TLS13, 1);
+	C.resume = *t;
+	CHECK_OK(cli_connect(&C));
+	CHECK(!C.resumed);
+	CHECK(eng_alert(&S.e) == 0);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+t13_tampered_or_truncated_ticket_gets_a_full_handshake(void)
+{
+	static const size_t at[] = { 0, 15, 16, 27, 28, 60, TICKET_LEN - 16,
+	    TICKET_LEN - 1 };
+	struct cli_session t, bad;
+
+	CHECK(ticket13(&t));
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		bad = t;
+		bad.ticket[at[i]] ^= 0x40;
+		CHECK(full_with(&bad));
+	}
+	bad = t;
+	bad.ticket_len--;
+	CHECK(full_with(&bad));
+	bad = t;
+	bad.ticket[bad.ticket_len++] = 0;
+	CHECK(full_with(&bad));
+	/* The untouched ticket still resumes. */
+	again(TLS13, 1);
+	C.resume = t;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.resumed);
+	return 1;
+}
+
+/* Lifetime from the creation time sealed in it (ops->lifetime: 7200). */
+static int
+t13_expired_ticket_gets_a_full_handshake(void)
+{
+	struct cli_session t;
+
+	CHECK(ticket13(&t));
+	again(TLS13, 1);
+	S.now += 7199;
+	C.resume = t;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.resumed);
+	again(TLS13, 1);
+	S.now += 7200;
+	C.resume = t;
+	CHECK_OK(cli_connect(&C));
+	CHECK(!C.resumed && eng_alert(&S.e) == 0);
+	return 1;
+}
+
+/* Another service or server name: the context it was sealed for. */
+static int
+t13_ticket_of_another_service_gets_a_full_handshake(void)
+{
+	struct cli_session t;
+
+	CHECK(ticket13(&t));
+	again(TLS13, 1);
+	S.svc = "other";
+	C.resume = t;
+	CHECK_OK(cli_connect(&C));
+	CHECK(!C.resumed && eng_alert(&S.e) == 0);
+	return 1;
+}
+
+/* A TLS 1.2 ticket offered as a 1.3 PSK: not opened, so no binder fails. */
+static int
+t13_ticket_of_tls12_gets_a_full_handshake(void)
+{
+	struct cli_session t;
+
+	start(TLS12, 0);
+	C.tickets = 1;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.nst12 && C.got.ticket_len == TICKET_LEN);
+	t = C.got;
+	t.suite = SUITE_AES_128_GCM_SHA256;
+	CHECK(full_with(&t));
+	return 1;
+}
+
+/* Keys rotate each hour here (ticket.c): the previous key still opens. */
+static int
+t13_ticket_of_the_previous_key_resumes(void)
+{
+	struct cli_session t;
+
+	CHECK(ticket13(&t));
+	again(TLS13, 1);
+	S.now += 3600;
+	C.resume = t;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.resumed);
+	/* Its new ticket is under the new key. */
+	CHECK(memcmp(C.got.ticket, t.ticket, TICKET_NAME_LEN) != 0);
+	/* Another store's keys (a restart): a full handshake. */
+	store_clear();
+	CHECK(full_with(&t));
 	return 1;
 }
 
@@ -497,6 +659,13 @@ main(void)
 		T(t13_ticket_announces_the_lifetime_of_eng_ops),
 		T(t13_ticket_with_a_bad_binder_is_decrypt_error),
 		T(t13_unknown_ticket_gets_a_full_handshake),
+		T(t13_sealed_ticket_resumes_without_a_store),
+		T(t13_without_seal_the_store_keeps_tickets),
+		T(t13_tampered_or_truncated_ticket_gets_a_full_handshake),
+		T(t13_expired_ticket_gets_a_full_handshake),
+		T(t13_ticket_of_another_service_gets_a_full_handshake),
+		T(t13_ticket_of_tls12_gets_a_full_handshake),
+		T(t13_ticket_of_the_previous_key_resumes),
 		T(t13_ticket_of_another_hash_gets_a_full_handshake),
 		T(t13_early_data_is_skipped_and_the_ticket_resumes),
 		T(t13_early_data_beyond_its_budget_is_bad_record_mac),

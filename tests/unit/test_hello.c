@@ -1241,13 +1241,18 @@ pkcs1_and_sha1_sigalgs_have_their_bits(void)
 static int
 tls12_extensions_each_have_their_bit(void)
 {
+	struct buf m;
 	struct hello h;
 
 	CHECK(parse12("00170000", &h) == 0 &&
 	    h.exts == HELLO_EXT_EXTENDED_MASTER_SECRET);
 	CHECK(parse12("00230000", &h) == 0 && h.exts == HELLO_EXT_SESSION_TICKET);
-	CHECK(parse12("00230003010203", &h) == 0 &&
-	    h.exts == HELLO_EXT_SESSION_TICKET);	/* a ticket: not read */
+	CHECK(h.ticket_len == 0);
+	/* A ticket (RFC 5077 3.2): where it is, for the engine to open. */
+	hello12(&m, 0x0303, SUITES12, "0100", "00230003010203");
+	CHECK(parse(m.b, m.n, &h) == 0 && h.exts == HELLO_EXT_SESSION_TICKET);
+	CHECK(h.ticket_len == 3 && h.ticket + 3 <= m.n &&
+	    memcmp(m.b + h.ticket, "\1\2\3", 3) == 0);
 	CHECK(parse12("ff01000100" "00170000" "00230000" "000b00020100", &h) ==
 	    0);
 	CHECK(h.exts == (HELLO_EXT_RENEGOTIATION_INFO |

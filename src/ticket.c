@@ -1,0 +1,327 @@
+/*
+ * ticket.c - see ticket.h.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "ticket.h"
+#include "wipe.h"
+
+/* How far in the future a ticket's birth may be: boxes' clocks differ. */
+#define SKEW		300
+
+static const char chain_salt[] = "tlsgate ticket chain";
+static const char file_salt[] = "tlsgate ticket key file";
+
+static void
+put_be(unsigned char *p, uint64_t v, size_t n)
+{
+	while (n-- > 0) {
+		p[n] = (unsigned char)v;
+		v >>= 8;
+	}
+}
+
+static uint64_t
+get_be(const unsigned char *p, size_t n)
+{
+	uint64_t v = 0;
+
+	while (n-- > 0)
+		v = v << 8 | *p++;
+	return v;
+}
+
+/* The period of now: floor division, the clock may be before 1970. */
+static int64_t
+period_of(const struct ticket_keys *ks, int64_t now)
+{
+	int64_t r = (int64_t)ks->rotate;
+
+	return now >= 0 ? now / r : -((-now + r - 1) / r);
+}
+
+/* From period p's secret: p's key and name, and p+1's secret in place. */
+static void
+step(unsigned char *chain, struct ticket_key *k, int64_t p)
+{
+	br_hkdf_context hc;
+	unsigned char out[32 + TICKET_NAME_LEN + 32];
+
+	br_hkdf_init(&hc, &br_sha256_vtable, chain_salt,
+	    sizeof(chain_salt) - 1);
+	br_hkdf_inject(&hc, chain, 32);
+	br_hkdf_flip(&hc);
+	br_hkdf_produce(&hc, "period", 6, out, sizeof(out));
+	memcpy(chain, out, 32);
+	memcpy(k->name, out + 32, TICKET_NAME_LEN);
+	memcpy(k->key, out + 32 + TICKET_NAME_LEN, 32);
+	k->period = p;
+	k->used = 1;
+	wipe(out, sizeof(out));
+	wipe(&hc, sizeof(hc));
+}
+
+void
+ticket_keys_rotating(struct ticket_keys *ks, const unsigned char *seed,
+    uint32_t rotate, uint32_t lifetime, int64_t now)
+{
+	uint64_t keep;
+
+	wipe(ks, sizeof(*ks));
+	ks->rotate = rotate > 0 ? rotate : 1;
+	keep = 1 + ((uint64_t)lifetime + ks->rotate - 1) / ks->rotate;
+	ks->keep = keep > TICKET_KEYS_MAX ? TICKET_KEYS_MAX : (unsigned)keep;
+	memcpy(ks->chain, seed, 32);
+	ks->head = period_of(ks, now);
+	step(ks->chain, &ks->k[(uint64_t)ks->head % TICKET_KEYS_MAX],
+	    ks->head);
+}
+
+void
+ticket_keys_update(struct ticket_keys *ks, int64_t now)
+{
+	int64_t p;
+
+	if (ks->rotate == 0)
+		return;
+	/* A clock that went back keeps sealing with the newest key. */
+	for (p = period_of(ks, now); ks->head < p; ) {
+		ks->head++;
+		step(ks->chain, &ks->k[(uint64_t)ks->head % TICKET_KEYS_MAX],
+		    ks->head);
+		/* Retired: the key of a period whose tickets have expired. */
+		for (unsigned i = 0; i < TICKET_KEYS_MAX; i++)
+			if (ks->k[i].used &&
+			    ks->k[i].period <= ks->head - (int64_t)ks->keep)
+				wipe(&ks->k[i], sizeof(ks->k[i]));
+	}
+}
+
+const struct ticket_key *
+ticket_keys_current(struct ticket_keys *ks, int64_t now)
+{
+	const struct ticket_key *k;
+
+	if (ks->rotate == 0)
+		k = &ks->k[ks->seal];
+	else {
+		ticket_keys_update(ks, now);
+		k = &ks->k[(uint64_t)ks->head % TICKET_KEYS_MAX];
+	}
+	return k->used ? k : NULL;
+}
+
+unsigned
+ticket_keys_count(const struct ticket_keys *ks)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < TICKET_KEYS_MAX; i++)
+		n += ks->k[i].used;
+	return n;
+}
+
+void
+ticket_keys_wipe(struct ticket_keys *ks)
+{
+	wipe(ks, sizeof(*ks));
+}
+
+/* A base64 character's value, or -1. */
+static int
+b64(int c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+/* Decode s[0..n) (padding allowed at the end): the length, or -1. */
+static long
+b64_decode(const char *s, size_t n, unsigned char *out, size_t cap)
+{
+	uint32_t acc = 0;
+	size_t o = 0, bits = 0, pad = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int v = b64((unsigned char)s[i]);
+
+		if (s[i] == '=') {
+			pad++;
+			continue;
+		}
+		if (v < 0 || pad > 0)
+			return -1;
+		acc = acc << 6 | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (o == cap)
+				return -1;
+			out[o++] = (unsigned char)(acc >> bits);
+		}
+	}
+	if (pad > 2 || (n % 4 != 0 && pad > 0))
+		return -1;
+	return (long)o;
+}
+
+int
+ticket_keys_parse(struct ticket_keys *ks, const char *text, size_t len,
+    char *err, size_t cap)
+{
+	unsigned char raw[81];
+	br_hkdf_context hc;
+	size_t p = 0;
+	unsigned line = 0, n = 0;
+
+	wipe(ks, sizeof(*ks));
+	while (p < len) {
+		size_t e = p, a, b;
+		long got;
+		struct ticket_key *k;
+
+		while (e < len && text[e] != '\n')
+			e++;
+		line++;
+		for (a = p; a < e && (text[a] == ' ' || text[a] == '\t'); a++)
+			;
+		for (b = e; b > a && (text[b - 1] == ' ' ||
+		    text[b - 1] == '\t' || text[b - 1] == '\r'); b--)
+			;
+		p = e + 1;
+		if (a == b)
+			continue;
+		got = b64_decode(text + a, b - a, raw, sizeof(raw));
+		if (got != 48 && got != 80) {
+			wipe(raw, sizeof(raw));
+			wipe(ks, sizeof(*ks));
+			snprintf(err, cap, "line %u: not a ticket key (base64 "
+			    "of 48 or 80 bytes)", line);
+			return -1;
+		}
+		/* The last TICKET_KEYS_MAX lines, in a ring by line. */
+		k = &ks->k[n % TICKET_KEYS_MAX];
+		memcpy(k->name, raw, TICKET_NAME_LEN);
+		br_hkdf_init(&hc, &br_sha256_vtable, file_salt,
+		    sizeof(file_salt) - 1);
+		br_hkdf_inject(&hc, raw + TICKET_NAME_LEN,
+		    (size_t)got - TICKET_NAME_LEN);
+		br_hkdf_flip(&hc);
+		br_hkdf_produce(&hc, "chacha20-poly1305", 17, k->key,
+		    sizeof(k->key));
+		wipe(&hc, sizeof(hc));
+		wipe(raw, sizeof(raw));
+		k->period = n++;
+		k->used = 1;
+	}
+	if (n == 0) {
+		snprintf(err, cap, "no ticket key in it");
+		return -1;
+	}
+	/* The line before the last seals (haproxy's rule), or the only. */
+	ks->seal = (unsigned)((n >= 2 ? n - 2 : 0) % TICKET_KEYS_MAX);
+	return 0;
+}
+
+static void
+aead_fns(br_chacha20_run *ic, br_poly1305_run *ip)
+{
+	if ((*ic = br_chacha20_sse2_get()) == 0)
+		*ic = br_chacha20_ct_run;
+	if ((*ip = br_poly1305_ctmulq_get()) == 0)
+		*ip = br_poly1305_ctmul_run;
+}
+
+/* The associated data: the key name and the context. */
+static size_t
+aad_of(unsigned char *aad, const unsigned char *name, const void *ctx,
+    size_t ctxlen)
+{
+	memcpy(aad, name, TICKET_NAME_LEN);
+	memcpy(aad + TICKET_NAME_LEN, ctx, ctxlen);
+	return TICKET_NAME_LEN + ctxlen;
+}
+
+size_t
+ticket_seal(struct ticket_keys *ks, const struct ticket_state *st,
+    const void *ctx, size_t ctxlen, const br_prng_class **rng,
+    int64_t now, unsigned char *out, size_t cap)
+{
+	unsigned char aad[TICKET_NAME_LEN + TICKET_CTX_MAX], *s;
+	const struct ticket_key *k = ticket_keys_current(ks, now);
+	br_chacha20_run ic;
+	br_poly1305_run ip;
+
+	if (k == NULL || cap < TICKET_LEN || ctxlen > TICKET_CTX_MAX ||
+	    st->secret_len > TICKET_SECRET_MAX)
+		return 0;
+	memcpy(out, k->name, TICKET_NAME_LEN);
+	(*rng)->generate(rng, out + TICKET_NAME_LEN, 12);
+	s = out + TICKET_NAME_LEN + 12;
+	s[0] = TICKET_FORMAT;
+	put_be(s + 1, st->version, 2);
+	put_be(s + 3, st->suite, 2);
+	s[5] = (unsigned char)st->flags;
+	s[6] = (unsigned char)st->secret_len;
+	memset(s + 7, 0, TICKET_SECRET_MAX);
+	memcpy(s + 7, st->secret, st->secret_len);
+	put_be(s + 7 + TICKET_SECRET_MAX, (uint64_t)st->born, 8);
+	put_be(s + 15 + TICKET_SECRET_MAX, st->lifetime, 4);
+	aead_fns(&ic, &ip);
+	ip(k->key, out + TICKET_NAME_LEN, s, TICKET_STATE_LEN, aad,
+	    aad_of(aad, k->name, ctx, ctxlen), s + TICKET_STATE_LEN, ic, 1);
+	return TICKET_LEN;
+}
+
+int
+ticket_open(struct ticket_keys *ks, const unsigned char *t, size_t len,
+    const void *ctx, size_t ctxlen, unsigned version, int64_t now,
+    struct ticket_state *st)
+{
+	unsigned char aad[TICKET_NAME_LEN + TICKET_CTX_MAX];
+	unsigned char s[TICKET_STATE_LEN], tag[16];
+	const struct ticket_key *k = NULL;
+	br_chacha20_run ic;
+	br_poly1305_run ip;
+	int ok;
+
+	memset(st, 0, sizeof(*st));
+	if (len != TICKET_LEN || ctxlen > TICKET_CTX_MAX)
+		return 0;
+	ticket_keys_update(ks, now);
+	for (unsigned i = 0; i < TICKET_KEYS_MAX; i++)
+		if (ks->k[i].used & ct_eq(ks->k[i].name, t,
+		    TICKET_NAME_LEN))
+			k = &ks->k[i];
+	if (k == NULL)
+		return 0;
+	memcpy(s, t + TICKET_NAME_LEN + 12, TICKET_STATE_LEN);
+	aead_fns(&ic, &ip);
+	ip(k->key, t + TICKET_NAME_LEN, s, TICKET_STATE_LEN, aad,
+	    aad_of(aad, t, ctx, ctxlen), tag, ic, 0);
+	ok = ct_eq(tag, t + TICKET_NAME_LEN + 12 + TICKET_STATE_LEN, 16);
+	if (ok) {
+		st->version = (unsigned)get_be(s + 1, 2);
+		st->suite = (unsigned)get_be(s + 3, 2);
+		st->flags = s[5];
+		st->secret_len = s[6];
+		st->born = (int64_t)get_be(s + 7 + TICKET_SECRET_MAX, 8);
+		st->lifetime = (uint32_t)get_be(s + 15 + TICKET_SECRET_MAX, 4);
+		ok = s[0] == TICKET_FORMAT && st->version == version &&
+		    st->secret_len <= TICKET_SECRET_MAX &&
+		    st->born <= now + SKEW && now - st->born <
+		    (int64_t)st->lifetime;
+		if (ok)
+			memcpy(st->secret, s + 7, st->secret_len);
+	}
+	wipe(s, sizeof(s));
+	if (!ok)
+		wipe(st, sizeof(*st));
+	return ok;
+}
