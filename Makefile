@@ -304,7 +304,7 @@ latency: all $(B)/tlsload
 	$(PY) tests/bench/latency.py --bin $(B)/tlsgate --tlsload $(B)/tlsload \
 	    --out $(B)/latency $(LATENCY_FLAGS)
 
-# README "Slow clients and overload": 0.8, 1, 1.5 and 3 x each server's
+# docs/overload.md: 0.8, 1, 1.5 and 3 x each server's
 # capacity (OVERLOAD_SECONDS each), then slowloris against slots = 64.
 OVERLOAD_SECONDS ?= 30
 overload: all $(B)/tlsload
@@ -454,7 +454,7 @@ clean:
 	latency overload soak test unit clean
 
 # Cross builds, the static binary, the small profile, make size,
-# make check-cross (conf/cross.md).
+# make check-cross (docs/cross.md).
 include conf/cross.mk
 
 # make install, install-strip, uninstall (DESTDIR, PREFIX, ...).

@@ -67,7 +67,7 @@ $(BEARSSL_TOP)/flags: bearssl-force
 	@mkdir -p $(@D)
 	@echo '$(BEARSSL_CC)' | cmp -s - $@ || echo '$(BEARSSL_CC)' >$@
 
-# tlsgate relies on BearSSL 0.6 beyond its API (README, "Audit notes"),
+# tlsgate relies on BearSSL 0.6 beyond its API (docs/engine.md, "Audit notes"),
 # and BearSSL has no version macro: the system library's version is asked
 # of dpkg, and a source tree must have the LRU entry size tls.h copies.
 $(BEARSSL_TOP)/checked: $(BEARSSL_TOP)/choice $(BEARSSL_UNPACKED)

@@ -1,5 +1,5 @@
 # cross.mk: builds for the appliance targets, the memory they need, and the
-# integration tests on an arm64 build under qemu-user (conf/cross.md).
+# integration tests on an arm64 build under qemu-user (docs/cross.md).
 #
 #   make cross-arm64 cross-armhf  build/arm64/tlsgate, build/armhf/tlsgate
 #   make static                   build/static/tlsgate, linked -static-pie
@@ -36,7 +36,7 @@ $(CROSS_ARCHES:%=cross-%): cross-%:
 
 # PIE even when static, so the text stays randomised.  glibc's getpwnam and
 # getgrnam may still dlopen NSS modules: a user or group missing from
-# /etc/passwd or /etc/group crashes a static build (conf/cross.md).
+# /etc/passwd or /etc/group crashes a static build (docs/cross.md).
 static:
 	$(MAKE) B=build/static$(CROSS_PROFILE) LDFLAGS=-static-pie \
 	    build/static$(CROSS_PROFILE)/tlsgate
