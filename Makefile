@@ -6,6 +6,11 @@
 #   make bench    tlsgate side by side with stunnel, hitch and haproxy
 #   make soak     30 minutes of new connections at a fixed rate, beside nginx
 #   make overload past capacity beside nginx and haproxy; slowloris probes
+# Firmware build systems (Buildroot, OpenWrt, Yocto) pass CC, AR, STRIP,
+# CFLAGS, CPPFLAGS and LDFLAGS on the command line or in the environment.
+# Theirs go on every compile line, BearSSL's too (conf/bearssl.mk); the
+# project's own preprocessor flags live in TG_CPPFLAGS so that a
+# command-line CPPFLAGS cannot drop them.
 CC	?= cc
 # A firmware build points CONF at a directory with its own defaults.h.
 CONF	?= conf
@@ -15,7 +20,9 @@ WERROR	?=
 export WERROR
 WARN	= -std=c11 -Wall -Wextra -pedantic $(WERROR)
 CFLAGS	?= -O2 -g
-CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Isrc -Iport -I$(CONF)
+CPPFLAGS ?=
+TG_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Isrc -Iport -I$(CONF)
+ALL_CPPFLAGS = $(TG_CPPFLAGS) $(CPPFLAGS)
 B	?= build
 # BEARSSL=source (default): Debian's BearSSL source, compiled here at -O3
 # (handshakes ~1.5x faster than the -Os system library; see
@@ -43,16 +50,16 @@ $(B)/tlsgate: $(OBJ) $(BEARSSL_DEP)
 
 $(B)/src/%.o: src/%.c src/*.h port/port.h $(CONF)/defaults.h | $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) $(BEARSSL_CFLAGS) -c -o $@ $<
+	$(CC) $(WARN) $(CFLAGS) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -c -o $@ $<
 
 # The port layer alone sees the platform's headers (accept4, getrandom).
 $(B)/port/%.o: port/%.c port/port.h
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -Iport -c -o $@ $<
+	$(CC) $(WARN) $(CFLAGS) -Iport $(CPPFLAGS) -c -o $@ $<
 
 # The same sources under AddressSanitizer + UndefinedBehaviorSanitizer.
 asan:
-	$(MAKE) B=build/asan CFLAGS="$(SAN)" build/asan/tlsgate
+	$(MAKE) B=build/asan CFLAGS="$(SAN)" BEARSSL_XFLAGS= build/asan/tlsgate
 
 build/allocshim.so: tests/alloc/allocshim.c
 	@mkdir -p build
@@ -66,11 +73,11 @@ build/alloc-selftest: tests/alloc/selftest.c
 UNITS	= http der t13hello cache proxyin
 build/unit/test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/%.h
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(CPPFLAGS) -o $@ $< src/$*.c
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) -o $@ $< src/$*.c
 
 build/unit/asan_test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/%.h
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(SAN) $(CPPFLAGS) -o $@ $< src/$*.c
+	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) -o $@ $< src/$*.c
 
 # The workers' shared lock lives in the port layer.
 build/unit/test_workers: tests/unit/test_workers.c port/posix/workers.c
@@ -86,13 +93,13 @@ CERTGEN_SRC = src/certgen.c src/der.c src/cred.c src/certname.c port/posix/port.
 build/unit/test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) src/*.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(CERTGEN_SRC) $(BEARSSL_LIBS)
 
 build/unit/asan_test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) \
 	    src/*.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(CERTGEN_SRC) $(BEARSSL_LIBS)
 
 # The TLS 1.3 cryptography, against RFC 8448, Python and OpenSSL.
@@ -100,33 +107,33 @@ T13CRYPTO_SRC = src/t13crypto.c src/ecdsa.c
 build/unit/test_t13crypto: tests/unit/test_t13crypto.c tests/unit/unit.h \
 	    $(T13CRYPTO_SRC) src/t13crypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(T13CRYPTO_SRC) $(BEARSSL_LIBS)
 
 build/unit/asan_test_t13crypto: tests/unit/test_t13crypto.c \
 	    tests/unit/unit.h $(T13CRYPTO_SRC) src/t13crypto.h src/ecdsa.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(T13CRYPTO_SRC) $(BEARSSL_LIBS)
 
 # ECDSA signing, byte for byte against BearSSL's.  With a BearSSL source
 # tree at hand, ecdsa.c is first compiled under BearSSL's own inner.h, so
 # that a prototype it declares that differs from 0.6's fails the build.
 ECDSA_INNER = $(if $(filter-out system,$(BEARSSL)),$(CC) $(WARN) \
-	$(CPPFLAGS) $(BEARSSL_CFLAGS) -I$(BEARSSL_SRC)/src -include inner.h \
+	$(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -I$(BEARSSL_SRC)/src -include inner.h \
 	-fsyntax-only src/ecdsa.c)
 build/unit/test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
 	    $(T13CRYPTO_SRC) src/t13crypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(ECDSA_INNER)
-	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(T13CRYPTO_SRC) $(BEARSSL_LIBS)
 
 build/unit/asan_test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
 	    $(T13CRYPTO_SRC) src/t13crypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(T13CRYPTO_SRC) $(BEARSSL_LIBS)
 
 # The engine, driven through its API by a scripted client in memory
@@ -140,12 +147,12 @@ ENG_DEP	= $(ENG_CLIENT) tests/unit/engclient.h tests/unit/engtest.h \
 	  $(BEARSSL_DEP)
 build/unit/test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(ENG_CLIENT) $(ENG_SRC) $(BEARSSL_LIBS)
 
 build/unit/asan_test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(ENG_CLIENT) $(ENG_SRC) $(BEARSSL_LIBS)
 
 # The CertificateVerify signatures test_t13crypto wrote, checked by
@@ -243,7 +250,7 @@ check-system:
 FUZZ_SECONDS ?= 40
 FUZZ_CC	?= clang
 FUZZ_FLAGS = -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined \
-	$(CPPFLAGS)
+	$(TG_CPPFLAGS)
 FUZZERS	= config der http proxyin slot t13hello t13rec t13cert hs12
 
 build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/config.c src/certname.c \
@@ -321,14 +328,14 @@ TIDY_CHECKS = -*,clang-analyzer-*,bugprone-*,cert-*,\
 	-clang-analyzer-valist.Uninitialized
 lint:
 	cppcheck -q --std=c11 --enable=warning,style,performance,portability \
-	    --suppress=variableScope --error-exitcode=1 $(CPPFLAGS) src port
+	    --suppress=variableScope --error-exitcode=1 $(TG_CPPFLAGS) src port
 	clang-tidy --quiet --warnings-as-errors='*' -checks='$(TIDY_CHECKS)' \
-	    src/*.c port/posix/*.c -- -std=c11 $(CPPFLAGS)
+	    src/*.c port/posix/*.c -- -std=c11 $(TG_CPPFLAGS)
 
 # The load generator (tests/bench/tlsload.md), on BearSSL too.
 $(B)/tlsload: tests/bench/tlsload.c $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O2 $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ \
+	$(CC) $(WARN) -O2 $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ \
 	    tests/bench/tlsload.c $(BEARSSL_LIBS) -lm
 
 # It times tlsgate's ECDSA signer (src/ecdsa.c) beside BearSSL's.
