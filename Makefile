@@ -331,6 +331,7 @@ lint:
 	    --suppress=variableScope --error-exitcode=1 $(TG_CPPFLAGS) src port
 	clang-tidy --quiet --warnings-as-errors='*' -checks='$(TIDY_CHECKS)' \
 	    src/*.c port/posix/*.c -- -std=c11 $(TG_CPPFLAGS)
+	mandoc -Tlint -Wwarning man/tlsgate.8 man/tlsgate.conf.5
 
 # The load generator (tests/bench/tlsload.md), on BearSSL too.
 $(B)/tlsload: tests/bench/tlsload.c $(BEARSSL_DEP)
