@@ -319,7 +319,8 @@ fuzz: $(FUZZERS:%=build/fuzz/fuzz_%)
 		[ $$rc = 0 ] || { tail -40 build/fuzz/$$f.log; exit 1; }; \
 	done
 
-# Static analysis of everything that ships; any finding fails.
+# Static analysis of everything that ships, the manuals too; any finding
+# fails.
 TIDY_CHECKS = -*,clang-analyzer-*,bugprone-*,cert-*,\
 	-bugprone-easily-swappable-parameters,-bugprone-branch-clone,\
 	-bugprone-not-null-terminated-result,-bugprone-reserved-identifier,\
@@ -361,3 +362,6 @@ clean:
 # Cross builds, the static binary, the small profile, make size,
 # make check-cross (conf/cross.md).
 include conf/cross.mk
+
+# make install, install-strip, uninstall (DESTDIR, PREFIX, ...).
+include conf/install.mk
