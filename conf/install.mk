@@ -7,6 +7,7 @@
 #   make install-strip  the same, the binary stripped by $(STRIP)
 #   make uninstall      removes what install put there; tlsgate.conf only
 #                       while it is still the installed example
+#   make check-install  the three firmware build systems' invocations
 #
 # INIT selects what becomes $(INITDIR)/tlsgate: sysv (BusyBox or
 # sysvinit, conf/tlsgate.init), procd (OpenWrt, conf/tlsgate.procd), or
@@ -100,7 +101,13 @@ uninstall: $(B)/install/tlsgate.conf
 
 install-force:
 
-.PHONY: install install-strip uninstall install-force
+# make and make install as Buildroot, OpenWrt and Yocto call them, with a
+# MIPS cross compiler, and the installed binary under qemu (tests/install.py).
+# It copies BearSSL's source from the default build's tree.
+check-install: all
+	$(PY) tests/install.py
+
+.PHONY: install install-strip uninstall install-force check-install
 
 # Including this file must not change what a bare `make` builds.
 .DEFAULT_GOAL := $(INSTALL_GOAL)

@@ -1,0 +1,1 @@
+include $(sort $(wildcard $(BR2_EXTERNAL_TLSGATE_PATH)/package/*/*.mk))

@@ -1,0 +1,54 @@
+################################################################################
+#
+# tlsgate
+#
+################################################################################
+
+# The tlsgate tree this external tree lives in; a release would set
+# TLSGATE_SITE to its tarball instead.
+TLSGATE_VERSION = local
+TLSGATE_SITE = $(BR2_EXTERNAL_TLSGATE_PATH)/../..
+TLSGATE_SITE_METHOD = local
+TLSGATE_DEPENDENCIES = bearssl
+
+# Buildroot's bearssl package put 0.6's headers and library in staging:
+# BEARSSL=system finds them through the toolchain's sysroot and checks
+# them with a compile-and-link probe.  TARGET_CONFIGURE_OPTS passes CC,
+# AR, STRIP, CFLAGS, CPPFLAGS and LDFLAGS on the command line, on install
+# too, so that nothing is rebuilt with other flags.
+TLSGATE_MAKE_OPTS = \
+	$(TARGET_CONFIGURE_OPTS) \
+	BEARSSL=system \
+	PREFIX=/usr \
+	INIT=none \
+	SYSTEMDUNITDIR=
+
+define TLSGATE_BUILD_CMDS
+	$(TARGET_MAKE_ENV) $(MAKE) -C $(@D) $(TLSGATE_MAKE_OPTS) all
+endef
+
+# It starts as root to bind and read its key, then runs as tlsgate.
+define TLSGATE_INSTALL_TARGET_CMDS
+	$(TARGET_MAKE_ENV) $(MAKE) -C $(@D) $(TLSGATE_MAKE_OPTS) \
+		DESTDIR=$(TARGET_DIR) install
+	$(SED) 's/^#user = nobody$$/user = tlsgate/' \
+		-e 's/^#group = nogroup$$/group = tlsgate/' \
+		-e 's/^cert_generate = off$$/cert_generate = on/' \
+		$(TARGET_DIR)/etc/tlsgate/tlsgate.conf
+endef
+
+define TLSGATE_USERS
+	tlsgate -1 tlsgate -1 * - - - tlsgate TLS terminator
+endef
+
+define TLSGATE_INSTALL_INIT_SYSV
+	$(INSTALL) -D -m 0755 $(TLSGATE_PKGDIR)/S50tlsgate \
+		$(TARGET_DIR)/etc/init.d/S50tlsgate
+endef
+
+define TLSGATE_INSTALL_INIT_SYSTEMD
+	$(INSTALL) -D -m 0644 $(@D)/conf/tlsgate.service \
+		$(TARGET_DIR)/usr/lib/systemd/system/tlsgate.service
+endef
+
+$(eval $(generic-package))
