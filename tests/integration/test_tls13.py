@@ -133,12 +133,15 @@ class TLS13(GateTest):
 
     def test_each_suite_and_group_with_openssl(self):
         g = self.gate13()
+        n = 0
         for suite in ["TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
                       "TLS_CHACHA20_POLY1305_SHA256"]:
             for group in ["X25519", "P-256", "P-384", "P-521"]:
                 self.get_exact(g.port, ["-tls1_3", "-ciphersuites", suite,
                                         "-groups", group], 20011)
-                c = g.wait_conns(1)[-1]
+                # This connection's line: it may follow the client's end.
+                n += 1
+                c = g.wait_conns(n)[-1]
                 self.assertEqual((c["version"], c["suite"], c["outcome"]),
                                  ("TLS1.3", suite, "ok"), (suite, group))
 
@@ -361,19 +364,21 @@ class TLS13(GateTest):
         self.assertIn(b"Reused, TLSv1.3", out)
 
     def test_a_ticket_past_its_lifetime_gets_a_full_handshake(self):
-        g = self.gate13(session_lifetime="1s")
+        # Under emulation a second handshake may take longer than 1 s.
+        life = 1 if SLOW == 1 else 4
+        g = self.gate13(session_lifetime="%ds" % life)
         ctx = ctx13()
         s = tls_connect(g.port, ctx)
         s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
         self.assertIn(b"HTTP/1.1 200 ", s.recv(65536))
         sess = s.session
         s.close()
-        # Announced as it is enforced: ticket_lifetime 1.
-        self.assertEqual(sess.ticket_lifetime_hint, 1)
+        # Announced as it is enforced: ticket_lifetime in seconds.
+        self.assertEqual(sess.ticket_lifetime_hint, life)
         s = tls_connect(g.port, ctx, session=sess)
         self.assertTrue(s.session_reused)
         s.close()
-        time.sleep(2.1)
+        time.sleep(life + 1.1)
         s = tls_connect(g.port, ctx, session=sess)
         self.assertFalse(s.session_reused)
         s.close()
