@@ -69,34 +69,39 @@ build/alloc-selftest: tests/alloc/selftest.c
 	@mkdir -p build
 	$(CC) -O0 -o $@ tests/alloc/selftest.c
 
-# Unit tests of the pure modules, plain and under the sanitizers.
+# Unit tests of the pure modules, plain and under the sanitizers.  Some
+# include tlswire.h, hence bearssl.h: the one the build uses, not
+# whichever the system has (a musl or cross compiler sees none).
 UNITS	= http der t13hello cache proxyin
-build/unit/test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/%.h
+$(B)/unit/test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/%.h \
+	    | $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) -o $@ $< src/$*.c
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) $(LDFLAGS) \
+	    -o $@ $< src/$*.c
 
-build/unit/asan_test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/%.h
+$(B)/unit/asan_test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/%.h \
+	    | $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) -o $@ $< src/$*.c
+	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< src/$*.c
 
 # The workers' shared lock lives in the port layer.
-build/unit/test_workers: tests/unit/test_workers.c port/posix/workers.c
+$(B)/unit/test_workers: tests/unit/test_workers.c port/posix/workers.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g -Iport -o $@ $^
+	$(CC) $(WARN) -O1 -g -Iport $(LDFLAGS) -o $@ $^
 
-build/unit/asan_test_workers: tests/unit/test_workers.c port/posix/workers.c
+$(B)/unit/asan_test_workers: tests/unit/test_workers.c port/posix/workers.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(SAN) -Iport -o $@ $^
 
 # Certificates made on the device, read back by BearSSL.
 CERTGEN_SRC = src/certgen.c src/der.c src/cred.c src/certname.c port/posix/port.c
-build/unit/test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) src/*.h \
+$(B)/unit/test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) src/*.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(LDFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(CERTGEN_SRC) $(BEARSSL_LIBS)
 
-build/unit/asan_test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) \
+$(B)/unit/asan_test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) \
 	    src/*.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
@@ -104,13 +109,13 @@ build/unit/asan_test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) \
 
 # The TLS 1.3 cryptography, against RFC 8448, Python and OpenSSL.
 T13CRYPTO_SRC = src/t13crypto.c src/ecdsa.c
-build/unit/test_t13crypto: tests/unit/test_t13crypto.c tests/unit/unit.h \
+$(B)/unit/test_t13crypto: tests/unit/test_t13crypto.c tests/unit/unit.h \
 	    $(T13CRYPTO_SRC) src/t13crypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(LDFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(T13CRYPTO_SRC) $(BEARSSL_LIBS)
 
-build/unit/asan_test_t13crypto: tests/unit/test_t13crypto.c \
+$(B)/unit/asan_test_t13crypto: tests/unit/test_t13crypto.c \
 	    tests/unit/unit.h $(T13CRYPTO_SRC) src/t13crypto.h src/ecdsa.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
@@ -123,14 +128,14 @@ build/unit/asan_test_t13crypto: tests/unit/test_t13crypto.c \
 ECDSA_INNER = $(if $(filter-out system,$(BEARSSL)),$(CC) $(WARN) \
 	$(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -I$(BEARSSL_SRC)/src -include inner.h \
 	-fsyntax-only src/ecdsa.c)
-build/unit/test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
+$(B)/unit/test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
 	    $(T13CRYPTO_SRC) src/t13crypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(ECDSA_INNER)
-	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(LDFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(T13CRYPTO_SRC) $(BEARSSL_LIBS)
 
-build/unit/asan_test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
+$(B)/unit/asan_test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
 	    $(T13CRYPTO_SRC) src/t13crypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
@@ -145,12 +150,12 @@ ENG_CLIENT = tests/unit/engclient.c tests/unit/enghs.c
 ENG_DEP	= $(ENG_CLIENT) tests/unit/engclient.h tests/unit/engtest.h \
 	  tests/unit/eng_keys.h tests/unit/unit.h $(ENG_SRC) src/*.h \
 	  $(BEARSSL_DEP)
-build/unit/test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
+$(B)/unit/test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(LDFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(ENG_CLIENT) $(ENG_SRC) $(BEARSSL_LIBS)
 
-build/unit/asan_test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
+$(B)/unit/asan_test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(ENG_CLIENT) $(ENG_SRC) $(BEARSSL_LIBS)
@@ -161,17 +166,18 @@ T13_PSS	= -sigopt rsa_padding_mode:pss -sigopt rsa_pss_saltlen:
 T13_OSSL = openssl dgst $(3) -prverify tests/unit/t13_$(2).pem \
 	-signature build/unit/t13_$(1).sig build/unit/t13_cv.bin
 
-UNIT_BINS = $(UNITS:%=build/unit/test_%) $(UNITS:%=build/unit/asan_test_%) \
-	build/unit/test_workers build/unit/asan_test_workers \
-	build/unit/test_certgen build/unit/asan_test_certgen \
-	build/unit/test_t13crypto build/unit/asan_test_t13crypto \
-	build/unit/test_ecdsa build/unit/asan_test_ecdsa \
-	build/unit/test_eng12 build/unit/asan_test_eng12 \
-	build/unit/test_eng13 build/unit/asan_test_eng13
-unit: $(UNIT_BINS)
+# The unit tests that run on every target (conf/cross.mk runs them under
+# qemu), and their ASan + UBSan twins.
+UNIT_PLAIN = $(UNITS:%=test_%) test_workers test_certgen test_t13crypto \
+	test_ecdsa test_eng12 test_eng13
+UNIT_BINS = $(UNIT_PLAIN:%=$(B)/unit/%) $(UNIT_PLAIN:%=$(B)/unit/asan_%)
+# $(1) command prefix, $(2) the binaries.  test_t13crypto writes its
+# signatures to build/unit/ for OpenSSL, whatever the target.
+define unit_run
+	@mkdir -p build/unit
 	rm -f build/unit/t13_*.sig build/unit/t13_cv.bin
-	for t in $(UNIT_BINS); do \
-		$$t >$$t.log 2>&1; rc=$$?; echo "$$t: $$(tail -1 $$t.log)"; \
+	@for t in $(2); do \
+		$(1) $$t >$$t.log 2>&1; rc=$$?; echo "$$t: $$(tail -1 $$t.log)"; \
 		[ $$rc = 0 ] || { grep -v '^ok' $$t.log; exit 1; }; done
 	$(call T13_OSSL,pss2048,rsa2048,-sha256 $(T13_PSS)32)
 	$(call T13_OSSL,pss1025,rsa1025,-sha384 $(T13_PSS)48)
@@ -179,6 +185,9 @@ unit: $(UNIT_BINS)
 	$(call T13_OSSL,p384,p384,-sha384)
 	$(call T13_OSSL,p521,p521,-sha512)
 	$(call T13_OSSL,pss2048-512,rsa2048,-sha512 $(T13_PSS)64)
+endef
+unit: $(UNIT_BINS)
+	$(call unit_run,,$(UNIT_BINS))
 
 # The daily loop (a few minutes): build, unit tests, the integration
 # suite on the default build.
@@ -188,7 +197,9 @@ test: all unit build/allocshim.so build/alloc-selftest
 # The whole suite, as CI runs it: static analysis, unit tests, the
 # integration suite on the default build and under ASan + UBSan, a smoke
 # run on the system BearSSL, each fuzz target for FUZZ_SECONDS, a 2-minute
-# soak, the suite's core under valgrind, and the arm64 build under qemu.
+# soak, the suite's core under valgrind, the CPU matrix (arm64, armhf,
+# mips, mipsel under qemu; x86-64 static on musl) and make install as
+# the firmware build systems call it.
 # The two integration runs take both versions at no extra time: the
 # default build's at tls_max = 1.2 (TLSGATE_TEST_TLS_MAX), the ASan one
 # at the default, 1.3 (test classes that pin a version keep it).
@@ -202,7 +213,8 @@ check: all asan unit build/allocshim.so build/alloc-selftest $(B)/tlsload \
 	$(MAKE) fuzz
 	$(MAKE) soak SOAK_SECONDS=120 SOAK_FLOOR=150 SOAK_PEER=none
 	sh tests/memcheck.sh --bin $(B)/tlsgate
-	$(MAKE) check-cross
+	$(MAKE) check-matrix
+	$(MAKE) check-install
 
 # The fixed-rate soak (30 minutes; CI runs 2) and the side-by-side bench.
 SOAK_SECONDS ?= 1800
