@@ -4,8 +4,8 @@
 #   make cross-arm64 cross-armhf  build/arm64/tlsgate, build/armhf/tlsgate
 #   make static                   build/static/tlsgate, linked -static-pie
 #   make small                    build/small/tlsgate on conf/small
-#   make size                     text/data/bss of each binary built so far,
-#                                 and the worst case of each one's profile
+#   make size                     every target in both profiles, and a table
+#                                 of their stripped size, bss and worst case
 #   make cross-mips cross-mipsel  32-bit MIPS, big- and little-endian
 #   make musl                     build/musl/tlsgate, static on musl
 #   make unit-ARCH, unit-musl     the unit tests on a target (under qemu)
@@ -39,7 +39,6 @@ QEMU_mipsel	= qemu-mipsel-static
 CROSS_RUN	= $(QEMU_$(1)) -L /usr/$(CROSS_$(1))
 # A profile other than conf gets its own build directory suffix.
 CROSS_PROFILE	= $(if $(filter conf,$(CONF:/=)),,-$(notdir $(CONF:/=)))
-SIZE		?= size
 
 $(CROSS_ARCHES:%=cross-%): cross-%:
 	$(MAKE) B=build/$*$(CROSS_PROFILE) CC=$(CROSS_$*)-gcc \
@@ -169,37 +168,24 @@ build/size/probe.conf:
 	    -subj /CN=localhost 2>/dev/null
 	printf 'cert = %s\nkey = %s\n' $(@D)/cert.pem $(@D)/key.pem >$@
 
-# $(1) binary, $(2) command prefix to run it.  -t on the probe config
-# prints the compile-time maximum; -t again with the slots and sessions it
-# names must print that total, or the two sums in main.c disagree.  bss
-# beyond the worst case is static storage -t does not count (libc's too).
-define size_one
-	@if [ -x $(1) ]; then \
-	set -e; $(SIZE) $(1) | sed 1d; \
-	m=$$($(2) $(1) -t -c build/size/probe.conf | \
-	    sed -n 's/^compile-time maximum = \([0-9]*\) (\([0-9]*\) slots, \([0-9]*\) redirect slots, \([0-9]*\) pending, \([0-9]*\) sessions)$$/\1 \2 \3 \4 \5/p'); \
-	set -- $$m; [ $$# = 5 ] || { echo "$(1): no maximum in -t"; exit 1; }; \
-	cat build/size/probe.conf >build/size/max.conf; \
-	printf 'slots = %s\nredirect_slots = %s\npending = %s\nsession_cache = %s\nredirect = 127.0.0.1:8080\n' \
-	    $$2 $$3 $$4 $$5 >>build/size/max.conf; \
-	t=$$($(2) $(1) -t -c build/size/max.conf | \
-	    sed -n 's/^total = \([0-9]*\) .*/\1/p'); \
-	[ "$$t" = "$$1" ] || { echo "$(1): total $$t != maximum $$1"; exit 1; }; \
-	b=$$($(SIZE) $(1) | awk 'NR == 2 { print $$3 }'); \
-	echo "    worst case $$t bytes ($$2 slots, $$3 redirect slots, $$4 pending, $$5 sessions);" \
-	    "bss - worst case = $$((b - t))"; \
-	fi
-endef
-
+# Every target in both profiles, built one after the other (a profile
+# shares its target's BearSSL), then conf/footprint.py's table.
+SIZE_ROW	= '$(1):$(2):$(3):$(4):$(5)'
 size: build/size/probe.conf
-	@printf '   text\t   data\t    bss\t    dec\t    hex\tfilename\n'
-	$(call size_one,$(B)/tlsgate,)
-	$(call size_one,build/small/tlsgate,)
-	$(call size_one,build/static/tlsgate,)
-	$(call size_one,build/arm64/tlsgate,$(call CROSS_RUN,arm64))
-	$(call size_one,build/armhf/tlsgate,$(call CROSS_RUN,armhf))
-	$(call size_one,build/arm64-small/tlsgate,$(call CROSS_RUN,arm64))
-	$(call size_one,build/armhf-small/tlsgate,$(call CROSS_RUN,armhf))
+	$(MAKE) all
+	$(MAKE) small
+	for t in $(CROSS_ARCHES); do $(MAKE) cross-$$t && \
+	    $(MAKE) CONF=conf/small cross-$$t || exit 1; done
+	$(MAKE) musl
+	$(MAKE) CONF=conf/small musl
+	@$(PY) conf/footprint.py build/size/probe.conf \
+	    $(call SIZE_ROW,x86-64,default,$(B)/tlsgate,strip,) \
+	    $(call SIZE_ROW,x86-64,conf/small,build/small/tlsgate,strip,) \
+	    $(foreach a,$(CROSS_ARCHES),\
+	    $(call SIZE_ROW,$(a),default,build/$(a)/tlsgate,$(CROSS_$(a))-strip,$(call CROSS_RUN,$(a))) \
+	    $(call SIZE_ROW,$(a),conf/small,build/$(a)-small/tlsgate,$(CROSS_$(a))-strip,$(call CROSS_RUN,$(a)))) \
+	    $(call SIZE_ROW,x86-64 musl static,default,build/musl/tlsgate,strip,) \
+	    $(call SIZE_ROW,x86-64 musl static,conf/small,build/musl-small/tlsgate,strip,)
 
 .PHONY: $(CROSS_ARCHES:%=cross-%) $(CROSS_ARCHES:%=unit-%) \
 	$(CROSS_ARCHES:%=check-target-%) static small musl unit-musl \
