@@ -99,16 +99,35 @@ static const int allowed[] = {
 	SYS_send,
 #endif
 	SYS_futex,		/* the shared session cache's lock */
+#if defined(SYS_set_robust_list)
+	SYS_set_robust_list,	/* musl registers it at the first robust lock */
+#endif
 #if defined(SYS_sigreturn)
 	SYS_sigreturn,		/* 32-bit ARM returns from handlers so */
 #endif
 };
 #define NALLOWED	(sizeof(allowed) / sizeof(allowed[0]))
 
+static size_t
+allow_setfd(struct sock_filter *f, size_t n, int nr)
+{
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	    offsetof(struct seccomp_data, nr));
+	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+	    (unsigned)nr, 0, 3);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	    offsetof(struct seccomp_data, args[1]));
+	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+	    F_SETFD, 0, 1);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+	    SECCOMP_RET_ALLOW);
+	return n;
+}
+
 int
 port_sandbox(const char **why)
 {
-	struct sock_filter f[4 + 2 * NALLOWED + 5 + 1];
+	struct sock_filter f[4 + 2 * NALLOWED + 5 + 6 + 10 + 1];
 	struct sock_fprog prog;
 	size_t n = 0;
 
@@ -137,6 +156,30 @@ port_sandbox(const char **why)
 	    0, 1);
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 	    SECCOMP_RET_ALLOW);
+	/*
+	 * open(path, flags), the same rule: musl's open() calls it where the
+	 * kernel has it.  The number again: the accumulator may hold
+	 * openat's flags here.
+	 */
+#if defined(SYS_open)
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	    offsetof(struct seccomp_data, nr));
+	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+	    SYS_open, 0, 4);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	    offsetof(struct seccomp_data, args[1]));
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K,
+	    O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND);
+	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0,
+	    0, 1);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+	    SECCOMP_RET_ALLOW);
+#endif
+	/* fcntl(fd, F_SETFD): musl's open() sets O_CLOEXEC again so. */
+	n = allow_setfd(f, n, SYS_fcntl);
+#if defined(SYS_fcntl64)
+	n = allow_setfd(f, n, SYS_fcntl64);
+#endif
 	/* x32 and every other number fall through to here. */
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 	    SECCOMP_RET_KILL_PROCESS);
