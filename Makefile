@@ -238,7 +238,7 @@ bench: all $(B)/tlsload $(B)/cryptobench
 	$(PY) tests/bench/workers.py
 	$(MAKE) overload
 
-# README "Slow clients and overload": 0.8, 1, 1.5 and 3 x each server's
+# docs/overload.md: 0.8, 1, 1.5 and 3 x each server's
 # capacity (OVERLOAD_SECONDS each), then slowloris against slots = 64.
 OVERLOAD_SECONDS ?= 30
 overload: all $(B)/tlsload
@@ -372,7 +372,7 @@ clean:
 	overload soak test unit clean
 
 # Cross builds, the static binary, the small profile, make size,
-# make check-cross (conf/cross.md).
+# make check-cross (docs/cross.md).
 include conf/cross.mk
 
 # make install, install-strip, uninstall (DESTDIR, PREFIX, ...).

@@ -73,7 +73,7 @@ $(BEARSSL_TOP)/flags: bearssl-force
 	@mkdir -p $(@D)
 	@echo '$(BEARSSL_CC)' | cmp -s - $@ || echo '$(BEARSSL_CC)' >$@
 
-# tlsgate relies on BearSSL 0.6 beyond its API (README, "Audit
+# tlsgate relies on BearSSL 0.6 beyond its API (docs/engine.md, "Audit
 # notes"), and BearSSL has no version macro.  The system library (a
 # firmware sysroot's too: no dpkg there) must compile and link
 # conf/bearssl_probe.c with the compiler and flags tlsgate is built with;

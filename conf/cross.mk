@@ -1,5 +1,5 @@
 # cross.mk: builds for the appliance targets, the memory they need, and the
-# tests on each under qemu-user (conf/cross.md).
+# tests on each under qemu-user (docs/cross.md).
 #
 #   make cross-arm64 cross-armhf  build/arm64/tlsgate, build/armhf/tlsgate
 #   make static                   build/static/tlsgate, linked -static-pie
@@ -47,7 +47,7 @@ $(CROSS_ARCHES:%=cross-%): cross-%:
 
 # PIE even when static, so the text stays randomised.  glibc's getpwnam and
 # getgrnam may still dlopen NSS modules: a user or group missing from
-# /etc/passwd or /etc/group crashes a static build (conf/cross.md).
+# /etc/passwd or /etc/group crashes a static build (docs/cross.md).
 static:
 	$(MAKE) B=build/static$(CROSS_PROFILE) LDFLAGS=-static-pie \
 	    build/static$(CROSS_PROFILE)/tlsgate
@@ -109,8 +109,9 @@ check-cross-smoke: cross-$(CROSS_ARCH)
 # both versions, resumption, the binary PROXY v2 header it writes), and the
 # rest of the suite is spread so that the targets together run all of it
 # but what does not run the target's binary alone (test_alloc's
-# interposed allocator, test_bench_smoke's native tools, test_audit_notes):
-# the native runs have those.
+# interposed allocator, test_bench_smoke's native tools, test_audit_notes)
+# and test_scanners (testssl.sh alone takes 85 s, and scans the same TLS
+# code): the native runs have those.
 # docs/cross.md has what each costs.
 CHECK_TARGETS	= arm64 armhf mips mipsel musl
 CHECK_CORE	= test_clients test_resumption test_proxy_protocol test_manual
@@ -122,8 +123,8 @@ CHECK_MORE_arm64 = test_reload test_signals test_slot_reuse test_slots \
 # Native speed: the long runs, and what a static musl binary changes
 # (getpwnam without NSS, the workers' robust lock).
 CHECK_MORE_musl	= test_bulk test_http_framing test_faults test_hostile \
-	test_scanners test_rsa_sizes test_config test_privileges \
-	test_backend_pool test_http_forwarding test_workers
+	test_rsa_sizes test_config test_privileges test_backend_pool \
+	test_http_forwarding test_workers
 CHECK_K		= $(foreach t,$(CHECK_CORE) $(CHECK_MORE_$(1)),-k $(t).)
 
 # One after the other: the build and the unit tests share one BearSSL.

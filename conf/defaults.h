@@ -88,7 +88,7 @@
 	"tls_min = 1.2\n" \
 	"tls_max = 1.3\n" \
 	"ems = optional\n"		/* required: TLS 1.2 only with RFC 7627 */ \
-	"tls_profile = default\n"	/* or bsi: see README */ \
+	"tls_profile = default\n"	/* or bsi: see docs/engine.md */ \
 	"suites = aes128-gcm aes256-gcm chacha20-poly1305\n" /* our order */ \
 	"groups = x25519 secp256r1 secp384r1 secp521r1\n" \
 	"mode = http\n" \

@@ -20,7 +20,7 @@
  * arithmetic), so the signatures are byte for byte those of
  * br_ecdsa_i31_sign_asn1 (tests/unit/test_ecdsa.c checks it over many
  * keys, hashes and the three curves).  The i31 functions are BearSSL
- * internals: see "Audit notes" in README.md.
+ * internals: see "Audit notes" in docs/engine.md.
  *
  * Constant time: the i31 functions, the curves' mulgen (p256_m31,
  * prime_i31) and br_i31_moddiv neither branch nor index memory on

@@ -39,7 +39,7 @@
 #define TLSGATE_HEAD_MAX	4096	/* bytes of an HTTP request head (http mode) */
 /*
  * Outgoing TLS record buffer, per slot: records of at most 4 KiB of
- * plaintext.  Saves 12 KiB a slot; conf/cross.md measures what it
+ * plaintext.  Saves 12 KiB a slot; docs/cross.md measures what it
  * costs in throughput and syscalls per MB.  The input buffer stays full
  * size: the client chooses its record size.
  */

@@ -1,4 +1,4 @@
-"""The README's ledger of BearSSL internals ("Audit notes") names each
+"""docs/engine.md's ledger of BearSSL internals ("Audit notes") names each
 BEARSSL-INTERNAL(tag) site of the code by its file and tag, and no other:
 a site added or removed without the ledger following fails here.  A tag,
 not a line number, so that an edit above a marker does not break it."""
@@ -26,9 +26,9 @@ class AuditNotes(unittest.TestCase):
                         bare.append("%s:%d" % (name, i))
         self.assertEqual(bare, [], "markers without a tag")
         self.assertGreaterEqual(len(sites), 1)
-        with open(os.path.join(ROOT, "README.md")) as f:
-            readme = f.read()
-        ledger = readme.split("### Audit notes")[1].split("\n## ")[0]
+        with open(os.path.join(ROOT, "docs", "engine.md")) as f:
+            doc = f.read()
+        ledger = doc.split("### Audit notes")[1].split("\n## ")[0]
         listed = set(re.findall(r"^\| `([a-z0-9]+\.[ch])` `([a-z0-9-]+)`",
                                 ledger, re.M))
         self.assertEqual(listed, sites)

@@ -1,4 +1,4 @@
-"""RSA keys of every size the README promises (2048 to 4096 bits):
+"""RSA keys of every size tlsgate.conf(5) promises (2048 to 4096 bits):
 tlsgate -t accepts each key with its certificate, refuses it with
 another certificate of the same size, and serves a client at TLS 1.2
 and at the run's highest version with it.

@@ -30,8 +30,7 @@ FACILITIES = {"user": 1, "daemon": 3, "auth": 4, "authpriv": 10,
 # Linux's SO_TIMESTAMP (Python does not name it): a struct timeval with
 # each datagram, taken when the kernel queued it.
 SO_TIMESTAMP = getattr(socket, "SO_TIMESTAMP", 29)
-# The names loop.c answers (README.md says handshakes_resumed for
-# resumed, and leaves out closed and handshakes).
+# The names loop.c answers, as docs/guide.md lists them.
 COUNTERS = ("accepted", "closed", "live", "high_water", "handshakes",
             "handshakes_full", "resumed", "cache_hits", "cache_misses",
             "cache_saves", "tls_errors", "timeouts", "backend_errors",
