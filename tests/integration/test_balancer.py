@@ -360,7 +360,7 @@ backend boxes
                 parts.append(d)
                 # Slower under emulation, where moving five clients
                 # takes longer than the 3 s a native run reads for.
-                time.sleep(0.02 * SLOW / 2 * len(d) / 65536)
+                time.sleep(0.02 * max(1, SLOW / 2) * len(d) / 65536)
             close_tls(f["sock"])
         except Exception as e:       # reported by the test's thread
             f["error"] = e
