@@ -26,6 +26,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (config_parse(&c, "f", (const char *)data, size, err,
 	    sizeof(err)) == 0) {
 		unsigned cache = 0;
+		size_t ngroups = 0;
+
+		while (config_group_names[ngroups].name != NULL)
+			ngroups++;
 
 		if (c.slots < 1 || c.slots > TLSGATE_MAX_SLOTS ||
 		    c.redirect_slots < 1 || c.redirect_slots > TLSGATE_MAX_PLAIN ||
@@ -49,14 +53,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    s->certs[0].key[0] == '\0')
 				abort();
 			/* suites and groups: some, each once, AEAD only. */
-			if (s->groups.n < 1 || s->groups.n > 4 ||
+			if (s->groups.n < 1 || s->groups.n > ngroups ||
 			    s->suites.n < 1 || s->suites.n > 3 ||
 			    s->profile > PROFILE_MODERN)
 				abort();
-			for (unsigned j = 0; j < s->suites.n; j++)
-				if (s->suites.v[j] > SUITE_CHACHA20 ||
-				    memchr(s->suites.v, s->suites.v[j], j) != NULL)
+			for (unsigned j = 0; j < s->suites.n; j++) {
+				if (s->suites.v[j] > SUITE_CHACHA20)
 					abort();
+				for (unsigned k = 0; k < j; k++)
+					if (s->suites.v[k] == s->suites.v[j])
+						abort();
+			}
+			for (unsigned j = 0; j < s->groups.n; j++)
+				for (unsigned k = 0; k < j; k++)
+					if (s->groups.v[k] == s->groups.v[j])
+						abort();
 		}
 		if (cache > TLSGATE_MAX_CACHE)
 			abort();

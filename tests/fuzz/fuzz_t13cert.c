@@ -75,6 +75,7 @@ static void
 start(int known)
 {
 	memset(&c, 0, sizeof(c));
+	c.hs = &hs13_class;
 	c.version = TLS13;
 	c.phase = P_CCERT;
 	c.ops = &ops;			/* no session store: no ticket */
