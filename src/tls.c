@@ -32,6 +32,7 @@
 #include "hello.h"
 #include "ticket.h"
 #include "tls.h"
+#include "tlsint.h"
 #include "tlswire.h"
 #include "wipe.h"
 
@@ -76,7 +77,6 @@ static struct tls_caches own_caches, *caches = &own_caches;
 static unsigned active, loaded;
 static int have_active;
 static br_hmac_drbg_context seed_drbg;
-static char err_name[32];		/* what tls_error_name() returns */
 /* The rotating ticket keys: drawn before fork, derived after. */
 static struct ticket_keys rot_keys;
 static char key_text[4096];		/* a ticket_key_file, while read */
@@ -404,81 +404,6 @@ pick_cred(const struct tls_area *a, const struct tls_svc *sv, const char *name)
 	return sv->cred0;
 }
 
-/*
- * A client's chain goes to BearSSL's validator, which checks each
- * certificate's signature with the next one's key, whether or not the
- * chain ends at a CA of ours, so one long chain would buy a client
- * thousands of signature checks.  These calls pass at most TLS_CHAIN_MAX
- * certificates on; a longer chain fails.
- */
-static struct tls_conn *
-bounded_conn(const br_x509_class **ctx)
-{
-	return (struct tls_conn *)(void *)((char *)(void *)ctx -
-	    offsetof(struct tls_conn, bounded));
-}
-
-static void
-xb_start_chain(const br_x509_class **ctx, const char *server_name)
-{
-	struct tls_conn *t = bounded_conn(ctx);
-
-	t->ncert = 0;
-	t->x509.vtable->start_chain(&t->x509.vtable, server_name);
-}
-
-static void
-xb_start_cert(const br_x509_class **ctx, uint32_t length)
-{
-	struct tls_conn *t = bounded_conn(ctx);
-
-	if (++t->ncert <= TLS_CHAIN_MAX)
-		t->x509.vtable->start_cert(&t->x509.vtable, length);
-}
-
-static void
-xb_append(const br_x509_class **ctx, const unsigned char *buf, size_t len)
-{
-	struct tls_conn *t = bounded_conn(ctx);
-
-	if (t->ncert <= TLS_CHAIN_MAX)
-		t->x509.vtable->append(&t->x509.vtable, buf, len);
-}
-
-static void
-xb_end_cert(const br_x509_class **ctx)
-{
-	struct tls_conn *t = bounded_conn(ctx);
-
-	if (t->ncert <= TLS_CHAIN_MAX)
-		t->x509.vtable->end_cert(&t->x509.vtable);
-}
-
-static unsigned
-xb_end_chain(const br_x509_class **ctx)
-{
-	struct tls_conn *t = bounded_conn(ctx);
-	unsigned err = t->x509.vtable->end_chain(&t->x509.vtable);
-
-	return t->ncert > TLS_CHAIN_MAX ? BR_ERR_X509_LIMIT_EXCEEDED : err;
-}
-
-static const br_x509_pkey *
-xb_get_pkey(const br_x509_class *const *ctx, unsigned *usages)
-{
-	const struct tls_conn *t = (const struct tls_conn *)(const void *)
-	    ((const char *)(const void *)ctx - offsetof(struct tls_conn,
-	    bounded));
-
-	return t->ncert > TLS_CHAIN_MAX ? NULL :
-	    t->x509.vtable->get_pkey(&t->x509.vtable, usages);
-}
-
-static const br_x509_class bounded_class = {
-	sizeof(struct tls_conn), xb_start_chain, xb_start_cert, xb_append,
-	xb_end_cert, xb_end_chain, xb_get_pkey,
-};
-
 /* Client auth against the service's CAs, keeping subject elements. */
 static void
 client_auth(struct tls_conn *t, const struct tls_area *a,
@@ -508,7 +433,7 @@ client_auth(struct tls_conn *t, const struct tls_area *a,
 		t->subj[i].len = TLS_SUBJ_LEN;
 	}
 	br_x509_minimal_set_name_elements(x, t->subj, TLS_SUBJ_ELTS);
-	t->bounded = &bounded_class;
+	t->bounded = &tls_bounded_class;
 }
 
 void
@@ -707,114 +632,6 @@ tls_resumed(const struct tls_conn *t)
 	return t->eng.resumed;
 }
 
-size_t
-tls_client_subject(const struct tls_conn *t, char *buf, size_t cap)
-{
-	static const char *const tags[TLS_SUBJ_ELTS] = { "CN", "O", "OU", "C" };
-	size_t n = 0;
-
-	if (!t->client_auth || cap == 0)
-		return 0;
-	for (unsigned i = 0; i < TLS_SUBJ_ELTS; i++) {
-		const char *v = t->subj_buf[i];
-		size_t need = strlen(tags[i]) + 2;
-
-		if (t->subj[i].status <= 0)
-			continue;
-		if (n + need + strlen(v) >= cap)
-			break;
-		n += (size_t)snprintf(buf + n, cap - n, "%s%s=", n ? "," : "",
-		    tags[i]);
-		/* Header-safe: printable ASCII; ',' and '\\' escaped. */
-		for (; *v != '\0' && n + 2 < cap; v++) {
-			unsigned char c = (unsigned char)*v;
-
-			if (c == ',' || c == '\\')
-				buf[n++] = '\\';
-			buf[n++] = (char)(c >= 0x20 && c < 0x7f ? c : '?');
-		}
-	}
-	buf[n] = '\0';
-	return n;
-}
-
-const char *
-tls_suite_name(unsigned s)
-{
-	static const struct {
-		uint16_t	 id;
-		const char	*name;
-	} names[] = {
-		{ BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
-		    "ECDHE-ECDSA-AES128-GCM-SHA256" },
-		{ BR_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
-		    "ECDHE-ECDSA-AES256-GCM-SHA384" },
-		{ BR_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
-		    "ECDHE-ECDSA-CHACHA20-POLY1305" },
-		{ BR_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
-		    "ECDHE-RSA-AES128-GCM-SHA256" },
-		{ BR_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
-		    "ECDHE-RSA-AES256-GCM-SHA384" },
-		{ BR_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
-		    "ECDHE-RSA-CHACHA20-POLY1305" },
-		{ SUITE_AES_128_GCM_SHA256, "TLS_AES_128_GCM_SHA256" },
-		{ SUITE_AES_256_GCM_SHA384, "TLS_AES_256_GCM_SHA384" },
-		{ SUITE_CHACHA20_POLY1305_SHA256, "TLS_CHACHA20_POLY1305_SHA256" },
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].id == s)
-			return names[i].name;
-	return "none";
-}
-
-const char *
-tls_group_name(unsigned g)
-{
-	for (const struct config_name *e = config_group_names; e->name; e++)
-		if (e->code == g)
-			return e->name;
-	return "none";
-}
-
-const char *
-tls_version_name(unsigned v)
-{
-	return v == TLS12 ? "TLS1.2" : v == TLS13 ? "TLS1.3" : "none";
-}
-
-/* The errors the engine reports other than alerts, for the log. */
-static const struct {
-	const char	*name;
-	int		 code;
-} errors[] = {
-	{ "ok", BR_ERR_OK },
-	{ "bad-signature", BR_ERR_BAD_SIGNATURE },
-	{ "wrong-key-usage", BR_ERR_WRONG_KEY_USAGE },
-	{ "no-client-auth", BR_ERR_NO_CLIENT_AUTH },
-	{ "client-cert-expired", BR_ERR_X509_EXPIRED },
-	{ "client-cert-untrusted", BR_ERR_X509_NOT_TRUSTED },
-	{ "client-chain-too-long", BR_ERR_X509_LIMIT_EXCEEDED },
-};
-
-const char *
-tls_error_name(int err)
-{
-	if (err >= BR_ERR_RECV_FATAL_ALERT && err < BR_ERR_SEND_FATAL_ALERT)
-		snprintf(err_name, sizeof(err_name), "peer-alert-%d",
-		    err - BR_ERR_RECV_FATAL_ALERT);
-	else if (err >= BR_ERR_SEND_FATAL_ALERT)
-		snprintf(err_name, sizeof(err_name), "sent-alert-%d",
-		    err - BR_ERR_SEND_FATAL_ALERT);
-	else {
-		for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++)
-			if (errors[i].code == err)
-				return errors[i].name;
-		snprintf(err_name, sizeof(err_name), "error-%d", err);
-	}
-	return err_name;
-}
-
 /* The longest session_lifetime of a service with tickets, seconds. */
 static uint32_t
 ticket_lifetime(const struct config *c)
@@ -892,7 +709,7 @@ tls_static_bytes(void)
 {
 	/* The cache store is counted by what the config uses of it. */
 	return sizeof(areas) + sizeof(own_caches) - sizeof(own_caches.store) +
-	    sizeof(seed_drbg) + sizeof(err_name) + sizeof(rot_keys) +
+	    sizeof(seed_drbg) + TLS_ERR_NAME + sizeof(rot_keys) +
 	    sizeof(key_text) + cred_static_bytes();
 }
 
