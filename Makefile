@@ -47,6 +47,7 @@ SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c \
 	  src/plain.c src/kdf.c src/recprot.c src/prim.c src/kx.c src/sig.c src/hello.c \
 	  src/cache.c src/rec.c src/hs12.c src/hs13.c src/tlswire.c \
 	  src/ecdsa.c src/proxyin.c src/pend.c src/conn.c src/turn.c \
+	  src/confprint.c src/confproxy.c \
 	  src/ticket.c $(PQ_SRC)
 PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)
@@ -336,6 +337,7 @@ FUZZERS	+= mlkem
 endif
 
 build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/config.c src/certname.c \
+	    src/confprint.c src/confproxy.c \
 	    src/proxyin.c port/posix/port.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
@@ -363,6 +365,7 @@ build/fuzz/fuzz_slot: tests/fuzz/fuzz_slot.c tests/fuzz/fakeport.c \
 	    src/tls.c src/cred.c src/config.c \
 	    src/tlsauth.c src/tlsname.c \
 	    src/pool.c src/cache.c src/ticket.c $(ENG_SRC) \
+	    src/confprint.c src/confproxy.c \
 	    src/log.c src/certname.c src/proxyin.c src/plain.c src/conn.c \
 	    src/*.h \
 	    port/port.h $(CONF)/defaults.h \

@@ -17,20 +17,8 @@
 #include <string.h>
 
 #include "config.h"
+#include "confint.h"
 #include "log.h"
-
-enum kind { K_ADDR, K_PATH, K_NAME, K_UINT, K_MS, K_TLS, K_ENUM, K_LISTEN,
-	K_REDIRECT, K_CERT, K_KEY, K_NAMES, K_LIST, K_NETS };
-enum scope { GLOBAL, SERVICE };
-
-struct key {
-	const char	*name;
-	enum kind	 kind;
-	enum scope	 scope;
-	size_t		 off;
-	unsigned	 min, max;
-	const struct config_name *names;	/* K_ENUM, K_LIST */
-};
 
 const struct config_name config_levels[] = { { "error", LOG_ERROR },
 	{ "warn", LOG_WARN }, { "info", LOG_INFO }, { "debug", LOG_DEBUG },
@@ -156,6 +144,8 @@ static const struct key keys[] = {
 	{ "cert_names",		K_NAMES, S(cert_names), 0, 0, NULL },
 };
 #define NKEYS	(sizeof(keys) / sizeof(keys[0]))
+const struct key *const config_keys = keys;
+const size_t config_nkeys = NKEYS;
 
 /* Parser state: the current scope and what was set where. */
 struct parse {
@@ -183,12 +173,6 @@ fail(char *err, size_t cap, const char *fmt, ...)
 	vsnprintf(err, cap, fmt, ap);
 	va_end(ap);
 	return -1;
-}
-
-static int
-is_space(char c)
-{
-	return c == ' ' || c == '\t';
 }
 
 /* strtonum-style: all digits, no sign, no overflow past max. */
@@ -267,42 +251,6 @@ is_removed_suite(const char *v, size_t len)
 		if (strlen(*r) == len && memcmp(*r, v, len) == 0)
 			return 1;
 	return 0;
-}
-
-/*
- * proxy_from: IPv4 and IPv6 addresses or prefixes, separated by commas
- * or blanks, or "none".
- */
-static const char *
-set_nets(struct service *s, const char *v, size_t len, char *msg,
-    size_t msgcap)
-{
-	size_t i = 0, j;
-	const char *why;
-
-	s->nproxy_from = 0;
-	if (len == 4 && memcmp(v, "none", 4) == 0)
-		return NULL;
-	while (i < len) {
-		if (v[i] == ',' || is_space(v[i])) {
-			i++;
-			continue;
-		}
-		for (j = i; j < len && v[j] != ',' && !is_space(v[j]); j++)
-			;
-		if (s->nproxy_from == TLSGATE_MAX_PROXY_FROM)
-			return "too many prefixes (TLSGATE_MAX_PROXY_FROM)";
-		why = proxyin_net_parse(&s->proxy_from[s->nproxy_from], v + i,
-		    j - i);
-		if (why != NULL) {
-			snprintf(msg, msgcap, "\"%.*s\": %s", (int)(j - i), v + i,
-			    why);
-			return msg;
-		}
-		s->nproxy_from++;
-		i = j;
-	}
-	return s->nproxy_from == 0 ? "an empty list (none: no source)" : NULL;
 }
 
 /*
@@ -562,18 +510,6 @@ line_of(const struct parse *p, const char *key)
 	return 0;
 }
 
-int
-config_proxy_trusted(const struct service *s, const struct port_addr *a)
-{
-	uint8_t ip[16];
-	size_t n;
-
-	if (s->nproxy_from == 0)
-		return 0;
-	n = port_addr_raw(a, ip);
-	return proxyin_trusted(s->proxy_from, s->nproxy_from, ip, n);
-}
-
 /*
  * ticket_key_rotate against the longest session_lifetime of a service
  * with tickets, L: at most L, so that no key outlives 2 L (a key seals
@@ -810,107 +746,4 @@ config_load(struct config *c, const char *path, char *err, size_t cap)
 	if (n < 0)
 		return fail(err, cap, "%s: %s", path, why);
 	return config_parse(c, path, text, (size_t)n, err, cap);
-}
-
-static void
-print_key(const struct key *k, const void *base, int (*put)(const char *))
-{
-	char line[CONFIG_PATH_MAX * 2 + 64], addr[128];
-	const char *f = (const char *)base + k->off;
-	const struct service *s = base;
-	unsigned u = *(const unsigned *)(const void *)f;
-	struct config_list l;
-	size_t n;
-
-	switch (k->kind) {
-	case K_LISTEN:
-	case K_REDIRECT:
-		for (unsigned i = 0; i < (k->kind == K_LISTEN ? s->nlisten :
-		    s->nredirect); i++) {
-			port_addr_str(k->kind == K_LISTEN ? &s->listen[i] :
-			    &s->redirect[i], addr, sizeof(addr));
-			snprintf(line, sizeof(line), "%s = %s", k->name, addr);
-			(void)put(line);
-		}
-		return;
-	case K_CERT:
-		for (unsigned i = 0; i < s->ncerts; i++) {
-			snprintf(line, sizeof(line), "cert = %s",
-			    s->certs[i].cert);
-			(void)put(line);
-			snprintf(line, sizeof(line), "key = %s", s->certs[i].key);
-			(void)put(line);
-		}
-		return;
-	case K_KEY:
-		return;
-	case K_ADDR:
-		port_addr_str((const struct port_addr *)(const void *)f, addr,
-		    sizeof(addr));
-		snprintf(line, sizeof(line), "%s = %s", k->name, addr);
-		break;
-	case K_PATH:
-	case K_NAME:
-		snprintf(line, sizeof(line), "%s = %s", k->name, f);
-		break;
-	case K_NAMES:
-		n = (size_t)snprintf(line, sizeof(line), "%s =", k->name);
-		for (unsigned i = 0; i < s->ncert_names && n < sizeof(line); i++)
-			n += (size_t)snprintf(line + n, sizeof(line) - n, " %s",
-			    s->cert_names[i]);
-		break;
-	case K_NETS:
-		n = (size_t)snprintf(line, sizeof(line), "%s =%s", k->name,
-		    s->nproxy_from == 0 ? " none" : "");
-		for (unsigned i = 0; i < s->nproxy_from && n < sizeof(line);
-		    i++) {
-			proxyin_net_str(&s->proxy_from[i], addr, sizeof(addr));
-			n += (size_t)snprintf(line + n, sizeof(line) - n, " %s",
-			    addr);
-		}
-		break;
-	case K_LIST:
-		l = *(const struct config_list *)(const void *)f;
-		n = (size_t)snprintf(line, sizeof(line), "%s =", k->name);
-		for (unsigned i = 0; i < l.n && n < sizeof(line); i++)
-			for (const struct config_name *e = k->names; e->name; e++)
-				if (e->code == l.v[i])
-					n += (size_t)snprintf(line + n,
-					    sizeof(line) - n, " %s", e->name);
-		break;
-	case K_UINT:
-		snprintf(line, sizeof(line), "%s = %u", k->name, u);
-		break;
-	case K_MS:
-		snprintf(line, sizeof(line), "%s = %ums", k->name, u);
-		break;
-	case K_TLS:
-		snprintf(line, sizeof(line), "%s = 1.%u", k->name, u - 0x0301);
-		break;
-	case K_ENUM:
-		for (const struct config_name *e = k->names; e->name; e++)
-			if (e->code == u)
-				snprintf(line, sizeof(line), "%s = %s", k->name,
-				    e->name);
-		break;
-	}
-	(void)put(line);
-}
-
-void
-config_print(const struct config *c, int (*put)(const char *))
-{
-	char line[CONFIG_NAME_MAX + 8];
-
-	for (size_t i = 0; i < NKEYS; i++)
-		if (keys[i].scope == GLOBAL && (keys[i].off !=
-		    offsetof(struct config, stats) || c->stats_on))
-			print_key(&keys[i], c, put);
-	for (unsigned j = 0; j < c->nsvc; j++) {
-		snprintf(line, sizeof(line), "[%s]", c->svc[j].name);
-		(void)put(line);
-		for (size_t i = 0; i < NKEYS; i++)
-			if (keys[i].scope == SERVICE)
-				print_key(&keys[i], &c->svc[j], put);
-	}
 }

@@ -1,0 +1,39 @@
+/*
+ * confint.h - what config.c shares with confprint.c and confproxy.c, for
+ * those files only: config.h is the contract with the rest.
+ */
+#ifndef TLSGATE_CONFINT_H
+#define TLSGATE_CONFINT_H
+
+#include <stddef.h>
+
+#include "config.h"
+
+enum kind { K_ADDR, K_PATH, K_NAME, K_UINT, K_MS, K_TLS, K_ENUM, K_LISTEN,
+	K_REDIRECT, K_CERT, K_KEY, K_NAMES, K_LIST, K_NETS };
+enum scope { GLOBAL, SERVICE };
+
+struct key {
+	const char	*name;
+	enum kind	 kind;
+	enum scope	 scope;
+	size_t		 off;
+	unsigned	 min, max;
+	const struct config_name *names;	/* K_ENUM, K_LIST */
+};
+
+/* config.c: every key, in the order -t prints them. */
+extern const struct key *const config_keys;
+extern const size_t config_nkeys;
+
+static inline int
+is_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* confproxy.c: proxy_from's value into s: NULL, or the reason (in msg). */
+const char *set_nets(struct service *s, const char *v, size_t len,
+	    char *msg, size_t msgcap);
+
+#endif

@@ -1,0 +1,110 @@
+/*
+ * confprint.c - the configuration as tlsgate -t prints it: every key with
+ * its value, in config.c's order, globals first, then each [section].
+ */
+#include <stdio.h>
+
+#include "confint.h"
+
+static void
+print_key(const struct key *k, const void *base, int (*put)(const char *))
+{
+	char line[CONFIG_PATH_MAX * 2 + 64], addr[128];
+	const char *f = (const char *)base + k->off;
+	const struct service *s = base;
+	unsigned u = *(const unsigned *)(const void *)f;
+	struct config_list l;
+	size_t n;
+
+	switch (k->kind) {
+	case K_LISTEN:
+	case K_REDIRECT:
+		for (unsigned i = 0; i < (k->kind == K_LISTEN ? s->nlisten :
+		    s->nredirect); i++) {
+			port_addr_str(k->kind == K_LISTEN ? &s->listen[i] :
+			    &s->redirect[i], addr, sizeof(addr));
+			snprintf(line, sizeof(line), "%s = %s", k->name, addr);
+			(void)put(line);
+		}
+		return;
+	case K_CERT:
+		for (unsigned i = 0; i < s->ncerts; i++) {
+			snprintf(line, sizeof(line), "cert = %s",
+			    s->certs[i].cert);
+			(void)put(line);
+			snprintf(line, sizeof(line), "key = %s", s->certs[i].key);
+			(void)put(line);
+		}
+		return;
+	case K_KEY:
+		return;
+	case K_ADDR:
+		port_addr_str((const struct port_addr *)(const void *)f, addr,
+		    sizeof(addr));
+		snprintf(line, sizeof(line), "%s = %s", k->name, addr);
+		break;
+	case K_PATH:
+	case K_NAME:
+		snprintf(line, sizeof(line), "%s = %s", k->name, f);
+		break;
+	case K_NAMES:
+		n = (size_t)snprintf(line, sizeof(line), "%s =", k->name);
+		for (unsigned i = 0; i < s->ncert_names && n < sizeof(line); i++)
+			n += (size_t)snprintf(line + n, sizeof(line) - n, " %s",
+			    s->cert_names[i]);
+		break;
+	case K_NETS:
+		n = (size_t)snprintf(line, sizeof(line), "%s =%s", k->name,
+		    s->nproxy_from == 0 ? " none" : "");
+		for (unsigned i = 0; i < s->nproxy_from && n < sizeof(line);
+		    i++) {
+			proxyin_net_str(&s->proxy_from[i], addr, sizeof(addr));
+			n += (size_t)snprintf(line + n, sizeof(line) - n, " %s",
+			    addr);
+		}
+		break;
+	case K_LIST:
+		l = *(const struct config_list *)(const void *)f;
+		n = (size_t)snprintf(line, sizeof(line), "%s =", k->name);
+		for (unsigned i = 0; i < l.n && n < sizeof(line); i++)
+			for (const struct config_name *e = k->names; e->name; e++)
+				if (e->code == l.v[i])
+					n += (size_t)snprintf(line + n,
+					    sizeof(line) - n, " %s", e->name);
+		break;
+	case K_UINT:
+		snprintf(line, sizeof(line), "%s = %u", k->name, u);
+		break;
+	case K_MS:
+		snprintf(line, sizeof(line), "%s = %ums", k->name, u);
+		break;
+	case K_TLS:
+		snprintf(line, sizeof(line), "%s = 1.%u", k->name, u - 0x0301);
+		break;
+	case K_ENUM:
+		for (const struct config_name *e = k->names; e->name; e++)
+			if (e->code == u)
+				snprintf(line, sizeof(line), "%s = %s", k->name,
+				    e->name);
+		break;
+	}
+	(void)put(line);
+}
+
+void
+config_print(const struct config *c, int (*put)(const char *))
+{
+	char line[CONFIG_NAME_MAX + 8];
+
+	for (size_t i = 0; i < config_nkeys; i++)
+		if (config_keys[i].scope == GLOBAL && (config_keys[i].off !=
+		    offsetof(struct config, stats) || c->stats_on))
+			print_key(&config_keys[i], c, put);
+	for (unsigned j = 0; j < c->nsvc; j++) {
+		snprintf(line, sizeof(line), "[%s]", c->svc[j].name);
+		(void)put(line);
+		for (size_t i = 0; i < config_nkeys; i++)
+			if (config_keys[i].scope == SERVICE)
+				print_key(&config_keys[i], &c->svc[j], put);
+	}
+}
