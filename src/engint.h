@@ -1,7 +1,7 @@
 /*
- * engint.h - what the engine's files (rec.c, hs12.c, hs13.c) share and
- * nobody else sees: eng.h is the contract with the loop, this is the
- * engine's inside.
+ * engint.h - what the engine's files (rec.c, hs12.c, hs13.c and their
+ * flights) share and nobody else sees: eng.h is the contract with the
+ * loop, this is the engine's inside.
  */
 #ifndef TLSGATE_ENGINT_H
 #define TLSGATE_ENGINT_H
@@ -41,6 +41,11 @@ struct eng_hs {
 	void	 (*pump)(struct eng *);
 };
 extern const struct eng_hs hs12_class, hs13_class;
+/*
+ * The TLS 1.3 flight, its class's piece: hs13flight.c.  fl_stage 0 is
+ * the flight's first piece.
+ */
+int	hs13_piece(struct eng *);
 /* Handshake bytes of the client, in any records' split. */
 unsigned eng_handshake(struct eng *, const unsigned char *p, size_t n);
 void	eng_alert_in(struct eng *, const unsigned char *p, size_t n);

@@ -1,0 +1,175 @@
+/*
+ * hs13flight.c - the TLS 1.3 server's flight, for hs13.c, one piece at a
+ * time: EncryptedExtensions, [CertificateRequest and its CA names,]
+ * Certificate streamed from the chain, CertificateVerify, Finished.
+ */
+#include "engint.h"
+#include "tlswire.h"
+
+/* The flight's pieces, in order (fl_stage). */
+enum {
+	F_EE, F_CR, F_CA_LEN, F_CA_DN, F_CERT, F_CERT_LEN, F_CERT_DER,
+	F_CERT_EXT, F_CV, F_FIN, F_DONE
+};
+
+/*
+ * CertificateRequest's signature_algorithms: what CertificateVerify may
+ * use, the registry's TLS 1.3 schemes.  No signature_algorithms_cert:
+ * BearSSL's validator takes the PKCS#1 v1.5 certificates CAs sign, which
+ * a client then need not avoid.
+ */
+static size_t
+nsigs13(void)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < tls_nsigs; i++)
+		n += (size_t)(tls_sigs[i].v13 != 0);
+	return n;
+}
+
+/* Do the CA names fit in a CertificateRequest? (Else none is sent.) */
+static int
+ca_names_fit(const struct eng_choice *ch)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ch->ncas; i++)
+		n += 2 + ch->cas[i].dn.len;
+	return n > 0 && n + 6 + 2 * nsigs13() + 10 <= 0xffff;
+}
+
+/* The bytes of the CA names list, each with its length. */
+static size_t
+ca_names_len(const struct eng_choice *ch)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ch->ncas; i++)
+		n += 2 + ch->cas[i].dn.len;
+	return n;
+}
+
+int
+hs13_piece(struct eng *c)
+{
+	unsigned char th[HASH_MAX];
+	const unsigned char *s = c->msg;
+	size_t n, total, i;
+	struct tw w;
+	int next = c->fl_stage + 1;
+
+	tw_init(&w, c->msg, sizeof(c->msg));
+	switch (c->fl_stage) {
+	case F_EE:	/* EncryptedExtensions: ALPN, if asked */
+		/* A resumption has the ticket's authentication: Finished. */
+		if (c->resumed)
+			next = F_FIN;
+		else if (c->ch.x509 == NULL)
+			next = F_CERT;
+		tw_msg(&w, HT_ENCRYPTED_EXTENSIONS);
+		tw_open(&w, 2);
+		if (c->mfl != 0) {
+			tw_u16(&w, EXT_MAX_FRAGMENT_LENGTH);
+			tw_u16(&w, 1);
+			tw_u8(&w, c->mfl);
+		}
+		if (c->ch.alpn) {
+			tw_u16(&w, EXT_ALPN);
+			tw_open(&w, 2);
+			tw_open(&w, 2);
+			tw_open(&w, 1);
+			tw_put(&w, "http/1.1", 8);
+			tw_close(&w);
+			tw_close(&w);
+			tw_close(&w);
+		}
+		tw_close(&w);
+		tw_close(&w);
+		break;
+	case F_CR:	/* CertificateRequest: empty context, schemes, CAs */
+		total = ca_names_fit(&c->ch) ? ca_names_len(&c->ch) : 0;
+		tw_u8(&w, HT_CERTIFICATE_REQUEST);
+		/* The CA names stream after this piece: lengths by count. */
+		tw_u24(&w, 1 + 2 + 4 + 2 + 2 * nsigs13() +
+		    (total ? 6 + total : 0));
+		tw_u8(&w, 0);
+		tw_u16(&w, (unsigned)(4 + 2 + 2 * nsigs13() +
+		    (total ? 6 + total : 0)));
+		tw_u16(&w, EXT_SIGNATURE_ALGORITHMS);
+		tw_open(&w, 2);
+		tw_open(&w, 2);
+		for (i = 0; i < tls_nsigs; i++)
+			if (tls_sigs[i].v13)
+				tw_u16(&w, tls_sigs[i].code);
+		tw_close(&w);
+		tw_close(&w);
+		if (total > 0) {
+			tw_u16(&w, EXT_CERTIFICATE_AUTHORITIES);
+			tw_u16(&w, (unsigned)(2 + total));
+			tw_u16(&w, (unsigned)total);
+		} else
+			next = F_CERT;
+		c->fl_cert = 0;
+		break;
+	case F_CA_LEN:	/* a CA's name: its length, then its DER */
+		tw_u16(&w, (unsigned)c->ch.cas[c->fl_cert].dn.len);
+		break;
+	case F_CA_DN:
+		s = c->ch.cas[c->fl_cert].dn.data;
+		w.n = c->ch.cas[c->fl_cert].dn.len;
+		if (++c->fl_cert < c->ch.ncas)
+			next = F_CA_LEN;
+		break;
+	case F_CERT:	/* Certificate: empty context, then the list */
+		total = 0;
+		for (i = 0; i < c->ch.nchain; i++)
+			total += 3 + c->ch.chain[i].data_len + 2;
+		tw_u8(&w, HT_CERTIFICATE);
+		tw_u24(&w, total + 4);
+		tw_u8(&w, 0);
+		tw_u24(&w, total);
+		c->fl_cert = 0;
+		break;
+	case F_CERT_LEN:	/* an entry's length */
+		tw_u24(&w, c->ch.chain[c->fl_cert].data_len);
+		break;
+	case F_CERT_DER:	/* its DER, from the chain */
+		s = c->ch.chain[c->fl_cert].data;
+		w.n = c->ch.chain[c->fl_cert].data_len;
+		break;
+	case F_CERT_EXT:	/* its extensions: none */
+		tw_u16(&w, 0);
+		if (++c->fl_cert < c->ch.nchain)
+			next = F_CERT_LEN;
+		break;
+	case F_CV:	/* CertificateVerify over the transcript so far */
+		th_hash(&c->th, th);
+		n = sig_cv_sign((int)c->ch.scheme, 1, th, c->ks.hlen,
+		    c->ch.ec, c->ch.rsa, c->rng, c->msg + 8,
+		    sizeof(c->msg) - 8);
+		if (n == 0)
+			return -1;
+		tw_msg(&w, HT_CERTIFICATE_VERIFY);
+		tw_u16(&w, c->ch.scheme);
+		tw_u16(&w, (unsigned)n);
+		w.n += n;
+		tw_close(&w);
+		break;
+	case F_FIN:
+		th_hash(&c->th, th);
+		tw_msg(&w, HT_FINISHED);
+		ks_finished(c->ks.dig, c->s_secret, th, c->msg + 4);
+		w.n += c->ks.hlen;
+		tw_close(&w);
+		break;
+	default:
+		return 0;
+	}
+	if (w.err)
+		return -1;
+	c->fl_stage = next;
+	c->piece.p = s;
+	c->piece.n = w.n;
+	return 1;
+}
