@@ -49,6 +49,7 @@ SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c \
 	  src/ecdsa.c src/proxyin.c src/pend.c src/conn.c src/turn.c \
 	  src/confprint.c src/confproxy.c \
 	  src/hs13flight.c \
+	  src/hs12flight.c \
 	  src/ticket.c $(PQ_SRC)
 PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)
@@ -191,6 +192,7 @@ build/unit/asan_test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
 # certificates, alerts, in milliseconds; test_eng12 and test_eng13.
 ENG_SRC	= src/rec.c src/hs12.c src/hs13.c src/hello.c src/ticket.c \
 	  src/hs13flight.c \
+	  src/hs12flight.c \
 	  $(TLSCRYPTO_SRC) $(PQ_SRC)
 ENG_CLIENT = tests/unit/engclient.c tests/unit/enghs.c
 ENG_DEP	= $(ENG_CLIENT) tests/unit/engclient.h tests/unit/engtest.h \

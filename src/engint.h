@@ -42,12 +42,22 @@ struct eng_hs {
 };
 extern const struct eng_hs hs12_class, hs13_class;
 /*
- * The TLS 1.3 flight, its class's piece: hs13flight.c.  fl_stage 0 is
- * the flight's first piece.
+ * Each version's flight, its class's piece: hs12flight.c and
+ * hs13flight.c.  fl_stage 0 is a flight's first piece.
  */
+int	hs12_piece(struct eng *);
 int	hs13_piece(struct eng *);
 /* Handshake bytes of the client, in any records' split. */
 unsigned eng_handshake(struct eng *, const unsigned char *p, size_t n);
 void	eng_alert_in(struct eng *, const unsigned char *p, size_t n);
+
+/* A TLS 1.2 scheme tlsgate signs and checks with (the registry's). */
+static inline const struct tls_sig *
+sig_find(unsigned code)
+{
+	const struct tls_sig *s = tls_sig(code);
+
+	return s != NULL && s->kind != 0 ? s : NULL;
+}
 
 #endif

@@ -1,0 +1,235 @@
+/*
+ * hs12flight.c - the TLS 1.2 server's flight, for hs12.c, one piece at a
+ * time: ServerHello, Certificate streamed from the chain,
+ * ServerKeyExchange, [CertificateRequest and its CA names,]
+ * ServerHelloDone.
+ */
+#include "ecdsa.h"
+#include "engint.h"
+#include "prim.h"
+#include "tlswire.h"
+
+/* The flight's pieces, in order (fl_stage). */
+enum {
+	F_SH, F_CERT, F_CERT_LEN, F_CERT_DER, F_SKE, F_CR, F_CA_LEN,
+	F_CA_DN, F_SHD, F_DONE
+};
+
+/* The CertificateRequest's schemes: those of the transcript's hash. */
+static size_t
+cr_sigs(const struct eng *c, unsigned *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < tls_nsigs; i++)
+		if (tls_sigs[i].kind != 0 &&
+		    tls_sigs[i].hash == hash_id(c->th.h.vtable))
+			out[n++] = tls_sigs[i].code;
+	return n;
+}
+
+/* The bytes of the CA names, or 0 if they do not fit a request. */
+static size_t
+ca_names_len(const struct eng_choice *ch)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ch->ncas; i++)
+		n += 2 + ch->cas[i].dn.len;
+	return n + 64 <= 0xffff ? n : 0;
+}
+
+/* Sign hv (the hash of what is signed) with the scheme: its length. */
+static size_t
+sign(struct eng *c, const struct tls_sig *s, const unsigned char *hv,
+    unsigned char *sig, size_t cap)
+{
+	const br_rsa_private_key *rsa = c->ch.rsa;
+	const br_hash_class *dig = hash_class(s->hash);
+
+	if (s->kind == SIG_ECDSA) {
+		if (c->ch.ec == NULL || cap < TG_ECDSA_SIG_MAX)
+			return 0;
+		return tg_ecdsa_sign_asn1(&prim_ec, dig, hv,
+		    c->ch.ec, sig);
+	}
+	if (rsa == NULL)
+		return 0;
+	if (s->kind == SIG_PSS)
+		return sig_pss_sign(dig, rsa, hv, c->rng, sig, cap);
+	if (cap < (rsa->n_bitlen + 7) / 8 || !br_rsa_pkcs1_sign_get_default()(
+	    s->oid, hv, hash_len(dig), rsa, sig))
+		return 0;
+	return (rsa->n_bitlen + 7) / 8;
+}
+
+/* ServerKeyExchange: our ECDHE share, signed with the randoms. */
+static int
+server_kx(struct eng *c, struct tw *w)
+{
+	const struct tls_sig *s = sig_find(c->ch.scheme);
+	const br_hash_class *dig;
+	br_hash_compat_context hc;
+	unsigned char hv[64];
+	size_t p0, n;
+
+	if (s == NULL)
+		return -1;
+	dig = hash_class(s->hash);
+	tw_msg(w, HT_SERVER_KEY_EXCHANGE);
+	p0 = w->n;
+	tw_u8(w, 3);				/* named_curve */
+	tw_u16(w, c->group);
+	tw_u8(w, 0);
+	if (w->err || (n = kx_gen(&c->kx, (int)c->group, c->rng,
+	    w->b + w->n, w->cap - w->n)) == 0)
+		return -1;
+	w->b[w->n - 1] = (unsigned char)n;
+	w->n += n;
+	dig->init(&hc.vtable);
+	dig->update(&hc.vtable, c->cr, 32);
+	dig->update(&hc.vtable, c->sr, 32);
+	dig->update(&hc.vtable, w->b + p0, w->n - p0);
+	dig->out(&hc.vtable, hv);
+	tw_u16(w, s->code);
+	if (w->err || w->cap - w->n < 2)
+		return -1;
+	n = sign(c, s, hv, w->b + w->n + 2, w->cap - w->n - 2);
+	if (n == 0)
+		return -1;
+	tw_u16(w, (unsigned)n);
+	w->n += n;
+	tw_close(w);
+	return 0;
+}
+
+/* ServerHello, with the extensions the client's hello asked for. */
+static void
+server_hello(struct eng *c, struct tw *w)
+{
+	tw_msg(w, HT_SERVER_HELLO);
+	tw_u16(w, TLS12);
+	tw_put(w, c->sr, 32);
+	tw_open(w, 1);
+	tw_put(w, c->sid, c->sid_len);
+	tw_close(w);
+	tw_u16(w, c->ch.suite);
+	tw_u8(w, 0);				/* null compression */
+	tw_open(w, 2);
+	if (c->reneg) {			/* RFC 5746 3.6: empty */
+		tw_u16(w, EXT_RENEGOTIATION_INFO);
+		tw_u16(w, 1);
+		tw_u8(w, 0);
+	}
+	if (c->ems) {
+		tw_u16(w, EXT_EXTENDED_MASTER_SECRET);
+		tw_u16(w, 0);
+	}
+	if (c->nst_owed) {		/* RFC 5077 3.2: empty */
+		tw_u16(w, EXT_SESSION_TICKET);
+		tw_u16(w, 0);
+	}
+	if (c->ecpf && !c->resumed) {	/* RFC 8422 5.2: uncompressed */
+		tw_u16(w, EXT_EC_POINT_FORMATS);
+		tw_u16(w, 2);
+		tw_u8(w, 1);
+		tw_u8(w, 0);
+	}
+	if (c->mfl != 0) {
+		tw_u16(w, EXT_MAX_FRAGMENT_LENGTH);
+		tw_u16(w, 1);
+		tw_u8(w, c->mfl);
+	}
+	if (c->ch.alpn) {
+		tw_u16(w, EXT_ALPN);
+		tw_open(w, 2);
+		tw_open(w, 2);
+		tw_open(w, 1);
+		tw_put(w, "http/1.1", 8);
+		tw_close(w);
+		tw_close(w);
+		tw_close(w);
+	}
+	tw_close(w);
+	tw_close(w);
+}
+
+int
+hs12_piece(struct eng *c)
+{
+	const unsigned char *s = c->msg;
+	unsigned sigs[4];
+	size_t total, n, i;
+	struct tw w;
+	int next = c->fl_stage + 1;
+
+	tw_init(&w, c->msg, sizeof(c->msg));
+	switch (c->fl_stage) {
+	case F_SH:
+		server_hello(c, &w);
+		if (c->resumed)
+			next = F_DONE;
+		break;
+	case F_CERT:	/* the chain, streamed */
+		total = 0;
+		for (i = 0; i < c->ch.nchain; i++)
+			total += 3 + c->ch.chain[i].data_len;
+		tw_u8(&w, HT_CERTIFICATE);
+		tw_u24(&w, total + 3);
+		tw_u24(&w, total);
+		c->fl_cert = 0;
+		break;
+	case F_CERT_LEN:
+		tw_u24(&w, c->ch.chain[c->fl_cert].data_len);
+		break;
+	case F_CERT_DER:
+		s = c->ch.chain[c->fl_cert].data;
+		w.n = c->ch.chain[c->fl_cert].data_len;
+		if (++c->fl_cert < c->ch.nchain)
+			next = F_CERT_LEN;
+		break;
+	case F_SKE:
+		if (server_kx(c, &w) < 0)
+			return -1;
+		if (c->ch.x509 == NULL)
+			next = F_SHD;
+		break;
+	case F_CR:	/* the CA names stream after: lengths by count */
+		total = ca_names_len(&c->ch);
+		n = cr_sigs(c, sigs);
+		tw_u8(&w, HT_CERTIFICATE_REQUEST);
+		tw_u24(&w, 3 + 2 + 2 * n + 2 + total);
+		tw_u8(&w, 2);
+		tw_u8(&w, 1);			/* rsa_sign */
+		tw_u8(&w, 64);			/* ecdsa_sign */
+		tw_u16(&w, (unsigned)(2 * n));
+		for (i = 0; i < n; i++)
+			tw_u16(&w, sigs[i]);
+		tw_u16(&w, (unsigned)total);
+		c->fl_cert = 0;
+		if (total == 0)
+			next = F_SHD;
+		break;
+	case F_CA_LEN:
+		tw_u16(&w, (unsigned)c->ch.cas[c->fl_cert].dn.len);
+		break;
+	case F_CA_DN:
+		s = c->ch.cas[c->fl_cert].dn.data;
+		w.n = c->ch.cas[c->fl_cert].dn.len;
+		if (++c->fl_cert < c->ch.ncas)
+			next = F_CA_LEN;
+		break;
+	case F_SHD:
+		tw_msg(&w, HT_SERVER_HELLO_DONE);
+		tw_close(&w);
+		break;
+	default:
+		return 0;
+	}
+	if (w.err)
+		return -1;
+	c->fl_stage = next;
+	c->piece.p = s;
+	c->piece.n = w.n;
+	return 1;
+}
