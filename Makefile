@@ -50,6 +50,7 @@ SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c \
 	  src/confprint.c src/confproxy.c \
 	  src/hs13flight.c \
 	  src/hs12flight.c \
+	  src/slotio.c \
 	  src/ticket.c $(PQ_SRC)
 PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)
@@ -366,6 +367,7 @@ build/fuzz/fuzz_proxyin: tests/fuzz/fuzz_proxyin.c src/proxyin.c src/proxyin.h
 
 build/fuzz/fuzz_slot: tests/fuzz/fuzz_slot.c tests/fuzz/fakeport.c \
 	    src/slot.c src/slotin.c src/forward.c src/http.c src/httpchunk.c \
+	    src/slotio.c \
 	    src/tls.c src/cred.c src/config.c \
 	    src/tlsauth.c src/tlsname.c \
 	    src/pool.c src/cache.c src/ticket.c $(ENG_SRC) \

@@ -230,33 +230,6 @@ linger_read(struct slot *s)
 		slot_close(s, 0);
 }
 
-/*
- * The relay's four moves.  Each moves what it can without waiting, given
- * the engine state st, and returns 1 if anything moved.
- */
-
-/*
- * A reused backend connection that ends before the first byte of its
- * answer was most likely closed by its backend while idle, just as it
- * was taken: the request may go again, once, on a fresh one.
- */
-static int
-retryable(const struct slot *s)
-{
-	return (s->flags & SLOT_F_REUSED) && fwd_may_retry(&s->fwd);
-}
-
-/* A reset from the backend. */
-static void
-backend_lost(struct slot *s)
-{
-	if (!retryable(s)) {
-		stats.backend_errors++;
-		conn_set_outcome(&s->c, "backend-reset");
-	}
-	s->flags |= SLOT_F_BEOF;
-}
-
 /* No more requests for the backend: shut its write side, once. */
 static void
 backend_shut(struct slot *s)
@@ -265,93 +238,6 @@ backend_shut(struct slot *s)
 		port_shutdown_wr(s->c.bfd);
 		s->flags |= SLOT_F_BSHUT;
 	}
-}
-
-/* The engine's records to the client. */
-static int
-to_client(struct slot *s, unsigned st)
-{
-	unsigned char *buf;
-	size_t len;
-	long n;
-
-	if (!(st & BR_SSL_SENDREC) ||
-	    (s->flags & (SLOT_F_CWB | SLOT_F_CSHUT)))
-		return 0;
-	buf = eng_sendrec_buf(&s->tls.eng, &len);
-	n = port_write(s->c.cfd, buf, len);
-	if (n == PORT_AGAIN || (n > 0 && (size_t)n < len))
-		s->flags |= SLOT_F_CWB;
-	else if (n < 0) {
-		conn_set_outcome(&s->c, "client-reset");
-		s->flags |= SLOT_F_CSHUT | SLOT_F_CEOF;
-	}
-	if (n <= 0)
-		return 0;
-	eng_sendrec_ack(&s->tls.eng, (size_t)n);
-	return 1;
-}
-
-/* Record bytes from the client, through the read-ahead, to the engine. */
-static int
-from_client(struct slot *s, unsigned st)
-{
-	unsigned char *buf;
-	size_t len, k;
-
-	if (!(st & BR_SSL_RECVREC) || s->state == SLOT_LINGER ||
-	    (s->flags & SLOT_F_CEOF))
-		return 0;
-	if (tls_peeking(&s->tls))
-		return s->flags & SLOT_F_PROXY ? slotin_proxy(s) : slotin_hello(s);
-	if (s->ra_len == 0 && !(s->flags & SLOT_F_CRD))
-		return 0;
-	buf = eng_recvrec_buf(&s->tls.eng, &len);
-	if (s->ra_len == 0) {
-		/* Read ahead past what recvrec_buf grants (eng.h). */
-		s->ra_len = slotin_read(s, buf,
-		    (size_t)(s->ibuf + sizeof(s->ibuf) - buf));
-		if (s->ra_len == 0)
-			return 0;
-		s->ra_off = (size_t)(buf - s->ibuf);
-	}
-	if (s->ibuf + s->ra_off != buf)
-		memmove(buf, s->ibuf + s->ra_off, s->ra_len);
-	k = s->ra_len < len ? s->ra_len : len;
-	s->ra_off = (size_t)(buf - s->ibuf) + k;
-	s->ra_len -= k;
-	eng_recvrec_ack(&s->tls.eng, k);
-	return 1;
-}
-
-/* The backend's bytes to the engine, for the client. */
-static int
-from_backend(struct slot *s, unsigned st)
-{
-	unsigned char *buf;
-	size_t len;
-	long n;
-
-	if (!(st & BR_SSL_SENDAPP) ||
-	    s->state != SLOT_RELAY || !(s->flags & SLOT_F_BRD) ||
-	    (s->flags & SLOT_F_BEOF))
-		return 0;
-	buf = eng_sendapp_buf(&s->tls.eng, &len);
-	n = port_read(s->c.bfd, buf, len);
-	if (n == PORT_AGAIN || (n > 0 && (size_t)n < len))
-		s->flags &= ~SLOT_F_BRD;
-	else if (n <= 0) {
-		if (n < 0)
-			backend_lost(s);
-		s->flags = (s->flags & ~SLOT_F_BRD) | SLOT_F_BEOF;
-	}
-	if (n <= 0)
-		return 0;
-	fwd_backend_bytes(&s->fwd, buf, (size_t)n);
-	eng_sendapp_ack(&s->tls.eng, (size_t)n);
-	eng_flush(&s->tls.eng);
-	s->b2c += (unsigned long long)n;
-	return 1;
 }
 
 static void backend_connect(struct slot *, int fresh);

@@ -1,6 +1,6 @@
 /*
- * slotint.h - what slot.c and slotin.c share of a TLS slot, for those two
- * files only: slot.h is the loop's contract.
+ * slotint.h - what slot.c, slotin.c and slotio.c share of a TLS slot, for
+ * those files only: slot.h is the loop's contract.
  */
 #ifndef TLSGATE_SLOTINT_H
 #define TLSGATE_SLOTINT_H
@@ -29,5 +29,17 @@ int	slotin_hello(struct slot *);
 int	slotin_proxy(struct slot *);
 /* The client closed before its hello was whole: the outcome that says so. */
 void	slotin_eof(struct slot *);
+
+/*
+ * slotio.c: the relay's moves, each given the engine state st; 1 if
+ * anything moved.
+ */
+int	to_client(struct slot *, unsigned st);
+int	from_client(struct slot *, unsigned st);
+int	from_backend(struct slot *, unsigned st);
+/* May the request go again on a fresh backend connection? */
+int	retryable(const struct slot *);
+/* A reset from the backend. */
+void	backend_lost(struct slot *);
 
 #endif
