@@ -52,7 +52,8 @@ SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c \
 	  src/hs12flight.c \
 	  src/slotio.c \
 	  src/ticket.c $(PQ_SRC)
-PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c
+PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c \
+	  port/posix/file.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)
 
 all: $(B)/tlsgate $(B)/tlsgate-hooks
@@ -126,7 +127,8 @@ build/unit/test_wipe: tests/unit/test_wipe.c tests/unit/unit.h src/wipe.h
 	$(CC) $(WARN) -O3 -Isrc -o $@ $<
 
 # Certificates made on the device, read back by BearSSL.
-CERTGEN_SRC = src/certgen.c src/der.c src/cred.c src/certname.c port/posix/port.c
+CERTGEN_SRC = src/certgen.c src/der.c src/cred.c src/certname.c port/posix/port.c \
+	port/posix/file.c
 build/unit/test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) src/*.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
@@ -343,7 +345,7 @@ endif
 
 build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/config.c src/certname.c \
 	    src/confprint.c src/confproxy.c \
-	    src/proxyin.c port/posix/port.c
+	    src/proxyin.c port/posix/port.c port/posix/file.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 
