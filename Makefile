@@ -45,7 +45,7 @@ SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c \
 	  src/slot.c src/slotin.c src/forward.c src/pool.c src/http.c \
 	  src/httpchunk.c src/loop.c src/log.c src/der.c src/certgen.c \
 	  src/plain.c src/kdf.c src/recprot.c src/prim.c src/kx.c src/sig.c src/hello.c \
-	  src/cache.c src/rec.c src/hs12.c src/hs13.c src/tlswire.c \
+	  src/cache.c src/eng.c src/rec.c src/hs.c src/hs12.c src/hs13.c src/tlswire.c \
 	  src/ecdsa.c src/proxyin.c src/pend.c src/conn.c src/turn.c \
 	  src/confprint.c src/confproxy.c \
 	  src/hs13flight.c \
@@ -193,7 +193,7 @@ build/unit/asan_test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
 # The engine, driven through its API by a scripted client in memory
 # (tests/unit/engclient.h, engtest.h): handshakes, resumption, client
 # certificates, alerts, in milliseconds; test_eng12 and test_eng13.
-ENG_SRC	= src/rec.c src/hs12.c src/hs13.c src/hello.c src/ticket.c \
+ENG_SRC	= src/eng.c src/rec.c src/hs.c src/hs12.c src/hs13.c src/hello.c src/ticket.c \
 	  src/hs13flight.c \
 	  src/hs12flight.c \
 	  $(TLSCRYPTO_SRC) $(PQ_SRC)

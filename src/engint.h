@@ -17,9 +17,15 @@ size_t	eng_room(const struct eng *);
 int	eng_put_record(struct eng *, int type, const unsigned char *p,
 	    size_t n);
 void	eng_write_flight(struct eng *);
-void	eng_cert_start(struct eng *);
-unsigned eng_cert_in(struct eng *, const unsigned char *p, size_t n);
-unsigned eng_cert_end(struct eng *);
+/* Whatever output is owed, once what was written before it is out. */
+void	eng_pump(struct eng *);
+/*
+ * hs.c: a Certificate's header is in (start), n more bytes of it (in),
+ * all of it (end): 0 or an alert.
+ */
+void	hs_cert_start(struct eng *);
+unsigned hs_cert_in(struct eng *, const unsigned char *p, size_t n);
+unsigned hs_cert_end(struct eng *);
 /*
  * A version's handshake, as a class (BearSSL's hsrun, picotls's
  * per-version callbacks): eng_start() chooses it once, from the hello,
@@ -47,8 +53,8 @@ extern const struct eng_hs hs12_class, hs13_class;
  */
 int	hs12_piece(struct eng *);
 int	hs13_piece(struct eng *);
-/* Handshake bytes of the client, in any records' split. */
-unsigned eng_handshake(struct eng *, const unsigned char *p, size_t n);
+/* hs.c: handshake bytes of the client, in any records' split. */
+unsigned hs_message(struct eng *, const unsigned char *p, size_t n);
 void	eng_alert_in(struct eng *, const unsigned char *p, size_t n);
 
 /* A TLS 1.2 scheme tlsgate signs and checks with (the registry's). */

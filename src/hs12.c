@@ -488,7 +488,7 @@ hs12_head(struct eng *c)
 		return BR_ALERT_DECODE_ERROR;
 	if (c->msg[0] == HT_CERTIFICATE) {
 		th_add(&c->th, c->msg, 4);
-		eng_cert_start(c);
+		hs_cert_start(c);
 	} else if (c->msg[0] == HT_CLIENT_HELLO) {
 		c->skip = 1;
 		c->cc_left = c->mlen;
@@ -504,7 +504,7 @@ hs12_end(struct eng *c)
 
 	switch (m[0]) {
 	case HT_CERTIFICATE:
-		if ((a = eng_cert_end(c)) == 0)
+		if ((a = hs_cert_end(c)) == 0)
 			c->phase = P_CKE;
 		return a;
 	case HT_CLIENT_KEY_EXCHANGE:
@@ -559,7 +559,7 @@ hs12_record(struct eng *c)
 	case CT_HANDSHAKE:
 		if (len == 0 || c->phase == P_FLIGHT || c->phase == P_SFIN)
 			return BR_ALERT_UNEXPECTED_MESSAGE;
-		return eng_handshake(c, p, len);
+		return hs_message(c, p, len);
 	case CT_APPLICATION_DATA:
 		if (c->phase != P_APP)
 			return BR_ALERT_UNEXPECTED_MESSAGE;

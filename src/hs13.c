@@ -545,7 +545,7 @@ hs13_head(struct eng *c)
 		return BR_ALERT_DECODE_ERROR;
 	if (c->phase == P_CCERT) {
 		th_add(&c->th, c->msg, 4);
-		eng_cert_start(c);
+		hs_cert_start(c);
 	}
 	return 0;
 }
@@ -559,7 +559,7 @@ hs13_end(struct eng *c)
 
 	switch (m[0]) {
 	case HT_CERTIFICATE:
-		if ((a = eng_cert_end(c)) == 0)
+		if ((a = hs_cert_end(c)) == 0)
 			c->phase = P_CCV;
 		return a;
 	case HT_CERTIFICATE_VERIFY:
@@ -669,7 +669,7 @@ hs13_record(struct eng *c)
 	case CT_HANDSHAKE:
 		if (len == 0 || c->phase == P_FLIGHT)
 			return BR_ALERT_UNEXPECTED_MESSAGE;
-		return eng_handshake(c, r + 5, len);
+		return hs_message(c, r + 5, len);
 	case CT_APPLICATION_DATA:
 		if (c->phase != P_APP)
 			return BR_ALERT_UNEXPECTED_MESSAGE;

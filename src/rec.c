@@ -1,9 +1,8 @@
 /*
  * rec.c - the record layer of eng.h, both versions: records in and out
- * (RFC 5246 6.2, RFC 8446 5), alerts (RFC 5246 7.2, RFC 8446 6),
- * handshake messages joined across records and the client's Certificate
- * streamed into the validator, and BearSSL's buffer calls.  What a record
- * means is the handshake's: hs12.c and hs13.c.
+ * (RFC 5246 6.2, RFC 8446 5), alerts (RFC 5246 7.2, RFC 8446 6), the
+ * server's flight cut into records, and BearSSL's buffer calls.  What a
+ * record means is the handshake's: hs12.c and hs13.c, through c->hs.
  */
 #include <string.h>
 
@@ -126,9 +125,9 @@ eng_write_flight(struct eng *c)
 	}
 }
 
-/* Whatever is owed, once what was written before it is out. */
-static void
-pump(struct eng *c)
+/* Whatever is owed, once what was written before it is out (engint.h). */
+void
+eng_pump(struct eng *c)
 {
 	if (c->oout < c->oend)
 		return;
@@ -138,220 +137,6 @@ pump(struct eng *c)
 	/* An alert goes after what was written, nothing after it. */
 	if (c->owed_on && eng_put_record(c, CT_ALERT, c->owed, 2) == 0)
 		c->owed_on = 0;
-}
-
-int
-eng_start(struct eng *c, unsigned char *ibuf, size_t ilen,
-    unsigned char *obuf, size_t olen, const unsigned char *m, size_t len,
-    const struct eng_ops *ops)
-{
-	struct hello h;
-	unsigned alert;
-
-	memset(c, 0, sizeof(*c));
-	c->hs = &hs12_class;
-	c->ibuf = ibuf;
-	c->obuf = obuf;
-	c->olen = olen;
-	c->ops = ops;
-	c->rng = ops->rng;
-	/* Records are read whole into ibuf: it must hold the largest. */
-	if (ilen < ENG_IBUF_SIZE)
-		alert = BR_ALERT_INTERNAL_ERROR;
-	else if ((alert = hello_parse(m, len, &h)) != 0)
-		c->reason = h.why;
-	else {
-		c->mfl = h.mfl;
-		if (h.v13 && ops->vmax >= TLS13)
-			c->hs = &hs13_class;
-		alert = c->hs->hello(c, m, len, &h);
-	}
-	if (alert != 0)
-		eng_fail(c, alert);
-	pump(c);
-	return (int)alert;
-}
-
-/* The fields of a client's Certificate (RFC 5246 7.4.2, RFC 8446 4.4.2). */
-enum { CC_CTX, CC_LIST, CC_LEN, CC_DER, CC_EXTLEN, CC_EXT };
-
-static void
-cc_next(struct eng *c, int field, size_t need)
-{
-	c->cc_field = field;
-	c->cc_need = need;
-	c->cc_acc = 0;
-}
-
-/* A Certificate's header is in: stream it into the validator. */
-void
-eng_cert_start(struct eng *c)
-{
-	(*c->ch.x509)->start_chain(c->ch.x509, NULL);
-	c->ncert = 0;
-	c->cc_left = c->mlen;
-	/* TLS 1.2 has no request context. */
-	if (c->version == TLS13)
-		cc_next(c, CC_CTX, 1);
-	else
-		cc_next(c, CC_LIST, 3);
-}
-
-/*
- * n more bytes of the client's Certificate, inside the message: each
- * certificate's DER goes to the validator as it comes, lengths are
- * checked against what is left of the message.
- */
-unsigned
-eng_cert_in(struct eng *c, const unsigned char *p, size_t n)
-{
-	const br_x509_class **x = c->ch.x509;
-	size_t k, left;
-
-	c->cc_left -= n;
-	while (n > 0) {
-		k = 1;
-		if (c->cc_field == CC_DER || c->cc_field == CC_EXT) {
-			k = n < c->cc_need ? n : c->cc_need;
-			if (c->cc_field == CC_DER)
-				(*x)->append(x, p, k);
-		} else
-			c->cc_acc = c->cc_acc << 8 | *p;
-		p += k;
-		n -= k;
-		if ((c->cc_need -= k) > 0)
-			continue;
-		left = c->cc_left + n;		/* after this field */
-		switch (c->cc_field) {
-		case CC_CTX:	/* ours was empty: so is the echo */
-			if (c->cc_acc != 0)
-				return BR_ALERT_ILLEGAL_PARAMETER;
-			cc_next(c, CC_LIST, 3);
-			break;
-		case CC_LIST:
-			if (c->cc_acc != left)
-				return BR_ALERT_DECODE_ERROR;
-			cc_next(c, CC_LEN, 3);
-			break;
-		case CC_LEN:
-			if (c->cc_acc == 0 || c->cc_acc +
-			    (c->version == TLS13 ? 2 : 0) > left)
-				return BR_ALERT_DECODE_ERROR;
-			(*x)->start_cert(x, c->cc_acc);
-			c->ncert++;
-			cc_next(c, CC_DER, c->cc_acc);
-			break;
-		case CC_DER:
-			(*x)->end_cert(x);
-			if (c->version == TLS13)
-				cc_next(c, CC_EXTLEN, 2);
-			else
-				cc_next(c, CC_LEN, 3);
-			break;
-		case CC_EXTLEN:
-			if (c->cc_acc > left)
-				return BR_ALERT_DECODE_ERROR;
-			cc_next(c, c->cc_acc > 0 ? CC_EXT : CC_LEN,
-			    c->cc_acc > 0 ? c->cc_acc : 3);
-			break;
-		default:	/* CC_EXT: skipped, none was asked for */
-			cc_next(c, CC_LEN, 3);
-			break;
-		}
-	}
-	return 0;
-}
-
-/* The whole Certificate is in: an empty one, or a chain we trust. */
-unsigned
-eng_cert_end(struct eng *c)
-{
-	const br_x509_class **x = c->ch.x509;
-	unsigned usages;
-	unsigned err;
-
-	if (c->cc_field != CC_LEN || c->cc_need != 3)
-		return BR_ALERT_DECODE_ERROR;
-	if (c->ncert == 0) {
-		c->why = BR_ERR_NO_CLIENT_AUTH;
-		/* TLS 1.2 has no certificate_required (RFC 5246 7.4.6). */
-		return c->version == TLS13 ? ALERT_CERTIFICATE_REQUIRED :
-		    BR_ALERT_HANDSHAKE_FAILURE;
-	}
-	switch (c->why = (int)(err = (*x)->end_chain(x))) {
-	case 0:
-		break;
-	case BR_ERR_X509_NOT_TRUSTED:
-		return BR_ALERT_UNKNOWN_CA;
-	case BR_ERR_X509_EXPIRED:
-		return BR_ALERT_CERTIFICATE_EXPIRED;
-	default:
-		return err == BR_ERR_X509_UNSUPPORTED ?
-		    BR_ALERT_UNSUPPORTED_CERTIFICATE : BR_ALERT_BAD_CERTIFICATE;
-	}
-	if ((*x)->get_pkey(x, &usages) == NULL || !(usages & BR_KEYTYPE_SIGN)) {
-		c->why = BR_ERR_WRONG_KEY_USAGE;
-		return BR_ALERT_UNSUPPORTED_CERTIFICATE;
-	}
-	return 0;
-}
-
-/*
- * Handshake bytes of the client, in any records' split.  A Certificate
- * streams (and a message the handshake drops, skip); the others are
- * read whole into c->msg, whose size the head's checks keep them in.
- */
-unsigned
-eng_handshake(struct eng *c, const unsigned char *p, size_t n)
-{
-	unsigned a = 0;
-	int v13 = c->version == TLS13;
-
-	while (n > 0 && a == 0) {
-		size_t k, have;
-		int done, stream;
-
-		stream = c->hs_len >= 4 && (c->msg[0] == HT_CERTIFICATE ||
-		    c->skip);
-		if (c->hs_len < 4) {
-			k = 4 - c->hs_len < n ? 4 - c->hs_len : n;
-			memcpy(c->msg + c->hs_len, p, k);
-			c->hs_len += k;
-			if (c->hs_len == 4) {
-				c->mlen = tw_get24(c->msg + 1);
-				a = c->hs->head(c);
-			}
-		} else if (stream) {
-			k = c->cc_left < n ? c->cc_left : n;
-			if (c->skip) {
-				c->cc_left -= k;
-			} else {
-				th_add(&c->th, p, k);
-				a = eng_cert_in(c, p, k);
-			}
-		} else {
-			have = c->hs_len - 4;
-			k = c->mlen - have < n ? c->mlen - have : n;
-			memcpy(c->msg + c->hs_len, p, k);
-			c->hs_len += k;
-		}
-		p += k;
-		n -= k;
-		stream = c->hs_len >= 4 && (c->msg[0] == HT_CERTIFICATE ||
-		    c->skip);
-		done = c->hs_len >= 4 && (stream ? c->cc_left == 0 :
-		    c->hs_len == 4 + c->mlen);
-		if (a != 0 || !done)
-			continue;
-		c->skip = 0;
-		a = c->hs->end(c);
-		c->hs_len = 0;
-		/* No message may span a change of keys (RFC 8446 5.1). */
-		if (a == 0 && v13 && (c->msg[0] == HT_FINISHED ||
-		    c->msg[0] == HT_KEY_UPDATE) && n > 0)
-			a = BR_ALERT_UNEXPECTED_MESSAGE;
-	}
-	return a;
 }
 
 /*
@@ -456,7 +241,7 @@ eng_recvrec_ack(struct eng *c, size_t len)
 		a = c->hs->record(c);
 	if (a != 0)
 		eng_fail(c, a);
-	pump(c);
+	eng_pump(c);
 }
 
 unsigned char *
@@ -470,7 +255,7 @@ void
 eng_sendrec_ack(struct eng *c, size_t len)
 {
 	c->oout += len;
-	pump(c);
+	eng_pump(c);
 }
 
 unsigned char *
@@ -532,7 +317,7 @@ eng_close(struct eng *c)
 	/* In the handshake there is nothing more to say. */
 	if (c->phase != P_APP)
 		c->phase = P_DEAD;
-	pump(c);
+	eng_pump(c);
 }
 
 int

@@ -188,17 +188,12 @@ start_closing(struct slot *s, const char *why)
 	s->c.deadline = conn_now + s->svc->idle_ms;
 }
 
-/* Our last bytes are written (slotint.h). */
-void
+/* Our last bytes are written: no backend, then the client's side. */
+static void
 slot_linger(struct slot *s)
 {
 	backend_release(s, 0);
-	if (!(s->flags & SLOT_F_CSHUT)) {
-		port_shutdown_wr(s->c.cfd);
-		s->flags |= SLOT_F_CSHUT;
-	}
-	s->state = SLOT_LINGER;
-	s->c.deadline = conn_now + CONN_LINGER_MS;
+	slotin_linger(s);
 }
 
 /*

@@ -26,7 +26,19 @@ hello_refused(struct slot *s, unsigned alert, const char *why)
 	conn_set_outcome(&s->c, why);
 	if (port_write(s->c.cfd, rec, sizeof(rec)) == (long)sizeof(rec))
 		s->alert = alert;
-	slot_linger(s);
+	slotin_linger(s);
+}
+
+/* No backend yet before the hello (slot_linger() releases one). */
+void
+slotin_linger(struct slot *s)
+{
+	if (!(s->flags & SLOT_F_CSHUT)) {
+		port_shutdown_wr(s->c.cfd);
+		s->flags |= SLOT_F_CSHUT;
+	}
+	s->state = SLOT_LINGER;
+	s->c.deadline = conn_now + CONN_LINGER_MS;
 }
 
 size_t
@@ -159,7 +171,7 @@ slotin_proxy(struct slot *s)
 	if (rc == CONN_PROXY_MORE)
 		return 1;
 	if (rc != CONN_PROXY_OK) {
-		slot_linger(s);
+		slotin_linger(s);
 		return 0;
 	}
 	s->flags &= ~SLOT_F_PROXY;

@@ -9,14 +9,13 @@
 
 #include "slot.h"
 
-/*
- * slot.c: our last bytes are written: send FIN, and read and drop what
- * the client still sends until it closes or CONN_LINGER_MS pass.
- */
-void	slot_linger(struct slot *);
-
 /* A read (or peek) of room bytes returned n: the bytes, or 0 (flags set). */
 size_t	slotin_got(struct slot *, long n, size_t room);
+/*
+ * Our last bytes are written: send FIN, and read and drop what the
+ * client still sends until it closes or CONN_LINGER_MS pass.
+ */
+void	slotin_linger(struct slot *);
 /* Read the client into dst[0..room). */
 size_t	slotin_read(struct slot *, unsigned char *dst, size_t room);
 /*
