@@ -276,6 +276,7 @@ check: WERROR = -Werror
 check: all asan unit build/allocshim.so build/alloc-selftest $(B)/tlsload \
     $(B)/cryptobench
 	$(MAKE) lint
+	$(PY) tests/calls.py $(B)
 	TLSGATE_TEST_TLS_MAX=1.2 $(PY) tests/run.py --bin $(B)/tlsgate
 	TLSGATE_ASAN=1 $(PY) tests/run.py --bin build/asan/tlsgate
 	$(MAKE) check-system
