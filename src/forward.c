@@ -183,7 +183,7 @@ head_complete(struct slot *s, struct fwd *f)
 /* Stage plaintext into hbuf until the head's end. */
 static enum fwd_verdict
 stage_head(struct slot *s, struct fwd *f, const unsigned char *buf,
-    size_t len)
+    size_t len, size_t *used)
 {
 	size_t room = TLSGATE_HEAD_MAX - f->hlen, n = len < room ? len : room;
 	size_t before = f->hlen;
@@ -196,7 +196,7 @@ stage_head(struct slot *s, struct fwd *f, const unsigned char *buf,
 	}
 	rc = http_head_end(f->hbuf, f->hlen + n, &f->hscan);
 	if (rc != HTTP_OK) {
-		eng_recvapp_ack(&s->tls.eng, n);
+		*used = n;
 		f->hlen += n;
 		if (rc != HTTP_MORE)
 			return refuse(f, http_err_status(rc), http_strerror(rc));
@@ -204,37 +204,37 @@ stage_head(struct slot *s, struct fwd *f, const unsigned char *buf,
 		    "head-too-big") : FWD_MOVED;
 	}
 	/* Only the head's own bytes leave the engine. */
-	eng_recvapp_ack(&s->tls.eng, f->hscan - before);
+	*used = f->hscan - before;
 	f->hlen = f->hscan;
 	return head_complete(s, f);
 }
 
 enum fwd_verdict
-fwd_client(struct slot *s, unsigned st, const unsigned char **buf,
-    size_t *len)
+fwd_client(struct slot *s, const unsigned char *in, size_t inlen,
+    size_t *used, const unsigned char **buf, size_t *len)
 {
 	struct fwd *f = &s->fwd;
-	unsigned char *in;
-	size_t used;
+	size_t chunk;
 	int rc;
 
+	*used = 0;
 	if (f->hout_len > 0) {
 		*buf = f->hbuf + f->hout_off;
 		*len = f->hout_len;
 		return FWD_WRITE;
 	}
-	if (!(st & BR_SSL_RECVAPP))
+	if (in == NULL)
 		return FWD_IDLE;
-	in = eng_recvapp_buf(&s->tls.eng, len);
 	*buf = in;
+	*len = inlen;
 	switch (f->phase) {
 	case FWD_HEAD:
 		/* One answer at a time: the next head waits in the engine. */
 		if (f->resp != FWD_R_NONE && f->resp != FWD_R_RAW)
 			return FWD_IDLE;
-		return stage_head(s, f, in, *len);
+		return stage_head(s, f, in, inlen, used);
 	case FWD_DONE:
-		eng_recvapp_ack(&s->tls.eng, *len);
+		*used = inlen;
 		return FWD_MOVED;
 	case FWD_RAW:
 		return FWD_WRITE;
@@ -245,10 +245,10 @@ fwd_client(struct slot *s, unsigned st, const unsigned char **buf,
 	}
 	/* How many of the bytes belong to the current body. */
 	if (f->body_left == 0 && f->body_chunked && !f->body_end) {
-		rc = http_chunk_feed(&f->chunk, in, *len, &used);
+		rc = http_chunk_feed(&f->chunk, in, *len, &chunk);
 		if (rc != HTTP_OK && rc != HTTP_MORE)
 			return refuse(f, 400, http_strerror(rc));
-		f->body_left = used;
+		f->body_left = chunk;
 		f->body_end = rc == HTTP_OK;
 	}
 	if (f->body_left == 0)		/* a chunked body that ended */
@@ -259,10 +259,11 @@ fwd_client(struct slot *s, unsigned st, const unsigned char **buf,
 }
 
 enum fwd_verdict
-fwd_wrote(struct slot *s, size_t n)
+fwd_wrote(struct slot *s, size_t n, size_t *used)
 {
 	struct fwd *f = &s->fwd;
 
+	*used = 0;
 	if (f->hout_len > 0) {
 		f->hout_off += n;
 		f->hout_len -= n;
@@ -280,7 +281,7 @@ fwd_wrote(struct slot *s, size_t n)
 		f->phase = FWD_BODY;
 		return FWD_MOVED;
 	}
-	eng_recvapp_ack(&s->tls.eng, n);
+	*used = n;
 	if (f->phase == FWD_BODY) {
 		f->body_left -= n;
 		if (f->body_left == 0 && f->body_end)

@@ -79,13 +79,18 @@ void	fwd_begin(struct slot *);
 /* The backend is connected (queues a PROXY header in tcp mode). */
 void	fwd_connected(struct slot *);
 /*
- * What the client's plaintext (st: the engine state) asks for now.
- * FWD_WRITE sets *buf and *len.
+ * What the client's plaintext in[0..inlen) (in NULL: none is ready)
+ * asks for now.  The first *used bytes of it are taken: the caller gives
+ * them back to the engine.  FWD_WRITE sets *buf and *len.
  */
-enum fwd_verdict fwd_client(struct slot *, unsigned st,
-	    const unsigned char **buf, size_t *len);
-/* n bytes of the FWD_WRITE went out: FWD_MOVED or FWD_LAST. */
-enum fwd_verdict fwd_wrote(struct slot *, size_t n);
+enum fwd_verdict fwd_client(struct slot *, const unsigned char *in,
+	    size_t inlen, size_t *used, const unsigned char **buf,
+	    size_t *len);
+/*
+ * n bytes of the FWD_WRITE went out: FWD_MOVED or FWD_LAST; *used of
+ * them were the client's plaintext.
+ */
+enum fwd_verdict fwd_wrote(struct slot *, size_t n, size_t *used);
 /*
  * The backend sent these bytes to the client: they are framed as
  * responses (a copy of each head is parsed) but never held back.

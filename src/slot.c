@@ -265,13 +265,19 @@ finish(struct slot *s)
 static int
 to_backend(struct slot *s, unsigned st)
 {
-	const unsigned char *buf;
-	size_t len;
+	const unsigned char *in = NULL, *buf;
+	size_t inlen = 0, used, len;
+	enum fwd_verdict v;
 	long n;
 
 	if (s->state != SLOT_RELAY && s->state != SLOT_CONNECT)
 		return 0;
-	switch (fwd_client(s, st, &buf, &len)) {
+	if (st & BR_SSL_RECVAPP)
+		in = eng_recvapp_buf(&s->tls.eng, &inlen);
+	v = fwd_client(s, in, inlen, &used, &buf, &len);
+	if (used > 0)
+		eng_recvapp_ack(&s->tls.eng, used);
+	switch (v) {
 	case FWD_IDLE:
 		return 0;
 	case FWD_READY:
@@ -300,7 +306,10 @@ to_backend(struct slot *s, unsigned st)
 	if (n <= 0)
 		return 0;
 	s->c2b += (unsigned long long)n;
-	if (fwd_wrote(s, (size_t)n) == FWD_LAST)
+	v = fwd_wrote(s, (size_t)n, &used);
+	if (used > 0)
+		eng_recvapp_ack(&s->tls.eng, used);
+	if (v == FWD_LAST)
 		finish(s);
 	return 1;
 }
