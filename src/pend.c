@@ -178,10 +178,12 @@ io(struct conn *c, int crev, int brev)
 	/*
 	 * Readable with nothing new: the client closed (or failed) after
 	 * a part of its message, or its bytes fill the receive window the
-	 * kernel offers (poll() says readable then, whatever the low-water
-	 * mark).  This peek has offered the window port_rcvbuf() made room
-	 * for: one such look is waited out, the next goes to the slot,
-	 * which finds out which it was, and says so.
+	 * kernel offers (Linux's poll() says readable then, whatever the
+	 * low-water mark).  This peek has offered the client the window
+	 * port_rcvbuf() made room for (Linux sends it when a read, even a
+	 * peek, finds it grown): one such look is waited out.  The next
+	 * goes to the slot, which finds out which it was, and says so;
+	 * waiting on would spin, poll() saying readable at each turn.
 	 */
 	if ((size_t)k == e->len) {
 		if (e->stalled)
