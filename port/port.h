@@ -80,6 +80,13 @@ long	port_peek(int fd, void *, size_t);
  * Back to 1 before the bytes are read for real.
  */
 void	port_rcvlowat(int fd, unsigned n);
+/*
+ * Let fd queue at least n bytes unread (SO_RCVBUF; never shrinks it).
+ * The kernel opens its receive window as its application reads, so a
+ * message that is only peeked at stops at the first window.  On Linux
+ * this also ends the buffer's autotuning for the connection.
+ */
+void	port_rcvbuf(int fd, unsigned n);
 long	port_write(int fd, const void *, size_t);
 void	port_shutdown_wr(int fd);
 /* Close; with abort, send RST (no lingering in TIME_WAIT for dead peers). */

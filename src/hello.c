@@ -161,7 +161,7 @@ hello_classify(const unsigned char *b, size_t len, size_t cap,
 {
 	unsigned char head[4];
 	size_t at, i, rl = 0, got = 0, need = 0;
-	struct hello_peek r = { 0, 0, 0, 0, 0, 0 };
+	struct hello_peek r = { 0, 0, 0, 0, 0, 0, 0 };
 	struct rd c;
 	int empty = 0, v13;
 
@@ -189,6 +189,7 @@ hello_classify(const unsigned char *b, size_t len, size_t cap,
 				return refuse(pk, DECODE_ERROR);
 			if (cap < 5 || need > cap - 5)
 				return refuse(pk, HANDSHAKE_FAILURE);
+			pk->wire = need + 5 * ((need + REC_MAX - 1) / REC_MAX);
 		}
 		/* Its end; the message's header byte by byte. */
 		if (rl > len - at - 5)

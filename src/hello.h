@@ -88,6 +88,12 @@ struct hello_peek {
 	 * whole, or, until the message's length is in, one more byte.
 	 */
 	size_t		want;
+	/*
+	 * HELLO_MORE, once the message's length is in: the fewest bytes
+	 * its records can take (full ones); else 0.  What the peer's
+	 * socket must be able to hold for it to come in whole.
+	 */
+	size_t		wire;
 };
 
 /*

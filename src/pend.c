@@ -17,6 +17,12 @@ static const struct conn_class pend_class;
 static unsigned nready[2];	/* TLS, plain */
 unsigned char pend_peekbuf[PROXYIN_MAX + HELLO_WIRE_MAX];
 
+/*
+ * A hello over one record (5 + 2^14 bytes) is rare, a usual one under
+ * 2 KiB: only the long ones pay port_rcvbuf()'s system calls.
+ */
+#define LONG_HELLO	(5 + 16384)
+
 void
 pend_init(unsigned size)
 {
@@ -102,7 +108,7 @@ pend_add(int fd, const struct port_addr *peer, unsigned svc, int plain)
 	e->c.t_accept = conn_now;
 	e->c.deadline = conn_now + (plain ? s->head_ms : s->handshake_ms);
 	e->svc = (unsigned char)svc;
-	e->lowat = 0;
+	e->lowat = e->stalled = e->room = 0;
 	e->iplen = (unsigned char)port_addr_raw(peer, e->ip);
 	e->port = (uint16_t)port_addr_port(peer);
 	e->plain = (unsigned char)plain;
@@ -120,15 +126,18 @@ pend_add(int fd, const struct port_addr *peer, unsigned svc, int plain)
  * (the slot then refuses it); else how many bytes it must have before
  * more can be judged.  poll() wakes for the entry once they are there:
  * a hello record trickled a byte at a time is looked at when it ends,
- * not at each byte.
+ * not at each byte.  *room: the bytes the socket must hold for all of
+ * it, once its length is known; else 0.
  */
 static size_t
-wanting(const struct pend *e, const unsigned char *buf, size_t len)
+wanting(const struct pend *e, const unsigned char *buf, size_t len,
+    size_t *room)
 {
 	struct proxyin_hdr h;
 	struct hello_peek pk;
 	size_t off = 0, scan = 0;
 
+	*room = 0;
 	if (e->proxy) {
 		int rc = proxyin_parse(buf, len, &h);
 
@@ -140,8 +149,12 @@ wanting(const struct pend *e, const unsigned char *buf, size_t len)
 		return len >= TLSGATE_HEAD_MAX ||
 		    http_head_end(buf + off, len - off, &scan) != HTTP_MORE ?
 		    0 : len + 1;
-	return hello_classify(buf + off, len - off, HELLO_WIRE_MAX, &pk) ==
-	    HELLO_MORE ? off + pk.want : 0;
+	if (hello_classify(buf + off, len - off, HELLO_WIRE_MAX, &pk) !=
+	    HELLO_MORE)
+		return 0;
+	if (pk.wire > 0)
+		*room = off + pk.wire;
+	return off + pk.want;
 }
 
 /* Readable: look at what it sent.  It stays, becomes ready, or ends. */
@@ -149,7 +162,7 @@ static void
 io(struct conn *c, int crev, int brev)
 {
 	struct pend *e = (struct pend *)c;
-	size_t want;
+	size_t want, room;
 	long k = port_peek(c->cfd, pend_peekbuf, e->plain ? TLSGATE_HEAD_MAX :
 	    e->proxy ? sizeof(pend_peekbuf) : HELLO_WIRE_MAX);
 
@@ -164,16 +177,38 @@ io(struct conn *c, int crev, int brev)
 	}
 	/*
 	 * Readable with nothing new: the client closed (or failed) after
-	 * a part of its message.  The slot finds out which, and says so.
+	 * a part of its message, or its bytes fill the receive window the
+	 * kernel offers (Linux's poll() says readable then, whatever the
+	 * low-water mark).  This peek has offered the client the window
+	 * port_rcvbuf() made room for (Linux sends it when a read, even a
+	 * peek, finds it grown): one such look is waited out.  The next
+	 * goes to the slot, which finds out which it was, and says so;
+	 * waiting on would spin, poll() saying readable at each turn.
 	 */
-	if ((size_t)k == e->len ||
-	    (want = wanting(e, pend_peekbuf, (size_t)k)) == 0)
-		ready(e);
-	else {
-		port_rcvlowat(c->cfd, (unsigned)want);
-		e->lowat = 1;
+	if ((size_t)k == e->len) {
+		if (e->stalled)
+			ready(e);
+		e->stalled = 1;
+		return;
 	}
+	e->stalled = 0;
 	e->len = (uint32_t)k;
+	if ((want = wanting(e, pend_peekbuf, (size_t)k, &room)) == 0) {
+		ready(e);
+		return;
+	}
+	/*
+	 * The kernel widens a connection's window only as it is read, and
+	 * a hello is only looked at here: room for the longest hellos
+	 * (over 100 KiB), with twice their bytes for what the kernel
+	 * counts against each segment (small ones cost far more).
+	 */
+	if (!e->room && room > LONG_HELLO) {
+		port_rcvbuf(c->cfd, (unsigned)(2 * room));
+		e->room = 1;
+	}
+	port_rcvlowat(c->cfd, (unsigned)want);
+	e->lowat = 1;
 }
 
 /* A whole message is read once it has a slot, not polled. */

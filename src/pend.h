@@ -9,6 +9,9 @@
  * and the handshake starts on a whole hello.  A slow or silent client
  * so costs an entry, not a slot: FreeBSD's accf_data and accf_http do
  * this in the kernel; Linux's TCP_DEFER_ACCEPT waits for one byte only.
+ * The kernel widens a receive window only as its application reads: a
+ * hello longer than a record gets the socket room for all of it
+ * (port_rcvbuf()), or the longest ones would stop at the first window.
  *
  * Bounds: an entry whose message never completes is closed at its
  * service's handshake_timeout (head_timeout on a redirect address,
@@ -43,6 +46,8 @@ struct pend {
 	unsigned char	 plain;		/* from a redirect address */
 	unsigned char	 proxy;		/* a PROXY header is owed first */
 	unsigned char	 lowat;		/* port_rcvlowat() was called */
+	unsigned char	 stalled;	/* the last look found nothing new */
+	unsigned char	 room;		/* port_rcvbuf() was called */
 };
 
 /* n entries, for the services of conn_cfg (conn.h). */

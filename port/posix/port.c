@@ -375,6 +375,22 @@ port_rcvlowat(int fd, unsigned n)
 	(void)setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof(v));
 }
 
+void
+port_rcvbuf(int fd, unsigned n)
+{
+	int v = (int)n, cur = 0;
+	socklen_t len = sizeof(cur);
+
+	/*
+	 * Linux doubles what it is given (for its bookkeeping) and reports
+	 * the doubled size; the BSDs count bytes: n is then at least n.
+	 */
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &cur, &len) == 0 &&
+	    cur >= v)
+		return;
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
+}
+
 long
 port_write(int fd, const void *buf, size_t len)
 {

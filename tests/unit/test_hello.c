@@ -503,9 +503,11 @@ hello_over_records_is_joined(void)
 	CHECK(classify(r.b, 5 + 1, IBUF, &pk) == HELLO_MORE &&
 	    pk.want == 5 + 1 + 5);		/* the next header */
 	CHECK(classify(r.b, 5 + 1 + 5 + 1, IBUF, &pk) == HELLO_MORE &&
-	    pk.want == 5 + 1 + 5 + 2);		/* the message's length */
+	    pk.want == 5 + 1 + 5 + 2 && pk.wire == 0);	/* its length */
+	/* Its length is in: the fewest bytes it takes, one record's. */
 	CHECK(classify(r.b, 5 + 1 + 5 + 2 + 5 + 1, IBUF, &pk) ==
-	    HELLO_MORE && pk.want == 5 + 1 + 5 + 2 + 5 + 3);
+	    HELLO_MORE && pk.want == 5 + 1 + 5 + 2 + 5 + 3 &&
+	    pk.wire == 5 + m.n);
 	for (size_t len = 0; len < r.n; len++)
 		CHECK(classify(r.b, len, IBUF, &pk) == HELLO_MORE &&
 		    pk.want > len && pk.want <= r.n);
