@@ -155,8 +155,12 @@ class SoakRun(unittest.TestCase):
         files = ["samples.csv"]
         if peers:
             # The load went to each in turn: a segment of each a window.
+            # A peer may miss its first resumption on a busy machine
+            # (its session not stored yet when the client comes back).
             for n in peers:
-                self.assertIn("soak: %s: 300 conns, 150 resumed" % n, text)
+                m = re.search(r"soak: %s: 300 conns, (\d+) resumed, 0 errors"
+                              % n, text)
+                self.assertTrue(m and int(m.group(1)) >= 140, text)
             files += ["segments/%s-%04d.%s" % (n, k, e) for n in
                       ["tlsgate"] + peers for k in (0, 1)
                       for e in ("csv", "hist")]
