@@ -302,7 +302,7 @@ answer_share(struct eng *c, const unsigned char *m, const struct hello *h,
 #endif
 	publen = kx_gen(&c->kx, (int)group, c->rng, pub, cap);
 	*dhelen = kx_shared(&c->kx, m + hello_share(h, group),
-	    kx_len((int)group), dhe);
+	    tls_group_find(group)->share, dhe);
 	kx_wipe(&c->kx);
 	return *dhelen != 0 ? publen : 0;
 }
