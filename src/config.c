@@ -19,6 +19,7 @@
 #include "config.h"
 #include "confint.h"
 #include "log.h"
+#include "tlswire.h"
 
 const struct config_name config_levels[] = { { "error", LOG_ERROR },
 	{ "warn", LOG_WARN }, { "info", LOG_INFO }, { "debug", LOG_DEBUG },
@@ -53,10 +54,11 @@ static const char *const removed_suites[] = { "aes128-cbc", "aes256-cbc",
  */
 const struct config_name config_group_names[] = {
 #ifndef TLSGATE_NO_MLKEM
-	{ "x25519mlkem768", 0x11ec },
+	{ "x25519mlkem768", GROUP_X25519MLKEM768 },
 #endif
-	{ "x25519", 29 }, { "secp256r1", 23 }, { "secp384r1", 24 },
-	{ "secp521r1", 25 }, { NULL, 0 } };
+	{ "x25519", GROUP_X25519 }, { "secp256r1", GROUP_SECP256R1 },
+	{ "secp384r1", GROUP_SECP384R1 }, { "secp521r1", GROUP_SECP521R1 },
+	{ NULL, 0 } };
 #ifndef TLSGATE_NO_MLKEM
 #define PQ_FIRST	"x25519mlkem768 "
 #else

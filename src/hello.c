@@ -270,17 +270,21 @@ bit(const unsigned short *t, size_t n, size_t v)
 	return 0;
 }
 
+/* A group's HELLO_GROUP_* bit, 0 for one not in the registry. */
+static unsigned
+group_bit(size_t code)
+{
+	const struct tls_group *gr = tls_group_find((unsigned)code);
+
+	return gr != NULL ? gr->bit : 0;
+}
+
 /* The extensions read, in the order of HELLO_EXT_*'s bits. */
 static const unsigned short exts[] = { EXT_SERVER_NAME, EXT_SUPPORTED_GROUPS,
     EXT_SIGNATURE_ALGORITHMS, EXT_ALPN, EXT_PRE_SHARED_KEY, EXT_EARLY_DATA,
     EXT_SUPPORTED_VERSIONS, EXT_COOKIE, EXT_PSK_KEY_EXCHANGE_MODES,
     EXT_KEY_SHARE, EXT_EC_POINT_FORMATS, EXT_EXTENDED_MASTER_SECRET,
     EXT_RENEGOTIATION_INFO, EXT_SESSION_TICKET, EXT_MAX_FRAGMENT_LENGTH };
-static const unsigned short groups[] = { 0x001d, 0x0017, 0x0018, 0x0019,
-#ifndef TLSGATE_NO_MLKEM
-    0x11ec,
-#endif
-};
 static const unsigned short suites12[] = { 0xc02b, 0xc02c, 0xcca9, 0xc02f,
     0xc030, 0xcca8 };
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
@@ -364,8 +368,8 @@ static unsigned
 shares(const unsigned char *m, size_t p, size_t end, size_t g, size_t gn,
     struct hello *h)
 {
+	const struct tls_group *gr;
 	size_t at, n, grp, j = 0;
-	unsigned b;
 
 	if (vec(m, &p, end, 2, 0, 0xffff, &at, &n) || p != end)
 		return bad(h, DECODE_ERROR, "bad-key-share");
@@ -382,32 +386,14 @@ shares(const unsigned char *m, size_t p, size_t end, size_t g, size_t gn,
 		if (j == gn)
 			return bad(h, ILLEGAL_PARAMETER, "share-not-in-groups");
 		j += 2;
-		if ((b = bit(groups, NELEM(groups), grp)) & h->shares)
+		if ((gr = tls_group_find((unsigned)grp)) == NULL)
+			continue;
+		if (gr->bit & h->shares)
 			return bad(h, ILLEGAL_PARAMETER, "two-shares-a-group");
-		h->shares |= b;
-		if (b == HELLO_GROUP_X25519) {
-			if (n != 32)
-				return bad(h, ILLEGAL_PARAMETER, "bad-x25519-share");
-			h->x25519 = at;
-		} else if (b == HELLO_GROUP_SECP256R1) {
-			if (n != 65 || m[at] != 4)
-				return bad(h, ILLEGAL_PARAMETER, "bad-p256-share");
-			h->secp256r1 = at;
-		} else if (b == HELLO_GROUP_SECP384R1) {
-			if (n != 97 || m[at] != 4)
-				return bad(h, ILLEGAL_PARAMETER, "bad-p384-share");
-			h->secp384r1 = at;
-		} else if (b == HELLO_GROUP_SECP521R1) {
-			if (n != 133 || m[at] != 4)
-				return bad(h, ILLEGAL_PARAMETER, "bad-p521-share");
-			h->secp521r1 = at;
-		} else if (b == HELLO_GROUP_X25519MLKEM768) {
-			/* Its key is checked (FIPS 203 7.2) if it is used. */
-			if (n != 1184 + 32)
-				return bad(h, ILLEGAL_PARAMETER,
-				    "bad-x25519mlkem768-share");
-			h->x25519mlkem768 = at;
-		}
+		h->shares |= gr->bit;
+		if (n != gr->share || (gr->point && m[at] != 4))
+			return bad(h, ILLEGAL_PARAMETER, gr->why);
+		h->share_at[gr - tls_groups] = at;
 	}
 	return 0;
 }
@@ -443,8 +429,7 @@ ext(const unsigned char *m, size_t t, size_t p, size_t end,
 			if (t == EXT_SUPPORTED_GROUPS && obsolete(tw_get16(m + i)))
 				h->obsolete = 1;
 			else if (t == EXT_SUPPORTED_GROUPS)
-				h->groups |= bit(groups, NELEM(groups),
-				    tw_get16(m + i));
+				h->groups |= group_bit(tw_get16(m + i));
 			else if ((sg = tls_sig((unsigned)tw_get16(m + i))))
 				h->sigalgs |= sg->bit;
 		return 0;
@@ -594,11 +579,19 @@ hello_parse(const unsigned char *m, size_t len, struct hello *h)
 	return b != 0 ? shares(m, ks, ks + ksn, g, gn, h) : 0;
 }
 
+size_t
+hello_share(const struct hello *h, unsigned group)
+{
+	const struct tls_group *gr = tls_group_find(group);
+
+	return gr != NULL ? h->share_at[gr - tls_groups] : 0;
+}
+
 unsigned
 hello_choose_group(const struct hello *h, const unsigned *pref, size_t n,
     unsigned *group)
 {
-	static const unsigned ours[] = { 0x001d, 0x0017 };
+	static const unsigned ours[] = { GROUP_X25519, GROUP_SECP256R1 };
 
 	if (pref == NULL) {
 		pref = ours;
@@ -606,7 +599,7 @@ hello_choose_group(const struct hello *h, const unsigned *pref, size_t n,
 	}
 	for (unsigned hrr = 0; hrr < 2; hrr++)
 		for (size_t i = 0; i < n; i++) {
-			unsigned b = bit(groups, NELEM(groups), pref[i]);
+			unsigned b = group_bit(pref[i]);
 
 			if (b != 0 && ((hrr ? h->groups : h->shares) & b)) {
 				*group = pref[i];

@@ -124,12 +124,14 @@ size_t	hello_defrag(unsigned char *buf, size_t end);
 #define HELLO_SUITE_AES_256_GCM_SHA384		0x02	/* 0x1302 */
 #define HELLO_SUITE_CHACHA20_POLY1305_SHA256	0x04	/* 0x1303 */
 
-#define HELLO_GROUP_X25519	0x01	/* 0x001d */
-#define HELLO_GROUP_SECP256R1	0x02	/* 0x0017 */
-#define HELLO_GROUP_SECP384R1	0x04	/* 0x0018 */
-#define HELLO_GROUP_SECP521R1	0x08	/* 0x0019 */
+/* The groups offered: bit i is tls_groups[i] (tlswire.h). */
+#define HELLO_GROUP_X25519	0x01
+#define HELLO_GROUP_SECP256R1	0x02
+#define HELLO_GROUP_SECP384R1	0x04
+#define HELLO_GROUP_SECP521R1	0x08
 /* Known only when built in (not with TLSGATE_NO_MLKEM). */
-#define HELLO_GROUP_X25519MLKEM768 0x10	/* 0x11ec */
+#define HELLO_GROUP_X25519MLKEM768 0x10
+#define HELLO_NGROUPS		5	/* the hybrid's included */
 
 /* The signature schemes offered: bit i is tls_sigs[i] (tlswire.h). */
 #define HELLO_SIG_ECDSA_SECP256R1_SHA256	0x001
@@ -196,11 +198,8 @@ struct hello {
 	unsigned	 exts;			/* HELLO_EXT_* present */
 	unsigned	 groups;		/* HELLO_GROUP_* supported */
 	unsigned	 shares;		/* HELLO_GROUP_* with a key share */
-	size_t		 x25519;		/* its 32-byte share */
-	size_t		 secp256r1;		/* its 65-byte share, 0x04, X, Y */
-	size_t		 secp384r1;		/* 97 bytes */
-	size_t		 secp521r1;		/* 133 bytes */
-	size_t		 x25519mlkem768;	/* 1,216 bytes */
+	/* Where each group's share is, in tls_groups' order (hello_share). */
+	size_t		 share_at[HELLO_NGROUPS];
 	unsigned	 sigalgs;		/* HELLO_SIG_* */
 	int		 psk_dhe_ke;		/* psk_key_exchange_modes has it */
 	/*
@@ -227,6 +226,9 @@ struct hello {
  * is filled as far as the parse went.
  */
 unsigned hello_parse(const unsigned char *m, size_t len, struct hello *h);
+
+/* Where the client's share for group is, 0: none; its length: tlswire.h's. */
+size_t	hello_share(const struct hello *h, unsigned group);
 
 /*
  * The group the server's key share will use: the first of pref[0..n)

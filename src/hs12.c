@@ -101,26 +101,10 @@ finished(const struct eng *c, const char *label, unsigned char *out)
 	prf(c, out, FINISHED_LEN, c->ms, sizeof(c->ms), label, th, n, NULL, 0);
 }
 
-/* A group's bit among the hello's supported_groups. */
-static unsigned
-group_bit(unsigned g)
-{
-	switch (g) {
-	case GROUP_X25519:
-		return HELLO_GROUP_X25519;
-	case GROUP_SECP256R1:
-		return HELLO_GROUP_SECP256R1;
-	case GROUP_SECP384R1:
-		return HELLO_GROUP_SECP384R1;
-	case GROUP_SECP521R1:
-		return HELLO_GROUP_SECP521R1;
-	}
-	return 0;
-}
-
 /*
- * The first of our groups the client has; without supported_groups,
- * one of the NIST curves any ECDHE client has (RFC 8422 4).  0: none.
+ * The first of our ECDHE groups (the hybrid is TLS 1.3's) the client
+ * has; without supported_groups, one of the NIST curves any ECDHE
+ * client has (RFC 8422 4).  0: none.
  */
 static unsigned
 group12(const struct hello *h, const struct eng_choice *ch)
@@ -130,7 +114,8 @@ group12(const struct hello *h, const struct eng_choice *ch)
 	size_t n = ch->groups != NULL ? ch->ngroups : 2;
 
 	for (size_t i = 0; i < n; i++) {
-		unsigned b = group_bit(g[i]);
+		const struct tls_group *gr = tls_group_find(g[i]);
+		unsigned b = gr != NULL && gr->curve != 0 ? gr->bit : 0;
 
 		if (h->exts & HELLO_EXT_SUPPORTED_GROUPS ? (h->groups & b) != 0 :
 		    b != 0 && b != HELLO_GROUP_X25519)

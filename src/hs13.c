@@ -231,21 +231,6 @@ psk(struct eng *c, const unsigned char *m, const struct hello *h,
 	return ok ? 0 : BR_ALERT_DECRYPT_ERROR;
 }
 
-/* Where the client's share for group is. */
-static size_t
-share_at(const struct hello *h, unsigned group)
-{
-	switch (group) {
-	case GROUP_X25519:
-		return h->x25519;
-	case GROUP_SECP256R1:
-		return h->secp256r1;
-	case GROUP_SECP384R1:
-		return h->secp384r1;
-	}
-	return h->secp521r1;
-}
-
 /*
  * The group of the answer: hello_choose_group over the service's groups,
  * where X25519MLKEM768 is
@@ -309,15 +294,15 @@ answer_share(struct eng *c, const unsigned char *m, const struct hello *h,
 
 #ifndef TLSGATE_NO_MLKEM
 	if (group == GROUP_X25519MLKEM768) {
-		publen = hybrid_answer(m + h->x25519mlkem768,
+		publen = hybrid_answer(m + hello_share(h, group),
 		    HYBRID_CLIENT_SHARE, c->rng, pub, cap, dhe);
 		*dhelen = publen != 0 ? HYBRID_SHARED : 0;
 		return publen;
 	}
 #endif
 	publen = kx_gen(&c->kx, (int)group, c->rng, pub, cap);
-	*dhelen = kx_shared(&c->kx, m + share_at(h, group), kx_len((int)group),
-	    dhe);
+	*dhelen = kx_shared(&c->kx, m + hello_share(h, group),
+	    tls_group_find(group)->share, dhe);
 	kx_wipe(&c->kx);
 	return *dhelen != 0 ? publen : 0;
 }

@@ -1,6 +1,6 @@
 /*
  * hybrid.h - the server's side of the X25519MLKEM768 key share
- * (draft-ietf-tls-ecdhe-mlkem, GROUP_X25519MLKEM768 = 0x11ec) in TLS 1.3.
+ * (draft-ietf-tls-ecdhe-mlkem, GROUP_X25519MLKEM768 in tlswire.h) in TLS 1.3.
  *
  * The client's share is an ML-KEM-768 encapsulation key (1,184 bytes)
  * then an X25519 share (32); the server's is the ML-KEM ciphertext

@@ -261,8 +261,6 @@ size_t	kx_load(struct kx *kx, int group, const unsigned char *sk,
 	    size_t sklen, unsigned char *pub, size_t cap);
 size_t	kx_shared(const struct kx *kx, const unsigned char *peer,
 	    size_t peerlen, unsigned char *out);
-/* A group's share length: X25519's, or an uncompressed point's. */
-size_t	kx_len(int group);
 void	kx_wipe(struct kx *kx);
 
 /*

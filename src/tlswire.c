@@ -62,6 +62,34 @@ tls_sig(unsigned code)
 	return NULL;
 }
 
+const struct tls_group tls_groups[] = {
+	{ GROUP_X25519, HELLO_GROUP_X25519, BR_EC_curve25519, 0, 32,
+	    "bad-x25519-share" },
+	{ GROUP_SECP256R1, HELLO_GROUP_SECP256R1, P256, 1, 65,
+	    "bad-p256-share" },
+	{ GROUP_SECP384R1, HELLO_GROUP_SECP384R1, P384, 1, 97,
+	    "bad-p384-share" },
+	{ GROUP_SECP521R1, HELLO_GROUP_SECP521R1, P521, 1, 133,
+	    "bad-p521-share" },
+#ifndef TLSGATE_NO_MLKEM
+	/* ML-KEM-768's key, then X25519's; checked (FIPS 203 7.2) if used. */
+	{ GROUP_X25519MLKEM768, HELLO_GROUP_X25519MLKEM768, 0, 0, 1184 + 32,
+	    "bad-x25519mlkem768-share" },
+#endif
+};
+const size_t tls_ngroups = sizeof(tls_groups) / sizeof(tls_groups[0]);
+_Static_assert(sizeof(tls_groups) / sizeof(tls_groups[0]) <= HELLO_NGROUPS,
+    "struct hello has a share offset for each group");
+
+const struct tls_group *
+tls_group_find(unsigned code)
+{
+	for (size_t i = 0; i < tls_ngroups; i++)
+		if (tls_groups[i].code == code)
+			return &tls_groups[i];
+	return NULL;
+}
+
 void
 tw_init(struct tw *w, unsigned char *b, size_t cap)
 {

@@ -132,6 +132,25 @@ extern const size_t tls_nsigs;
 /* The scheme with this wire code, NULL if there is none. */
 const struct tls_sig *tls_sig(unsigned code);
 
+/*
+ * The registry of named groups, in the order of their HELLO_GROUP_* bits:
+ * the one place each group is described.  curve is BearSSL's curve ID,
+ * 0 for X25519MLKEM768 (TLS 1.3 only, hybrid.c; absent with
+ * TLSGATE_NO_MLKEM); share, the client's share length (an ECDHE
+ * server's too); point, whether that share is an uncompressed point
+ * (0x04, X, Y); why, the reason a share of another length or form gets.
+ */
+struct tls_group {
+	unsigned	 code, bit;
+	int		 curve, point;
+	size_t		 share;
+	const char	*why;
+};
+extern const struct tls_group tls_groups[];
+extern const size_t tls_ngroups;
+/* The group with this wire code, NULL if there is none. */
+const struct tls_group *tls_group_find(unsigned code);
+
 /* A message being written; see the top of this file. */
 struct tw {
 	unsigned char	*b;

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "hello.h"
+#include "tlswire.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -40,17 +41,16 @@ static int
 inside(const struct hello *h, size_t len)
 {
 	const size_t span[][2] = { { h->random, 32 }, { h->sid, h->sid_len },
-	    { h->x25519, h->x25519 ? 32 : 0 },
-	    { h->secp256r1, h->secp256r1 ? 65 : 0 },
-	    { h->secp384r1, h->secp384r1 ? 97 : 0 },
-	    { h->secp521r1, h->secp521r1 ? 133 : 0 },
-	    { h->x25519mlkem768, h->x25519mlkem768 ? 1216 : 0 },
 	    { h->psk_ids, h->psk_ids_len }, { h->psk_binders, 2 },
 	    { h->host, h->host_len }, { h->alpn, h->alpn_len } };
 
 	for (size_t i = 0; i < sizeof(span) / sizeof(span[0]); i++)
 		if (span[i][0] != 0 &&
 		    (span[i][0] > len || span[i][1] > len - span[i][0]))
+			return 0;
+	for (size_t i = 0; i < tls_ngroups; i++)
+		if (h->share_at[i] != 0 && (h->share_at[i] > len ||
+		    tls_groups[i].share > len - h->share_at[i]))
 			return 0;
 	return 1;
 }
@@ -64,7 +64,7 @@ same(const struct hello *a, const struct hello *b)
 	    a->sid_len == b->sid_len && a->suites == b->suites &&
 	    a->scsv == b->scsv && a->v13 == b->v13 && a->exts == b->exts &&
 	    a->groups == b->groups && a->shares == b->shares &&
-	    a->x25519 == b->x25519 && a->secp256r1 == b->secp256r1 &&
+	    memcmp(a->share_at, b->share_at, sizeof(a->share_at)) == 0 &&
 	    a->sigalgs == b->sigalgs && a->psk_dhe_ke == b->psk_dhe_ke &&
 	    a->psk_ids == b->psk_ids && a->psk_ids_len == b->psk_ids_len &&
 	    a->psk_count == b->psk_count &&
@@ -115,7 +115,7 @@ parse(const uint8_t *m, size_t len, struct hello *h)
 		abort();
 	if (a == 0) {
 		a = hello_choose_group(h, NULL, 0, &g);
-		if (a == HELLO_SHARE && !(g == 0x001d ? h->x25519 : h->secp256r1))
+		if (a == HELLO_SHARE && hello_share(h, g) == 0)
 			abort();
 		if (a != HELLO_SHARE && a != HELLO_HRR && a != 40)
 			abort();

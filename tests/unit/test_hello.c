@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "hello.h"
+#include "tlswire.h"
 #include "unit.h"
 
 /* openssl s_client -connect 127.0.0.1:PORT -tls1_3 -servername example.com
@@ -213,17 +214,16 @@ static int
 inside(const struct hello *h, size_t len)
 {
 	const size_t span[][2] = { { h->random, 32 }, { h->sid, h->sid_len },
-	    { h->x25519, h->x25519 ? 32 : 0 },
-	    { h->secp256r1, h->secp256r1 ? 65 : 0 },
-	    { h->secp384r1, h->secp384r1 ? 97 : 0 },
-	    { h->secp521r1, h->secp521r1 ? 133 : 0 },
-	    { h->x25519mlkem768, h->x25519mlkem768 ? 1216 : 0 },
 	    { h->psk_ids, h->psk_ids_len }, { h->psk_binders, 2 },
 	    { h->host, h->host_len }, { h->alpn, h->alpn_len } };
 
 	for (size_t i = 0; i < sizeof(span) / sizeof(span[0]); i++)
 		if (span[i][0] != 0 &&
 		    (span[i][0] > len || span[i][1] > len - span[i][0]))
+			return 0;
+	for (size_t i = 0; i < tls_ngroups; i++)
+		if (h->share_at[i] != 0 && (h->share_at[i] > len ||
+		    tls_groups[i].share > len - h->share_at[i]))
 			return 0;
 	return 1;
 }
@@ -237,7 +237,7 @@ same(const struct hello *a, const struct hello *b)
 	    a->sid_len == b->sid_len && a->suites == b->suites &&
 	    a->scsv == b->scsv && a->v13 == b->v13 && a->exts == b->exts &&
 	    a->groups == b->groups && a->shares == b->shares &&
-	    a->x25519 == b->x25519 && a->secp256r1 == b->secp256r1 &&
+	    memcmp(a->share_at, b->share_at, sizeof(a->share_at)) == 0 &&
 	    a->sigalgs == b->sigalgs && a->psk_dhe_ke == b->psk_dhe_ke &&
 	    a->psk_ids == b->psk_ids && a->psk_ids_len == b->psk_ids_len &&
 	    a->psk_count == b->psk_count &&
@@ -336,14 +336,16 @@ openssl_hello_is_tls13_and_parsed(void)
 	struct buf m;
 	struct hello h;
 	unsigned g;
+	const unsigned char *x;
 
 	CHECK(real(openssl_tls13, &m, &h) == 0);
 	CHECK(m.n == 240 && inside(&h, m.n));
 	CHECK(h.legacy_version == 0x0303 && h.v13 && h.sid_len == 32);
 	CHECK(h.suites == 7 && !h.scsv);
 	CHECK(h.groups == 0xf && h.shares == HELLO_GROUP_X25519);
-	CHECK(memcmp(m.b + h.x25519, "\xb6\xae\x93\xf4\x5b\x98", 6) == 0);
-	CHECK(memcmp(m.b + h.x25519 + 26, "\x76\xb9\xa4\x8e\xfe\x1d", 6) == 0);
+	x = m.b + hello_share(&h, GROUP_X25519);
+	CHECK(memcmp(x, "\xb6\xae\x93\xf4\x5b\x98", 6) == 0);
+	CHECK(memcmp(x + 26, "\x76\xb9\xa4\x8e\xfe\x1d", 6) == 0);
 	/* The nine schemes of 1.3, and PKCS#1 v1.5, which 1.2 alone uses. */
 	CHECK(h.sigalgs == 0xfff && h.psk_dhe_ke);
 	CHECK(h.host_len == 11 && memcmp(m.b + h.host, "example.com", 11) == 0);
@@ -393,7 +395,9 @@ gnutls_hello_has_two_shares(void)
 
 	CHECK(real(gnutls, &m, &h) == 0 && inside(&h, m.n));
 	CHECK(h.shares == (HELLO_GROUP_X25519 | HELLO_GROUP_SECP256R1));
-	CHECK(m.b[h.secp256r1] == 4 && h.x25519 > h.secp256r1 + 65);
+	CHECK(m.b[hello_share(&h, GROUP_SECP256R1)] == 4);
+	CHECK(hello_share(&h, GROUP_X25519) >
+	    hello_share(&h, GROUP_SECP256R1) + 65);
 	CHECK(h.psk_dhe_ke && h.groups == 0xf && h.suites == 7);
 	CHECK(hello_choose_group(&h, NULL, 0, &g) == HELLO_SHARE && g == 0x001d);
 	return 1;
@@ -408,8 +412,10 @@ p256_first_hello_is_answered_on_p256(void)
 
 	CHECK(real(openssl_p256, &m, &h) == 0 && inside(&h, m.n));
 	CHECK(h.groups == (HELLO_GROUP_X25519 | HELLO_GROUP_SECP256R1));
-	CHECK(h.shares == HELLO_GROUP_SECP256R1 && h.x25519 == 0);
-	CHECK(memcmp(m.b + h.secp256r1, "\x04\x23\xda\xa3", 4) == 0);
+	CHECK(h.shares == HELLO_GROUP_SECP256R1 &&
+	    hello_share(&h, GROUP_X25519) == 0);
+	CHECK(memcmp(m.b + hello_share(&h, GROUP_SECP256R1),
+	    "\x04\x23\xda\xa3", 4) == 0);
 	CHECK(h.host == 0);
 	CHECK(hello_choose_group(&h, NULL, 0, &g) == HELLO_SHARE && g == 0x0017);
 	return 1;
@@ -932,11 +938,11 @@ mlkem_and_grease_shares_are_skipped(void)
 	CHECK(parse(m.b, m.n, &h) == 0 && inside(&h, m.n));
 #ifndef TLSGATE_NO_MLKEM
 	pq = HELLO_GROUP_X25519MLKEM768;
-	CHECK(h.x25519mlkem768 == m.n - 32 - 4 - 1216);
+	CHECK(hello_share(&h, GROUP_X25519MLKEM768) == m.n - 32 - 4 - 1216);
 #endif
 	CHECK(h.shares == (HELLO_GROUP_X25519 | pq) &&
-	    m.b[h.x25519] == 0x11);
-	CHECK(h.x25519 == m.n - 32);
+	    m.b[m.n - 32] == 0x11);
+	CHECK(hello_share(&h, GROUP_X25519) == m.n - 32);
 	CHECK(h.groups == (HELLO_GROUP_X25519 | HELLO_GROUP_SECP256R1 |
 	    HELLO_GROUP_SECP384R1 | pq));
 	/* Not among the default groups (NULL): X25519 answers. */
