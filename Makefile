@@ -7,6 +7,11 @@
 #   make soak     30 minutes of new connections at a fixed rate, beside nginx
 #   make latency  the p99.9 of new connections at 500 and 1,000/s, beside nginx
 #   make overload past capacity beside nginx and haproxy; slowloris probes
+# Firmware build systems (Buildroot, OpenWrt, Yocto) pass CC, AR, STRIP,
+# CFLAGS, CPPFLAGS and LDFLAGS on the command line or in the environment.
+# Theirs go on every compile line, BearSSL's too (conf/bearssl.mk); the
+# project's own preprocessor flags live in TG_CPPFLAGS so that a
+# command-line CPPFLAGS cannot drop them.
 CC	?= cc
 # A firmware build points CONF at a directory with its own defaults.h.
 CONF	?= conf
@@ -16,7 +21,9 @@ WERROR	?=
 export WERROR
 WARN	= -std=c11 -Wall -Wextra -pedantic $(WERROR)
 CFLAGS	?= -O2 -g
-CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Isrc -Iport -I$(CONF) $(PQ_DEF)
+CPPFLAGS ?=
+TG_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Isrc -Iport -I$(CONF) $(PQ_DEF)
+ALL_CPPFLAGS = $(TG_CPPFLAGS) $(CPPFLAGS)
 B	?= build
 # BEARSSL=source (default): Debian's BearSSL source, compiled here at -O3
 # (handshakes ~1.5x faster than the -Os system library; see
@@ -64,21 +71,21 @@ $(B)/tlsgate-hooks: $(HOOKS_OBJ) $(BEARSSL_DEP)
 $(B)/hooks/loop.o: src/loop.c src/*.h port/port.h $(CONF)/defaults.h \
 	    | $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -DTLSGATE_TEST_HOOKS \
+	$(CC) $(WARN) $(CFLAGS) $(ALL_CPPFLAGS) -DTLSGATE_TEST_HOOKS \
 	    $(BEARSSL_CFLAGS) -c -o $@ $<
 
 $(B)/src/%.o: src/%.c src/*.h port/port.h $(CONF)/defaults.h | $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) $(BEARSSL_CFLAGS) -c -o $@ $<
+	$(CC) $(WARN) $(CFLAGS) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -c -o $@ $<
 
 # The port layer alone sees the platform's headers (accept4, getrandom).
 $(B)/port/%.o: port/%.c port/port.h
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -Iport -c -o $@ $<
+	$(CC) $(WARN) $(CFLAGS) -Iport $(CPPFLAGS) -c -o $@ $<
 
 # The same sources under AddressSanitizer + UndefinedBehaviorSanitizer.
 asan:
-	$(MAKE) B=build/asan CFLAGS="$(SAN)" build/asan/tlsgate \
+	$(MAKE) B=build/asan CFLAGS="$(SAN)" BEARSSL_XFLAGS= build/asan/tlsgate \
 	    build/asan/tlsgate-hooks
 
 build/allocshim.so: tests/alloc/allocshim.c
@@ -98,12 +105,12 @@ UNIT_MORE_hello = src/tlswire.c
 build/unit/test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/*.h \
 	    $$(UNIT_MORE_$$*)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(CPPFLAGS) -o $@ $< src/$*.c $(UNIT_MORE_$*)
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) -o $@ $< src/$*.c $(UNIT_MORE_$*)
 
 build/unit/asan_test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c \
 	    src/*.h $$(UNIT_MORE_$$*)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(SAN) $(CPPFLAGS) -o $@ $< src/$*.c $(UNIT_MORE_$*)
+	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) -o $@ $< src/$*.c $(UNIT_MORE_$*)
 
 # The workers' shared lock lives in the port layer.
 build/unit/test_workers: tests/unit/test_workers.c port/posix/workers.c
@@ -125,13 +132,13 @@ CERTGEN_SRC = src/certgen.c src/der.c src/cred.c src/certname.c port/posix/port.
 build/unit/test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) src/*.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(CERTGEN_SRC) $(BEARSSL_LIBS)
 
 build/unit/asan_test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) \
 	    src/*.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(CERTGEN_SRC) $(BEARSSL_LIBS)
 
 # The TLS 1.3 cryptography, against RFC 8448, Python and OpenSSL.
@@ -140,14 +147,14 @@ TLSCRYPTO_SRC = src/kdf.c src/recprot.c src/prim.c src/kx.c src/sig.c src/ecdsa.
 build/unit/test_tlscrypto: tests/unit/test_tlscrypto.c tests/unit/unit.h \
 	    $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(TLSCRYPTO_SRC) $(BEARSSL_LIBS)
 
 build/unit/asan_test_tlscrypto: tests/unit/test_tlscrypto.c \
 	    tests/unit/unit.h $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(TLSCRYPTO_SRC) $(BEARSSL_LIBS)
 
 # Session tickets: sealing, opening, the key store and its rotation.
@@ -155,32 +162,32 @@ TICKET_SRC = src/ticket.c
 build/unit/test_ticket: tests/unit/test_ticket.c tests/unit/unit.h \
 	    $(TICKET_SRC) src/ticket.h src/wipe.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(TICKET_SRC) $(BEARSSL_LIBS)
 
 build/unit/asan_test_ticket: tests/unit/test_ticket.c tests/unit/unit.h \
 	    $(TICKET_SRC) src/ticket.h src/wipe.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(TICKET_SRC) $(BEARSSL_LIBS)
 
 # ECDSA signing, byte for byte against BearSSL's.  With a BearSSL source
 # tree at hand, ecdsa.c is first compiled under BearSSL's own inner.h, so
 # that a prototype it declares that differs from 0.6's fails the build.
 ECDSA_INNER = $(if $(filter-out system,$(BEARSSL)),$(CC) $(WARN) \
-	$(CPPFLAGS) $(BEARSSL_CFLAGS) -I$(BEARSSL_SRC)/src -include inner.h \
+	$(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -I$(BEARSSL_SRC)/src -include inner.h \
 	-fsyntax-only src/ecdsa.c)
 build/unit/test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
 	    $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(ECDSA_INNER)
-	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(TLSCRYPTO_SRC) $(BEARSSL_LIBS)
 
 build/unit/asan_test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
 	    $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(TLSCRYPTO_SRC) $(BEARSSL_LIBS)
 
 # The engine, driven through its API by a scripted client in memory
@@ -194,12 +201,12 @@ ENG_DEP	= $(ENG_CLIENT) tests/unit/engclient.h tests/unit/engtest.h \
 	  $(BEARSSL_DEP)
 build/unit/test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(ENG_CLIENT) $(ENG_SRC) $(BEARSSL_LIBS)
 
 build/unit/asan_test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(ENG_CLIENT) $(ENG_SRC) $(BEARSSL_LIBS)
 
 # Keccak (FIPS 202) and ML-KEM-768 (FIPS 203): keccak against hashlib
@@ -210,14 +217,14 @@ build/unit/test_keccak build/unit/test_mlkem: build/unit/test_%: \
 	    tests/unit/test_%.c tests/unit/unit.h $(PQ_TEST_SRC) src/*.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(PQ_TEST_SRC) $(BEARSSL_LIBS)
 
 build/unit/asan_test_keccak build/unit/asan_test_mlkem: \
 	    build/unit/asan_test_%: tests/unit/test_%.c tests/unit/unit.h \
 	    $(PQ_TEST_SRC) src/*.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(PQ_TEST_SRC) $(BEARSSL_LIBS)
 
 # The CertificateVerify signatures test_tlscrypto wrote, checked by
@@ -328,7 +335,7 @@ check-system:
 FUZZ_SECONDS ?= 40
 FUZZ_CC	?= clang
 FUZZ_FLAGS = -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined \
-	$(CPPFLAGS)
+	$(TG_CPPFLAGS)
 FUZZERS	= config der http proxyin slot hello recprot t13cert hs12 ticket
 ifneq ($(PQ),0)
 FUZZERS	+= mlkem
@@ -423,15 +430,15 @@ TIDY_CHECKS = -*,clang-analyzer-*,bugprone-*,cert-*,\
 	-clang-analyzer-valist.Uninitialized
 lint:
 	cppcheck -q --std=c11 --enable=warning,style,performance,portability \
-	    --suppress=variableScope --error-exitcode=1 $(CPPFLAGS) src port
+	    --suppress=variableScope --error-exitcode=1 $(TG_CPPFLAGS) src port
 	clang-tidy --quiet --warnings-as-errors='*' -checks='$(TIDY_CHECKS)' \
-	    src/*.c port/posix/*.c -- -std=c11 $(CPPFLAGS)
+	    src/*.c port/posix/*.c -- -std=c11 $(TG_CPPFLAGS)
 	mandoc -Tlint -Wwarning man/tlsgate.8 man/tlsgate.conf.5
 
 # The load generator (tests/bench/tlsload.md), on BearSSL too.
 $(B)/tlsload: tests/bench/tlsload.c $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O2 $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ \
+	$(CC) $(WARN) -O2 $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ \
 	    tests/bench/tlsload.c $(BEARSSL_LIBS) -lm
 
 # It times tlsgate's ECDSA signer (src/ecdsa.c) beside BearSSL's.
