@@ -102,40 +102,43 @@ UNITS	= http der hello cache proxyin turn
 .SECONDEXPANSION:
 UNIT_MORE_http = src/httpchunk.c
 UNIT_MORE_hello = src/tlswire.c
-build/unit/test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/*.h \
-	    $$(UNIT_MORE_$$*)
+$(B)/unit/test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/*.h \
+	    $$(UNIT_MORE_$$*) | $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) -o $@ $< src/$*.c $(UNIT_MORE_$*)
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) $(LDFLAGS) \
+	    -o $@ $< src/$*.c $(UNIT_MORE_$*)
 
-build/unit/asan_test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c \
-	    src/*.h $$(UNIT_MORE_$$*)
+$(B)/unit/asan_test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c \
+	    src/*.h $$(UNIT_MORE_$$*) | $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) -o $@ $< src/$*.c $(UNIT_MORE_$*)
+	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< src/$*.c \
+	    $(UNIT_MORE_$*)
 
 # The workers' shared lock lives in the port layer.
-build/unit/test_workers: tests/unit/test_workers.c port/posix/workers.c
+$(B)/unit/test_workers: tests/unit/test_workers.c port/posix/workers.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g -Iport -o $@ $^
+	$(CC) $(WARN) -O1 -g -Iport $(LDFLAGS) -o $@ $^
 
-build/unit/asan_test_workers: tests/unit/test_workers.c port/posix/workers.c
+$(B)/unit/asan_test_workers: tests/unit/test_workers.c port/posix/workers.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(SAN) -Iport -o $@ $^
 
 # The one wipe, at -O3 where a dead memset is dropped; no sanitizers,
 # whose stack frames are not the ones the test reads.
-build/unit/test_wipe: tests/unit/test_wipe.c tests/unit/unit.h src/wipe.h
+$(B)/unit/test_wipe: tests/unit/test_wipe.c tests/unit/unit.h src/wipe.h
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O3 -Isrc -o $@ $<
+	$(CC) $(WARN) -O3 -Isrc $(LDFLAGS) -o $@ $<
 
 # Certificates made on the device, read back by BearSSL.
 CERTGEN_SRC = src/certgen.c src/der.c src/cred.c src/certname.c port/posix/port.c
-build/unit/test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) src/*.h \
+$(B)/unit/test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) src/*.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) $(LDFLAGS) \
+	    -o $@ $< \
 	    $(CERTGEN_SRC) $(BEARSSL_LIBS)
 
-build/unit/asan_test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) \
+$(B)/unit/asan_test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) \
 	    src/*.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
@@ -144,13 +147,14 @@ build/unit/asan_test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) \
 # The TLS 1.3 cryptography, against RFC 8448, Python and OpenSSL.
 TLSCRYPTO_SRC = src/kdf.c src/recprot.c src/prim.c src/kx.c src/sig.c src/ecdsa.c \
 	  src/tlswire.c
-build/unit/test_tlscrypto: tests/unit/test_tlscrypto.c tests/unit/unit.h \
+$(B)/unit/test_tlscrypto: tests/unit/test_tlscrypto.c tests/unit/unit.h \
 	    $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) $(LDFLAGS) \
+	    -o $@ $< \
 	    $(TLSCRYPTO_SRC) $(BEARSSL_LIBS)
 
-build/unit/asan_test_tlscrypto: tests/unit/test_tlscrypto.c \
+$(B)/unit/asan_test_tlscrypto: tests/unit/test_tlscrypto.c \
 	    tests/unit/unit.h $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
@@ -159,13 +163,14 @@ build/unit/asan_test_tlscrypto: tests/unit/test_tlscrypto.c \
 
 # Session tickets: sealing, opening, the key store and its rotation.
 TICKET_SRC = src/ticket.c
-build/unit/test_ticket: tests/unit/test_ticket.c tests/unit/unit.h \
+$(B)/unit/test_ticket: tests/unit/test_ticket.c tests/unit/unit.h \
 	    $(TICKET_SRC) src/ticket.h src/wipe.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) $(LDFLAGS) \
+	    -o $@ $< \
 	    $(TICKET_SRC) $(BEARSSL_LIBS)
 
-build/unit/asan_test_ticket: tests/unit/test_ticket.c tests/unit/unit.h \
+$(B)/unit/asan_test_ticket: tests/unit/test_ticket.c tests/unit/unit.h \
 	    $(TICKET_SRC) src/ticket.h src/wipe.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
@@ -177,14 +182,15 @@ build/unit/asan_test_ticket: tests/unit/test_ticket.c tests/unit/unit.h \
 ECDSA_INNER = $(if $(filter-out system,$(BEARSSL)),$(CC) $(WARN) \
 	$(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -I$(BEARSSL_SRC)/src -include inner.h \
 	-fsyntax-only src/ecdsa.c)
-build/unit/test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
+$(B)/unit/test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
 	    $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(ECDSA_INNER)
-	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) $(LDFLAGS) \
+	    -o $@ $< \
 	    $(TLSCRYPTO_SRC) $(BEARSSL_LIBS)
 
-build/unit/asan_test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
+$(B)/unit/asan_test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
 	    $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
@@ -199,12 +205,13 @@ ENG_CLIENT = tests/unit/engclient.c tests/unit/enghs.c
 ENG_DEP	= $(ENG_CLIENT) tests/unit/engclient.h tests/unit/engtest.h \
 	  tests/unit/eng_keys.h tests/unit/unit.h $(ENG_SRC) src/*.h \
 	  $(BEARSSL_DEP)
-build/unit/test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
+$(B)/unit/test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) $(LDFLAGS) \
+	    -o $@ $< \
 	    $(ENG_CLIENT) $(ENG_SRC) $(BEARSSL_LIBS)
 
-build/unit/asan_test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
+$(B)/unit/asan_test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(ENG_CLIENT) $(ENG_SRC) $(BEARSSL_LIBS)
@@ -213,15 +220,16 @@ build/unit/asan_test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
 # (build/unit/keccak_vectors.txt, written by the unit target), mlkem
 # against NIST's ACVP vectors (tests/unit/mlkem_vectors.txt).
 PQ_TEST_SRC = src/keccak.c src/mlkem.c src/hybrid.c $(TLSCRYPTO_SRC)
-build/unit/test_keccak build/unit/test_mlkem: build/unit/test_%: \
+$(B)/unit/test_keccak $(B)/unit/test_mlkem: $(B)/unit/test_%: \
 	    tests/unit/test_%.c tests/unit/unit.h $(PQ_TEST_SRC) src/*.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) $(LDFLAGS) \
+	    -o $@ $< \
 	    $(PQ_TEST_SRC) $(BEARSSL_LIBS)
 
-build/unit/asan_test_keccak build/unit/asan_test_mlkem: \
-	    build/unit/asan_test_%: tests/unit/test_%.c tests/unit/unit.h \
+$(B)/unit/asan_test_keccak $(B)/unit/asan_test_mlkem: \
+	    $(B)/unit/asan_test_%: tests/unit/test_%.c tests/unit/unit.h \
 	    $(PQ_TEST_SRC) src/*.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
@@ -233,23 +241,24 @@ CV_PSS	= -sigopt rsa_padding_mode:pss -sigopt rsa_pss_saltlen:
 CV_OSSL = openssl dgst $(3) -prverify tests/unit/key_$(2).pem \
 	-signature build/unit/cv_$(1).sig build/unit/cv_cv.bin
 
-UNIT_BINS = $(UNITS:%=build/unit/test_%) $(UNITS:%=build/unit/asan_test_%) \
-	build/unit/test_workers build/unit/asan_test_workers build/unit/test_wipe \
-	build/unit/test_certgen build/unit/asan_test_certgen \
-	build/unit/test_tlscrypto build/unit/asan_test_tlscrypto \
-	build/unit/test_ecdsa build/unit/asan_test_ecdsa \
-	build/unit/test_eng12 build/unit/asan_test_eng12 \
-	build/unit/test_eng13 build/unit/asan_test_eng13 \
-	build/unit/test_ticket build/unit/asan_test_ticket
+# The unit tests that run on every target (conf/cross.mk runs them under
+# qemu), and their ASan + UBSan twins; test_wipe reads its own stack at
+# -O3 and has no twin.
+UNIT_PLAIN = $(UNITS:%=test_%) test_workers test_certgen test_tlscrypto \
+	test_ecdsa test_eng12 test_eng13 test_ticket
 ifneq ($(PQ),0)
-UNIT_BINS += build/unit/test_keccak build/unit/asan_test_keccak \
-	build/unit/test_mlkem build/unit/asan_test_mlkem
+UNIT_PLAIN += test_keccak test_mlkem
 endif
-unit: $(UNIT_BINS)
+UNIT_BINS = $(UNIT_PLAIN:%=$(B)/unit/%) $(UNIT_PLAIN:%=$(B)/unit/asan_%) \
+	$(B)/unit/test_wipe
+# $(1) command prefix, $(2) the binaries.  test_tlscrypto writes its
+# signatures to build/unit/ for OpenSSL, whatever the target.
+define unit_run
+	@mkdir -p build/unit
 	rm -f build/unit/cv_*.sig build/unit/cv_cv.bin
 	$(PY) tests/unit/keccak_vectors.py >build/unit/keccak_vectors.txt
-	for t in $(UNIT_BINS); do \
-		$$t >$$t.log 2>&1; rc=$$?; echo "$$t: $$(tail -1 $$t.log)"; \
+	@for t in $(2); do \
+		$(1) $$t >$$t.log 2>&1; rc=$$?; echo "$$t: $$(tail -1 $$t.log)"; \
 		[ $$rc = 0 ] || { grep -v '^ok' $$t.log; exit 1; }; done
 	$(call CV_OSSL,pss2048,rsa2048,-sha256 $(CV_PSS)32)
 	$(call CV_OSSL,pss1025,rsa1025,-sha384 $(CV_PSS)48)
@@ -257,6 +266,9 @@ unit: $(UNIT_BINS)
 	$(call CV_OSSL,p384,p384,-sha384)
 	$(call CV_OSSL,p521,p521,-sha512)
 	$(call CV_OSSL,pss2048-512,rsa2048,-sha512 $(CV_PSS)64)
+endef
+unit: $(UNIT_BINS)
+	$(call unit_run,,$(UNIT_BINS))
 
 # The daily loop (a few minutes): build, unit tests, the integration
 # suite on the default build.
@@ -266,7 +278,9 @@ test: all unit build/allocshim.so build/alloc-selftest
 # The whole suite, as CI runs it: static analysis, unit tests, the
 # integration suite on the default build and under ASan + UBSan, a smoke
 # run on the system BearSSL, each fuzz target for FUZZ_SECONDS, a 2-minute
-# soak, the suite's core under valgrind, and the arm64 build under qemu.
+# soak, the suite's core under valgrind, the CPU matrix (arm64, armhf,
+# mips, mipsel under qemu; x86-64 static on musl) and make install as
+# the firmware build systems call it.
 # The two integration runs take both versions at no extra time: the
 # default build's at tls_max = 1.2 (TLSGATE_TEST_TLS_MAX), the ASan one
 # at the default, 1.3 (test classes that pin a version keep it).
@@ -280,7 +294,8 @@ check: all asan unit build/allocshim.so build/alloc-selftest $(B)/tlsload \
 	$(MAKE) fuzz
 	$(MAKE) soak SOAK_SECONDS=120 SOAK_FLOOR=150 SOAK_PEER=none
 	sh tests/memcheck.sh --bin $(B)/tlsgate
-	$(MAKE) check-cross
+	$(MAKE) check-matrix
+	$(MAKE) check-install
 
 # The fixed-rate soak (30 minutes; CI runs 2) and the side-by-side bench.
 SOAK_SECONDS ?= 1800
