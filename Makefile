@@ -423,17 +423,18 @@ build/fuzz/fuzz_mlkem: tests/fuzz/fuzz_mlkem.c $(PQ_TEST_SRC) src/*.h \
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(PQ_TEST_SRC) \
 	    $(BEARSSL_LIBS)
 
+# FUZZ_JOBS targets at a time, one a core.
+FUZZ_JOBS ?= 2
+FUZZ_ONE = rm -rf build/fuzz/corpus-$$0 && mkdir -p build/fuzz/corpus-$$0 && \
+	cp tests/fuzz/$$0/* build/fuzz/corpus-$$0/ && \
+	build/fuzz/fuzz_$$0 -max_total_time=$(FUZZ_SECONDS) \
+	    -print_final_stats=1 -timeout=10 build/fuzz/corpus-$$0 \
+	    >build/fuzz/$$0.log 2>&1; rc=$$?; \
+	echo "fuzz_$$0: exit $$rc, $$(grep -o \
+	    "number_of_executed_units: [0-9]*" build/fuzz/$$0.log)"; \
+	[ $$rc = 0 ] || { tail -40 build/fuzz/$$0.log; exit 1; }
 fuzz: $(FUZZERS:%=build/fuzz/fuzz_%)
-	for f in $(FUZZERS); do \
-		rm -rf build/fuzz/corpus-$$f && mkdir -p build/fuzz/corpus-$$f && \
-		cp tests/fuzz/$$f/* build/fuzz/corpus-$$f/ && \
-		build/fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) \
-		    -print_final_stats=1 -timeout=10 build/fuzz/corpus-$$f \
-		    >build/fuzz/$$f.log 2>&1; rc=$$?; \
-		echo "fuzz_$$f: exit $$rc, $$(grep -o \
-		    'number_of_executed_units: [0-9]*' build/fuzz/$$f.log)"; \
-		[ $$rc = 0 ] || { tail -40 build/fuzz/$$f.log; exit 1; }; \
-	done
+	printf '%s\n' $(FUZZERS) | xargs -P $(FUZZ_JOBS) -n 1 sh -c '$(FUZZ_ONE)'
 
 # Static analysis of everything that ships, the manuals too; any finding
 # fails.
@@ -446,8 +447,9 @@ TIDY_CHECKS = -*,clang-analyzer-*,bugprone-*,cert-*,\
 lint:
 	cppcheck -q --std=c11 --enable=warning,style,performance,portability \
 	    --suppress=variableScope --error-exitcode=1 $(TG_CPPFLAGS) src port
-	clang-tidy --quiet --warnings-as-errors='*' -checks='$(TIDY_CHECKS)' \
-	    src/*.c port/posix/*.c -- -std=c11 $(TG_CPPFLAGS)
+	ls src/*.c port/posix/*.c | xargs -P 2 -n 8 sh -c 'clang-tidy \
+	    --quiet --warnings-as-errors="*" -checks="$(TIDY_CHECKS)" "$$@" \
+	    -- -std=c11 $(TG_CPPFLAGS)' clang-tidy
 	mandoc -Tlint -Wwarning man/tlsgate.8 man/tlsgate.conf.5
 
 # The load generator (tests/bench/tlsload.md), on BearSSL too.
