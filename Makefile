@@ -7,6 +7,11 @@
 #   make soak     30 minutes of new connections at a fixed rate, beside nginx
 #   make latency  the p99.9 of new connections at 500 and 1,000/s, beside nginx
 #   make overload past capacity beside nginx and haproxy; slowloris probes
+# Firmware build systems (Buildroot, OpenWrt, Yocto) pass CC, AR, STRIP,
+# CFLAGS, CPPFLAGS and LDFLAGS on the command line or in the environment.
+# Theirs go on every compile line, BearSSL's too (conf/bearssl.mk); the
+# project's own preprocessor flags live in TG_CPPFLAGS so that a
+# command-line CPPFLAGS cannot drop them.
 CC	?= cc
 # A firmware build points CONF at a directory with its own defaults.h.
 CONF	?= conf
@@ -16,7 +21,9 @@ WERROR	?=
 export WERROR
 WARN	= -std=c11 -Wall -Wextra -pedantic $(WERROR)
 CFLAGS	?= -O2 -g
-CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Isrc -Iport -I$(CONF) $(PQ_DEF)
+CPPFLAGS ?=
+TG_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Isrc -Iport -I$(CONF) $(PQ_DEF)
+ALL_CPPFLAGS = $(TG_CPPFLAGS) $(CPPFLAGS)
 B	?= build
 # BEARSSL=source (default): Debian's BearSSL source, compiled here at -O3
 # (handshakes ~1.5x faster than the -Os system library; see
@@ -70,21 +77,21 @@ $(B)/tlsgate-hooks: $(HOOKS_OBJ) $(BEARSSL_DEP)
 $(B)/hooks/loop.o: src/loop.c src/*.h port/port.h $(CONF)/defaults.h \
 	    | $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -DTLSGATE_TEST_HOOKS \
+	$(CC) $(WARN) $(CFLAGS) $(ALL_CPPFLAGS) -DTLSGATE_TEST_HOOKS \
 	    $(BEARSSL_CFLAGS) -c -o $@ $<
 
 $(B)/src/%.o: src/%.c src/*.h port/port.h $(CONF)/defaults.h | $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) $(BEARSSL_CFLAGS) -c -o $@ $<
+	$(CC) $(WARN) $(CFLAGS) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -c -o $@ $<
 
 # The port layer alone sees the platform's headers (accept4, getrandom).
 $(B)/port/%.o: port/%.c port/port.h
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -Iport -c -o $@ $<
+	$(CC) $(WARN) $(CFLAGS) -Iport $(CPPFLAGS) -c -o $@ $<
 
 # The same sources under AddressSanitizer + UndefinedBehaviorSanitizer.
 asan:
-	$(MAKE) B=build/asan CFLAGS="$(SAN)" build/asan/tlsgate \
+	$(MAKE) B=build/asan CFLAGS="$(SAN)" BEARSSL_XFLAGS= build/asan/tlsgate \
 	    build/asan/tlsgate-hooks
 
 build/allocshim.so: tests/alloc/allocshim.c
@@ -101,93 +108,99 @@ UNITS	= http der hello cache proxyin turn
 .SECONDEXPANSION:
 UNIT_MORE_http = src/httpchunk.c
 UNIT_MORE_hello = src/tlswire.c
-build/unit/test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/*.h \
-	    $$(UNIT_MORE_$$*)
+$(B)/unit/test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/*.h \
+	    $$(UNIT_MORE_$$*) | $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(CPPFLAGS) -o $@ $< src/$*.c $(UNIT_MORE_$*)
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) $(LDFLAGS) \
+	    -o $@ $< src/$*.c $(UNIT_MORE_$*)
 
-build/unit/asan_test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c \
-	    src/*.h $$(UNIT_MORE_$$*)
+$(B)/unit/asan_test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c \
+	    src/*.h $$(UNIT_MORE_$$*) | $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(SAN) $(CPPFLAGS) -o $@ $< src/$*.c $(UNIT_MORE_$*)
+	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< src/$*.c \
+	    $(UNIT_MORE_$*)
 
 # The workers' shared lock lives in the port layer.
-build/unit/test_workers: tests/unit/test_workers.c port/posix/workers.c
+$(B)/unit/test_workers: tests/unit/test_workers.c port/posix/workers.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g -Iport -o $@ $^
+	$(CC) $(WARN) -O1 -g -Iport $(LDFLAGS) -o $@ $^
 
-build/unit/asan_test_workers: tests/unit/test_workers.c port/posix/workers.c
+$(B)/unit/asan_test_workers: tests/unit/test_workers.c port/posix/workers.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(SAN) -Iport -o $@ $^
 
 # The one wipe, at -O3 where a dead memset is dropped; no sanitizers,
 # whose stack frames are not the ones the test reads.
-build/unit/test_wipe: tests/unit/test_wipe.c tests/unit/unit.h src/wipe.h
+$(B)/unit/test_wipe: tests/unit/test_wipe.c tests/unit/unit.h src/wipe.h
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O3 -Isrc -o $@ $<
+	$(CC) $(WARN) -O3 -Isrc $(LDFLAGS) -o $@ $<
 
 # Certificates made on the device, read back by BearSSL.
 CERTGEN_SRC = src/certgen.c src/der.c src/cred.c src/certname.c port/posix/port.c \
 	port/posix/file.c
-build/unit/test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) src/*.h \
+$(B)/unit/test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) src/*.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) $(LDFLAGS) \
+	    -o $@ $< \
 	    $(CERTGEN_SRC) $(BEARSSL_LIBS)
 
-build/unit/asan_test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) \
+$(B)/unit/asan_test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) \
 	    src/*.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(CERTGEN_SRC) $(BEARSSL_LIBS)
 
 # The TLS 1.3 cryptography, against RFC 8448, Python and OpenSSL.
 TLSCRYPTO_SRC = src/kdf.c src/recprot.c src/prim.c src/kx.c src/sig.c src/ecdsa.c \
 	  src/tlswire.c
-build/unit/test_tlscrypto: tests/unit/test_tlscrypto.c tests/unit/unit.h \
+$(B)/unit/test_tlscrypto: tests/unit/test_tlscrypto.c tests/unit/unit.h \
 	    $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) $(LDFLAGS) \
+	    -o $@ $< \
 	    $(TLSCRYPTO_SRC) $(BEARSSL_LIBS)
 
-build/unit/asan_test_tlscrypto: tests/unit/test_tlscrypto.c \
+$(B)/unit/asan_test_tlscrypto: tests/unit/test_tlscrypto.c \
 	    tests/unit/unit.h $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(TLSCRYPTO_SRC) $(BEARSSL_LIBS)
 
 # Session tickets: sealing, opening, the key store and its rotation.
 TICKET_SRC = src/ticket.c
-build/unit/test_ticket: tests/unit/test_ticket.c tests/unit/unit.h \
+$(B)/unit/test_ticket: tests/unit/test_ticket.c tests/unit/unit.h \
 	    $(TICKET_SRC) src/ticket.h src/wipe.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) $(LDFLAGS) \
+	    -o $@ $< \
 	    $(TICKET_SRC) $(BEARSSL_LIBS)
 
-build/unit/asan_test_ticket: tests/unit/test_ticket.c tests/unit/unit.h \
+$(B)/unit/asan_test_ticket: tests/unit/test_ticket.c tests/unit/unit.h \
 	    $(TICKET_SRC) src/ticket.h src/wipe.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(TICKET_SRC) $(BEARSSL_LIBS)
 
 # ECDSA signing, byte for byte against BearSSL's.  With a BearSSL source
 # tree at hand, ecdsa.c is first compiled under BearSSL's own inner.h, so
 # that a prototype it declares that differs from 0.6's fails the build.
 ECDSA_INNER = $(if $(filter-out system,$(BEARSSL)),$(CC) $(WARN) \
-	$(CPPFLAGS) $(BEARSSL_CFLAGS) -I$(BEARSSL_SRC)/src -include inner.h \
+	$(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -I$(BEARSSL_SRC)/src -include inner.h \
 	-fsyntax-only src/ecdsa.c)
-build/unit/test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
+$(B)/unit/test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
 	    $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(ECDSA_INNER)
-	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) $(LDFLAGS) \
+	    -o $@ $< \
 	    $(TLSCRYPTO_SRC) $(BEARSSL_LIBS)
 
-build/unit/asan_test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
+$(B)/unit/asan_test_ecdsa: tests/unit/test_ecdsa.c tests/unit/unit.h \
 	    $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(TLSCRYPTO_SRC) $(BEARSSL_LIBS)
 
 # The engine, driven through its API by a scripted client in memory
@@ -201,32 +214,34 @@ ENG_CLIENT = tests/unit/engclient.c tests/unit/enghs.c
 ENG_DEP	= $(ENG_CLIENT) tests/unit/engclient.h tests/unit/engtest.h \
 	  tests/unit/eng_keys.h tests/unit/unit.h $(ENG_SRC) src/*.h \
 	  $(BEARSSL_DEP)
-build/unit/test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
+$(B)/unit/test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) $(LDFLAGS) \
+	    -o $@ $< \
 	    $(ENG_CLIENT) $(ENG_SRC) $(BEARSSL_LIBS)
 
-build/unit/asan_test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
+$(B)/unit/asan_test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(ENG_CLIENT) $(ENG_SRC) $(BEARSSL_LIBS)
 
 # Keccak (FIPS 202) and ML-KEM-768 (FIPS 203): keccak against hashlib
 # (build/unit/keccak_vectors.txt, written by the unit target), mlkem
 # against NIST's ACVP vectors (tests/unit/mlkem_vectors.txt).
 PQ_TEST_SRC = src/keccak.c src/mlkem.c src/hybrid.c $(TLSCRYPTO_SRC)
-build/unit/test_keccak build/unit/test_mlkem: build/unit/test_%: \
+$(B)/unit/test_keccak $(B)/unit/test_mlkem: $(B)/unit/test_%: \
 	    tests/unit/test_%.c tests/unit/unit.h $(PQ_TEST_SRC) src/*.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) $(LDFLAGS) \
+	    -o $@ $< \
 	    $(PQ_TEST_SRC) $(BEARSSL_LIBS)
 
-build/unit/asan_test_keccak build/unit/asan_test_mlkem: \
-	    build/unit/asan_test_%: tests/unit/test_%.c tests/unit/unit.h \
+$(B)/unit/asan_test_keccak $(B)/unit/asan_test_mlkem: \
+	    $(B)/unit/asan_test_%: tests/unit/test_%.c tests/unit/unit.h \
 	    $(PQ_TEST_SRC) src/*.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(SAN) $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(PQ_TEST_SRC) $(BEARSSL_LIBS)
 
 # The CertificateVerify signatures test_tlscrypto wrote, checked by
@@ -235,23 +250,24 @@ CV_PSS	= -sigopt rsa_padding_mode:pss -sigopt rsa_pss_saltlen:
 CV_OSSL = openssl dgst $(3) -prverify tests/unit/key_$(2).pem \
 	-signature build/unit/cv_$(1).sig build/unit/cv_cv.bin
 
-UNIT_BINS = $(UNITS:%=build/unit/test_%) $(UNITS:%=build/unit/asan_test_%) \
-	build/unit/test_workers build/unit/asan_test_workers build/unit/test_wipe \
-	build/unit/test_certgen build/unit/asan_test_certgen \
-	build/unit/test_tlscrypto build/unit/asan_test_tlscrypto \
-	build/unit/test_ecdsa build/unit/asan_test_ecdsa \
-	build/unit/test_eng12 build/unit/asan_test_eng12 \
-	build/unit/test_eng13 build/unit/asan_test_eng13 \
-	build/unit/test_ticket build/unit/asan_test_ticket
+# The unit tests that run on every target (conf/cross.mk runs them under
+# qemu), and their ASan + UBSan twins; test_wipe reads its own stack at
+# -O3 and has no twin.
+UNIT_PLAIN = $(UNITS:%=test_%) test_workers test_certgen test_tlscrypto \
+	test_ecdsa test_eng12 test_eng13 test_ticket
 ifneq ($(PQ),0)
-UNIT_BINS += build/unit/test_keccak build/unit/asan_test_keccak \
-	build/unit/test_mlkem build/unit/asan_test_mlkem
+UNIT_PLAIN += test_keccak test_mlkem
 endif
-unit: $(UNIT_BINS)
+UNIT_BINS = $(UNIT_PLAIN:%=$(B)/unit/%) $(UNIT_PLAIN:%=$(B)/unit/asan_%) \
+	$(B)/unit/test_wipe
+# $(1) command prefix, $(2) the binaries.  test_tlscrypto writes its
+# signatures to build/unit/ for OpenSSL, whatever the target.
+define unit_run
+	@mkdir -p build/unit
 	rm -f build/unit/cv_*.sig build/unit/cv_cv.bin
 	$(PY) tests/unit/keccak_vectors.py >build/unit/keccak_vectors.txt
-	for t in $(UNIT_BINS); do \
-		$$t >$$t.log 2>&1; rc=$$?; echo "$$t: $$(tail -1 $$t.log)"; \
+	@for t in $(2); do \
+		$(1) $$t >$$t.log 2>&1; rc=$$?; echo "$$t: $$(tail -1 $$t.log)"; \
 		[ $$rc = 0 ] || { grep -v '^ok' $$t.log; exit 1; }; done
 	$(call CV_OSSL,pss2048,rsa2048,-sha256 $(CV_PSS)32)
 	$(call CV_OSSL,pss1025,rsa1025,-sha384 $(CV_PSS)48)
@@ -259,6 +275,9 @@ unit: $(UNIT_BINS)
 	$(call CV_OSSL,p384,p384,-sha384)
 	$(call CV_OSSL,p521,p521,-sha512)
 	$(call CV_OSSL,pss2048-512,rsa2048,-sha512 $(CV_PSS)64)
+endef
+unit: $(UNIT_BINS)
+	$(call unit_run,,$(UNIT_BINS))
 
 # The daily loop (a few minutes): build, unit tests, the integration
 # suite on the default build.
@@ -268,7 +287,9 @@ test: all unit build/allocshim.so build/alloc-selftest
 # The whole suite, as CI runs it: static analysis, unit tests, the
 # integration suite on the default build and under ASan + UBSan, a smoke
 # run on the system BearSSL, each fuzz target for FUZZ_SECONDS, a 2-minute
-# soak, the suite's core under valgrind, and the arm64 build under qemu.
+# soak, the suite's core under valgrind, the CPU matrix (arm64, armhf,
+# mips, mipsel under qemu; x86-64 static on musl) and make install as
+# the firmware build systems call it.
 # The two integration runs take both versions at no extra time: the
 # default build's at tls_max = 1.2 (TLSGATE_TEST_TLS_MAX), the ASan one
 # at the default, 1.3 (test classes that pin a version keep it).
@@ -283,7 +304,8 @@ check: all asan unit build/allocshim.so build/alloc-selftest $(B)/tlsload \
 	$(MAKE) fuzz
 	$(MAKE) soak SOAK_SECONDS=120 SOAK_FLOOR=150 SOAK_PEER=none
 	sh tests/memcheck.sh --bin $(B)/tlsgate
-	$(MAKE) check-cross
+	$(MAKE) check-matrix
+	$(MAKE) check-install
 
 # The fixed-rate soak (30 minutes; CI runs 2) and the side-by-side bench.
 SOAK_SECONDS ?= 1800
@@ -338,7 +360,7 @@ check-system:
 FUZZ_SECONDS ?= 40
 FUZZ_CC	?= clang
 FUZZ_FLAGS = -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined \
-	$(CPPFLAGS)
+	$(TG_CPPFLAGS)
 FUZZERS	= config der http proxyin slot hello recprot t13cert hs12 ticket
 ifneq ($(PQ),0)
 FUZZERS	+= mlkem
@@ -415,17 +437,18 @@ build/fuzz/fuzz_mlkem: tests/fuzz/fuzz_mlkem.c $(PQ_TEST_SRC) src/*.h \
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(PQ_TEST_SRC) \
 	    $(BEARSSL_LIBS)
 
+# FUZZ_JOBS targets at a time, one a core.
+FUZZ_JOBS ?= 2
+FUZZ_ONE = rm -rf build/fuzz/corpus-$$0 && mkdir -p build/fuzz/corpus-$$0 && \
+	cp tests/fuzz/$$0/* build/fuzz/corpus-$$0/ && \
+	build/fuzz/fuzz_$$0 -max_total_time=$(FUZZ_SECONDS) \
+	    -print_final_stats=1 -timeout=10 build/fuzz/corpus-$$0 \
+	    >build/fuzz/$$0.log 2>&1; rc=$$?; \
+	echo "fuzz_$$0: exit $$rc, $$(grep -o \
+	    "number_of_executed_units: [0-9]*" build/fuzz/$$0.log)"; \
+	[ $$rc = 0 ] || { tail -40 build/fuzz/$$0.log; exit 1; }
 fuzz: $(FUZZERS:%=build/fuzz/fuzz_%)
-	for f in $(FUZZERS); do \
-		rm -rf build/fuzz/corpus-$$f && mkdir -p build/fuzz/corpus-$$f && \
-		cp tests/fuzz/$$f/* build/fuzz/corpus-$$f/ && \
-		build/fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) \
-		    -print_final_stats=1 -timeout=10 build/fuzz/corpus-$$f \
-		    >build/fuzz/$$f.log 2>&1; rc=$$?; \
-		echo "fuzz_$$f: exit $$rc, $$(grep -o \
-		    'number_of_executed_units: [0-9]*' build/fuzz/$$f.log)"; \
-		[ $$rc = 0 ] || { tail -40 build/fuzz/$$f.log; exit 1; }; \
-	done
+	printf '%s\n' $(FUZZERS) | xargs -P $(FUZZ_JOBS) -n 1 sh -c '$(FUZZ_ONE)'
 
 # Static analysis of everything that ships, the manuals too; any finding
 # fails.
@@ -437,15 +460,16 @@ TIDY_CHECKS = -*,clang-analyzer-*,bugprone-*,cert-*,\
 	-clang-analyzer-valist.Uninitialized
 lint:
 	cppcheck -q --std=c11 --enable=warning,style,performance,portability \
-	    --suppress=variableScope --error-exitcode=1 $(CPPFLAGS) src port
-	clang-tidy --quiet --warnings-as-errors='*' -checks='$(TIDY_CHECKS)' \
-	    src/*.c port/posix/*.c -- -std=c11 $(CPPFLAGS)
+	    --suppress=variableScope --error-exitcode=1 $(TG_CPPFLAGS) src port
+	ls src/*.c port/posix/*.c | xargs -P 2 -n 8 sh -c 'clang-tidy \
+	    --quiet --warnings-as-errors="*" -checks="$(TIDY_CHECKS)" "$$@" \
+	    -- -std=c11 $(TG_CPPFLAGS)' clang-tidy
 	mandoc -Tlint -Wwarning man/tlsgate.8 man/tlsgate.conf.5
 
 # The load generator (tests/bench/tlsload.md), on BearSSL too.
 $(B)/tlsload: tests/bench/tlsload.c $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O2 $(CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ \
+	$(CC) $(WARN) -O2 $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ \
 	    tests/bench/tlsload.c $(BEARSSL_LIBS) -lm
 
 # It times tlsgate's ECDSA signer (src/ecdsa.c) beside BearSSL's.

@@ -18,7 +18,12 @@ BEARSSL_MK := $(lastword $(MAKEFILE_LIST))
 BEARSSL_GOAL := $(.DEFAULT_GOAL)
 BEARSSL_TOP ?= build/bearssl
 BEARSSL_SRC = $(BEARSSL_TOP)/bearssl-0.6+dfsg.1
-BEARSSL_CC = $(CC) $(BEARSSL_OPT) -fPIC -W -Wall \
+# The caller's own CFLAGS (command line or environment, not the top
+# Makefile's default) and CPPFLAGS: a firmware's -march or hardening flag
+# reaches BearSSL's objects too, and its -O level comes after ours.
+BEARSSL_XFLAGS ?= $(if $(filter file default undefined,$(origin CFLAGS)),,\
+	$(CFLAGS)) $(CPPFLAGS)
+BEARSSL_CC = $(CC) $(strip $(BEARSSL_OPT) $(BEARSSL_XFLAGS)) -fPIC -W -Wall \
 	-I$(BEARSSL_SRC)/inc -I$(BEARSSL_SRC)/src
 
 ifeq ($(BEARSSL),source)
@@ -50,6 +55,7 @@ BEARSSL_OBJ = $(patsubst $(BEARSSL_SRC)/%.c,$(BEARSSL_TOP)/obj/%.o, \
 $(BEARSSL_TOP)/libbearssl.a: $(BEARSSL_UNPACKED) $(BEARSSL_TOP)/flags
 	@cat $(BEARSSL_TOP)/flags
 	@$(MAKE) -s -f $(BEARSSL_MK) CC='$(CC)' BEARSSL_OPT='$(BEARSSL_OPT)' \
+		BEARSSL_XFLAGS='$(BEARSSL_XFLAGS)' \
 		BEARSSL='$(BEARSSL)' BEARSSL_TOP='$(BEARSSL_TOP)' bearssl-obj
 	rm -f $@
 	$(AR) rcs $@ $(BEARSSL_TOP)/obj/src/*.o $(BEARSSL_TOP)/obj/src/*/*.o
@@ -67,15 +73,20 @@ $(BEARSSL_TOP)/flags: bearssl-force
 	@mkdir -p $(@D)
 	@echo '$(BEARSSL_CC)' | cmp -s - $@ || echo '$(BEARSSL_CC)' >$@
 
-# tlsgate relies on BearSSL 0.6 beyond its API (docs/engine.md, "Audit notes"),
-# and BearSSL has no version macro: the system library's version is asked
-# of dpkg, and a source tree must have the LRU entry size tls.h copies.
+# tlsgate relies on BearSSL 0.6 beyond its API (docs/engine.md, "Audit
+# notes"), and BearSSL has no version macro.  The system library (a
+# firmware sysroot's too: no dpkg there) must compile and link
+# conf/bearssl_probe.c with the compiler and flags tlsgate is built with;
+# a source tree must have the LRU entry size tls.h copies.
+BEARSSL_PROBE = $(CC) $(CFLAGS) $(CPPFLAGS) $(BEARSSL_CFLAGS) \
+	-o $(BEARSSL_TOP)/probe $(dir $(BEARSSL_MK))bearssl_probe.c $(LDFLAGS) \
+	$(BEARSSL_LIBS)
 $(BEARSSL_TOP)/checked: $(BEARSSL_TOP)/choice $(BEARSSL_UNPACKED)
 	@if [ '$(BEARSSL)' = system ]; then \
-	v=$$(dpkg-query -W -f '$${Version}' libbearssl-dev 2>/dev/null); \
-	case "$$v" in 0.6|0.6[+-]*) ;; *) echo "bearssl.mk: the system" \
-	    "BearSSL is '$${v:-not a Debian package}'; tlsgate needs 0.6" >&2; \
-	    exit 1 ;; esac; \
+	$(BEARSSL_PROBE) >$(BEARSSL_TOP)/probe.log 2>&1 || { \
+	    cat $(BEARSSL_TOP)/probe.log >&2; echo "bearssl.mk: no BearSSL" \
+	    "0.6 for $(CC) (headers and -lbearssl: $(BEARSSL_PROBE))" >&2; \
+	    exit 1; }; \
 	elif ! grep -qs '^#define LRU_ENTRY_LEN *100$$' \
 	    $(BEARSSL_SRC)/src/ssl/ssl_lru.c; then \
 	echo "bearssl.mk: $(BEARSSL_SRC) is not BearSSL 0.6" \

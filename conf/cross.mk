@@ -1,13 +1,19 @@
 # cross.mk: builds for the appliance targets, the memory they need, and the
-# integration tests on an arm64 build under qemu-user (docs/cross.md).
+# tests on each under qemu-user (docs/cross.md).
 #
 #   make cross-arm64 cross-armhf  build/arm64/tlsgate, build/armhf/tlsgate
 #   make static                   build/static/tlsgate, linked -static-pie
 #   make small                    build/small/tlsgate on conf/small
-#   make size                     text/data/bss of each binary built so far,
-#                                 and the worst case of each one's profile
+#   make size                     every target in both profiles, and a table
+#                                 of their stripped size, bss and worst case
+#   make cross-mips cross-mipsel  32-bit MIPS, big- and little-endian
+#   make musl                     build/musl/tlsgate, static on musl
+#   make unit-ARCH, unit-musl     the unit tests on a target (under qemu)
+#   make check-target-ARCH        one target's build, unit tests and share of
+#                                 the integration suite; check-target-musl
+#   make check-matrix             all of them, each timed (make check)
 #   make check-cross              the integration tests on build/arm64/tlsgate
-#                                 (CROSS_ARCH=armhf: on build/armhf/tlsgate)
+#                                 (CROSS_ARCH=mips: on build/mips/tlsgate)
 #   make check-cross-smoke        the same, test_clients only
 #   make check-profiles           conf/small defines what conf/defaults.h does
 #
@@ -17,22 +23,27 @@
 
 CROSS_GOAL	:= $(.DEFAULT_GOAL)
 
-CROSS_ARCHES	= arm64 armhf
+# Most routers and access points are 32-bit MIPS, big-endian (ath79) or
+# little-endian (ramips); arm64 and armhf the rest.
+CROSS_ARCHES	= arm64 armhf mips mipsel
 CROSS_arm64	= aarch64-linux-gnu
 CROSS_armhf	= arm-linux-gnueabihf
+CROSS_mips	= mips-linux-gnu
+CROSS_mipsel	= mipsel-linux-gnu
 QEMU_arm64	= qemu-aarch64-static
 QEMU_armhf	= qemu-arm-static
+QEMU_mips	= qemu-mips-static
+QEMU_mipsel	= qemu-mipsel-static
 # Without binfmt_misc, qemu is told where the target's loader and libc are:
 # Debian's libc6-<arch>-cross installs them under /usr/<triplet>.
 CROSS_RUN	= $(QEMU_$(1)) -L /usr/$(CROSS_$(1))
 # A profile other than conf gets its own build directory suffix.
 CROSS_PROFILE	= $(if $(filter conf,$(CONF:/=)),,-$(notdir $(CONF:/=)))
-SIZE		?= size
 
 $(CROSS_ARCHES:%=cross-%): cross-%:
 	$(MAKE) B=build/$*$(CROSS_PROFILE) CC=$(CROSS_$*)-gcc \
-	    AR=$(CROSS_$*)-ar build/$*$(CROSS_PROFILE)/tlsgate \
-	    build/$*$(CROSS_PROFILE)/tlsgate-hooks
+	    AR=$(CROSS_$*)-ar BEARSSL_TOP=build/$*/bearssl \
+	    build/$*$(CROSS_PROFILE)/tlsgate build/$*$(CROSS_PROFILE)/tlsgate-hooks
 
 # PIE even when static, so the text stays randomised.  glibc's getpwnam and
 # getgrnam may still dlopen NSS modules: a user or group missing from
@@ -42,7 +53,42 @@ static:
 	    build/static$(CROSS_PROFILE)/tlsgate
 
 small:
-	$(MAKE) B=build/small CONF=conf/small build/small/tlsgate
+	$(MAKE) B=build/small CONF=conf/small BEARSSL_TOP=$(B)/bearssl \
+	    build/small/tlsgate
+
+# Static on musl, as OpenWrt and Alpine link (Debian's musl-tools): no NSS,
+# so a static getpwnam reads /etc/passwd itself.  Debian's musl-gcc sees
+# no kernel headers (a firmware's musl toolchain has them): the seccomp
+# filter's come from the host's, as Alpine's linux-headers would.
+MUSL_CC		?= musl-gcc
+MUSL_KINC	= build/musl-kernel-headers
+MUSL_FLAGS	= CC=$(MUSL_CC) LDFLAGS=-static CPPFLAGS='-isystem $(MUSL_KINC)'
+$(MUSL_KINC):
+	mkdir -p $@
+	ln -sfn /usr/include/linux $@/linux
+	ln -sfn /usr/include/asm-generic $@/asm-generic
+	ln -sfn /usr/include/$$(gcc -print-multiarch)/asm $@/asm
+
+musl: $(MUSL_KINC)
+	$(MAKE) $(MUSL_FLAGS) B=build/musl$(CROSS_PROFILE) \
+	    BEARSSL_TOP=build/musl/bearssl build/musl$(CROSS_PROFILE)/tlsgate \
+	    build/musl$(CROSS_PROFILE)/tlsgate-hooks
+
+# The unit tests built for a target and run under its qemu (musl: natively,
+# static); the engine's handshakes and the ECDSA signatures byte for byte
+# included, and OpenSSL checks the signatures the target made.
+# qemu-user has no robust futex list (set_robust_list), so test_workers'
+# killed lock holder would wedge its waiter for ever: it runs natively and
+# on musl only.
+CROSS_UNITS	= $(filter-out test_workers,$(UNIT_PLAIN))
+$(CROSS_ARCHES:%=unit-%): unit-%:
+	$(MAKE) B=build/$* CC=$(CROSS_$*)-gcc AR=$(CROSS_$*)-ar \
+	    $(CROSS_UNITS:%=build/$*/unit/%)
+	$(call unit_run,$(call CROSS_RUN,$*),$(CROSS_UNITS:%=build/$*/unit/%))
+
+unit-musl: $(MUSL_KINC)
+	$(MAKE) $(MUSL_FLAGS) B=build/musl $(UNIT_PLAIN:%=build/musl/unit/%)
+	$(call unit_run,,$(UNIT_PLAIN:%=build/musl/unit/%))
 
 # Under qemu, deadlines stretch (harness.py: SLOW) because TLSGATE_WRAP is
 # set; only tlsgate is emulated, the clients and the backend run natively.
@@ -51,11 +97,54 @@ CROSS_ARCH	?= arm64
 CROSS_CHECK	= TLSGATE_WRAP='$(call CROSS_RUN,$(CROSS_ARCH))' $(PY) \
 	    tests/run.py --bin build/$(CROSS_ARCH)$(CROSS_PROFILE)/tlsgate
 
+# The whole integration suite on one target (a few minutes under qemu).
 check-cross: cross-$(CROSS_ARCH)
 	$(CROSS_CHECK)
 
 check-cross-smoke: cross-$(CROSS_ARCH)
 	$(CROSS_CHECK) -k test_clients
+
+# make check's CPU matrix: on each target its unit tests (the engine, the
+# records, X.509, the DER writer, ECDSA byte for byte) and a share of the
+# integration suite with real clients: each runs the core (real clients of
+# both versions, resumption, the binary PROXY v2 header it writes), and the
+# rest of the suite is spread so that the targets together run all of it
+# but what does not run the target's binary alone (test_alloc's
+# interposed allocator, test_bench_smoke's native tools, test_audit_notes):
+# the native runs have those.
+# docs/cross.md has what each costs.
+CHECK_TARGETS	= arm64 armhf mips mipsel musl
+CHECK_CORE	= test_clients test_resumption test_proxy_protocol test_manual
+CHECK_MORE_mips	= test_proxy_in test_tls13 test_certgen test_pq
+CHECK_MORE_mipsel = test_client_auth test_sni_alpn test_stats_syslog \
+	test_tickets
+CHECK_MORE_armhf = test_policy test_alerts test_redirect test_refusals
+CHECK_MORE_arm64 = test_reload test_signals test_slot_reuse test_slots \
+	test_services test_backend test_logging test_halfclose test_balancer
+# Native speed: the long runs, and what a static musl binary changes
+# (getpwnam without NSS, the workers' robust lock).
+CHECK_MORE_musl	= test_bulk test_http_framing test_faults test_hostile \
+	test_scanners test_rsa_sizes test_config test_privileges \
+	test_backend_pool test_http_forwarding test_workers test_turns
+CHECK_K		= $(foreach t,$(CHECK_CORE) $(CHECK_MORE_$(1)),-k $(t).)
+
+# One after the other: the build and the unit tests share one BearSSL.
+$(CROSS_ARCHES:%=check-target-%): check-target-%:
+	$(MAKE) cross-$*
+	$(MAKE) unit-$*
+	TLSGATE_WRAP='$(call CROSS_RUN,$*)' $(PY) tests/run.py \
+	    --bin build/$*/tlsgate $(call CHECK_K,$*)
+
+check-target-musl:
+	$(MAKE) musl
+	$(MAKE) unit-musl
+	$(PY) tests/run.py --bin build/musl/tlsgate $(call CHECK_K,musl)
+
+# Each target in turn, timed.
+check-matrix:
+	@for t in $(CHECK_TARGETS); do s=$$(date +%s); \
+		$(MAKE) check-target-$$t || exit 1; \
+		echo "check-target-$$t: $$(($$(date +%s) - s)) s"; done
 
 # A profile missing a macro fails to compile only where the macro is used,
 # and one with an extra macro hides a rename: both are caught here.
@@ -81,39 +170,28 @@ build/size/probe.conf:
 	    -subj /CN=localhost 2>/dev/null
 	printf 'cert = %s\nkey = %s\n' $(@D)/cert.pem $(@D)/key.pem >$@
 
-# $(1) binary, $(2) command prefix to run it.  -t on the probe config
-# prints the compile-time maximum; -t again with the slots and sessions it
-# names must print that total, or the two sums in main.c disagree.  bss
-# beyond the worst case is static storage -t does not count (libc's too).
-define size_one
-	@if [ -x $(1) ]; then \
-	set -e; $(SIZE) $(1) | sed 1d; \
-	m=$$($(2) $(1) -t -c build/size/probe.conf | \
-	    sed -n 's/^compile-time maximum = \([0-9]*\) (\([0-9]*\) slots, \([0-9]*\) redirect slots, \([0-9]*\) pending, \([0-9]*\) sessions)$$/\1 \2 \3 \4 \5/p'); \
-	set -- $$m; [ $$# = 5 ] || { echo "$(1): no maximum in -t"; exit 1; }; \
-	cat build/size/probe.conf >build/size/max.conf; \
-	printf 'slots = %s\nredirect_slots = %s\npending = %s\nsession_cache = %s\nredirect = 127.0.0.1:8080\n' \
-	    $$2 $$3 $$4 $$5 >>build/size/max.conf; \
-	t=$$($(2) $(1) -t -c build/size/max.conf | \
-	    sed -n 's/^total = \([0-9]*\) .*/\1/p'); \
-	[ "$$t" = "$$1" ] || { echo "$(1): total $$t != maximum $$1"; exit 1; }; \
-	b=$$($(SIZE) $(1) | awk 'NR == 2 { print $$3 }'); \
-	echo "    worst case $$t bytes ($$2 slots, $$3 redirect slots, $$4 pending, $$5 sessions);" \
-	    "bss - worst case = $$((b - t))"; \
-	fi
-endef
-
+# Every target in both profiles, built one after the other (a profile
+# shares its target's BearSSL), then conf/footprint.py's table.
+SIZE_ROW	= '$(1):$(2):$(3):$(4):$(5)'
 size: build/size/probe.conf
-	@printf '   text\t   data\t    bss\t    dec\t    hex\tfilename\n'
-	$(call size_one,$(B)/tlsgate,)
-	$(call size_one,build/small/tlsgate,)
-	$(call size_one,build/static/tlsgate,)
-	$(call size_one,build/arm64/tlsgate,$(call CROSS_RUN,arm64))
-	$(call size_one,build/armhf/tlsgate,$(call CROSS_RUN,armhf))
-	$(call size_one,build/arm64-small/tlsgate,$(call CROSS_RUN,arm64))
-	$(call size_one,build/armhf-small/tlsgate,$(call CROSS_RUN,armhf))
+	$(MAKE) all
+	$(MAKE) small
+	for t in $(CROSS_ARCHES); do $(MAKE) cross-$$t && \
+	    $(MAKE) CONF=conf/small cross-$$t || exit 1; done
+	$(MAKE) musl
+	$(MAKE) CONF=conf/small musl
+	@$(PY) conf/footprint.py build/size/probe.conf \
+	    $(call SIZE_ROW,x86-64,default,$(B)/tlsgate,strip,) \
+	    $(call SIZE_ROW,x86-64,conf/small,build/small/tlsgate,strip,) \
+	    $(foreach a,$(CROSS_ARCHES),\
+	    $(call SIZE_ROW,$(a),default,build/$(a)/tlsgate,$(CROSS_$(a))-strip,$(call CROSS_RUN,$(a))) \
+	    $(call SIZE_ROW,$(a),conf/small,build/$(a)-small/tlsgate,$(CROSS_$(a))-strip,$(call CROSS_RUN,$(a)))) \
+	    $(call SIZE_ROW,x86-64 musl static,default,build/musl/tlsgate,strip,) \
+	    $(call SIZE_ROW,x86-64 musl static,conf/small,build/musl-small/tlsgate,strip,)
 
-.PHONY: $(CROSS_ARCHES:%=cross-%) static small check-cross check-cross-smoke \
+.PHONY: $(CROSS_ARCHES:%=cross-%) $(CROSS_ARCHES:%=unit-%) \
+	$(CROSS_ARCHES:%=check-target-%) static small musl unit-musl \
+	check-target-musl check-matrix check-cross check-cross-smoke \
 	check-profiles size
 
 # Including this file must not change what a bare `make` builds.

@@ -1990,7 +1990,7 @@ every_primitive_candidate_gives_the_same_bytes(void)
 {
 	static unsigned char want[4][RECLEN];
 	struct prim def = *prim_get();
-	size_t tried;
+	size_t tried, choices = 0;
 	int rc;
 	char d[160], e[160];
 
@@ -2017,9 +2017,12 @@ every_primitive_candidate_gives_the_same_bytes(void)
 			else
 				CHECK(candidate_gives_the_same_bytes(want));
 		}
-		CHECK(tried >= 2);
+		/* ChaCha20 has one candidate where SSE2 is missing. */
+		CHECK(tried >= 1);
+		choices += tried > 1;
 		CHECK(prim_force(k, def.pick[k]) == 1);
 	}
+	CHECK(choices >= 3);
 	CHECK(prim_force(PRIM_CHACHA20, 1) == 1 &&
 	    prim_get()->chacha == &br_chacha20_ct_run);
 	CHECK(prim_force(PRIM_AES_CTR, 3) == 1 &&
