@@ -173,7 +173,6 @@ struct eng {
 
 	size_t			 early_left;
 	size_t			 h2len;		/* the hello after HRR, so far */
-	size_t			 ibase;		/* ... of it in ibuf, before: */
 	size_t			 ipos;		/* bytes of the record in ibuf */
 	size_t			 app_off, app_len; /* its plaintext, unread */
 	size_t			 oout, oend;	/* obuf: sent, written */

@@ -600,11 +600,11 @@ hello2_max(const struct eng *c)
 
 /*
  * A fragment of the ClientHello after HRR (RFC 8446 5.1: any split), in
- * ibuf after the record header at c->ibase.  It is joined in obuf,
- * which has nothing to send until it is answered; what obuf cannot
- * take is joined in ibuf, over the header, and the next record is read
- * after it (c->ibase).  Whole, it is parsed and answered from obuf, or
- * from the scratch buffer when it spans both.
+ * ibuf after its record's header.  It is joined in obuf, which has
+ * nothing to send until it is answered; what obuf cannot take is joined
+ * in ibuf, over the header, and the next record is read after it
+ * (eng_ibase()).  Whole, it is parsed and answered from obuf, or from
+ * the scratch buffer when it spans both.
  */
 static unsigned
 hello2_in(struct eng *c, const unsigned char *p, size_t n)
@@ -618,8 +618,7 @@ hello2_in(struct eng *c, const unsigned char *p, size_t n)
 	if (k > n)
 		k = n;
 	memcpy(c->obuf + c->h2len, p, k);
-	memmove(c->ibuf + c->ibase, p + k, n - k);
-	c->ibase += n - k;
+	memmove(c->ibuf + eng_ibase(c), p + k, n - k);
 	c->h2len += n;
 	if (c->h2len < 4)
 		return 0;
@@ -639,7 +638,7 @@ hello2_in(struct eng *c, const unsigned char *p, size_t n)
 		memcpy(m, c->obuf, c->olen);
 		memcpy(m + c->olen, c->ibuf, need - c->olen);
 	}
-	c->ibase = 0;
+	c->h2len = 0;			/* records again at ibuf's start */
 	if ((a = hello_parse(m, need, &h)) != 0)
 		return eng_refuse(c, a, h.why);
 	/* hs13_hello() reads it all before it writes the ServerHello. */
@@ -649,7 +648,7 @@ hello2_in(struct eng *c, const unsigned char *p, size_t n)
 static unsigned
 hs13_record(struct eng *c)
 {
-	unsigned char *r = c->ibuf + c->ibase;
+	unsigned char *r = c->ibuf + eng_ibase(c);
 	size_t len = c->ipos - 5, reclen = c->ipos;
 	int type;
 
