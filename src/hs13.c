@@ -586,16 +586,16 @@ hs13_end(struct eng *c)
  * its transcript, and has only its two buffers to put it in: 33,109
  * bytes with the default obuf, 16,469 + 16,640.  Every hello a client
  * sends after HRR repeats the first, its share aside (RFC 8446 4.1.2),
- * and clients' hellos are under 2 KiB, tlsfuzzer's longest 17 KiB.
+ * and clients' hellos are under 2 KiB, tlsfuzzer's longest (4,096
+ * extensions) just over 16 KiB.
  */
 static size_t
 hello2_max(const struct eng *c)
 {
 	size_t max = ENG_HELLO2_MAX(c->olen);
 
-	if (c->ops->scratch == NULL)
-		return c->olen;
-	return c->ops->scratch_len < max ? c->ops->scratch_len : max;
+	return c->ops->scratch != NULL && c->ops->scratch_len >= max ?
+	    max : c->olen;
 }
 
 /*

@@ -210,7 +210,7 @@ eng_recvrec_buf(struct eng *c, size_t *len)
 	return c->ibuf + eng_ibase(c) + c->ipos;
 }
 
-/* A record's header is in ibuf[0..5): 0 or the alert its limits earn. */
+/* A record's header is in (at eng_ibase()): 0 or the alert it earns. */
 static unsigned
 header(struct eng *c)
 {
