@@ -103,6 +103,13 @@ struct eng_ops {
 	const br_prng_class **rng;
 	unsigned	 vmin, vmax;
 	uint32_t	 lifetime;	/* seconds a ticket is announced for */
+	/*
+	 * A buffer the engine may write during any one of its calls, and
+	 * keeps nothing in across them (NULL: none): a second hello longer
+	 * than obuf is joined there and read (ENG_HELLO2_MAX).
+	 */
+	unsigned char	*scratch;
+	size_t		 scratch_len;
 };
 
 /* The piece of the server's flight being written. */
@@ -113,6 +120,14 @@ struct eng_piece {
 
 /* The input buffer: a whole record of either version. */
 #define ENG_IBUF_SIZE	(5 + RP_CIPHER_MAX)
+
+/*
+ * The longest ClientHello after a HelloRetryRequest, for an obuf of olen
+ * bytes: it is joined in obuf and then in ibuf, before the record being
+ * read (hs13.c), and read whole in the caller's scratch buffer, which
+ * must be as long (less: it is obuf's length).
+ */
+#define ENG_HELLO2_MAX(olen)	((olen) + ENG_IBUF_SIZE - 5)
 
 /* The largest server message built whole: ServerKeyExchange. */
 #define ENG_MSG_MAX	(4 + 4 + KX_PUB_MAX + 4 + SIG_LEN_MAX)

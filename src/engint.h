@@ -57,6 +57,16 @@ int	hs13_piece(struct eng *);
 unsigned hs_message(struct eng *, const unsigned char *p, size_t n);
 void	eng_alert_in(struct eng *, const unsigned char *p, size_t n);
 
+/*
+ * Where in ibuf the record being read starts: after the part of a
+ * second hello that obuf could not take (hs13.c), else at 0.
+ */
+static inline size_t
+eng_ibase(const struct eng *c)
+{
+	return c->h2len > c->olen ? c->h2len - c->olen : 0;
+}
+
 /* A TLS 1.2 scheme tlsgate signs and checks with (the registry's). */
 static inline const struct tls_sig *
 sig_find(unsigned code)

@@ -563,42 +563,77 @@ hs13_end(struct eng *c)
 }
 
 /*
- * A fragment of the ClientHello after HRR (RFC 8446 5.1: any split).  It
- * is gathered in obuf, which has nothing to send until it is answered;
- * then it is parsed and answered from there.
+ * The longest second hello: obuf and ibuf, and as long as the scratch
+ * buffer it is read whole in.  The first hello may be longer (hello.h's
+ * HELLO_MAX, over 128 KiB): it waits whole in the kernel, looked at in
+ * the pending table's buffer (pend.h), before the connection owns any
+ * memory.  The second comes to a connection that holds its keys and
+ * its transcript, and has only its two buffers to put it in: 33,109
+ * bytes with the default obuf, 16,469 + 16,640.  Every hello a client
+ * sends after HRR repeats the first, its share aside (RFC 8446 4.1.2),
+ * and clients' hellos are under 2 KiB, tlsfuzzer's longest (4,096
+ * extensions) just over 16 KiB.
+ */
+static size_t
+hello2_max(const struct eng *c)
+{
+	size_t max = ENG_HELLO2_MAX(c->olen);
+
+	return c->ops->scratch != NULL && c->ops->scratch_len >= max ?
+	    max : c->olen;
+}
+
+/*
+ * A fragment of the ClientHello after HRR (RFC 8446 5.1: any split), in
+ * ibuf after its record's header.  It is joined in obuf, which has
+ * nothing to send until it is answered; what obuf cannot take is joined
+ * in ibuf, over the header, and the next record is read after it
+ * (eng_ibase()).  Whole, it is parsed and answered from obuf, or from
+ * the scratch buffer when it spans both.
  */
 static unsigned
 hello2_in(struct eng *c, const unsigned char *p, size_t n)
 {
 	struct hello h;
-	size_t need;
+	unsigned char *m = c->obuf;
+	size_t k, need;
 	unsigned a;
 
-	if (n > c->olen - c->h2len)
-		return eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
-		    "hello-too-large");
-	memcpy(c->obuf + c->h2len, p, n);
+	k = c->h2len < c->olen ? c->olen - c->h2len : 0;
+	if (k > n)
+		k = n;
+	memcpy(c->obuf + c->h2len, p, k);
+	memmove(c->ibuf + eng_ibase(c), p + k, n - k);
 	c->h2len += n;
 	if (c->h2len < 4)
 		return 0;
 	if (c->obuf[0] != HT_CLIENT_HELLO)
 		return BR_ALERT_UNEXPECTED_MESSAGE;
 	need = 4 + tw_get24(c->obuf + 1);
+	if (need > hello2_max(c))
+		return eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
+		    "hello-too-large");
 	if (c->h2len < need)
 		return 0;
 	/* Nothing may follow it before the keys change (RFC 8446 5.1). */
 	if (c->h2len > need)
 		return BR_ALERT_UNEXPECTED_MESSAGE;
-	if ((a = hello_parse(c->obuf, need, &h)) != 0)
+	if (need > c->olen) {
+		m = c->ops->scratch;
+		memcpy(m, c->obuf, c->olen);
+		memcpy(m + c->olen, c->ibuf, need - c->olen);
+	}
+	c->h2len = 0;			/* records again at ibuf's start */
+	if ((a = hello_parse(m, need, &h)) != 0)
 		return eng_refuse(c, a, h.why);
 	/* hs13_hello() reads it all before it writes the ServerHello. */
-	return hs13_hello(c, c->obuf, need, &h);
+	return hs13_hello(c, m, need, &h);
 }
 
 static unsigned
 hs13_record(struct eng *c)
 {
-	unsigned char *r = c->ibuf;
+	unsigned char *r = c->ibuf + eng_ibase(c);
 	size_t len = c->ipos - 5, reclen = c->ipos;
 	int type;
 

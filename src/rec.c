@@ -196,7 +196,7 @@ eng_state(const struct eng *c)
 static size_t
 record_len(const struct eng *c)
 {
-	return c->ipos < 5 ? 0 : tw_get16(c->ibuf + 3);
+	return c->ipos < 5 ? 0 : tw_get16(c->ibuf + eng_ibase(c) + 3);
 }
 
 unsigned char *
@@ -207,14 +207,14 @@ eng_recvrec_buf(struct eng *c, size_t *len)
 		return NULL;
 	}
 	*len = c->ipos < 5 ? 5 - c->ipos : 5 + record_len(c) - c->ipos;
-	return c->ibuf + c->ipos;
+	return c->ibuf + eng_ibase(c) + c->ipos;
 }
 
-/* A record's header is in ibuf[0..5): 0 or the alert its limits earn. */
+/* A record's header is in (at eng_ibase()): 0 or the alert it earns. */
 static unsigned
-header(const struct eng *c)
+header(struct eng *c)
 {
-	const unsigned char *h = c->ibuf;
+	const unsigned char *h = c->ibuf + eng_ibase(c);
 	size_t rl = record_len(c);
 	int prot = c->version == TLS13 ? h[0] == CT_APPLICATION_DATA :
 	    c->rd_on;
@@ -226,6 +226,10 @@ header(const struct eng *c)
 		return BR_ALERT_PROTOCOL_VERSION;
 	if (rl == 0 && h[0] != CT_APPLICATION_DATA)
 		return BR_ALERT_DECODE_ERROR;
+	/* After a part of a second hello (hs13.c): the rest of ibuf. */
+	if (eng_ibase(c) + 5 + rl > ENG_IBUF_SIZE)
+		return eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
+		    "hello-too-large");
 	return 0;
 }
 

@@ -30,6 +30,7 @@
 #include "defaults.h"
 #include "log.h"
 #include "hello.h"
+#include "pend.h"
 #include "ticket.h"
 #include "tls.h"
 #include "tlsint.h"
@@ -554,6 +555,10 @@ tls_peeking(const struct tls_conn *t)
 	return t->peek;
 }
 
+/* The peek buffer holds the longest second hello too. */
+_Static_assert(HELLO_WIRE_MAX >= ENG_HELLO2_MAX(TLSGATE_OBUF_SIZE),
+    "pend_peekbuf joins a second hello");
+
 int
 tls_hello(struct tls_conn *t, unsigned char *buf, size_t len, size_t *end,
     unsigned *alert, const char **why)
@@ -583,6 +588,9 @@ tls_hello(struct tls_conn *t, unsigned char *buf, size_t len, size_t *end,
 	t->ops.vmin = sv->tls_min;
 	t->ops.vmax = sv->tls_max;
 	t->ops.lifetime = sv->lifetime;
+	/* The loop's one thread: the engine uses it inside a call only. */
+	t->ops.scratch = pend_peekbuf;
+	t->ops.scratch_len = HELLO_WIRE_MAX;
 	(void)eng_start(&t->eng, t->ibuf, t->ilen, t->obuf, t->olen,
 	    buf + 5, hello_defrag(buf, pk.end), &t->ops);
 	return TLS_HELLO_STARTED;

@@ -23,6 +23,9 @@ from tlswire import (ALERT, APPDATA, BAD_RECORD_MAC, CCS, DECODE_ERROR,
 GCM = "ECDHE-ECDSA-AES128-GCM-SHA256"
 CHACHA = "ECDHE-ECDSA-CHACHA20-POLY1305"
 GET = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+# SHA-256("HelloRetryRequest"): a HelloRetryRequest's random.
+HRR_RANDOM = bytes.fromhex("cf21ad74e59a6111be1d8c021e65b891"
+                           "c2a211167abb8c5e079e09e2c8a8339c")
 
 
 class Alerts(GateTest):
@@ -265,6 +268,79 @@ class Alerts(GateTest):
                 c.close()
                 self.assertEqual((r[0], r[2][0]) if r else None,
                                  (HANDSHAKE, 2), (tls13, piece))
+
+    def hrr_hellos(self, nexts, size2=None, frag=16384):
+        """Two TLS 1.3 hellos with the same nexts empty unassigned
+        extensions (RFC 8446 4.1.2: the second repeats the first): one
+        with no key share, which earns a HelloRetryRequest for X25519,
+        and one with its share, padded (RFC 7685) to size2 bytes if
+        given; each in records of frag bytes."""
+        if not self.tls13:
+            self.skipTest("TLS 1.3 is off in this run")
+        fill = b"".join(ext(c, b"") for c in range(0x6000, 0xf000)
+                        if c & 0x0f0f != 0x0a0a)[:4 * nexts]
+        rnd, sid = os.urandom(32), os.urandom(32)
+
+        def one(shares, pad=b""):
+            exts = (ext(43, vec8(b"\x03\x04")) + ext(51, vec16(shares)) +
+                    ext(10, vec16(u16(29))) +
+                    ext(13, vec16(u16(0x0403) + u16(0x0804))) + fill + pad)
+            m = handshake(1, b"\x03\x03" + rnd + vec8(sid) +
+                          vec16(u16(0x1301)) + vec8(b"\x00") + vec16(exts))
+            return m, b"".join(record(HANDSHAKE, m[i:i + frag])
+                               for i in range(0, len(m), frag))
+        share = u16(29) + vec16(os.urandom(31) + b"\x01")
+        m2, h2 = one(share)
+        if size2 is not None:
+            m2, h2 = one(share, ext(21, bytes(size2 - len(m2) - 4)))
+            self.assertEqual(len(m2), size2)
+        return one(b"")[1], m2, h2
+
+    def second_hello(self, h1, h2):
+        """The records that answer h2 after h1's HelloRetryRequest (and
+        its CCS), and how the connection ended."""
+        c = Conn(self.g.port)
+        c.send(h1)
+        r = c.read_record()
+        self.assertEqual((r[0], r[2][0], r[2][6:38]) if r else None,
+                         (HANDSHAKE, 2, HRR_RANDOM))
+        self.assertEqual(c.read_record()[0], CCS)
+        c.send(h2)
+        r = c.read_record()
+        if r is None or r[0] != HANDSHAKE:
+            recs, end = c.ending()
+            c.close()
+            return [r] + recs, end
+        c.close()
+        return [r], None
+
+    def test_long_second_hellos_after_hrr_are_served(self):
+        # tlsfuzzer's tls13-shuffled-extentions: 4,096 extensions, over
+        # the 16,469 bytes of obuf where the second hello was joined.
+        # The longest fills obuf and ibuf but the last header: its last
+        # record ends at ibuf's end, in full records or in small ones.
+        for nexts, size2, frag in ((5000, None, 16384), (5000, 33109, 16384),
+                                   (8000, 33109, 16384), (8000, 33109, 999)):
+            h1, m2, h2 = self.hrr_hellos(nexts, size2, frag)
+            self.assertGreater(len(m2), 20000)
+            recs, _ = self.second_hello(h1, h2)
+            r = recs[0]
+            self.assertEqual((r[0], r[2][0]) if r else None, (HANDSHAKE, 2),
+                             (nexts, size2, frag))
+            self.assertNotEqual(r[2][6:38], HRR_RANDOM)
+
+    def test_a_second_hello_past_obuf_and_ibuf_gets_handshake_failure(self):
+        # 33,109 bytes at most (docs/conformance.md says why); the first
+        # may be as long as any hello.
+        for nexts, size2, frag in ((5000, 33110, 16384), (9000, None, 16384),
+                                   (5000, 33110, 999)):
+            h1, m2, h2 = self.hrr_hellos(nexts, size2, frag)
+            self.assertGreater(len(m2), 33109)
+            recs, end = self.second_hello(h1, h2)
+            self.assertEqual(([plain_alert(r) for r in recs], end),
+                             ([(2, HANDSHAKE_FAILURE)], "fin"))
+        self.assertEqual([c["outcome"] for c in self.g.wait_conns(3)],
+                         ["hello-too-large"] * 3)
 
     def test_hello_longer_than_any_can_be_gets_decode_error(self):
         # Its length says 2^24 - 1 bytes; no hello has over 131,396.

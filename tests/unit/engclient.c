@@ -46,6 +46,8 @@ static size_t nstore;
 static struct ticket_keys tkeys;
 static unsigned nkeys;
 static br_hmac_drbg_context srv_rng, crng;
+/* The engine's scratch buffer (eng_ops): the longest second hello. */
+static unsigned char srv_scratch[ENG_HELLO2_MAX(16384 + 85)];
 static unsigned nseed;
 
 const char *cli_why = "";
@@ -264,6 +266,8 @@ srv_init(struct srv *s, unsigned vmin, unsigned vmax, size_t olen)
 	s->ops.vmin = vmin;
 	s->ops.vmax = vmax;
 	s->ops.lifetime = 7200;
+	s->ops.scratch = srv_scratch;
+	s->ops.scratch_len = sizeof(srv_scratch);
 	s->ops.seal = seal;
 	s->ops.open = open_ticket;
 	s->svc = "svc";

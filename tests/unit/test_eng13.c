@@ -406,6 +406,46 @@ t13_second_hello_over_several_records_is_taken(void)
 	return 1;
 }
 
+/*
+ * A second hello longer than obuf: joined in obuf, then in ibuf before
+ * the record being read, in one record or many, and read whole in the
+ * scratch buffer; without one, obuf's length is its limit.
+ */
+/* Room for the ServerHello and the CCS after it, not for the hello. */
+#define OBUF2	165
+
+static int
+t13_second_hello_longer_than_obuf_is_taken(void)
+{
+	static const unsigned x25519[] = { GROUP_X25519 };
+	static const size_t frags[] = { 0, 60, 1 };
+	unsigned char m[1024];
+	size_t i;
+
+	for (i = 0; i < 2 * sizeof(frags) / sizeof(frags[0]); i++) {
+		start(TLS13, 1);
+		srv_init(&S, TLS12, TLS13, OBUF2);
+		S.groups = x25519;
+		S.ngroups = 1;
+		C.shares[0] = GROUP_SECP256R1;
+		C.frag = frags[i / 2];
+		/* The second hello, with its X25519 share, is the longer. */
+		C.shares[0] = GROUP_X25519;
+		CHECK(cli_hello_msg(&C, m, sizeof(m)) > OBUF2);
+		C.shares[0] = GROUP_SECP256R1;
+		if (i % 2 == 1) {
+			S.ops.scratch = NULL;
+			CHECK(cli_connect(&C) != 0);
+			CHECK(closed_with(FATAL(BR_ALERT_HANDSHAKE_FAILURE)));
+			continue;
+		}
+		CHECK_OK(cli_connect(&C));
+		CHECK(C.hrr && C.group == GROUP_X25519);
+		CHECK(app_both_ways(&C));
+	}
+	return 1;
+}
+
 /* RFC 8446 4.2.11.2: after HRR the binder covers it and the first hello. */
 static int
 t13_ticket_resumes_after_hrr(void)
@@ -673,6 +713,7 @@ main(void)
 		T(t13_hrr_for_a_p384_share),
 		T(t13_ticket_resumes_after_hrr),
 		T(t13_second_hello_over_several_records_is_taken),
+		T(t13_second_hello_longer_than_obuf_is_taken),
 		T(t13_p256_share_is_taken_without_hrr),
 		T(t13_client_certificate_and_verify_pass),
 		T(t13_empty_client_certificate_is_certificate_required),
