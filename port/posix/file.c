@@ -17,7 +17,7 @@
 #include "port.h"
 
 /* The message of a failure that strerror() cannot say. */
-static char msg[96];
+static char msg[128];
 
 size_t
 port_static_bytes(void)
