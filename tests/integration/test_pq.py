@@ -183,9 +183,13 @@ class Hybrid(GateTest):
                            60)
         self.assertIn(b"hello from the backend behind tlsgate", out,
                       err[-500:])
-        conn = [c for c in g.wait_conns(1) if c["requests"] != "0"][0]
-        self.assertEqual((conn["version"], conn["group"], conn["outcome"]),
-                         ("TLS1.3", "x25519mlkem768", "ok"))
+        g.wait_log(r"^tlsgate: info: conn id=.* requests=[1-9]")
+        conn = [c for c in g.conns() if c["requests"] != "0"][0]
+        self.assertEqual((conn["version"], conn["group"]),
+                         ("TLS1.3", "x25519mlkem768"))
+        # The page was served; how an exiting browser drops its socket
+        # (FIN, or a reset) is its own business.
+        self.assertIn(conn["outcome"], ("ok", "client-reset"), conn)
         self.assertEqual(stats(g)["hrr"], 0)
 
     def firefox_profile(self):

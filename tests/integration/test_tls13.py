@@ -100,8 +100,12 @@ class TLS13(GateTest):
                             "--dump-dom", "https://127.0.0.1:%d/" % g.port],
                            60)
         self.assertIn(b"hello from the backend behind tlsgate", out, err[-500:])
-        conn = g.wait_conns(1)[0]
-        self.assertEqual((conn["version"], conn["outcome"]), ("TLS1.3", "ok"))
+        g.wait_log(r"^tlsgate: info: conn id=.* requests=[1-9]")
+        conn = [c for c in g.conns() if c["requests"] != "0"][0]
+        self.assertEqual(conn["version"], "TLS1.3")
+        # The page was served; how an exiting browser drops its socket
+        # (FIN, or a reset) is its own business.
+        self.assertIn(conn["outcome"], ("ok", "client-reset"), conn)
         st = stats(g)
         self.assertGreaterEqual(st["tls13"], 1)
         self.assertEqual(st["hrr"], 0)
