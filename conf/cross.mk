@@ -108,24 +108,22 @@ check-cross-smoke: cross-$(CROSS_ARCH)
 # records, X.509, the DER writer, ECDSA byte for byte) and a share of the
 # integration suite with real clients: each runs the core (real clients of
 # both versions, resumption, the binary PROXY v2 header it writes), and the
-# rest of the suite is spread so that the targets together run all of it
-# but what does not run the target's binary alone (test_alloc's
-# interposed allocator, test_bench_smoke's native tools, test_audit_notes):
-# the native runs have those.
+# rest of the suite is spread over the emulated targets, so that they
+# together run what byte order and word size can change.  The native runs
+# have the whole suite; the musl build takes what a static musl binary
+# changes (getpwnam without NSS, the workers' robust lock, -t's sums).
 # docs/cross.md has what each costs.
 CHECK_TARGETS	= arm64 armhf mips mipsel musl
-CHECK_CORE	= test_clients test_resumption test_proxy_protocol test_manual
-CHECK_MORE_mips	= test_proxy_in test_tls13 test_certgen test_pq
+CHECK_CORE	= test_clients test_resumption test_proxy_protocol
+CHECK_MORE_mips	= test_proxy_in test_tls13 test_certgen test_pq test_manual
 CHECK_MORE_mipsel = test_client_auth test_sni_alpn test_stats_syslog \
-	test_tickets
-CHECK_MORE_armhf = test_policy test_alerts test_redirect test_refusals
+	test_tickets test_rsa_sizes
+CHECK_MORE_armhf = test_policy test_alerts test_redirect test_refusals \
+	test_hostile
 CHECK_MORE_arm64 = test_reload test_signals test_slot_reuse test_slots \
 	test_services test_backend test_logging test_halfclose test_balancer
-# Native speed: the long runs, and what a static musl binary changes
-# (getpwnam without NSS, the workers' robust lock).
-CHECK_MORE_musl	= test_bulk test_http_framing test_faults test_hostile \
-	test_scanners test_rsa_sizes test_config test_privileges \
-	test_backend_pool test_http_forwarding test_workers test_turns
+CHECK_MORE_musl	= test_config test_privileges test_workers test_turns \
+	test_http_framing
 CHECK_K		= $(foreach t,$(CHECK_CORE) $(CHECK_MORE_$(1)),-k $(t).)
 
 # One after the other: the build and the unit tests share one BearSSL.
