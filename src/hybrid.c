@@ -1,5 +1,5 @@
 /*
- * hybrid.c - see hybrid.h.  X25519 is t13crypto's, ML-KEM mlkem.c's.
+ * hybrid.c - see hybrid.h.  X25519 is kx.c's, ML-KEM mlkem.c's.
  */
 #include <string.h>
 
