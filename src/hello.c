@@ -458,8 +458,11 @@ ext(const unsigned char *m, size_t t, size_t p, size_t end,
 			h->psk_dhe_ke |= m[i] == 1;
 		return 0;
 	case EXT_EC_POINT_FORMATS:	/* RFC 8422 5.1.2 */
-		if (vec(m, &p, end, 1, 1, 255, &at, &n) || p != end)
-			return bad(h, DECODE_ERROR, "bad-point-formats");
+		/* TLS 1.2's alone: hs12.c refuses a malformed one, 1.3 skips it. */
+		if (vec(m, &p, end, 1, 1, 255, &at, &n) || p != end) {
+			h->ecpf_bad = 1;
+			return 0;
+		}
 		for (i = at; i < end; i++)
 			h->ecpf_uncompressed |= m[i] == 0;
 		return 0;

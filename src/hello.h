@@ -193,6 +193,7 @@ struct hello {
 	int		 reneg_scsv;		/* TLS_EMPTY_RENEGOTIATION_INFO */
 	int		 reneg_bad;		/* renegotiation_info not empty */
 	int		 ecpf_uncompressed;	/* ec_point_formats has it */
+	int		 ecpf_bad;		/* ... is malformed (1.2 only) */
 	int		 obsolete;		/* a group TLS 1.3 ruled out */
 	unsigned	 mfl;			/* max_fragment_length, 1 .. 4 */
 	unsigned	 exts;			/* HELLO_EXT_* present */

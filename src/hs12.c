@@ -212,6 +212,8 @@ hs12_hello(struct eng *c, const unsigned char *m, size_t len,
 	if (h->reneg_bad)
 		return BR_ALERT_HANDSHAKE_FAILURE;
 	/* RFC 8422 5.1.2: uncompressed points, the one form we write. */
+	if (h->ecpf_bad)
+		return eng_refuse(c, BR_ALERT_DECODE_ERROR, "bad-point-formats");
 	if ((h->exts & HELLO_EXT_EC_POINT_FORMATS) && !h->ecpf_uncompressed)
 		return BR_ALERT_ILLEGAL_PARAMETER;
 	c->reneg = h->reneg_scsv || (h->exts & HELLO_EXT_RENEGOTIATION_INFO);

@@ -221,6 +221,25 @@ class Alerts(GateTest):
         self.assertEqual(([plain_alert(r) for r in recs], end),
                          ([(2, UNEXPECTED_MESSAGE)], "fin"))
 
+    def test_malformed_ec_point_formats_is_tls12s_alone(self):
+        # RFC 8422 5.1.2 has it TLS 1.2's: decode_error there; a TLS 1.3
+        # handshake skips it, as tlsfuzzer's unassigned-extension probes
+        # ask.
+        bad = ext(11, b"")
+        exts = ext(10, vec16(u16(29) + u16(23))) + bad + \
+            ext(13, vec16(u16(0x0403) + u16(0x0804)))
+        self.expect_alert(self.hello(exts=exts), DECODE_ERROR)
+        line = self.g.wait_log(
+            r"^tlsgate: info: conn id=.* outcome=bad-point-formats")
+        self.assertTrue(line)
+        c = Conn(self.g.port)
+        c.send(self.hello(suites=(0x1301,) + SUITES, exts=(
+            ext(43, vec8(b"\x03\x04")) +
+            ext(51, vec16(u16(29) + vec16(os.urandom(32)))) + exts)))
+        r = c.read_record()
+        c.close()
+        self.assertEqual((r[0], r[2][0]), (HANDSHAKE, 2))  # ServerHello
+
     def test_a_long_tls13_hello_is_served(self):
         exts = (ext(43, vec8(b"\x03\x04\x03\x03")) +
                 ext(51, vec16(u16(29) + vec16(os.urandom(32)))) +

@@ -1214,8 +1214,10 @@ ec_point_formats_uncompressed_is_noted(void)
 	CHECK(parse12("000b0004030102" "00", &h) == 0 && h.ecpf_uncompressed);
 	CHECK(h.exts == HELLO_EXT_EC_POINT_FORMATS);
 	CHECK(parse12("000b000302" "0102", &h) == 0 && !h.ecpf_uncompressed);
-	CHECK(parse12("000b000100", &h) == DECODE);
-	CHECK(parse12("000b00020200", &h) == DECODE);
+	CHECK(!h.ecpf_bad);
+	/* Malformed: noted for TLS 1.2 to refuse; TLS 1.3 skips it. */
+	CHECK(parse12("000b000100", &h) == 0 && h.ecpf_bad);
+	CHECK(parse12("000b00020200", &h) == 0 && h.ecpf_bad);
 	return 1;
 }
 
