@@ -26,7 +26,8 @@ enum { LOG_TO_STDERR, LOG_TO_SYSLOG };
 /*
  * Suites by cipher, one vocabulary for every TLS version: the key
  * exchange is ECDHE and the signature follows from the certificate.
- * AEAD only: the CBC ones went with TLS 1.0 and 1.1.
+ * AEAD only: the CBC ones went with TLS 1.0 and 1.1.  Each is the
+ * index of its entry in tls_suites[] (tlswire.h).
  */
 enum { SUITE_AES128_GCM, SUITE_AES256_GCM, SUITE_CHACHA20 };
 enum { PROFILE_DEFAULT, PROFILE_BSI, PROFILE_MODERN };

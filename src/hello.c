@@ -285,8 +285,6 @@ static const unsigned short exts[] = { EXT_SERVER_NAME, EXT_SUPPORTED_GROUPS,
     EXT_SUPPORTED_VERSIONS, EXT_COOKIE, EXT_PSK_KEY_EXCHANGE_MODES,
     EXT_KEY_SHARE, EXT_EC_POINT_FORMATS, EXT_EXTENDED_MASTER_SECRET,
     EXT_RENEGOTIATION_INFO, EXT_SESSION_TICKET, EXT_MAX_FRAGMENT_LENGTH };
-static const unsigned short suites12[] = { 0xc02b, 0xc02c, 0xcca9, 0xc02f,
-    0xc030, 0xcca8 };
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* server_name's body: host names only, one, 255 bytes at most. */
@@ -507,7 +505,8 @@ hello_parse(const unsigned char *m, size_t len, struct hello *h)
 {
 	size_t p, end = len, at, n, t, g = 0, gn = 0, ks = 0, ksn = 0;
 	unsigned b, a;
-	int comp_null, comp_only;
+	int comp_null, comp_only, k;
+	const struct tls_suite *s;
 
 	memset(h, 0, sizeof(*h));
 	if (len < 4 + 2 + 32 || m[0] != 1 ||
@@ -522,9 +521,10 @@ hello_parse(const unsigned char *m, size_t len, struct hello *h)
 		return bad(h, DECODE_ERROR, "bad-cipher-suites");
 	for (; n > 0; at += 2, n -= 2) {
 		t = tw_get16(m + at);
-		if (t >= 0x1301 && t <= 0x1303)
-			h->suites |= 1u << (unsigned)(t - 0x1301);
-		h->suites12 |= bit(suites12, NELEM(suites12), t);
+		if ((s = tls_suite_find((unsigned)t, &k)) != NULL && k == TS_13)
+			h->suites |= 1u << (s - tls_suites);
+		else if (s != NULL)	/* bits as tlswire.h says */
+			h->suites12 |= 1u << (s - tls_suites + TLS_NSUITES * k);
 		h->scsv |= t == SCSV;
 		h->reneg_scsv |= t == RENEG_SCSV;
 	}

@@ -120,9 +120,17 @@ int	hello_classify(const unsigned char *buf, size_t len, size_t cap,
  */
 size_t	hello_defrag(unsigned char *buf, size_t end);
 
-#define HELLO_SUITE_AES_128_GCM_SHA256		0x01	/* 0x1301 */
-#define HELLO_SUITE_AES_256_GCM_SHA384		0x02	/* 0x1302 */
-#define HELLO_SUITE_CHACHA20_POLY1305_SHA256	0x04	/* 0x1303 */
+/* The suites offered: bit i is tls_suites[i] (tlswire.h) in TLS 1.3, */
+#define HELLO_SUITE_AES_128_GCM_SHA256		0x01
+#define HELLO_SUITE_AES_256_GCM_SHA384		0x02
+#define HELLO_SUITE_CHACHA20_POLY1305_SHA256	0x04
+/* and in TLS 1.2 (suites12): with ECDSA, then with RSA. */
+#define T12_SUITE_ECDSA_AES_128_GCM	0x01
+#define T12_SUITE_ECDSA_AES_256_GCM	0x02
+#define T12_SUITE_ECDSA_CHACHA20	0x04
+#define T12_SUITE_RSA_AES_128_GCM	0x08
+#define T12_SUITE_RSA_AES_256_GCM	0x10
+#define T12_SUITE_RSA_CHACHA20		0x20
 
 /* The groups offered: bit i is tls_groups[i] (tlswire.h). */
 #define HELLO_GROUP_X25519	0x01
@@ -150,14 +158,6 @@ size_t	hello_defrag(unsigned char *buf, size_t end);
 #define HELLO_SIG_ECDSA_SHA1		0x2000
 #define HELLO_SIG_ECDSA_SHA224		0x4000
 #define HELLO_SIG_RSA_PKCS1_SHA224	0x8000
-
-/* TLS 1.2 suites (struct hello's suites12), ECDHE and AEAD only. */
-#define T12_SUITE_ECDSA_AES_128_GCM	0x01	/* 0xc02b */
-#define T12_SUITE_ECDSA_AES_256_GCM	0x02	/* 0xc02c */
-#define T12_SUITE_ECDSA_CHACHA20	0x04	/* 0xcca9 */
-#define T12_SUITE_RSA_AES_128_GCM	0x08	/* 0xc02f */
-#define T12_SUITE_RSA_AES_256_GCM	0x10	/* 0xc030 */
-#define T12_SUITE_RSA_CHACHA20		0x20	/* 0xcca8 */
 
 /* Extensions seen (struct hello's exts). */
 #define HELLO_EXT_SERVER_NAME		0x001	/* 0 */

@@ -41,26 +41,24 @@ enum {
 #define FINISHED_LEN	12	/* verify_data (RFC 5246 7.4.9) */
 #define PMS_MAX		KX_SHARED_MAX
 
-/* The suite's AEAD, by the TLS 1.3 code of the same AEAD. */
-static int
-suite_aead(unsigned suite)
+/*
+ * The chosen suite: the owner's choose() or resume() names one of the
+ * registry's TLS 1.2 codes; anything else is read as the last entry,
+ * never as NULL.
+ */
+static const struct tls_suite *
+chosen(const struct eng *c)
 {
-	switch (suite) {
-	case BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256:
-	case BR_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256:
-		return SUITE_AES_128_GCM_SHA256;
-	case BR_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384:
-	case BR_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384:
-		return SUITE_AES_256_GCM_SHA384;
-	}
-	return SUITE_CHACHA20_POLY1305_SHA256;
+	const struct tls_suite *s = tls_suite_find(c->ch.suite, NULL);
+
+	return s != NULL ? s : &tls_suites[TLS_NSUITES - 1];
 }
 
 /* The PRF's hash: SHA-384 for the AES-256 suites (RFC 5289 3.2). */
 static int
-prf384(unsigned suite)
+prf384(const struct eng *c)
 {
-	return suite_aead(suite) == SUITE_AES_256_GCM_SHA384;
+	return chosen(c)->hash == br_sha384_ID;
 }
 
 /* PRF(secret, label, seed1 + seed2) (RFC 5246 5), len bytes. */
@@ -71,7 +69,7 @@ prf(const struct eng *c, unsigned char *out, size_t len,
 {
 	br_tls_prf_seed_chunk seed[2] = { { s1, n1 }, { s2, n2 } };
 
-	(prf384(c->ch.suite) ? br_tls12_sha384_prf : br_tls12_sha256_prf)(
+	(prf384(c) ? br_tls12_sha384_prf : br_tls12_sha256_prf)(
 	    out, len, secret, slen, label, s2 != NULL ? 2 : 1, seed);
 }
 
@@ -80,9 +78,9 @@ static void
 keys(struct eng *c)
 {
 	unsigned char kb[2 * 32 + 2 * 12];
-	int aead = suite_aead(c->ch.suite);
-	size_t klen = aead == SUITE_AES_128_GCM_SHA256 ? 16 : 32;
-	size_t ivlen = aead == SUITE_CHACHA20_POLY1305_SHA256 ? 12 : 4;
+	const struct tls_suite *s = chosen(c);
+	int aead = (int)s->code[TS_13];
+	size_t klen = s->key, ivlen = s->iv12;
 
 	prf(c, kb, 2 * klen + 2 * ivlen, c->ms, sizeof(c->ms),
 	    "key expansion", c->sr, 32, c->cr, 32);
@@ -124,23 +122,15 @@ group12(const struct hello *h, const struct eng_choice *ch)
 	return 0;
 }
 
-/* Is suite offered in the hello? */
+/* Is suite (a TLS 1.2 code) offered in the hello? */
 static int
 offered(const struct hello *h, unsigned suite)
 {
-	static const unsigned codes[] = {
-		BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
-		BR_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
-		BR_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
-		BR_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
-		BR_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
-		BR_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
-	};
+	int k;
+	const struct tls_suite *s = tls_suite_find(suite, &k);
 
-	for (unsigned i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
-		if (codes[i] == suite)
-			return (h->suites12 >> i & 1) != 0;
-	return 0;
+	return s != NULL && k != TS_13 &&
+	    (h->suites12 >> (s - tls_suites + TLS_NSUITES * k) & 1) != 0;
 }
 
 /*
@@ -250,7 +240,7 @@ hs12_hello(struct eng *c, const unsigned char *m, size_t len,
 	/* RFC 8446 4.1.3: the downgrade sentinel, "DOWNGRD" and 01. */
 	if (c->ops->vmax >= TLS13)
 		memcpy(c->sr + 24, "DOWNGRD\1", 8);
-	th_init(&c->th, prf384(c->ch.suite) ? &br_sha384_vtable :
+	th_init(&c->th, prf384(c) ? &br_sha384_vtable :
 	    &br_sha256_vtable);
 	th_add(&c->th, m, len);
 	if (c->resumed)

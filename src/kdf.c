@@ -16,10 +16,12 @@
 const br_hash_class *
 ks_suite_hash(int suite)
 {
-	if (suite == SUITE_AES_128_GCM_SHA256 ||
-	    suite == SUITE_CHACHA20_POLY1305_SHA256)
-		return &br_sha256_vtable;
-	return suite == SUITE_AES_256_GCM_SHA384 ? &br_sha384_vtable : NULL;
+	int k;
+	const struct tls_suite *s = tls_suite_find((unsigned)suite, &k);
+
+	if (s == NULL || k != TS_13)
+		return NULL;
+	return s->hash == br_sha384_ID ? &br_sha384_vtable : &br_sha256_vtable;
 }
 
 /* out = HMAC(key, data); the HMAC state is wiped. */

@@ -17,21 +17,21 @@ static int	aead(struct rp *, const unsigned char *, size_t,
 		    const unsigned char *, unsigned char *, size_t,
 		    unsigned char *, int);
 
-/* The AEAD's implementation, on r->key (klen bytes). */
+/* The AEAD's implementation, on r->key. */
 static void
-rec_keys(struct rp *r, size_t klen)
+rec_keys(struct rp *r, const struct tls_suite *s)
 {
 	const struct prim *p = prim_get();
 	unsigned char key[32];
 
-	if (r->suite == SUITE_CHACHA20_POLY1305_SHA256) {
+	if (s->chacha) {
 		r->chacha = p->chacha;
 		r->poly = p->poly;
 		return;
 	}
 	/* The AES subkeys take the key's place. */
 	memcpy(key, r->key, sizeof(key));
-	p->ctr->init(&r->aes.vtable, key, klen);
+	p->ctr->init(&r->aes.vtable, key, s->key);
 	br_gcm_init(&r->gcm, &r->aes.vtable, p->ghash);
 	wipe(key, sizeof(key));
 }
@@ -40,14 +40,13 @@ int
 rp_init(struct rp *r, int suite, const unsigned char *secret)
 {
 	const br_hash_class *dig = ks_suite_hash(suite);
-	size_t klen = suite == SUITE_AES_128_GCM_SHA256 ? 16 : 32;
+	const struct tls_suite *s = tls_suite_find((unsigned)suite, NULL);
 
 	if (dig == NULL)
 		return 0;
 	wipe(r, sizeof(*r));
-	r->suite = suite;
-	ks_traffic_keys(dig, secret, r->key, klen, r->iv);
-	rec_keys(r, klen);
+	ks_traffic_keys(dig, secret, r->key, s->key, r->iv);
+	rec_keys(r, s);
 	return 1;
 }
 
@@ -55,16 +54,15 @@ int
 rp_init12(struct rp *r, int aead, const unsigned char *key,
     const unsigned char *iv)
 {
-	size_t klen = aead == SUITE_AES_128_GCM_SHA256 ? 16 : 32;
+	const struct tls_suite *s = tls_suite_find((unsigned)aead, NULL);
 
 	if (ks_suite_hash(aead) == NULL)
 		return 0;
 	wipe(r, sizeof(*r));
-	r->suite = aead;
 	r->v12 = 1;
-	memcpy(r->key, key, klen);
-	memcpy(r->iv, iv, aead == SUITE_CHACHA20_POLY1305_SHA256 ? 12 : 4);
-	rec_keys(r, klen);
+	memcpy(r->key, key, s->key);
+	memcpy(r->iv, iv, s->iv12);
+	rec_keys(r, s);
 	return 1;
 }
 
@@ -159,7 +157,7 @@ aead(struct rp *r, const unsigned char *aad, size_t alen,
 	else
 		for (int i = 0; i < 8; i++)
 			n[11 - i] ^= (unsigned char)(r->seq >> (8 * i));
-	if (r->suite == SUITE_CHACHA20_POLY1305_SHA256) {
+	if (r->chacha != NULL) {
 		r->poly(r->key, n, data, len, aad, alen, encrypt ? tag : t,
 		    r->chacha, encrypt);
 		if (!encrypt)

@@ -103,29 +103,15 @@ cache_now(void)
 	return (uint32_t)(port_now_ms() / 1000);
 }
 
-/*
- * Each suite name (SUITE_*) with its codes: TLS 1.2 with ECDSA, with
- * RSA, and TLS 1.3.
- */
-static const unsigned suite_ids[][3] = {
-	{ BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
-	    BR_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, SUITE_AES_128_GCM_SHA256 },
-	{ BR_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
-	    BR_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384, SUITE_AES_256_GCM_SHA384 },
-	{ BR_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
-	    BR_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
-	    SUITE_CHACHA20_POLY1305_SHA256 },
-};
-#define NSUITES	(sizeof(suite_ids) / sizeof(suite_ids[0]))
-
 /* Is suite (any version's code) one of the service's? */
 static int
 svc_suite(const struct tls_svc *sv, unsigned suite)
 {
-	for (unsigned i = 0; i < sv->suites.n; i++)
-		for (unsigned k = 0; sv->suites.v[i] < NSUITES && k < 3; k++)
-			if (suite_ids[sv->suites.v[i]][k] == suite)
-				return 1;
+	const struct tls_suite *s = tls_suite_find(suite, NULL);
+
+	for (unsigned i = 0; s != NULL && i < sv->suites.n; i++)
+		if (sv->suites.v[i] == (unsigned)(s - tls_suites))
+			return 1;
 	return 0;
 }
 
@@ -507,7 +493,7 @@ choose(void *ctx, const unsigned char *m, const struct hello *h,
 	const struct tls_area *a = &areas[t->area];
 	const struct tls_svc *sv = &a->svc[t->svc];
 	const struct cred *c;
-	int v13 = version == TLS13;
+	int v13 = version == TLS13, k12;
 
 	memset(out, 0, sizeof(*out));
 	if (h->host_len < sizeof(t->sni)) {
@@ -516,15 +502,15 @@ choose(void *ctx, const unsigned char *m, const struct hello *h,
 	}
 	t->cred = pick_cred(a, sv, t->sni);
 	c = &a->creds[t->cred];
+	k12 = c->key_type == BR_KEYTYPE_EC ? TS_ECDSA : TS_RSA;
 	for (unsigned i = 0; i < sv->suites.n && out->suite == 0; i++) {
 		unsigned s = sv->suites.v[i];
 
-		if (s >= NSUITES)
+		if (s >= TLS_NSUITES)
 			continue;
-		if (v13 ? (h->suites & 1u << s) != 0 : (h->suites12 >>
-		    (s + (c->key_type == BR_KEYTYPE_EC ? 0 : 3)) & 1) != 0)
-			out->suite = suite_ids[s][v13 ? 2 :
-			    c->key_type == BR_KEYTYPE_EC ? 0 : 1];
+		if (v13 ? (h->suites >> s & 1) != 0 :
+		    (h->suites12 >> (s + TLS_NSUITES * k12) & 1) != 0)
+			out->suite = tls_suites[s].code[v13 ? TS_13 : k12];
 	}
 	out->scheme = scheme(c, h, v13);
 	out->chain = c->chain;

@@ -85,7 +85,7 @@ hash_class(int id)
 /* Largest CertificateVerify signature: RSA-4096. */
 #define SIG_LEN_MAX	512
 
-/* The hash of a suite (SHA-256 or SHA-384), NULL for anything else. */
+/* The hash of a TLS 1.3 suite (SHA-256 or SHA-384), else NULL. */
 const br_hash_class *ks_suite_hash(int suite);
 
 /*
@@ -184,7 +184,6 @@ void	ks_traffic_keys(const br_hash_class *dig, const unsigned char *secret,
  * and leaves no plaintext behind.
  */
 struct rp {
-	int			suite;		/* the AEAD, by its 1.3 code */
 	int			v12;		/* RFC 5288 / 7905 nonces */
 	uint64_t		seq;
 	unsigned char		iv[12];
@@ -193,7 +192,7 @@ struct rp {
 		br_aes_gen_ctr_keys	aes;
 	};
 	br_gcm_context		gcm;
-	br_chacha20_run		chacha;
+	br_chacha20_run		chacha;		/* NULL: AES-GCM */
 	br_poly1305_run		poly;
 };
 int	rp_init(struct rp *r, int suite, const unsigned char *secret);
@@ -231,7 +230,7 @@ int	rp_open12(struct rp *r, unsigned char *rec, size_t reclen,
 static inline size_t
 rp_head12(const struct rp *r)
 {
-	return r->suite == SUITE_CHACHA20_POLY1305_SHA256 ? 5 : 5 + 8;
+	return r->chacha != NULL ? 5 : 5 + 8;
 }
 
 /*

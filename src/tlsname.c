@@ -13,31 +13,10 @@ static char err_name[TLS_ERR_NAME];	/* what tls_error_name() returns */
 const char *
 tls_suite_name(unsigned s)
 {
-	static const struct {
-		uint16_t	 id;
-		const char	*name;
-	} names[] = {
-		{ BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
-		    "ECDHE-ECDSA-AES128-GCM-SHA256" },
-		{ BR_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
-		    "ECDHE-ECDSA-AES256-GCM-SHA384" },
-		{ BR_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
-		    "ECDHE-ECDSA-CHACHA20-POLY1305" },
-		{ BR_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
-		    "ECDHE-RSA-AES128-GCM-SHA256" },
-		{ BR_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
-		    "ECDHE-RSA-AES256-GCM-SHA384" },
-		{ BR_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
-		    "ECDHE-RSA-CHACHA20-POLY1305" },
-		{ SUITE_AES_128_GCM_SHA256, "TLS_AES_128_GCM_SHA256" },
-		{ SUITE_AES_256_GCM_SHA384, "TLS_AES_256_GCM_SHA384" },
-		{ SUITE_CHACHA20_POLY1305_SHA256, "TLS_CHACHA20_POLY1305_SHA256" },
-	};
+	int k;
+	const struct tls_suite *e = tls_suite_find(s, &k);
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].id == s)
-			return names[i].name;
-	return "none";
+	return e != NULL ? e->name[k] : "none";
 }
 
 const char *

@@ -90,6 +90,31 @@ tls_group_find(unsigned code)
 	return NULL;
 }
 
+const struct tls_suite tls_suites[TLS_NSUITES] = {
+	{ { 0xc02b, 0xc02f, SUITE_AES_128_GCM_SHA256 },
+	    { "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256",
+	    "TLS_AES_128_GCM_SHA256" }, 16, 4, SHA256, 0 },
+	{ { 0xc02c, 0xc030, SUITE_AES_256_GCM_SHA384 },
+	    { "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-RSA-AES256-GCM-SHA384",
+	    "TLS_AES_256_GCM_SHA384" }, 32, 4, SHA384, 0 },
+	{ { 0xcca9, 0xcca8, SUITE_CHACHA20_POLY1305_SHA256 },
+	    { "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305",
+	    "TLS_CHACHA20_POLY1305_SHA256" }, 32, 12, SHA256, 1 },
+};
+
+const struct tls_suite *
+tls_suite_find(unsigned code, int *kind)
+{
+	for (size_t i = 0; i < TLS_NSUITES; i++)
+		for (int k = TS_ECDSA; k <= TS_13; k++)
+			if (tls_suites[i].code[k] == code) {
+				if (kind != NULL)
+					*kind = k;
+				return &tls_suites[i];
+			}
+	return NULL;
+}
+
 void
 tw_init(struct tw *w, unsigned char *b, size_t cap)
 {

@@ -54,7 +54,7 @@
 #define EXT_KEY_SHARE			51
 #define EXT_RENEGOTIATION_INFO		0xff01	/* RFC 5746 */
 
-/* Cipher suites (RFC 8446 B.4; TLS 1.2 names the same AEADs by other codes). */
+/* Cipher suites (RFC 8446 B.4): the AEADs, as tls_suites[] has them. */
 #define SUITE_AES_128_GCM_SHA256		0x1301
 #define SUITE_AES_256_GCM_SHA384		0x1302
 #define SUITE_CHACHA20_POLY1305_SHA256	0x1303
@@ -150,6 +150,31 @@ extern const struct tls_group tls_groups[];
 extern const size_t tls_ngroups;
 /* The group with this wire code, NULL if there is none. */
 const struct tls_group *tls_group_find(unsigned code);
+
+/*
+ * The registry of cipher suites, one entry per AEAD in the order of
+ * config.h's SUITE_*: the one place each suite is described.  code and
+ * name (the log's) by TS_*: TLS 1.2 with ECDHE_ECDSA, with ECDHE_RSA,
+ * TLS 1.3.  struct hello's bit for tls_suites[i]'s TLS 1.3 code is i,
+ * for its code[k] in TLS 1.2, i + TLS_NSUITES * k.  key: the key's
+ * length; iv12: TLS 1.2's fixed IV's (RFC 5288, RFC 7905); hash:
+ * BearSSL's hash ID of the PRF and HKDF (no class, as for tls_sigs);
+ * chacha: the AEAD is ChaCha20-Poly1305, else AES-GCM.
+ */
+enum { TS_ECDSA, TS_RSA, TS_13 };
+struct tls_suite {
+	unsigned	 code[3];
+	const char	*name[3];
+	size_t		 key, iv12;
+	int		 hash, chacha;
+};
+#define TLS_NSUITES	3
+extern const struct tls_suite tls_suites[TLS_NSUITES];
+/*
+ * The suite with this wire code of any version, NULL if there is none;
+ * with kind not NULL, *kind is the code's TS_*.
+ */
+const struct tls_suite *tls_suite_find(unsigned code, int *kind);
 
 /* A message being written; see the top of this file. */
 struct tw {
