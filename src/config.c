@@ -342,7 +342,7 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 {
 	struct service *s = p->cur;
 	char *field = (k->scope == GLOBAL ? (char *)p->c : (char *)s) + k->off;
-	unsigned long long n, mul = 1000;
+	unsigned long long n = 0, mul = 1000;
 	struct svc_cert *ce;
 	struct port_addr *addrs;
 	unsigned *na;
