@@ -521,10 +521,12 @@ hello_parse(const unsigned char *m, size_t len, struct hello *h)
 		return bad(h, DECODE_ERROR, "bad-cipher-suites");
 	for (; n > 0; at += 2, n -= 2) {
 		t = tw_get16(m + at);
-		if ((s = tls_suite_find((unsigned)t, &k)) != NULL && k == TS_13)
+		s = tls_suite_find((unsigned)t, &k);
+		if (s != NULL && k == TS_13)
 			h->suites |= 1u << (s - tls_suites);
 		else if (s != NULL)	/* bits as tlswire.h says */
-			h->suites12 |= 1u << (s - tls_suites + TLS_NSUITES * k);
+			h->suites12 |= 1u << ((size_t)(s - tls_suites) +
+			    TLS_NSUITES * (size_t)k);
 		h->scsv |= t == SCSV;
 		h->reneg_scsv |= t == RENEG_SCSV;
 	}

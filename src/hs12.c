@@ -130,7 +130,8 @@ offered(const struct hello *h, unsigned suite)
 	const struct tls_suite *s = tls_suite_find(suite, &k);
 
 	return s != NULL && k != TS_13 &&
-	    (h->suites12 >> (s - tls_suites + TLS_NSUITES * k) & 1) != 0;
+	    (h->suites12 >> ((size_t)(s - tls_suites) +
+	    TLS_NSUITES * (size_t)k) & 1) != 0;
 }
 
 /*
