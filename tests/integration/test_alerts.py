@@ -232,7 +232,8 @@ class Alerts(GateTest):
         line = self.g.wait_log(
             r"^tlsgate: info: conn id=.* outcome=bad-point-formats")
         self.assertTrue(line)
-        c = Conn(self.g.port)
+        g13 = self.gate(self.b, mode="http", slots="2", tls_max="1.3")
+        c = Conn(g13.port)
         c.send(self.hello(suites=(0x1301,) + SUITES, exts=(
             ext(43, vec8(b"\x03\x04")) +
             ext(51, vec16(u16(29) + vec16(os.urandom(32)))) + exts)))
