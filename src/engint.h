@@ -26,6 +26,8 @@ void	eng_pump(struct eng *);
 void	hs_cert_start(struct eng *);
 unsigned hs_cert_in(struct eng *, const unsigned char *p, size_t n);
 unsigned hs_cert_end(struct eng *);
+/* hs.c: the bytes of the CA names a CertificateRequest lists. */
+size_t	hs_ca_names_len(const struct eng_choice *);
 /*
  * A version's handshake, as a class (BearSSL's hsrun, picotls's
  * per-version callbacks): eng_start() chooses it once, from the hello,

@@ -190,3 +190,14 @@ hs_message(struct eng *c, const unsigned char *p, size_t n)
 	}
 	return a;
 }
+
+/* The bytes of a CertificateRequest's CA names, each with its length. */
+size_t
+hs_ca_names_len(const struct eng_choice *ch)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ch->ncas; i++)
+		n += 2 + ch->cas[i].dn.len;
+	return n;
+}

@@ -32,10 +32,8 @@ cr_sigs(const struct eng *c, unsigned *out)
 static size_t
 ca_names_len(const struct eng_choice *ch)
 {
-	size_t n = 0;
+	size_t n = hs_ca_names_len(ch);
 
-	for (size_t i = 0; i < ch->ncas; i++)
-		n += 2 + ch->cas[i].dn.len;
 	return n + 64 <= 0xffff ? n : 0;
 }
 

@@ -28,26 +28,13 @@ nsigs13(void)
 	return n;
 }
 
-/* Do the CA names fit in a CertificateRequest? (Else none is sent.) */
-static int
-ca_names_fit(const struct eng_choice *ch)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < ch->ncas; i++)
-		n += 2 + ch->cas[i].dn.len;
-	return n > 0 && n + 6 + 2 * nsigs13() + 10 <= 0xffff;
-}
-
-/* The bytes of the CA names list, each with its length. */
+/* The bytes of the CA names, or 0 if none or they do not fit a request. */
 static size_t
 ca_names_len(const struct eng_choice *ch)
 {
-	size_t n = 0;
+	size_t n = hs_ca_names_len(ch);
 
-	for (size_t i = 0; i < ch->ncas; i++)
-		n += 2 + ch->cas[i].dn.len;
-	return n;
+	return n + 6 + 2 * nsigs13() + 10 <= 0xffff ? n : 0;
 }
 
 int
@@ -88,7 +75,7 @@ hs13_piece(struct eng *c)
 		tw_close(&w);
 		break;
 	case F_CR:	/* CertificateRequest: empty context, schemes, CAs */
-		total = ca_names_fit(&c->ch) ? ca_names_len(&c->ch) : 0;
+		total = ca_names_len(&c->ch);
 		tw_u8(&w, HT_CERTIFICATE_REQUEST);
 		/* The CA names stream after this piece: lengths by count. */
 		tw_u24(&w, 1 + 2 + 4 + 2 + 2 * nsigs13() +
