@@ -21,12 +21,6 @@ plain_init(unsigned n)
 		ptab[i].state = PLAIN_FREE;
 }
 
-size_t
-plain_table_bytes(unsigned n)
-{
-	return connset_bytes(sizeof(struct plain), n);
-}
-
 struct connset *
 plain_conns(void)
 {

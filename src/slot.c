@@ -43,12 +43,6 @@ slot_table_init(const struct config *c)
 	}
 }
 
-size_t
-slot_table_bytes(unsigned n)
-{
-	return connset_bytes(sizeof(struct slot), n);
-}
-
 struct connset *
 slot_conns(void)
 {
