@@ -134,6 +134,7 @@ answer(struct plain *p, int status, const char *why)
 {
 	const char *page;
 	size_t n;
+	int rc;
 
 	p->status = status;
 	conn_set_outcome(&p->c, why);
@@ -148,14 +149,10 @@ answer(struct plain *p, int status, const char *why)
 	p->off = 0;
 	p->state = PLAIN_WRITE;
 	p->c.deadline = conn_now + svc_of(p)->idle_ms;
-	switch (flush(p, p->c.cfd)) {
-	case 1:
-		linger(p);
-		break;
-	case -1:
+	if ((rc = flush(p, p->c.cfd)) < 0)
 		plain_abort(p, "client-reset");
-		break;
-	}
+	else if (rc > 0)
+		linger(p);
 }
 
 static int
