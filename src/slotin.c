@@ -41,7 +41,8 @@ slotin_linger(struct slot *s)
 	s->c.deadline = conn_now + CONN_LINGER_MS;
 }
 
-size_t
+/* A read (or peek) of room bytes returned n: the bytes, or 0 (flags set). */
+static size_t
 slotin_got(struct slot *s, long n, size_t room)
 {
 	if (n == PORT_AGAIN || n == 0) {

@@ -9,8 +9,6 @@
 
 #include "slot.h"
 
-/* A read (or peek) of room bytes returned n: the bytes, or 0 (flags set). */
-size_t	slotin_got(struct slot *, long n, size_t room);
 /*
  * Our last bytes are written: send FIN, and read and drop what the
  * client still sends until it closes or CONN_LINGER_MS pass.
