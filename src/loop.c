@@ -1,7 +1,6 @@
 /*
  * loop.c - see loop.h.
  */
-#include <stdio.h>
 #ifdef TLSGATE_TEST_HOOKS
 #include <stdlib.h>
 #endif
@@ -12,7 +11,6 @@
 #include "plain.h"
 #include "pool.h"
 #include "slot.h"
-#include "tls.h"
 #include "turn.h"
 
 #define ACCEPT_BURST	32	/* accepts per turn: live slots go first */
@@ -29,7 +27,8 @@ static struct port_pfd pfd[MAX_LISTENERS + 1 + 2 * MAX_CONNS -
 static struct conn *turn[MAX_CONNS];
 /* When this turn began (port_now_us()): its time budget's start. */
 static uint64_t turn_start;
-/* The connections of every kind: TLS slots, plain slots, pending. */
+/* The connections of every kind: the TLS slots, the plain ones (so
+ * sets[plain] are a kind's slots), the pending entries. */
 static struct connset *sets[3];
 #define NSETS	(sizeof(sets) / sizeof(sets[0]))
 
@@ -117,13 +116,6 @@ accept_some(const struct listener *l)
 	return 0;
 }
 
-/* The slots of each kind: TLS, plain. */
-static struct connset *
-slots_of(int plain)
-{
-	return plain ? plain_conns() : slot_conns();
-}
-
 /*
  * A free slot of the kind, or one taken from the slot that has waited
  * longest (TLSGATE_EVICT_MS at least) for a second flight or a request
@@ -132,7 +124,7 @@ slots_of(int plain)
 static int
 room(int plain)
 {
-	struct connset *set = slots_of(plain);
+	struct connset *set = sets[plain];
 	struct conn *c;
 
 	if (set->nfree > 0)
@@ -280,7 +272,7 @@ poll_add(size_t *n, int fd, short events)
 static uint64_t
 ready_next(int plain, uint64_t next)
 {
-	struct connset *set = slots_of(plain);
+	struct connset *set = sets[plain];
 	struct conn *c;
 
 	if (pend_ready(plain) == 0)
