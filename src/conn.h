@@ -17,7 +17,7 @@
  *
  *	static struct slot tab[TLSGATE_MAX_SLOTS];
  *	static struct conn *live[TLSGATE_MAX_SLOTS];
- *	static unsigned freel[TLSGATE_MAX_SLOTS];
+ *	static uint32_t freel[TLSGATE_MAX_SLOTS];
  *	static struct connset set = CONNSET(tab, live, freel);
  *
  *	connset_init(&set, &slot_class, n);
