@@ -7,6 +7,7 @@
  * bytes, so the moves cost nothing, and the code that builds one reads
  * in the order the ASN.1 is written.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "der.h"
@@ -216,7 +217,7 @@ der_time(struct der *d, int64_t t)
 	int64_t days = t / 86400, secs = t % 86400, y = 1970;
 	int m = 1;
 	char s[16];
-	size_t n = 0;
+	size_t n;
 
 	/* 1950-01-01 to 9999-12-31, RFC 5280's range, and the loops' bound. */
 	if (t < -631152000 || t > 253402300799) {
@@ -234,23 +235,11 @@ der_time(struct der *d, int64_t t)
 		days -= 365 + leap(y);
 	for (; days >= mdays(y, m); m++)
 		days -= mdays(y, m);
-	if (y >= 2050) {
-		s[n++] = (char)('0' + y / 1000);
-		s[n++] = (char)('0' + y / 100 % 10);
-	}
-	s[n++] = (char)('0' + y / 10 % 10);
-	s[n++] = (char)('0' + y % 10);
-	s[n++] = (char)('0' + m / 10);
-	s[n++] = (char)('0' + m % 10);
-	s[n++] = (char)('0' + (days + 1) / 10);
-	s[n++] = (char)('0' + (days + 1) % 10);
-	s[n++] = (char)('0' + secs / 36000);
-	s[n++] = (char)('0' + secs / 3600 % 10);
-	s[n++] = (char)('0' + secs % 3600 / 600);
-	s[n++] = (char)('0' + secs % 3600 / 60 % 10);
-	s[n++] = (char)('0' + secs % 60 / 10);
-	s[n++] = (char)('0' + secs % 10);
-	s[n++] = 'Z';
+	/* UTCTime's two digits of the year up to 2049, then all four. */
+	n = (size_t)snprintf(s, sizeof(s), "%0*lld%02d%02d%02d%02d%02dZ",
+	    y >= 2050 ? 4 : 2, (long long)(y >= 2050 ? y : y % 100), m,
+	    (int)days + 1, (int)(secs / 3600), (int)(secs / 60 % 60),
+	    (int)(secs % 60));
 	der_tlv(d, y >= 2050 ? DER_GENTIME : DER_UTCTIME, s, n);
 }
 
