@@ -62,9 +62,6 @@ struct cache_entry {
 	uint32_t	born;			/* the caller's clock, seconds */
 };
 
-/* The bytes one session takes: the store is sessions times this. */
-#define CACHE_ENTRY_SIZE	sizeof(struct cache_entry)
-
 /* One cache: store[first .. first + n), in sets of CACHE_WAYS. */
 struct cache {
 	uint32_t	first, n, nsets;
