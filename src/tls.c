@@ -620,30 +620,21 @@ tls_resumed(const struct tls_conn *t)
 	return t->eng.resumed;
 }
 
-/* The longest session_lifetime of a service with tickets, seconds. */
-static uint32_t
-ticket_lifetime(const struct config *c)
-{
-	uint32_t l = 0;
-
-	for (unsigned i = 0; i < c->nsvc; i++)
-		if (c->svc[i].tickets && c->svc[i].lifetime_ms / 1000 > l)
-			l = c->svc[i].lifetime_ms / 1000;
-	return l;
-}
-
 /*
  * The rotating keys, from a secret of the DRBG, before any fork: every
  * rotate seconds a new key (config.c keeps rotate within the longest
- * lifetime L, and at least L / 7); 0 means L / 2, so that three keys
- * are kept and none lives longer than 1.5 L.
+ * lifetime L of a service with tickets, and at least L / 7); 0 means
+ * L / 2, so that three keys are kept and none lives longer than 1.5 L.
  */
 static void
 init_rotation(const struct config *c)
 {
 	unsigned char seed[32];
-	uint32_t l = ticket_lifetime(c), r = c->ticket_rotate_ms / 1000;
+	uint32_t l = 0, r = c->ticket_rotate_ms / 1000;
 
+	for (unsigned i = 0; i < c->nsvc; i++)
+		if (c->svc[i].tickets && c->svc[i].lifetime_ms / 1000 > l)
+			l = c->svc[i].lifetime_ms / 1000;
 	if (r == 0)
 		r = l / 2 > 0 ? l / 2 : 1;
 	seed_drbg.vtable->generate(&seed_drbg.vtable, seed, sizeof(seed));
