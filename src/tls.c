@@ -37,11 +37,7 @@
 #include "tlswire.h"
 #include "wipe.h"
 
-/*
- * The session caches, one a service, behind one lock: in static memory,
- * or in memory shared by all workers (tls_init()), so that a client
- * resumes whichever worker it reaches.  They outlive reloads.
- */
+/* Shared by the workers (tls_init()): a client resumes at any of them. */
 struct tls_caches {
 	void		*lock[PORT_LOCK_SIZE / sizeof(void *)];
 	struct cache	 c[TLSGATE_MAX_SERVICES];
