@@ -23,9 +23,8 @@
 unsigned certname_get(const unsigned char *der, size_t len,
 	    char names[][CERTNAME_LEN]);
 /*
- * The subjectAltName's value (its OCTET STRING's content) among the
- * content of a certificate's [3] extensions, in *san, *sanlen; left as
- * they are when there is none.  0, or -1 if an extension is not DER.
+ * The subjectAltName's value among the content of a certificate's [3]
+ * extensions into *san, *sanlen (untouched if none): 0, or -1 on bad DER.
  */
 int	certname_san(const unsigned char *p, size_t len,
 	    const unsigned char **san, size_t *sanlen);
