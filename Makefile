@@ -367,6 +367,7 @@ FUZZERS	+= mlkem
 endif
 
 build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/config.c src/certname.c \
+	    src/der.c \
 	    src/confprint.c src/confproxy.c \
 	    src/proxyin.c port/posix/port.c port/posix/file.c
 	@mkdir -p $(@D)
@@ -397,7 +398,8 @@ build/fuzz/fuzz_slot: tests/fuzz/fuzz_slot.c tests/fuzz/fakeport.c \
 	    src/tlsauth.c src/tlsname.c \
 	    src/pool.c src/cache.c src/ticket.c $(ENG_SRC) \
 	    src/confprint.c src/confproxy.c \
-	    src/log.c src/certname.c src/proxyin.c src/plain.c src/conn.c \
+	    src/log.c src/certname.c src/der.c src/proxyin.c src/plain.c \
+	    src/conn.c \
 	    src/*.h \
 	    port/port.h $(CONF)/defaults.h \
 	    $(BEARSSL_DEP)
