@@ -191,13 +191,40 @@ hs_message(struct eng *c, const unsigned char *p, size_t n)
 	return a;
 }
 
-/* The bytes of a CertificateRequest's CA names, each with its length. */
+/*
+ * The bytes of a CertificateRequest's CA names, each with its length, or
+ * 0 if with the request's other bytes they do not fit its 16-bit vector.
+ */
 size_t
-hs_ca_names_len(const struct eng_choice *ch)
+hs_ca_names_len(const struct eng_choice *ch, size_t others)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < ch->ncas; i++)
 		n += 2 + ch->cas[i].dn.len;
-	return n;
+	return n + others <= 0xffff ? n : 0;
+}
+
+/*
+ * The extensions both versions answer alike, in TLS 1.2's ServerHello
+ * and TLS 1.3's EncryptedExtensions: max_fragment_length, ALPN.
+ */
+void
+hs_put_exts(const struct eng *c, struct tw *w)
+{
+	if (c->mfl != 0) {
+		tw_u16(w, EXT_MAX_FRAGMENT_LENGTH);
+		tw_u16(w, 1);
+		tw_u8(w, c->mfl);
+	}
+	if (c->ch.alpn) {
+		tw_u16(w, EXT_ALPN);
+		tw_open(w, 2);
+		tw_open(w, 2);
+		tw_open(w, 1);
+		tw_put(w, "http/1.1", 8);
+		tw_close(w);
+		tw_close(w);
+		tw_close(w);
+	}
 }
