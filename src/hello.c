@@ -538,8 +538,7 @@ hello_parse(const unsigned char *m, size_t len, struct hello *h)
 	if (!comp_null)
 		return bad(h, ILLEGAL_PARAMETER, "compression-not-null");
 	if (p == end)		/* no extensions: TLS 1.2 */
-		return h->legacy_version < TLS12 ?
-		    bad(h, PROTOCOL_VERSION, "version-below-1.2") : 0;
+		return hello12(h);
 	if (vec(m, &p, end, 2, 0, 0xffff, &at, &n) || p != end)
 		return bad(h, DECODE_ERROR, "bad-extensions");
 	for (p = at; p < end; p = at + n) {
