@@ -89,17 +89,9 @@ hash_class(int id)
 const br_hash_class *ks_suite_hash(int suite);
 
 /*
- * HKDF (RFC 5869) the way TLS 1.3 uses it.  Every expansion in TLS 1.3
- * fits in one hash block, so `outlen` must be at most the hash length.
- * Derive-Secret's `thash` is a transcript hash of the hash's length;
- * labels are given without the "tls13 " prefix.  Extract returns the
- * hash length; a NULL salt or ikm means hash-length zeros.
+ * Derive-Secret (RFC 8446 7.1): `thash` is a transcript hash of the
+ * hash's length; labels are given without the "tls13 " prefix.
  */
-size_t	ks_hkdf_extract(const br_hash_class *dig, const void *salt,
-	    size_t saltlen, const void *ikm, size_t ikmlen, unsigned char *out);
-void	ks_expand_label(const br_hash_class *dig, const unsigned char *secret,
-	    const char *label, const void *ctx, size_t ctxlen,
-	    unsigned char *out, size_t outlen);
 void	ks_derive_secret(const br_hash_class *dig, const unsigned char *secret,
 	    const char *label, const unsigned char *thash, unsigned char *out);
 
@@ -115,10 +107,8 @@ struct th {
 	size_t			hlen;
 };
 void	th_init(struct th *t, const br_hash_class *dig);
-void	th_add(struct th *t, const void *msg,
-	    size_t len);
-size_t	th_hash(const struct th *t,
-	    unsigned char *out);
+void	th_add(struct th *t, const void *msg, size_t len);
+size_t	th_hash(const struct th *t, unsigned char *out);
 void	th_hrr(struct th *t);
 
 /*
