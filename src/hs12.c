@@ -23,7 +23,6 @@
  */
 #include <string.h>
 
-#include "ecdsa.h"
 #include "engint.h"
 #include "prim.h"
 #include "tlswire.h"
