@@ -104,8 +104,7 @@ unsigned
 hs_cert_end(struct eng *c)
 {
 	const br_x509_class **x = c->ch.x509;
-	unsigned usages;
-	unsigned err;
+	unsigned usages, err;
 
 	if (c->cc_field != CC_LEN || c->cc_need != 3)
 		return BR_ALERT_DECODE_ERROR;
@@ -148,8 +147,6 @@ hs_message(struct eng *c, const unsigned char *p, size_t n)
 		size_t k, have;
 		int done, stream;
 
-		stream = c->hs_len >= 4 && (c->msg[0] == HT_CERTIFICATE ||
-		    c->skip);
 		if (c->hs_len < 4) {
 			k = 4 - c->hs_len < n ? 4 - c->hs_len : n;
 			memcpy(c->msg + c->hs_len, p, k);
@@ -158,7 +155,7 @@ hs_message(struct eng *c, const unsigned char *p, size_t n)
 				c->mlen = tw_get24(c->msg + 1);
 				a = c->hs->head(c);
 			}
-		} else if (stream) {
+		} else if (c->msg[0] == HT_CERTIFICATE || c->skip) {
 			k = c->cc_left < n ? c->cc_left : n;
 			if (c->skip) {
 				c->cc_left -= k;
