@@ -134,7 +134,6 @@ offers13(struct rd *r, struct hello_peek *pk)
 	return r->bad ? -1 : v13;
 }
 
-/* An alert for the hello. */
 static int
 refuse(struct hello_peek *pk, unsigned alert)
 {

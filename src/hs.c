@@ -20,7 +20,6 @@ cc_next(struct eng *c, int field, size_t need)
 	c->cc_acc = 0;
 }
 
-/* A Certificate's header is in: stream it into the validator. */
 void
 hs_cert_start(struct eng *c)
 {

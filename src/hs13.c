@@ -170,12 +170,11 @@ hello_digest(const unsigned char *m, size_t len, unsigned char *out)
  * The first PSK identity of the hello, if it is one of our tickets for
  * the suite's hash and its binder, over the hello up to the binders,
  * verifies (RFC 8446 4.2.11.2): 0, with c->resumed and the early secret
- * of its PSK in c->ks if so, or
- * decrypt_error.  A ticket that does not open, or is not for this
- * suite's hash, is a full handshake.  A ticket resumes until its
- * lifetime is over (the caller's open() or load() enforces it): tlsgate
- * never takes 0-RTT data, which is what single use protects (RFC 8446
- * 8.1).
+ * of its PSK in c->ks if so, or decrypt_error.  A ticket that does not
+ * open, or is not for this suite's hash, is a full handshake.  A ticket
+ * resumes until its lifetime is over (the caller's open() or load()
+ * enforces it): tlsgate never takes 0-RTT data, which is what single use
+ * protects (RFC 8446 8.1).
  */
 static unsigned
 psk(struct eng *c, const unsigned char *m, const struct hello *h,
@@ -533,7 +532,6 @@ hs13_head(struct eng *c)
 	return 0;
 }
 
-/* A whole client handshake message: act on it. */
 static unsigned
 hs13_end(struct eng *c)
 {
