@@ -118,10 +118,6 @@ aad12(const struct rp *r, int type, size_t len, unsigned char *a)
 	a[12] = (unsigned char)len;
 }
 
-/*
- * The content is staged after GCM's explicit nonce (rp_head12), so
- * neither direction moves a record's bytes.
- */
 size_t
 rp_seal12(struct rp *r, unsigned char *rec, size_t len,
     size_t cap, int type)
