@@ -1,13 +1,9 @@
 /*
- * ecdsa.c - see ecdsa.h.
- *
- * The nonce, r and the encoding are computed as BearSSL 0.6's
- * ecdsa_i31_sign_raw.c computes them, with the same functions, so the
- * bytes are the same; s is the same number reached another way, one
- * br_i31_moddiv where BearSSL converts k twice and raises it to n - 2.
- * The order comes from impl->order(): BearSSL reads the same bytes from
- * its own curve tables, which are internal.  Integers are i31: x[0] is
- * the encoded bit length, then 31-bit words, least significant first.
+ * ecdsa.c - see ecdsa.h.  The steps are those of BearSSL 0.6's
+ * ecdsa_i31_sign_raw.c but for s.  The order comes from impl->order():
+ * BearSSL reads the same bytes from its own curve tables, which are
+ * internal.  Integers are i31: x[0] is the encoded bit length, then
+ * 31-bit words, least significant first.
  */
 #include <stdint.h>
 #include <string.h>

@@ -13,10 +13,6 @@
 #include "prim.h"
 #include "tlscrypto.h"
 
-static int	aead(struct rp *, const unsigned char *, size_t,
-		    const unsigned char *, unsigned char *, size_t,
-		    unsigned char *, int);
-
 /* The AEAD's implementation, on r->key. */
 static void
 rec_keys(struct rp *r, const struct tls_suite *s)
@@ -66,6 +62,49 @@ rp_init12(struct rp *r, int aead, const unsigned char *key,
 	return 1;
 }
 
+/*
+ * One AEAD operation on `len` bytes at `data` with the additional data
+ * aad[0..alen), under the nonce of the record's version: the IV XOR the
+ * sequence number (5.3, RFC 7905), or TLS 1.2 GCM's salt and explicit
+ * nonce xn (RFC 5288).  Decrypting, returns 1 if `tag` is right,
+ * checked in constant time; the sequence number moves on only on
+ * success, so a record that fails (a skipped early-data record) does
+ * not use one up.
+ */
+static int
+aead(struct rp *r, const unsigned char *aad, size_t alen,
+    const unsigned char *xn, unsigned char *data, size_t len,
+    unsigned char *tag, int encrypt)
+{
+	unsigned char n[12], t[RP_TAG_LEN];
+	int ok = 1;
+
+	memcpy(n, r->iv, 12);
+	if (xn != NULL)		/* TLS 1.2 GCM: the salt, the explicit part */
+		memcpy(n + 4, xn, 8);
+	else
+		for (int i = 0; i < 8; i++)
+			n[11 - i] ^= (unsigned char)(r->seq >> (8 * i));
+	if (r->chacha != NULL) {
+		r->poly(r->key, n, data, len, aad, alen, encrypt ? tag : t,
+		    r->chacha, encrypt);
+		if (!encrypt)
+			ok = ct_eq(t, tag, RP_TAG_LEN);
+	} else {
+		br_gcm_reset(&r->gcm, n, 12);
+		br_gcm_aad_inject(&r->gcm, aad, alen);
+		br_gcm_flip(&r->gcm);
+		br_gcm_run(&r->gcm, encrypt, data, len);
+		if (encrypt)
+			br_gcm_get_tag(&r->gcm, tag);
+		else
+			ok = (int)br_gcm_check_tag(&r->gcm, tag);
+	}
+	if (ok)
+		r->seq++;
+	return ok;
+}
+
 /* RFC 5246 6.2.3.3's additional data. */
 static void
 aad12(const struct rp *r, int type, size_t len, unsigned char *a)
@@ -79,10 +118,6 @@ aad12(const struct rp *r, int type, size_t len, unsigned char *a)
 	a[12] = (unsigned char)len;
 }
 
-/*
- * The content is staged after GCM's explicit nonce (rp_head12), so
- * neither direction moves a record's bytes.
- */
 size_t
 rp_seal12(struct rp *r, unsigned char *rec, size_t len,
     size_t cap, int type)
@@ -132,49 +167,6 @@ rp_open12(struct rp *r, unsigned char *rec, size_t reclen,
 	}
 	*len = k;
 	return rec[0];
-}
-
-/*
- * One AEAD operation on `len` bytes at `data` with the additional data
- * aad[0..alen), under the nonce of the record's version: the IV XOR the
- * sequence number (5.3, RFC 7905), or TLS 1.2 GCM's salt and explicit
- * nonce xn (RFC 5288).  Decrypting, returns 1 if `tag` is right,
- * checked in constant time; the sequence number moves on only on
- * success, so a record that fails (a skipped early-data record) does
- * not use one up.
- */
-static int
-aead(struct rp *r, const unsigned char *aad, size_t alen,
-    const unsigned char *xn, unsigned char *data, size_t len,
-    unsigned char *tag, int encrypt)
-{
-	unsigned char n[12], t[RP_TAG_LEN];
-	int ok = 1;
-
-	memcpy(n, r->iv, 12);
-	if (xn != NULL)		/* TLS 1.2 GCM: the salt, the explicit part */
-		memcpy(n + 4, xn, 8);
-	else
-		for (int i = 0; i < 8; i++)
-			n[11 - i] ^= (unsigned char)(r->seq >> (8 * i));
-	if (r->chacha != NULL) {
-		r->poly(r->key, n, data, len, aad, alen, encrypt ? tag : t,
-		    r->chacha, encrypt);
-		if (!encrypt)
-			ok = ct_eq(t, tag, RP_TAG_LEN);
-	} else {
-		br_gcm_reset(&r->gcm, n, 12);
-		br_gcm_aad_inject(&r->gcm, aad, alen);
-		br_gcm_flip(&r->gcm);
-		br_gcm_run(&r->gcm, encrypt, data, len);
-		if (encrypt)
-			br_gcm_get_tag(&r->gcm, tag);
-		else
-			ok = (int)br_gcm_check_tag(&r->gcm, tag);
-	}
-	if (ok)
-		r->seq++;
-	return ok;
 }
 
 size_t

@@ -175,8 +175,8 @@ sig_cv_sign(int scheme, int server, const unsigned char *thash, size_t thlen,
 		return 0;
 	sig_cv_hash(scheme, server, thash, thlen, h);
 	if (sc->kind == SIG_ECDSA) {
-		/* 139 bytes: the longest DER signature (P-521). */
-		if (ec == NULL || ec->curve != sc->curve || cap < 139)
+		if (ec == NULL || ec->curve != sc->curve ||
+		    cap < TG_ECDSA_SIG_MAX)
 			return 0;
 		return tg_ecdsa_sign_asn1(&prim_ec,
 		    hash_class(sc->hash), h, ec, sig);
