@@ -540,8 +540,7 @@ port_signals_init(void)
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
 	sigemptyset(&block);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
+	(void)signal(SIGPIPE, SIG_IGN);
 	sa.sa_handler = on_signal;
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		sigaction(sigs[i], &sa, NULL);
@@ -603,11 +602,8 @@ port_syslog_open(const char *path, int facility, const char **why)
 static int
 stderr_ready(void)
 {
-	struct pollfd p;
+	struct pollfd p = { .fd = STDERR_FILENO, .events = POLLOUT };
 
-	p.fd = STDERR_FILENO;
-	p.events = POLLOUT;
-	p.revents = 0;
 	return poll(&p, 1, 0) == 1 && (p.revents & POLLOUT);
 }
 
