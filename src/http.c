@@ -1,8 +1,5 @@
 /*
  * http.c - strict HTTP/1.x request framing for http mode; see http.h.
- *
- * Character classes are explicit comparisons, never <ctype.h>: those
- * depend on the locale, and framing must not.
  */
 #include <string.h>
 
