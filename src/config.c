@@ -335,7 +335,7 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 	struct svc_cert *ce;
 	struct port_addr *addrs;
 	unsigned *na;
-	const char *why;
+	const char *why, *unit;
 
 	switch (k->kind) {
 	case K_ADDR:
@@ -419,16 +419,12 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 			return why;
 		n *= mul;
 		if (n < k->min || n > k->max) {
-			if (k->kind == K_MS)
-				snprintf(msg, msgcap, "must be between %ums and "
-				    "%ums", k->min, k->max);
-			else
-				snprintf(msg, msgcap, "must be between %u and %u"
-				    "%s", k->min, k->max, k->max ==
-				    TLSGATE_MAX_SLOTS || k->max ==
-				    TLSGATE_MAX_CACHE || k->max ==
-				    TLSGATE_MAX_WORKERS ? " (the compile-time "
-				    "limit in defaults.h)" : "");
+			unit = k->kind == K_MS ? "ms" : "";
+			snprintf(msg, msgcap, "must be between %u%s and %u%s%s",
+			    k->min, unit, k->max, unit, k->kind == K_UINT &&
+			    (k->max == TLSGATE_MAX_SLOTS || k->max ==
+			    TLSGATE_MAX_CACHE || k->max == TLSGATE_MAX_WORKERS) ?
+			    " (the compile-time limit in defaults.h)" : "");
 			return msg;
 		}
 		*(unsigned *)(void *)field = (unsigned)n;
