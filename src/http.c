@@ -668,17 +668,14 @@ http_redirect(uint8_t *buf, size_t cap, const struct http_req *req,
 		path = t;
 		plen = t[0] == '/' ? tlen : 0;
 	}
-	if (hlen > 0) {
-		hlen = strip_port(host, hlen);
-		if (!host_ok(host, hlen))
-			return 0;
-		memcpy(h, host, hlen);
-	} else {
+	if (hlen == 0) {
+		host = (const uint8_t *)own;
 		hlen = strlen(own);
-		if (!host_ok((const uint8_t *)own, hlen))
-			return 0;
-		memcpy(h, own, hlen);
-	}
+	} else
+		hlen = strip_port(host, hlen);
+	if (!host_ok(host, hlen))
+		return 0;
+	memcpy(h, host, hlen);
 	if (port != 443 && port > 0 && port <= 65535) {
 		ptlen = digits(port, pt + 1) + 1;
 		pt[0] = ':';
