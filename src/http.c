@@ -382,10 +382,7 @@ http_parse_head(const uint8_t *buf, size_t len, struct http_req *req)
 		req->body = HTTP_BODY_CHUNKED;
 	else if (f.cl > 0)
 		req->body = HTTP_BODY_LENGTH;
-	if (req->minor == 1)
-		req->keep_alive = !f.close;
-	else
-		req->keep_alive = f.keep && !f.close;
+	req->keep_alive = (req->minor == 1 || f.keep) && !f.close;
 	/* What the backend reads in the rewritten head. */
 	req->fwd_keep_alive = (req->minor == 1 || f.keep) &&
 	    f.close == f.close_dropped;
@@ -398,9 +395,7 @@ http_parse_head(const uint8_t *buf, size_t len, struct http_req *req)
 static int
 is_dropped(const struct http_req *req, size_t idx)
 {
-	if (idx >= HTTP_MAX_FIELDS)
-		return 0;
-	return (int)((req->drop[idx / 32] >> (idx % 32)) & 1);
+	return idx < HTTP_MAX_FIELDS && (req->drop[idx / 32] >> (idx % 32) & 1);
 }
 
 /*
