@@ -6,6 +6,7 @@
  */
 #include "ecdsa.h"
 #include "engint.h"
+#include "precomp.h"
 #include "prim.h"
 #include "tlswire.h"
 
@@ -39,7 +40,7 @@ sign(struct eng *c, const struct tls_sig *s, const unsigned char *hv,
 	if (s->kind == SIG_ECDSA) {
 		if (c->ch.ec == NULL || cap < TG_ECDSA_SIG_MAX)
 			return 0;
-		return tg_ecdsa_sign_asn1(&prim_ec, dig, hv,
+		return precomp_ecdsa_sign(&prim_ec, dig, hv,
 		    c->ch.ec, sig);
 	}
 	if (rsa == NULL)

@@ -37,7 +37,7 @@ static const struct {
 	F(ticket_hits), F(ticket_misses),
 	F(bytes_in), F(bytes_out), F(log_dropped),
 	F(proxy_in), F(proxy_local), F(proxy_errors),
-	F(cert_days),
+	F(cert_days), F(precomp_hits), F(precomp_misses),
 	F(turns), F(turn_p99_us), F(turn_p999_us), F(turn_max_us),
 	F(slow_polled), F(slow_io), F(slow_costly), F(slow_served),
 	F(slow_accepts), F(slow_expired), F(slow_handshakes), F(slow_closed),

@@ -195,39 +195,17 @@ rp_seal(struct rp *r, unsigned char *rec, size_t len, size_t cap,
 
 /*
  * TLSInnerPlaintext's type is its last non-zero byte (5.4); its index
- * is the content's length.  Every byte is read whatever it holds, so
- * the time tells nothing of the padding's length: eight at a time, the
- * last non-zero word kept by masks, then that word's bytes.  Returns
- * the type, 0 if all are zero.
+ * is the content's length.  From the end, as BearSSL and picotls scan:
+ * the time tells the padding's length, and so the content's, which the
+ * backend's socket is told anyway.  Returns the type, 0 if all are zero.
  */
 static int
 inner_type(const unsigned char *p, size_t n, size_t *len)
 {
-	unsigned char t[8];
-	uint64_t w, last = 0, m;
-	size_t i, at = 0, pos = 0, type = 0, mb;
-
-	for (i = 0; i < n; i += 8) {
-		if (n - i >= 8) {
-			memcpy(&w, p + i, 8);
-		} else {		/* the tail, zero-filled: n is public */
-			memset(t, 0, 8);
-			memcpy(t, p + i, n - i);
-			memcpy(&w, t, 8);
-		}
-		m = -((w | -w) >> 63);		/* all ones if w != 0 */
-		last = (last & ~m) | (w & m);
-		at = (at & ~(size_t)m) | (i & (size_t)m);
-	}
-	memcpy(t, &last, 8);
-	for (i = 0; i < 8; i++) {
-		mb = -(((size_t)t[i] + 0xFF) >> 8);
-		pos = (pos & ~mb) | ((at + i) & mb);
-		type = (type & ~mb) | (t[i] & mb);
-	}
-	wipe(t, sizeof(t));
-	*len = pos;
-	return (int)type;
+	while (n > 0 && p[n - 1] == 0)
+		n--;
+	*len = n > 0 ? n - 1 : 0;
+	return n > 0 ? p[n - 1] : 0;
 }
 
 int

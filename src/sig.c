@@ -6,6 +6,7 @@
 #include <bearssl.h>
 
 #include "ecdsa.h"
+#include "precomp.h"
 #include "prim.h"
 #include "tlscrypto.h"
 
@@ -178,7 +179,7 @@ sig_cv_sign(int scheme, int server, const unsigned char *thash, size_t thlen,
 		if (ec == NULL || ec->curve != sc->curve ||
 		    cap < TG_ECDSA_SIG_MAX)
 			return 0;
-		return tg_ecdsa_sign_asn1(&prim_ec,
+		return precomp_ecdsa_sign(&prim_ec,
 		    hash_class(sc->hash), h, ec, sig);
 	}
 	if (rsa == NULL)
