@@ -67,8 +67,11 @@ stats_text(char *buf, size_t cap, const char *eq, const char *sep)
 static void
 vlog(enum log_level lv, const char *tag, const char *fmt, va_list ap)
 {
-	/* Room for the stats line: 30 counters of up to 20 digits. */
-	char buf[1024];
+	/*
+	 * Room for the stats line: 52 counters, names of up to 16 bytes,
+	 * values of up to 20 digits (port_log_write() takes as much).
+	 */
+	char buf[2048];
 	int n, m;
 
 	n = snprintf(buf, sizeof(buf), "%s: ", tag);

@@ -611,7 +611,7 @@ int
 port_log_write(int level, const char *line, size_t len)
 {
 	static const int severity[] = { 3, 4, 6, 7 };
-	char buf[1024];
+	char buf[2048];
 	size_t n;
 
 	if (len > sizeof(buf) - 64)
