@@ -57,7 +57,7 @@ SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c \
 	  src/confprint.c src/confproxy.c \
 	  src/hs13flight.c \
 	  src/hs12flight.c \
-	  src/slotio.c \
+	  src/slotio.c src/precomp.c \
 	  src/ticket.c $(PQ_SRC)
 PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c \
 	  port/posix/file.c
@@ -152,7 +152,7 @@ $(B)/unit/asan_test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) \
 	    $(CERTGEN_SRC) $(BEARSSL_LIBS)
 
 # The TLS 1.3 cryptography, against RFC 8448, Python and OpenSSL.
-TLSCRYPTO_SRC = src/kdf.c src/recprot.c src/prim.c src/kx.c src/sig.c src/ecdsa.c \
+TLSCRYPTO_SRC = src/kdf.c src/recprot.c src/prim.c src/kx.c src/sig.c src/ecdsa.c src/precomp.c \
 	  src/tlswire.c
 $(B)/unit/test_tlscrypto: tests/unit/test_tlscrypto.c tests/unit/unit.h \
 	    $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h $(BEARSSL_DEP)
@@ -367,6 +367,7 @@ FUZZERS	+= mlkem
 endif
 
 build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/config.c src/certname.c \
+	    src/der.c \
 	    src/confprint.c src/confproxy.c \
 	    src/proxyin.c port/posix/port.c port/posix/file.c
 	@mkdir -p $(@D)
@@ -397,7 +398,8 @@ build/fuzz/fuzz_slot: tests/fuzz/fuzz_slot.c tests/fuzz/fakeport.c \
 	    src/tlsauth.c src/tlsname.c \
 	    src/pool.c src/cache.c src/ticket.c $(ENG_SRC) \
 	    src/confprint.c src/confproxy.c \
-	    src/log.c src/certname.c src/proxyin.c src/plain.c src/conn.c \
+	    src/log.c src/certname.c src/der.c src/proxyin.c src/plain.c \
+	    src/conn.c \
 	    src/*.h \
 	    port/port.h $(CONF)/defaults.h \
 	    $(BEARSSL_DEP)

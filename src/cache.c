@@ -96,9 +96,10 @@ cache_wipe(struct cache *c, struct cache_entry *store)
 	}
 }
 
-static int
-lookup(struct cache *c, struct cache_entry *store, const unsigned char *id,
-    uint32_t now, uint32_t max_age, struct cache_entry *out, int take)
+int
+cache_get(struct cache *c, struct cache_entry *store,
+    const unsigned char id[CACHE_ID_LEN], uint32_t now, uint32_t max_age,
+    struct cache_entry *out)
 {
 	struct cache_entry *set;
 	unsigned ways;
@@ -112,27 +113,8 @@ lookup(struct cache *c, struct cache_entry *store, const unsigned char *id,
 		return 0;
 	}
 	*out = set[k];
-	if (take)
-		drop(set, ways, (unsigned)k);
-	else
-		move(set, ways, (unsigned)k, 1);
+	move(set, ways, (unsigned)k, 1);
 	return 1;
-}
-
-int
-cache_get(struct cache *c, struct cache_entry *store,
-    const unsigned char id[CACHE_ID_LEN], uint32_t now, uint32_t max_age,
-    struct cache_entry *out)
-{
-	return lookup(c, store, id, now, max_age, out, 0);
-}
-
-int
-cache_take(struct cache *c, struct cache_entry *store,
-    const unsigned char id[CACHE_ID_LEN], uint32_t now, uint32_t max_age,
-    struct cache_entry *out)
-{
-	return lookup(c, store, id, now, max_age, out, 1);
 }
 
 void
@@ -160,17 +142,4 @@ cache_put(struct cache *c, struct cache_entry *store,
 	set[k].rank = r;
 	set[k].pad = 0;
 	move(set, ways, k, 1);
-}
-
-void
-cache_forget(struct cache *c, struct cache_entry *store,
-    const unsigned char id[CACHE_ID_LEN])
-{
-	struct cache_entry *set;
-	unsigned ways;
-	int k;
-
-	if ((set = set_of(c, store, id, &ways)) != NULL &&
-	    (k = find(set, ways, id)) >= 0)
-		drop(set, ways, (unsigned)k);
 }

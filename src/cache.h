@@ -27,9 +27,9 @@
  * IDs are random bytes the server drew, so a client cannot choose which
  * set its sessions fill.
  *
- * Secrets: an entry that is removed (forgotten, expired, evicted or
- * replaced) is zeroed in the store; cache_wipe() zeroes them all.  A
- * copy handed out by cache_get() is the caller's to wipe.
+ * Secrets: an entry that is removed (expired, evicted or replaced) is
+ * zeroed in the store; cache_wipe() zeroes them all.  A copy handed out
+ * by cache_get() is the caller's to wipe.
  *
  * Typical use (every call under the lock):
  *
@@ -37,7 +37,6 @@
  *	cache_init(&c[1], store, n0, n1);	  in its own range
  *	cache_put(&c[i], store, &e);		  after a full handshake
  *	cache_get(&c[i], store, id, now, max_age, &e)	  on resumption
- *	cache_take(...)				  a 1.3 ticket: single use
  */
 #ifndef TLSGATE_CACHE_H
 #define TLSGATE_CACHE_H
@@ -62,9 +61,6 @@ struct cache_entry {
 	uint8_t		pad;			/* zero */
 	uint32_t	born;			/* the caller's clock, seconds */
 };
-
-/* The bytes one session takes: the store is sessions times this. */
-#define CACHE_ENTRY_SIZE	sizeof(struct cache_entry)
 
 /* One cache: store[first .. first + n), in sets of CACHE_WAYS. */
 struct cache {
@@ -92,14 +88,6 @@ int	cache_get(struct cache *c, struct cache_entry *store,
 	    struct cache_entry *out);
 
 /*
- * cache_get(), then remove the entry it found: a TLS 1.3 ticket is used
- * once (RFC 8446 8.1).  Returns as cache_get() does.
- */
-int	cache_take(struct cache *c, struct cache_entry *store,
-	    const unsigned char id[CACHE_ID_LEN], uint32_t now, uint32_t max_age,
-	    struct cache_entry *out);
-
-/*
  * Store a copy of *e (its rank and pad are ignored) as the most recently
  * used entry: in place of the entry with the same ID if there is one,
  * else in an unused way of its set, else in place of the set's least
@@ -108,10 +96,6 @@ int	cache_take(struct cache *c, struct cache_entry *store,
  */
 void	cache_put(struct cache *c, struct cache_entry *store,
 	    const struct cache_entry *e);
-
-/* Remove the entry of `id`, if there is one. */
-void	cache_forget(struct cache *c, struct cache_entry *store,
-	    const unsigned char id[CACHE_ID_LEN]);
 
 /* Remove every entry of `c`: every secret zeroed. */
 void	cache_wipe(struct cache *c, struct cache_entry *store);

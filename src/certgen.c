@@ -66,33 +66,6 @@ get_time(const unsigned char **p, size_t *len, int64_t *t)
 	return *t == -1 ? -1 : 0;
 }
 
-/* The subjectAltName's value among the [3] extensions, if any. */
-static int
-find_san(const unsigned char *p, size_t len, struct view *v)
-{
-	const unsigned char *c, *e, *oid, *val;
-	size_t cl, el, oidlen, vallen;
-
-	if (der_get(&p, &len, DER_SEQUENCE, &c, &cl) < 0)
-		return -1;
-	while (cl > 0) {
-		if (der_get(&c, &cl, DER_SEQUENCE, &e, &el) < 0 ||
-		    der_get(&e, &el, DER_OID, &oid, &oidlen) < 0)
-			return -1;
-		if (el > 0 && e[0] == DER_BOOLEAN && der_get(&e, &el,
-		    DER_BOOLEAN, &val, &vallen) < 0)
-			return -1;
-		if (der_get(&e, &el, DER_OCTET_STRING, &val, &vallen) < 0)
-			return -1;
-		/* 2.5.29.17 */
-		if (oidlen == 3 && memcmp(oid, "\x55\x1d\x11", 3) == 0) {
-			v->san = val;
-			v->sanlen = vallen;
-		}
-	}
-	return 0;
-}
-
 static int
 view(const unsigned char *der, size_t len, struct view *v)
 {
@@ -141,7 +114,8 @@ view(const unsigned char *der, size_t len, struct view *v)
 
 		if (der_get(&t, &tl, tag, &c, &cl) < 0)
 			return -1;
-		if (tag == DER_CTXC(3) && find_san(c, cl, v) < 0)
+		if (tag == DER_CTXC(3) &&
+		    certname_san(c, cl, &v->san, &v->sanlen) < 0)
 			return -1;
 	}
 	return 0;

@@ -4,52 +4,7 @@
 #include <string.h>
 
 #include "certname.h"
-
-/* One DER element: tag, value, and where the next one starts. */
-struct der {
-	unsigned		 tag;
-	const unsigned char	*val;
-	size_t			 len;
-};
-
-/* Read the element at *p (before end); advances *p.  0 on bad DER. */
-static int
-der_next(const unsigned char **p, const unsigned char *end, struct der *d)
-{
-	const unsigned char *q = *p;
-	size_t len = 0, n;
-
-	if (end - q < 2)
-		return 0;
-	d->tag = *q++;
-	n = *q++;
-	if (n & 0x80) {
-		n &= 0x7f;
-		if (n == 0 || n > 3 || (size_t)(end - q) < n)
-			return 0;
-		while (n-- > 0)
-			len = len << 8 | *q++;
-	} else
-		len = n;
-	if ((size_t)(end - q) < len)
-		return 0;
-	d->val = q;
-	d->len = len;
-	*p = q + len;
-	return 1;
-}
-
-/* Enter a constructed element: its contents become [*p, *end). */
-static int
-der_enter(const struct der *d, unsigned tag, const unsigned char **p,
-    const unsigned char **end)
-{
-	if (d->tag != tag)
-		return 0;
-	*p = d->val;
-	*end = d->val + d->len;
-	return 1;
-}
+#include "der.h"
 
 static unsigned
 keep(char names[][CERTNAME_LEN], unsigned n, const unsigned char *v,
@@ -68,44 +23,74 @@ keep(char names[][CERTNAME_LEN], unsigned n, const unsigned char *v,
 	return n + 1;
 }
 
-static const unsigned char oid_san[] = { 0x55, 0x1d, 0x11 };	/* 2.5.29.17 */
-static const unsigned char oid_cn[] = { 0x55, 0x04, 0x03 };	/* 2.5.4.3 */
-
-/* subjectAltName extension value: GeneralNames, keep each dNSName. */
-static unsigned
-san_names(const unsigned char *p, const unsigned char *end,
-    char names[][CERTNAME_LEN], unsigned n)
+int
+certname_san(const unsigned char *p, size_t len, const unsigned char **san,
+    size_t *sanlen)
 {
-	struct der d;
+	const unsigned char *c, *e, *oid, *val;
+	size_t cl, el, oidlen, vallen;
 
-	if (!der_next(&p, end, &d) || !der_enter(&d, 0x30, &p, &end))
-		return n;
-	while (p < end && der_next(&p, end, &d))
-		if (d.tag == 0x82)	/* [2] IMPLICIT IA5String */
-			n = keep(names, n, d.val, d.len);
+	if (der_get(&p, &len, DER_SEQUENCE, &c, &cl) < 0)
+		return -1;
+	while (cl > 0) {
+		if (der_get(&c, &cl, DER_SEQUENCE, &e, &el) < 0 ||
+		    der_get(&e, &el, DER_OID, &oid, &oidlen) < 0)
+			return -1;
+		if (el > 0 && e[0] == DER_BOOLEAN && der_get(&e, &el,
+		    DER_BOOLEAN, &val, &vallen) < 0)
+			return -1;
+		if (der_get(&e, &el, DER_OCTET_STRING, &val, &vallen) < 0)
+			return -1;
+		/* 2.5.29.17 */
+		if (oidlen == 3 && memcmp(oid, "\x55\x1d\x11", 3) == 0) {
+			*san = val;
+			*sanlen = vallen;
+		}
+	}
+	return 0;
+}
+
+/* subjectAltName's GeneralNames: keep each dNSName. */
+static unsigned
+san_names(const unsigned char *p, size_t len, char names[][CERTNAME_LEN])
+{
+	const unsigned char *c, *v;
+	size_t cl, vl;
+	unsigned n = 0;
+
+	if (der_get(&p, &len, DER_SEQUENCE, &c, &cl) < 0)
+		return 0;
+	while (cl > 0) {
+		unsigned tag = c[0];
+
+		if (der_get(&c, &cl, tag, &v, &vl) < 0)
+			break;
+		if (tag == DER_CTX(2))		/* IMPLICIT IA5String */
+			n = keep(names, n, v, vl);
+	}
 	return n;
 }
 
 /* Subject Name: the last CN, when there is no subjectAltName. */
 static unsigned
-subject_cn(const unsigned char *p, const unsigned char *end,
-    char names[][CERTNAME_LEN])
+subject_cn(const unsigned char *p, size_t len, char names[][CERTNAME_LEN])
 {
-	const unsigned char *sp, *send, *ap, *aend;
-	struct der set, atv, oid, val;
+	const unsigned char *set, *atv, *oid, *val;
+	size_t setlen, atvlen, oidlen, vallen;
 	unsigned n = 0;
 
-	while (p < end && der_next(&p, end, &set)) {
-		if (!der_enter(&set, 0x31, &sp, &send))
+	while (len > 0) {
+		if (der_get(&p, &len, DER_SET, &set, &setlen) < 0)
 			return 0;
-		while (sp < send && der_next(&sp, send, &atv)) {
-			if (!der_enter(&atv, 0x30, &ap, &aend) ||
-			    !der_next(&ap, aend, &oid) ||
-			    !der_next(&ap, aend, &val))
+		while (setlen > 0) {
+			if (der_get(&set, &setlen, DER_SEQUENCE, &atv,
+			    &atvlen) < 0 || der_get(&atv, &atvlen, DER_OID,
+			    &oid, &oidlen) < 0 || atvlen == 0 || der_get(&atv,
+			    &atvlen, atv[0], &val, &vallen) < 0)
 				return 0;
-			if (oid.tag == 0x06 && oid.len == sizeof(oid_cn) &&
-			    memcmp(oid.val, oid_cn, sizeof(oid_cn)) == 0)
-				n = keep(names, 0, val.val, val.len);
+			/* 2.5.4.3 */
+			if (oidlen == 3 && memcmp(oid, "\x55\x04\x03", 3) == 0)
+				n = keep(names, 0, val, vallen);
 		}
 	}
 	return n;
@@ -114,44 +99,33 @@ subject_cn(const unsigned char *p, const unsigned char *end,
 unsigned
 certname_get(const unsigned char *der, size_t len, char names[][CERTNAME_LEN])
 {
-	const unsigned char *p = der, *end = der + len, *ep, *eend;
-	struct der d, ext, subject = { 0, NULL, 0 };
+	const unsigned char *c, *t, *subject = NULL, *san = NULL;
+	size_t cl, tl, subjectlen = 0, sanlen = 0;
 	unsigned n = 0, field = 0;
 
 	/* Certificate ::= SEQUENCE { tbsCertificate SEQUENCE { ... } ... } */
-	if (!der_next(&p, end, &d) || !der_enter(&d, 0x30, &p, &end) ||
-	    !der_next(&p, end, &d) || !der_enter(&d, 0x30, &p, &end))
+	if (der_get(&der, &len, DER_SEQUENCE, &c, &cl) < 0 ||
+	    der_get(&c, &cl, DER_SEQUENCE, &t, &tl) < 0)
 		return 0;
-	while (p < end && der_next(&p, end, &d)) {
-		if (d.tag == 0xa0 && field == 0)
-			continue;		/* [0] version */
-		field++;
-		if (field == 5)			/* serial, alg, issuer, validity */
-			subject = d;
-		if (d.tag != 0xa3)		/* [3] extensions */
-			continue;
-		ep = d.val;
-		if (!der_next(&ep, d.val + d.len, &ext) ||
-		    !der_enter(&ext, 0x30, &ep, &eend))
-			return 0;
-		while (ep < eend && der_next(&ep, eend, &ext)) {
-			const unsigned char *xp, *xend;
-			struct der oid, v;
+	while (tl > 0) {
+		unsigned tag = t[0];
 
-			if (!der_enter(&ext, 0x30, &xp, &xend) ||
-			    !der_next(&xp, xend, &oid))
-				return 0;
-			if (oid.tag != 0x06 || oid.len != sizeof(oid_san) ||
-			    memcmp(oid.val, oid_san, sizeof(oid_san)) != 0)
-				continue;
-			while (xp < xend && der_next(&xp, xend, &v))
-				if (v.tag == 0x04)	/* OCTET STRING */
-					n = san_names(v.val, v.val + v.len,
-					    names, n);
+		if (der_get(&t, &tl, tag, &c, &cl) < 0)
+			break;
+		if (tag == DER_CTXC(0) && field == 0)
+			continue;		/* version */
+		/* serial, signature, issuer, validity, then the subject */
+		if (++field == 5 && tag == DER_SEQUENCE) {
+			subject = c;
+			subjectlen = cl;
 		}
+		if (tag == DER_CTXC(3) && certname_san(c, cl, &san, &sanlen) < 0)
+			return 0;
 	}
-	if (n == 0 && subject.val != NULL && subject.tag == 0x30)
-		n = subject_cn(subject.val, subject.val + subject.len, names);
+	if (san != NULL)
+		n = san_names(san, sanlen, names);
+	if (n == 0 && subject != NULL)
+		n = subject_cn(subject, subjectlen, names);
 	return n;
 }
 

@@ -2,9 +2,9 @@
  * certname.h - the host names a certificate is for, and matching a
  * client's server name (SNI) against them.
  *
- * Owns a minimal DER walk of an X.509 certificate: the subjectAltName
- * dNSName entries, or the subject CN when there are none.  Reads only
- * the bytes given, never allocates.  The certificates are the
+ * Owns a minimal walk of an X.509 certificate, on der.h's reader: the
+ * subjectAltName dNSName entries, or the subject CN when there are none.
+ * Reads only the bytes given, never allocates.  The certificates are the
  * operator's own (from the config), not a peer's.
  */
 #ifndef TLSGATE_CERTNAME_H
@@ -22,6 +22,12 @@
  */
 unsigned certname_get(const unsigned char *der, size_t len,
 	    char names[][CERTNAME_LEN]);
+/*
+ * The subjectAltName's value among the content of a certificate's [3]
+ * extensions into *san, *sanlen (untouched if none): 0, or -1 on bad DER.
+ */
+int	certname_san(const unsigned char *p, size_t len,
+	    const unsigned char **san, size_t *sanlen);
 /*
  * Does the server name match the certificate name?  Case-insensitive;
  * "*.example.com" matches exactly one leading label.

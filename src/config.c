@@ -41,9 +41,8 @@ const struct config_name config_suite_names[] = {
 	{ "aes128-gcm", SUITE_AES128_GCM }, { "aes256-gcm", SUITE_AES256_GCM },
 	{ "chacha20-poly1305", SUITE_CHACHA20 }, { NULL, 0 } };
 /*
- * Suite names the file once took.  They were offered only below TLS 1.2
- * and went with it (RFC 8996); a file that still names one is told so,
- * not just that the name is unknown.
+ * Suites that went with TLS 1.0 and 1.1 (RFC 8996): a file that still
+ * names one is told so, not just that the name is unknown.
  */
 static const char *const removed_suites[] = { "aes128-cbc", "aes256-cbc",
 	NULL };
@@ -207,40 +206,31 @@ copy_str(char *dst, size_t cap, const char *v, size_t len)
 	return NULL;
 }
 
-/*
- * cert_names: DNS names and IP addresses, separated by commas or blanks
- * (the value is one line, so either reads naturally).
- */
+/* cert_names: DNS names and IP addresses. */
 static const char *
 set_names(struct service *s, const char *v, size_t len, char *msg,
     size_t msgcap)
 {
-	size_t i = 0, j;
+	size_t i = 0, n;
 	uint8_t ip[16];
 
 	s->ncert_names = 0;
-	while (i < len) {
-		if (v[i] == ',' || is_space(v[i])) {
-			i++;
-			continue;
-		}
-		for (j = i; j < len && v[j] != ',' && !is_space(v[j]); j++)
-			;
-		if (port_ip_parse(v + i, j - i, ip) == 0 &&
-		    !certname_is_host(v + i, j - i)) {
+	for (; (n = next_token(v, len, &i)) > 0; i += n) {
+		if (port_ip_parse(v + i, n, ip) == 0 &&
+		    !certname_is_host(v + i, n)) {
 			snprintf(msg, msgcap, "\"%.*s\" is neither a host name "
-			    "nor an IP address", (int)(j - i), v + i);
+			    "nor an IP address", (int)n, v + i);
 			return msg;
 		}
 		if (s->ncert_names == CERTNAME_MAX)
 			return "more than 8 names (CERTNAME_MAX)";
-		if (j - i >= CERTNAME_LEN)
+		if (n >= CERTNAME_LEN)
 			return "a name longer than 63 bytes";
-		for (size_t k = i; k < j; k++)
-			s->cert_names[s->ncert_names][k - i] = (char)(v[k] >=
-			    'A' && v[k] <= 'Z' ? v[k] - 'A' + 'a' : v[k]);
-		s->cert_names[s->ncert_names++][j - i] = '\0';
-		i = j;
+		for (size_t k = 0; k < n; k++)
+			s->cert_names[s->ncert_names][k] = (char)(v[i + k] >=
+			    'A' && v[i + k] <= 'Z' ? v[i + k] - 'A' + 'a' :
+			    v[i + k]);
+		s->cert_names[s->ncert_names++][n] = '\0';
 	}
 	return s->ncert_names == 0 ? "no name" : NULL;
 }
@@ -256,8 +246,8 @@ is_removed_suite(const char *v, size_t len)
 }
 
 /*
- * suites, groups: names from one table, separated by commas or blanks,
- * in order, each at most once (so no more than the table has).
+ * suites, groups: names from one table, in order, each at most once (so
+ * no more than the table has).
  */
 static const char *
 set_list(struct config_list *l, const struct config_name *names,
@@ -267,23 +257,16 @@ set_list(struct config_list *l, const struct config_name *names,
 	size_t i = 0, j, n;
 
 	l->n = 0;
-	while (i < len) {
-		if (v[i] == ',' || is_space(v[i])) {
-			i++;
-			continue;
-		}
-		for (j = i; j < len && v[j] != ',' && !is_space(v[j]); j++)
-			;
-		for (e = names; e->name != NULL && (strlen(e->name) != j - i ||
-		    memcmp(e->name, v + i, j - i) != 0); e++)
+	for (; (j = next_token(v, len, &i)) > 0; i += j) {
+		for (e = names; e->name != NULL && (strlen(e->name) != j ||
+		    memcmp(e->name, v + i, j) != 0); e++)
 			;
 		if (e->name == NULL) {
 			n = (size_t)snprintf(msg, msgcap, names ==
-			    config_suite_names && is_removed_suite(v + i, j - i) ?
+			    config_suite_names && is_removed_suite(v + i, j) ?
 			    "\"%.*s\": the CBC suites were removed with TLS 1.0 "
 			    "and 1.1; the AEAD ones remain:" :
-			    "unknown name \"%.*s\", not one of", (int)(j - i),
-			    v + i);
+			    "unknown name \"%.*s\", not one of", (int)j, v + i);
 			for (e = names; e->name != NULL && n < msgcap; e++)
 				n += (size_t)snprintf(msg + n, msgcap - n, " %s",
 				    e->name);
@@ -292,21 +275,30 @@ set_list(struct config_list *l, const struct config_name *names,
 		for (unsigned k = 0; k < l->n; k++)
 			if (l->v[k] == e->code) {
 				snprintf(msg, msgcap, "\"%.*s\" named twice",
-				    (int)(j - i), v + i);
+				    (int)j, v + i);
 				return msg;
 			}
 		if (l->n == CONFIG_LIST_MAX)
 			return "too many names";
 		l->v[l->n++] = (unsigned short)e->code;
-		i = j;
 	}
 	return l->n == 0 ? "an empty list" : NULL;
 }
 
+/* Where a key was set in this scope (a service key: in this section). */
+static unsigned
+line_of(const struct parse *p, const char *key)
+{
+	for (size_t i = 0; i < NKEYS; i++)
+		if (strcmp(keys[i].name, key) == 0)
+			return (keys[i].scope == GLOBAL ? p->gseen : p->sseen)[i];
+	return 0;
+}
+
 /*
- * After a tls_profile line: set tls_min, tls_max, ems, tickets, suites and
- * groups,
- * but not those that this scope sets itself, before or after it.
+ * After a tls_profile line: set tls_min, tls_max, ems, tickets, suites
+ * and groups, but not those that this scope sets itself, before or after
+ * it.
  */
 static void
 set_profile(struct parse *p)
@@ -316,23 +308,20 @@ set_profile(struct parse *p)
 	const char *gr = profile_sets[s->profile].groups;
 	char msg[8];
 
-	for (size_t i = 0; i < NKEYS; i++)
-		if (p->sseen[i] || keys[i].scope != SERVICE)
-			continue;
-		else if (keys[i].off == offsetof(struct service, tls_min))
-			s->tls_min = profile_sets[s->profile].min;
-		else if (keys[i].off == offsetof(struct service, tls_max))
-			s->tls_max = profile_sets[s->profile].max;
-		else if (keys[i].off == offsetof(struct service, ems_required))
-			s->ems_required = profile_sets[s->profile].ems;
-		else if (keys[i].off == offsetof(struct service, tickets))
-			s->tickets = profile_sets[s->profile].tickets;
-		else if (keys[i].names == config_suite_names)
-			(void)set_list(&s->suites, config_suite_names, su,
-			    strlen(su), msg, sizeof(msg));
-		else if (keys[i].names == config_group_names)
-			(void)set_list(&s->groups, config_group_names, gr,
-			    strlen(gr), msg, sizeof(msg));
+	if (!line_of(p, "tls_min"))
+		s->tls_min = profile_sets[s->profile].min;
+	if (!line_of(p, "tls_max"))
+		s->tls_max = profile_sets[s->profile].max;
+	if (!line_of(p, "ems"))
+		s->ems_required = profile_sets[s->profile].ems;
+	if (!line_of(p, "tickets"))
+		s->tickets = profile_sets[s->profile].tickets;
+	if (!line_of(p, "suites"))
+		(void)set_list(&s->suites, config_suite_names, su, strlen(su),
+		    msg, sizeof(msg));
+	if (!line_of(p, "groups"))
+		(void)set_list(&s->groups, config_group_names, gr, strlen(gr),
+		    msg, sizeof(msg));
 }
 
 /* Returns NULL or the reason; msg has room for a formatted reason. */
@@ -346,7 +335,7 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 	struct svc_cert *ce;
 	struct port_addr *addrs;
 	unsigned *na;
-	const char *why;
+	const char *why, *unit;
 
 	switch (k->kind) {
 	case K_ADDR:
@@ -430,16 +419,12 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 			return why;
 		n *= mul;
 		if (n < k->min || n > k->max) {
-			if (k->kind == K_MS)
-				snprintf(msg, msgcap, "must be between %ums and "
-				    "%ums", k->min, k->max);
-			else
-				snprintf(msg, msgcap, "must be between %u and %u"
-				    "%s", k->min, k->max, k->max ==
-				    TLSGATE_MAX_SLOTS || k->max ==
-				    TLSGATE_MAX_CACHE || k->max ==
-				    TLSGATE_MAX_WORKERS ? " (the compile-time "
-				    "limit in defaults.h)" : "");
+			unit = k->kind == K_MS ? "ms" : "";
+			snprintf(msg, msgcap, "must be between %u%s and %u%s%s",
+			    k->min, unit, k->max, unit, k->kind == K_UINT &&
+			    (k->max == TLSGATE_MAX_SLOTS || k->max ==
+			    TLSGATE_MAX_CACHE || k->max == TLSGATE_MAX_WORKERS) ?
+			    " (the compile-time limit in defaults.h)" : "");
 			return msg;
 		}
 		*(unsigned *)(void *)field = (unsigned)n;
@@ -450,11 +435,10 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 		    memcmp(v, "1.1", 3) == 0))
 			return "TLS 1.0 and 1.1 are no longer supported "
 			    "(RFC 8996)";
-		if (len == 3 && memcmp(v, "1.", 2) == 0 && v[2] >= '0' &&
-		    0x0301u + (unsigned)(v[2] - '0') >= k->min &&
-		    0x0301u + (unsigned)(v[2] - '0') <= k->max) {
-			*(unsigned *)(void *)field = 0x0301u + (unsigned)(v[2] -
-			    '0');
+		if (len == 3 && memcmp(v, "1.", 2) == 0)
+			n = 0x0301u + (unsigned char)v[2] - '0';
+		if (n >= k->min && n <= k->max) {
+			*(unsigned *)(void *)field = (unsigned)n;
 			return NULL;
 		}
 		snprintf(msg, msgcap, "expected 1.%u to 1.%u", k->min - 0x0301,
@@ -500,16 +484,6 @@ open_section(struct parse *p, const char *v, size_t len, unsigned line)
 	memset(p->sseen, 0, sizeof(p->sseen));
 	p->cert_here = 0;
 	return NULL;
-}
-
-/* Where a service key was set, when there are no sections. */
-static unsigned
-line_of(const struct parse *p, const char *key)
-{
-	for (size_t i = 0; i < NKEYS; i++)
-		if (strcmp(keys[i].name, key) == 0)
-			return (keys[i].scope == GLOBAL ? p->gseen : p->sseen)[i];
-	return 0;
 }
 
 /*

@@ -32,6 +32,24 @@ is_space(char c)
 	return c == ' ' || c == '\t';
 }
 
+/*
+ * Lists (cert_names, suites, groups, proxy_from) separate their items
+ * by commas or blanks: skip to the next item from *at and return its
+ * length, 0 when none is left.
+ */
+static inline size_t
+next_token(const char *v, size_t len, size_t *at)
+{
+	size_t i = *at, j;
+
+	while (i < len && (v[i] == ',' || is_space(v[i])))
+		i++;
+	for (j = i; j < len && v[j] != ',' && !is_space(v[j]); j++)
+		;
+	*at = i;
+	return j - i;
+}
+
 /* confproxy.c: proxy_from's value into s: NULL, or the reason (in msg). */
 const char *set_nets(struct service *s, const char *v, size_t len,
 	    char *msg, size_t msgcap);

@@ -8,38 +8,27 @@
 
 #include "confint.h"
 
-/*
- * proxy_from: IPv4 and IPv6 addresses or prefixes, separated by commas
- * or blanks, or "none".
- */
+/* proxy_from: IPv4 and IPv6 addresses or prefixes, or "none". */
 const char *
 set_nets(struct service *s, const char *v, size_t len, char *msg,
     size_t msgcap)
 {
-	size_t i = 0, j;
+	size_t i = 0, n;
 	const char *why;
 
 	s->nproxy_from = 0;
 	if (len == 4 && memcmp(v, "none", 4) == 0)
 		return NULL;
-	while (i < len) {
-		if (v[i] == ',' || is_space(v[i])) {
-			i++;
-			continue;
-		}
-		for (j = i; j < len && v[j] != ',' && !is_space(v[j]); j++)
-			;
+	for (; (n = next_token(v, len, &i)) > 0; i += n) {
 		if (s->nproxy_from == TLSGATE_MAX_PROXY_FROM)
 			return "too many prefixes (TLSGATE_MAX_PROXY_FROM)";
 		why = proxyin_net_parse(&s->proxy_from[s->nproxy_from], v + i,
-		    j - i);
+		    n);
 		if (why != NULL) {
-			snprintf(msg, msgcap, "\"%.*s\": %s", (int)(j - i), v + i,
-			    why);
+			snprintf(msg, msgcap, "\"%.*s\": %s", (int)n, v + i, why);
 			return msg;
 		}
 		s->nproxy_from++;
-		i = j;
 	}
 	return s->nproxy_from == 0 ? "an empty list (none: no source)" : NULL;
 }

@@ -254,7 +254,6 @@ check_match(struct cred *c)
 	pk = br_x509_decoder_get_pkey(&w.xd);
 	if (pk == NULL || br_x509_decoder_last_error(&w.xd) != 0)
 		return "cannot decode the first certificate";
-	c->issuer_type = br_x509_decoder_get_signer_key_type(&w.xd);
 	if (pk->key_type != c->key_type)
 		return "key type differs from the certificate's";
 	if (c->key_type == BR_KEYTYPE_EC) {

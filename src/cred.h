@@ -25,7 +25,6 @@ struct cred {
 	br_x509_certificate	chain[TLSGATE_MAX_CERTS];
 	size_t			nchain;
 	int			key_type;	/* BR_KEYTYPE_EC or _RSA */
-	int			issuer_type;
 	br_ec_private_key	ec;
 	br_rsa_private_key	rsa;
 	unsigned char		mat[5 * 512];	/* the key's components */

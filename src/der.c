@@ -7,6 +7,7 @@
  * bytes, so the moves cost nothing, and the code that builds one reads
  * in the order the ASN.1 is written.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "der.h"
@@ -32,33 +33,31 @@ der_raw(struct der *d, const void *p, size_t len)
 	d->len += len;
 }
 
-/* Bytes a length takes after its first byte in the long form. */
+/* The length's octets, in the shortest form (X.690 10.1), into out. */
 static size_t
-len_bytes(size_t len)
+put_len(unsigned char *out, size_t len)
 {
-	size_t n = 0;
+	size_t k = 0;
 
-	for (; len > 0; len >>= 8)
-		n++;
-	return n;
+	if (len < 0x80) {
+		out[0] = (unsigned char)len;
+		return 1;
+	}
+	for (size_t v = len; v > 0; v >>= 8)
+		k++;
+	out[0] = (unsigned char)(0x80 | k);
+	for (size_t i = 1; i <= k; i++)
+		out[i] = (unsigned char)(len >> (8 * (k - i)));
+	return 1 + k;
 }
 
 static void
 header(struct der *d, unsigned tag, size_t len)
 {
 	unsigned char h[2 + sizeof(size_t)];
-	size_t n = 0, k;
 
-	h[n++] = (unsigned char)tag;
-	if (len < 0x80) {
-		h[n++] = (unsigned char)len;
-	} else {
-		k = len_bytes(len);
-		h[n++] = (unsigned char)(0x80 | k);
-		while (k-- > 0)
-			h[n++] = (unsigned char)(len >> (8 * k));
-	}
-	der_raw(d, h, n);
+	h[0] = (unsigned char)tag;
+	der_raw(d, h, 1 + put_len(h + 1, len));
 }
 
 void
@@ -78,24 +77,19 @@ der_open(struct der *d, unsigned tag)
 void
 der_close(struct der *d, size_t mark)
 {
+	unsigned char h[1 + sizeof(size_t)];
 	size_t len, k;
 
 	if (d->err)
 		return;
 	len = d->len - mark - 1;
-	if (len < 0x80) {
-		d->buf[mark] = (unsigned char)len;
-		return;
-	}
-	k = len_bytes(len);
+	k = put_len(h, len) - 1;	/* beyond the byte der_open() kept */
 	if (k > d->cap - d->len) {
 		d->err = -1;
 		return;
 	}
 	memmove(d->buf + mark + 1 + k, d->buf + mark + 1, len);
-	d->buf[mark] = (unsigned char)(0x80 | k);
-	for (size_t i = 1; i <= k; i++)
-		d->buf[mark + i] = (unsigned char)(len >> (8 * (k - i)));
+	memcpy(d->buf + mark, h, 1 + k);
 	d->len += k;
 }
 
@@ -216,7 +210,7 @@ der_time(struct der *d, int64_t t)
 	int64_t days = t / 86400, secs = t % 86400, y = 1970;
 	int m = 1;
 	char s[16];
-	size_t n = 0;
+	size_t n;
 
 	/* 1950-01-01 to 9999-12-31, RFC 5280's range, and the loops' bound. */
 	if (t < -631152000 || t > 253402300799) {
@@ -234,23 +228,11 @@ der_time(struct der *d, int64_t t)
 		days -= 365 + leap(y);
 	for (; days >= mdays(y, m); m++)
 		days -= mdays(y, m);
-	if (y >= 2050) {
-		s[n++] = (char)('0' + y / 1000);
-		s[n++] = (char)('0' + y / 100 % 10);
-	}
-	s[n++] = (char)('0' + y / 10 % 10);
-	s[n++] = (char)('0' + y % 10);
-	s[n++] = (char)('0' + m / 10);
-	s[n++] = (char)('0' + m % 10);
-	s[n++] = (char)('0' + (days + 1) / 10);
-	s[n++] = (char)('0' + (days + 1) % 10);
-	s[n++] = (char)('0' + secs / 36000);
-	s[n++] = (char)('0' + secs / 3600 % 10);
-	s[n++] = (char)('0' + secs % 3600 / 600);
-	s[n++] = (char)('0' + secs % 3600 / 60 % 10);
-	s[n++] = (char)('0' + secs % 60 / 10);
-	s[n++] = (char)('0' + secs % 10);
-	s[n++] = 'Z';
+	/* UTCTime's two digits of the year up to 2049, then all four. */
+	n = (size_t)snprintf(s, sizeof(s), "%0*lld%02d%02d%02d%02d%02dZ",
+	    y >= 2050 ? 4 : 2, (long long)(y >= 2050 ? y : y % 100), m,
+	    (int)days + 1, (int)(secs / 3600), (int)(secs / 60 % 60),
+	    (int)(secs % 60));
 	der_tlv(d, y >= 2050 ? DER_GENTIME : DER_UTCTIME, s, n);
 }
 

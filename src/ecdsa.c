@@ -1,13 +1,9 @@
 /*
- * ecdsa.c - see ecdsa.h.
- *
- * The nonce, r and the encoding are computed as BearSSL 0.6's
- * ecdsa_i31_sign_raw.c computes them, with the same functions, so the
- * bytes are the same; s is the same number reached another way, one
- * br_i31_moddiv where BearSSL converts k twice and raises it to n - 2.
- * The order comes from impl->order(): BearSSL reads the same bytes from
- * its own curve tables, which are internal.  Integers are i31: x[0] is
- * the encoded bit length, then 31-bit words, least significant first.
+ * ecdsa.c - see ecdsa.h.  The steps are those of BearSSL 0.6's
+ * ecdsa_i31_sign_raw.c but for s.  The order comes from impl->order():
+ * BearSSL reads the same bytes from its own curve tables, which are
+ * internal.  Integers are i31: x[0] is the encoded bit length, then
+ * 31-bit words, least significant first.
  */
 #include <stdint.h>
 #include <string.h>
@@ -40,9 +36,11 @@ void	 br_ecdsa_i31_bits2int(uint32_t *x, const void *src, size_t len,
 /* An i31 integer decoded from ORDER_MAX bytes: 1 + 18 words. */
 #define I31_WORDS	(1 + (ORDER_MAX * 8 + 30) / 31)
 
-size_t
-tg_ecdsa_sign_asn1(const br_ec_impl *impl, const br_hash_class *hf,
-    const void *hash_value, const br_ec_private_key *sk, void *sig)
+/* kpre and kg: a nonce made ahead and its point, or NULL for RFC 6979. */
+static size_t
+sign(const br_ec_impl *impl, const br_hash_class *hf,
+    const void *hash_value, const br_ec_private_key *sk, void *sig,
+    const unsigned char *kpre, const unsigned char *kg)
 {
 	uint32_t n[I31_WORDS], x[I31_WORDS], m[I31_WORDS], k[I31_WORDS];
 	uint32_t r[I31_WORDS], s[I31_WORDS], t[3 * I31_WORDS];
@@ -73,27 +71,35 @@ tg_ecdsa_sign_asn1(const br_ec_impl *impl, const br_hash_class *hf,
 	br_ecdsa_i31_bits2int(m, hash_value, hlen, n[0]);
 	br_i31_sub(m, n, br_i31_sub(m, n, 0) ^ 1);
 
-	/*
-	 * RFC 6979 3.2: HMAC_DRBG over hf, seeded with int2octets(x) ||
-	 * bits2octets(h); candidates of the order's length until one is in
-	 * [1, n-1].  br_hmac_drbg_generate() ends with the update that
-	 * step h.3 asks of a retry.
-	 */
-	br_i31_encode(tt, nlen, x);
-	br_i31_encode(tt + nlen, nlen, m);
-	br_hmac_drbg_init(&drbg, hf, tt, 2 * nlen);
-	do {
-		br_hmac_drbg_generate(&drbg, tt, nlen);
-		br_ecdsa_i31_bits2int(k, tt, nlen, n[0]);
-	} while (br_i31_iszero(k) | (br_i31_sub(k, n, 0) ^ 1));
+	if (kpre != NULL) {
+		/* decode_mod leaves 0 for k >= n: one test refuses both. */
+		br_i31_decode_mod(k, kpre, nlen, n);
+		if (br_i31_iszero(k))
+			goto done;
+	} else {
+		/*
+		 * RFC 6979 3.2: HMAC_DRBG over hf, seeded with
+		 * int2octets(x) || bits2octets(h); candidates of the order's
+		 * length until one is in [1, n-1].  br_hmac_drbg_generate()
+		 * ends with the update that step h.3 asks of a retry.
+		 */
+		br_i31_encode(tt, nlen, x);
+		br_i31_encode(tt + nlen, nlen, m);
+		br_hmac_drbg_init(&drbg, hf, tt, 2 * nlen);
+		do {
+			br_hmac_drbg_generate(&drbg, tt, nlen);
+			br_ecdsa_i31_bits2int(k, tt, nlen, n[0]);
+		} while (br_i31_iszero(k) | (br_i31_sub(k, n, 0) ^ 1));
+		br_i31_encode(tt, nlen, k);
+		ptlen = impl->mulgen(pt, tt, nlen, sk->curve);
+		if (ptlen != 1 + 2 * nlen)	/* a backstop */
+			goto done;
+		kg = pt;
+	}
 
 	/* r = x(kG) mod n: x(kG) < p < 2n on these curves. */
-	br_i31_encode(tt, nlen, k);
-	ptlen = impl->mulgen(pt, tt, nlen, sk->curve);
-	if (ptlen != 1 + 2 * nlen)	/* a backstop: impl said it has it */
-		goto done;
 	memset(r, 0, sizeof(r));
-	br_i31_decode(r, pt + 1, nlen);
+	br_i31_decode(r, kg + 1, nlen);
 	r[0] = n[0];
 	br_i31_sub(r, n, br_i31_sub(r, n, 0) ^ 1);
 
@@ -125,4 +131,19 @@ done:
 	wipe(tt, sizeof(tt));
 	wipe(&drbg, sizeof(drbg));
 	return siglen;
+}
+
+size_t
+tg_ecdsa_sign_asn1(const br_ec_impl *impl, const br_hash_class *hf,
+    const void *hash_value, const br_ec_private_key *sk, void *sig)
+{
+	return sign(impl, hf, hash_value, sk, sig, NULL, NULL);
+}
+
+size_t
+tg_ecdsa_sign_pre(const br_ec_impl *impl, const br_hash_class *hf,
+    const void *hash_value, const br_ec_private_key *sk, void *sig,
+    const unsigned char *k, const unsigned char *kg)
+{
+	return sign(impl, hf, hash_value, sk, sig, k, kg);
 }

@@ -58,4 +58,14 @@
 size_t	tg_ecdsa_sign_asn1(const br_ec_impl *impl, const br_hash_class *hf,
 	    const void *hash_value, const br_ec_private_key *sk, void *sig);
 
+/*
+ * The same with a nonce made ahead (precomp.h): k, the order's length in
+ * bytes, in [1, n-1], and kg = kG uncompressed (1 + 2 x that length).
+ * Returns 0 for a k outside the range.  Never reads or changes k or kg
+ * after it returns: the caller wipes them.
+ */
+size_t	tg_ecdsa_sign_pre(const br_ec_impl *impl, const br_hash_class *hf,
+	    const void *hash_value, const br_ec_private_key *sk, void *sig,
+	    const unsigned char *k, const unsigned char *kg);
+
 #endif

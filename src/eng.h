@@ -112,12 +112,6 @@ struct eng_ops {
 	size_t		 scratch_len;
 };
 
-/* The piece of the server's flight being written. */
-struct eng_piece {
-	const unsigned char	*p;
-	size_t			 n;
-};
-
 /* The input buffer: a whole record of either version. */
 #define ENG_IBUF_SIZE	(5 + RP_CIPHER_MAX)
 
@@ -183,7 +177,10 @@ struct eng {
 	size_t			 sid_len;
 	size_t			 nst_len;
 	size_t			 fl_cert;
-	struct eng_piece	 piece;
+	struct {			/* the flight's piece being written */
+		const unsigned char	*p;
+		size_t			 n;
+	}			 piece;
 	/*
 	 * A piece of the flight being written; after it, a client handshake
 	 * message being read (all but Certificate, which streams).

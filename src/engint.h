@@ -26,8 +26,10 @@ void	eng_pump(struct eng *);
 void	hs_cert_start(struct eng *);
 unsigned hs_cert_in(struct eng *, const unsigned char *p, size_t n);
 unsigned hs_cert_end(struct eng *);
-/* hs.c: the bytes of the CA names a CertificateRequest lists. */
-size_t	hs_ca_names_len(const struct eng_choice *);
+/* hs.c: the bytes of the CA names a CertificateRequest lists, or 0. */
+size_t	hs_ca_names_len(const struct eng_choice *, size_t others);
+/* hs.c: max_fragment_length and ALPN, if owed, into a list of extensions. */
+void	hs_put_exts(const struct eng *, struct tw *);
 /*
  * A version's handshake, as a class (BearSSL's hsrun, picotls's
  * per-version callbacks): eng_start() chooses it once, from the hello,

@@ -134,7 +134,6 @@ offers13(struct rd *r, struct hello_peek *pk)
 	return r->bad ? -1 : v13;
 }
 
-/* An alert for the hello. */
 static int
 refuse(struct hello_peek *pk, unsigned alert)
 {
@@ -538,8 +537,7 @@ hello_parse(const unsigned char *m, size_t len, struct hello *h)
 	if (!comp_null)
 		return bad(h, ILLEGAL_PARAMETER, "compression-not-null");
 	if (p == end)		/* no extensions: TLS 1.2 */
-		return h->legacy_version < TLS12 ?
-		    bad(h, PROTOCOL_VERSION, "version-below-1.2") : 0;
+		return hello12(h);
 	if (vec(m, &p, end, 2, 0, 0xffff, &at, &n) || p != end)
 		return bad(h, DECODE_ERROR, "bad-extensions");
 	for (p = at; p < end; p = at + n) {

@@ -20,7 +20,6 @@ cc_next(struct eng *c, int field, size_t need)
 	c->cc_acc = 0;
 }
 
-/* A Certificate's header is in: stream it into the validator. */
 void
 hs_cert_start(struct eng *c)
 {
@@ -104,8 +103,7 @@ unsigned
 hs_cert_end(struct eng *c)
 {
 	const br_x509_class **x = c->ch.x509;
-	unsigned usages;
-	unsigned err;
+	unsigned usages, err;
 
 	if (c->cc_field != CC_LEN || c->cc_need != 3)
 		return BR_ALERT_DECODE_ERROR;
@@ -148,8 +146,6 @@ hs_message(struct eng *c, const unsigned char *p, size_t n)
 		size_t k, have;
 		int done, stream;
 
-		stream = c->hs_len >= 4 && (c->msg[0] == HT_CERTIFICATE ||
-		    c->skip);
 		if (c->hs_len < 4) {
 			k = 4 - c->hs_len < n ? 4 - c->hs_len : n;
 			memcpy(c->msg + c->hs_len, p, k);
@@ -158,7 +154,7 @@ hs_message(struct eng *c, const unsigned char *p, size_t n)
 				c->mlen = tw_get24(c->msg + 1);
 				a = c->hs->head(c);
 			}
-		} else if (stream) {
+		} else if (c->msg[0] == HT_CERTIFICATE || c->skip) {
 			k = c->cc_left < n ? c->cc_left : n;
 			if (c->skip) {
 				c->cc_left -= k;
@@ -191,13 +187,40 @@ hs_message(struct eng *c, const unsigned char *p, size_t n)
 	return a;
 }
 
-/* The bytes of a CertificateRequest's CA names, each with its length. */
+/*
+ * The bytes of a CertificateRequest's CA names, each with its length, or
+ * 0 if with the request's other bytes they do not fit its 16-bit vector.
+ */
 size_t
-hs_ca_names_len(const struct eng_choice *ch)
+hs_ca_names_len(const struct eng_choice *ch, size_t others)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < ch->ncas; i++)
 		n += 2 + ch->cas[i].dn.len;
-	return n;
+	return n + others <= 0xffff ? n : 0;
+}
+
+/*
+ * The extensions both versions answer alike, in TLS 1.2's ServerHello
+ * and TLS 1.3's EncryptedExtensions: max_fragment_length, ALPN.
+ */
+void
+hs_put_exts(const struct eng *c, struct tw *w)
+{
+	if (c->mfl != 0) {
+		tw_u16(w, EXT_MAX_FRAGMENT_LENGTH);
+		tw_u16(w, 1);
+		tw_u8(w, c->mfl);
+	}
+	if (c->ch.alpn) {
+		tw_u16(w, EXT_ALPN);
+		tw_open(w, 2);
+		tw_open(w, 2);
+		tw_open(w, 1);
+		tw_put(w, "http/1.1", 8);
+		tw_close(w);
+		tw_close(w);
+		tw_close(w);
+	}
 }

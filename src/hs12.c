@@ -23,7 +23,6 @@
  */
 #include <string.h>
 
-#include "ecdsa.h"
 #include "engint.h"
 #include "prim.h"
 #include "tlswire.h"
@@ -300,36 +299,30 @@ new_ticket(struct eng *c)
 	return 0;
 }
 
-/* [NewSessionTicket,] our ChangeCipherSpec and Finished; obuf is empty. */
-static void
+/* [NewSessionTicket,] our CCS and Finished, into the empty obuf: 0, -1. */
+static int
 server_finished(struct eng *c)
 {
 	static const unsigned char one = 1;
 	unsigned char m[4 + FINISHED_LEN];
 	struct tw w;
 
-	if (c->nst_owed && new_ticket(c) < 0) {
-		eng_fail(c, BR_ALERT_INTERNAL_ERROR);
-		return;
-	}
-
+	if (c->nst_owed && new_ticket(c) < 0)
+		return -1;
 	tw_init(&w, m, sizeof(m));
 	tw_msg(&w, HT_FINISHED);
 	finished(c, "server finished", m + 4);
 	w.n += FINISHED_LEN;
 	tw_close(&w);
-	if (eng_put_record(c, CT_CHANGE_CIPHER_SPEC, &one, 1) < 0) {
-		eng_fail(c, BR_ALERT_INTERNAL_ERROR);
-		return;
-	}
+	if (eng_put_record(c, CT_CHANGE_CIPHER_SPEC, &one, 1) < 0)
+		return -1;
 	c->wr_on = 1;
 	if (tw_len(&w) == 0 || eng_put_record(c, CT_HANDSHAKE, m,
-	    sizeof(m)) < 0) {
-		eng_fail(c, BR_ALERT_INTERNAL_ERROR);
-		return;
-	}
+	    sizeof(m)) < 0)
+		return -1;
 	th_add(&c->th, m, sizeof(m));
 	c->phase = c->resumed ? P_CCS : P_APP;
+	return 0;
 }
 
 static void
@@ -337,8 +330,8 @@ hs12_pump(struct eng *c)
 {
 	if (c->phase == P_FLIGHT)
 		eng_write_flight(c);
-	else if (c->phase == P_SFIN)
-		server_finished(c);
+	else if (c->phase == P_SFIN && server_finished(c) < 0)
+		eng_fail(c, BR_ALERT_INTERNAL_ERROR);
 }
 
 /* ClientKeyExchange: the client's share; the master secret, keys. */

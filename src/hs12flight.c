@@ -6,6 +6,7 @@
  */
 #include "ecdsa.h"
 #include "engint.h"
+#include "precomp.h"
 #include "prim.h"
 #include "tlswire.h"
 
@@ -28,15 +29,6 @@ cr_sigs(const struct eng *c, unsigned *out)
 	return n;
 }
 
-/* The bytes of the CA names, or 0 if they do not fit a request. */
-static size_t
-ca_names_len(const struct eng_choice *ch)
-{
-	size_t n = hs_ca_names_len(ch);
-
-	return n + 64 <= 0xffff ? n : 0;
-}
-
 /* Sign hv (the hash of what is signed) with the scheme: its length. */
 static size_t
 sign(struct eng *c, const struct tls_sig *s, const unsigned char *hv,
@@ -48,7 +40,7 @@ sign(struct eng *c, const struct tls_sig *s, const unsigned char *hv,
 	if (s->kind == SIG_ECDSA) {
 		if (c->ch.ec == NULL || cap < TG_ECDSA_SIG_MAX)
 			return 0;
-		return tg_ecdsa_sign_asn1(&prim_ec, dig, hv,
+		return precomp_ecdsa_sign(&prim_ec, dig, hv,
 		    c->ch.ec, sig);
 	}
 	if (rsa == NULL)
@@ -133,21 +125,7 @@ server_hello(struct eng *c, struct tw *w)
 		tw_u8(w, 1);
 		tw_u8(w, 0);
 	}
-	if (c->mfl != 0) {
-		tw_u16(w, EXT_MAX_FRAGMENT_LENGTH);
-		tw_u16(w, 1);
-		tw_u8(w, c->mfl);
-	}
-	if (c->ch.alpn) {
-		tw_u16(w, EXT_ALPN);
-		tw_open(w, 2);
-		tw_open(w, 2);
-		tw_open(w, 1);
-		tw_put(w, "http/1.1", 8);
-		tw_close(w);
-		tw_close(w);
-		tw_close(w);
-	}
+	hs_put_exts(c, w);
 	tw_close(w);
 	tw_close(w);
 }
@@ -193,7 +171,7 @@ hs12_piece(struct eng *c)
 			next = F_SHD;
 		break;
 	case F_CR:	/* the CA names stream after: lengths by count */
-		total = ca_names_len(&c->ch);
+		total = hs_ca_names_len(&c->ch, 64);
 		n = cr_sigs(c, sigs);
 		tw_u8(&w, HT_CERTIFICATE_REQUEST);
 		tw_u24(&w, 3 + 2 + 2 * n + 2 + total);

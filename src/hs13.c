@@ -170,12 +170,11 @@ hello_digest(const unsigned char *m, size_t len, unsigned char *out)
  * The first PSK identity of the hello, if it is one of our tickets for
  * the suite's hash and its binder, over the hello up to the binders,
  * verifies (RFC 8446 4.2.11.2): 0, with c->resumed and the early secret
- * of its PSK in c->ks if so, or
- * decrypt_error.  A ticket that does not open, or is not for this
- * suite's hash, is a full handshake.  A ticket resumes until its
- * lifetime is over (the caller's open() or load() enforces it): tlsgate
- * never takes 0-RTT data, which is what single use protects (RFC 8446
- * 8.1).
+ * of its PSK in c->ks if so, or decrypt_error.  A ticket that does not
+ * open, or is not for this suite's hash, is a full handshake.  A ticket
+ * resumes until its lifetime is over (the caller's open() or load()
+ * enforces it): tlsgate never takes 0-RTT data, which is what single use
+ * protects (RFC 8446 8.1).
  */
 static unsigned
 psk(struct eng *c, const unsigned char *m, const struct hello *h,
@@ -330,27 +329,31 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 		return eng_refuse(c, alert, ch.why);
 	if ((dig = ks_suite_hash((int)ch.suite)) == NULL)
 		return BR_ALERT_INTERNAL_ERROR;
-	if ((alert = choose_group(c, &h, &ch, &group)) == HELLO_HRR) {
+	alert = choose_group(c, &h, &ch, &group);
+	if (alert != HELLO_SHARE && alert != HELLO_HRR)
+		return alert;
+	if (!c->hrr) {
+		th_init(&c->th, dig);
+		memcpy(c->sid, m + h.sid, h.sid_len);
+		c->sid_len = h.sid_len;
+		c->skip_early = (h.exts & HELLO_EXT_EARLY_DATA) != 0;
+		c->early_left = EARLY_MAX;
+	}
+	if (alert == HELLO_HRR) {
 		if (c->hrr)
 			return BR_ALERT_ILLEGAL_PARAMETER;
 		/* The hello becomes message_hash; HRR follows it. */
 		c->ch = ch;
 		c->group = group;
 		c->hrr = 1;
-		memcpy(c->sid, m + h.sid, h.sid_len);
-		c->sid_len = h.sid_len;
-		c->skip_early = (h.exts & HELLO_EXT_EARLY_DATA) != 0;
-		c->early_left = EARLY_MAX;
 		hello_digest(m, len, c->ch1);
-		th_init(&c->th, dig);
 		th_add(&c->th, m, len);
 		th_hrr(&c->th);
 		if (server_hello(c, NULL, 0) < 0)
 			return BR_ALERT_INTERNAL_ERROR;
 		c->phase = P_HELLO2;
 		return 0;
-	} else if (alert != HELLO_SHARE)
-		return alert;
+	}
 	if (c->hrr) {
 		/* RFC 8446 4.1.2: the same offer, with the share asked for. */
 		hello_digest(m, len, d);
@@ -360,12 +363,6 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 			return BR_ALERT_ILLEGAL_PARAMETER;
 		/* 0-RTT records come before this hello, never after it. */
 		c->skip_early = 0;
-	} else {
-		th_init(&c->th, dig);
-		memcpy(c->sid, m + h.sid, h.sid_len);
-		c->sid_len = h.sid_len;
-		c->skip_early = (h.exts & HELLO_EXT_EARLY_DATA) != 0;
-		c->early_left = EARLY_MAX;
 	}
 	c->ch = ch;
 	c->group = group;
@@ -535,7 +532,6 @@ hs13_head(struct eng *c)
 	return 0;
 }
 
-/* A whole client handshake message: act on it. */
 static unsigned
 hs13_end(struct eng *c)
 {

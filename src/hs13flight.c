@@ -28,15 +28,6 @@ nsigs13(void)
 	return n;
 }
 
-/* The bytes of the CA names, or 0 if none or they do not fit a request. */
-static size_t
-ca_names_len(const struct eng_choice *ch)
-{
-	size_t n = hs_ca_names_len(ch);
-
-	return n + 6 + 2 * nsigs13() + 10 <= 0xffff ? n : 0;
-}
-
 int
 hs13_piece(struct eng *c)
 {
@@ -56,26 +47,12 @@ hs13_piece(struct eng *c)
 			next = F_CERT;
 		tw_msg(&w, HT_ENCRYPTED_EXTENSIONS);
 		tw_open(&w, 2);
-		if (c->mfl != 0) {
-			tw_u16(&w, EXT_MAX_FRAGMENT_LENGTH);
-			tw_u16(&w, 1);
-			tw_u8(&w, c->mfl);
-		}
-		if (c->ch.alpn) {
-			tw_u16(&w, EXT_ALPN);
-			tw_open(&w, 2);
-			tw_open(&w, 2);
-			tw_open(&w, 1);
-			tw_put(&w, "http/1.1", 8);
-			tw_close(&w);
-			tw_close(&w);
-			tw_close(&w);
-		}
+		hs_put_exts(c, &w);
 		tw_close(&w);
 		tw_close(&w);
 		break;
 	case F_CR:	/* CertificateRequest: empty context, schemes, CAs */
-		total = ca_names_len(&c->ch);
+		total = hs_ca_names_len(&c->ch, 6 + 2 * nsigs13() + 10);
 		tw_u8(&w, HT_CERTIFICATE_REQUEST);
 		/* The CA names stream after this piece: lengths by count. */
 		tw_u24(&w, 1 + 2 + 4 + 2 + 2 * nsigs13() +

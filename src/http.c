@@ -1,8 +1,5 @@
 /*
  * http.c - strict HTTP/1.x request framing for http mode; see http.h.
- *
- * Character classes are explicit comparisons, never <ctype.h>: those
- * depend on the locale, and framing must not.
  */
 #include <string.h>
 
@@ -385,10 +382,7 @@ http_parse_head(const uint8_t *buf, size_t len, struct http_req *req)
 		req->body = HTTP_BODY_CHUNKED;
 	else if (f.cl > 0)
 		req->body = HTTP_BODY_LENGTH;
-	if (req->minor == 1)
-		req->keep_alive = !f.close;
-	else
-		req->keep_alive = f.keep && !f.close;
+	req->keep_alive = (req->minor == 1 || f.keep) && !f.close;
 	/* What the backend reads in the rewritten head. */
 	req->fwd_keep_alive = (req->minor == 1 || f.keep) &&
 	    f.close == f.close_dropped;
@@ -401,9 +395,7 @@ http_parse_head(const uint8_t *buf, size_t len, struct http_req *req)
 static int
 is_dropped(const struct http_req *req, size_t idx)
 {
-	if (idx >= HTTP_MAX_FIELDS)
-		return 0;
-	return (int)((req->drop[idx / 32] >> (idx % 32)) & 1);
+	return idx < HTTP_MAX_FIELDS && (req->drop[idx / 32] >> (idx % 32) & 1);
 }
 
 /*
@@ -671,17 +663,14 @@ http_redirect(uint8_t *buf, size_t cap, const struct http_req *req,
 		path = t;
 		plen = t[0] == '/' ? tlen : 0;
 	}
-	if (hlen > 0) {
-		hlen = strip_port(host, hlen);
-		if (!host_ok(host, hlen))
-			return 0;
-		memcpy(h, host, hlen);
-	} else {
+	if (hlen == 0) {
+		host = (const uint8_t *)own;
 		hlen = strlen(own);
-		if (!host_ok((const uint8_t *)own, hlen))
-			return 0;
-		memcpy(h, own, hlen);
-	}
+	} else
+		hlen = strip_port(host, hlen);
+	if (!host_ok(host, hlen))
+		return 0;
+	memcpy(h, host, hlen);
 	if (port != 443 && port > 0 && port <= 65535) {
 		ptlen = digits(port, pt + 1) + 1;
 		pt[0] = ':';

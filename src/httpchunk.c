@@ -80,12 +80,13 @@ chunk_byte(struct http_chunk *ch, uint8_t c)
 			return HTTP_E_CHUNK_EXT;
 		return HTTP_MORE;
 	case CH_EXT:
+	case CH_TVALUE:
 		if (c == '\r')
-			ch->state = CH_SIZE_LF;
+			ch->state = ch->state == CH_EXT ? CH_SIZE_LF : CH_TLF;
 		else if (c == '\n')
 			return HTTP_E_BARE_LF;
 		else if (is_ctl(c))
-			return HTTP_E_CHUNK_EXT;
+			return ch->state == CH_EXT ? HTTP_E_CHUNK_EXT : HTTP_E_CTL;
 		return HTTP_MORE;
 	case CH_SIZE_LF:
 		if (c != '\n')
@@ -121,14 +122,6 @@ chunk_byte(struct http_chunk *ch, uint8_t c)
 			ch->state = CH_TVALUE;
 		else if (!is_tchar(c))
 			return HTTP_E_TRAILER;
-		return HTTP_MORE;
-	case CH_TVALUE:
-		if (c == '\r')
-			ch->state = CH_TLF;
-		else if (c == '\n')
-			return HTTP_E_BARE_LF;
-		else if (is_ctl(c))
-			return HTTP_E_CTL;
 		return HTTP_MORE;
 	case CH_TLF:
 	case CH_END_LF:

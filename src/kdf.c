@@ -40,8 +40,9 @@ hmac(const br_hash_class *dig, const void *key, size_t keylen,
 	wipe(&hc, sizeof(hc));
 }
 
-size_t
-ks_hkdf_extract(const br_hash_class *dig, const void *salt, size_t saltlen,
+/* HKDF-Extract (RFC 5869 2.2); a NULL salt or ikm is hash-length zeros. */
+static void
+hkdf_extract(const br_hash_class *dig, const void *salt, size_t saltlen,
     const void *ikm, size_t ikmlen, unsigned char *out)
 {
 	static const unsigned char zero[HASH_MAX];
@@ -56,17 +57,17 @@ ks_hkdf_extract(const br_hash_class *dig, const void *salt, size_t saltlen,
 		ikmlen = hlen;
 	}
 	hmac(dig, salt, saltlen, ikm, ikmlen, out);
-	return hlen;
 }
 
 /*
  * HKDF-Expand-Label: T(1) = HMAC(secret, HkdfLabel || 0x01), where
  * HkdfLabel = uint16 length, opaque "tls13 " + label<7..255>,
  * opaque context<0..255>.  Labels are this module's constants and
- * contexts are hashes or ticket nonces, so both fit their length byte.
+ * contexts are hashes or ticket nonces, so both fit their length byte;
+ * outlen is at most the hash's length.
  */
-void
-ks_expand_label(const br_hash_class *dig, const unsigned char *secret,
+static void
+expand_label(const br_hash_class *dig, const unsigned char *secret,
     const char *label, const void *ctx, size_t ctxlen, unsigned char *out,
     size_t outlen)
 {
@@ -102,7 +103,7 @@ ks_derive_secret(const br_hash_class *dig, const unsigned char *secret,
 {
 	size_t hlen = hash_len(dig);
 
-	ks_expand_label(dig, secret, label, thash, hlen, out, hlen);
+	expand_label(dig, secret, label, thash, hlen, out, hlen);
 }
 
 void
@@ -147,7 +148,7 @@ ks_early(struct ks *ks, const br_hash_class *dig, const void *psk,
 {
 	ks->dig = dig;
 	ks->hlen = hash_len(dig);
-	ks_hkdf_extract(dig, NULL, 0, psk, psklen, ks->secret);
+	hkdf_extract(dig, NULL, 0, psk, psklen, ks->secret);
 }
 
 /* Derive-Secret(secret, "derived", "") then Extract with the DHE. */
@@ -157,7 +158,7 @@ ks_handshake(struct ks *ks, const void *dhe, size_t dhelen)
 	unsigned char salt[HASH_MAX];
 
 	ks_derive(ks, "derived", NULL, salt);
-	ks_hkdf_extract(ks->dig, salt, ks->hlen, dhe, dhelen, ks->secret);
+	hkdf_extract(ks->dig, salt, ks->hlen, dhe, dhelen, ks->secret);
 	wipe(salt, sizeof(salt));
 }
 
@@ -196,7 +197,7 @@ ks_finished(const br_hash_class *dig, const unsigned char *base,
 	unsigned char fk[HASH_MAX];
 	size_t hlen = hash_len(dig);
 
-	ks_expand_label(dig, base, "finished", NULL, 0, fk, hlen);
+	expand_label(dig, base, "finished", NULL, 0, fk, hlen);
 	hmac(dig, fk, hlen, thash, hlen, out);
 	wipe(fk, sizeof(fk));
 }
@@ -205,7 +206,7 @@ void
 ks_ticket_psk(const br_hash_class *dig, const unsigned char *res,
     const void *nonce, size_t noncelen, unsigned char *out)
 {
-	ks_expand_label(dig, res, "resumption", nonce, noncelen, out,
+	expand_label(dig, res, "resumption", nonce, noncelen, out,
 	    hash_len(dig));
 }
 
@@ -215,7 +216,7 @@ ks_next_secret(const br_hash_class *dig, unsigned char *secret)
 	unsigned char t[HASH_MAX];
 	size_t hlen = hash_len(dig);
 
-	ks_expand_label(dig, secret, "traffic upd", NULL, 0, t, hlen);
+	expand_label(dig, secret, "traffic upd", NULL, 0, t, hlen);
 	memcpy(secret, t, hlen);
 	wipe(t, sizeof(t));
 }
@@ -224,6 +225,6 @@ void
 ks_traffic_keys(const br_hash_class *dig, const unsigned char *secret,
     unsigned char *key, size_t keylen, unsigned char *iv)
 {
-	ks_expand_label(dig, secret, "key", NULL, 0, key, keylen);
-	ks_expand_label(dig, secret, "iv", NULL, 0, iv, 12);
+	expand_label(dig, secret, "key", NULL, 0, key, keylen);
+	expand_label(dig, secret, "iv", NULL, 0, iv, 12);
 }

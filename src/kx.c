@@ -4,6 +4,7 @@
 #include <string.h>
 #include <bearssl.h>
 
+#include "precomp.h"
 #include "prim.h"
 #include "tlscrypto.h"
 
@@ -39,9 +40,15 @@ kx_gen(struct kx *kx, int group, const br_prng_class **rng,
 	const struct tls_group *g = ecdhe(group);
 	size_t n, klen;
 
+	if (g == NULL || cap < g->share)
+		return 0;
+	if ((n = precomp_take(g->curve, kx->sk, &klen, pub)) != 0) {
+		kx->group = group;
+		kx->sklen = klen;
+		return n;
+	}
 	/* Uniform in [1, order - 1]; X25519 clamps what it gets. */
-	if (g == NULL ||
-	    (klen = br_ec_keygen(rng, &prim_ec, NULL, k, g->curve)) == 0)
+	if ((klen = br_ec_keygen(rng, &prim_ec, NULL, k, g->curve)) == 0)
 		return 0;
 	n = kx_load(kx, group, k, klen, pub, cap);
 	wipe(k, sizeof(k));

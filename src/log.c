@@ -37,7 +37,7 @@ static const struct {
 	F(ticket_hits), F(ticket_misses),
 	F(bytes_in), F(bytes_out), F(log_dropped),
 	F(proxy_in), F(proxy_local), F(proxy_errors),
-	F(cert_days),
+	F(cert_days), F(precomp_hits), F(precomp_misses),
 	F(turns), F(turn_p99_us), F(turn_p999_us), F(turn_max_us),
 	F(slow_polled), F(slow_io), F(slow_costly), F(slow_served),
 	F(slow_accepts), F(slow_expired), F(slow_handshakes), F(slow_closed),
@@ -67,8 +67,11 @@ stats_text(char *buf, size_t cap, const char *eq, const char *sep)
 static void
 vlog(enum log_level lv, const char *tag, const char *fmt, va_list ap)
 {
-	/* Room for the stats line: 30 counters of up to 20 digits. */
-	char buf[1024];
+	/*
+	 * Room for the stats line: 52 counters, names of up to 16 bytes,
+	 * values of up to 20 digits (port_log_write() takes as much).
+	 */
+	char buf[2048];
 	int n, m;
 
 	n = snprintf(buf, sizeof(buf), "%s: ", tag);

@@ -58,6 +58,8 @@ struct stats {
 	/* PROXY headers read (proxy_from), of them LOCAL, and refused. */
 	unsigned long long	proxy_in, proxy_local, proxy_errors;
 	unsigned long long	cert_days;	/* the soonest to expire: left */
+	/* EC key pairs taken made ahead, and made inline (precomp.h). */
+	unsigned long long	precomp_hits, precomp_misses;
 	/*
 	 * Loop turns since the last report, their p99, p99.9 and longest
 	 * (us), and what the longest did (turn.h).

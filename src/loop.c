@@ -10,6 +10,7 @@
 #include "pend.h"
 #include "plain.h"
 #include "pool.h"
+#include "precomp.h"
 #include "slot.h"
 #include "turn.h"
 
@@ -38,13 +39,22 @@ loop_static_bytes(void)
 	return sizeof(pfd) + sizeof(turn) + turn_static_bytes();
 }
 
+/* The counters kept elsewhere into stats, for a report. */
+static void
+stats_sync(void)
+{
+	turn_report();
+	stats.precomp_hits = precomp_hits;
+	stats.precomp_misses = precomp_misses;
+}
+
 static void
 log_stats(void)
 {
 	char buf[2048];
 	size_t n;
 
-	turn_report();
+	stats_sync();
 	n = stats_text(buf, sizeof(buf), "=", " ");
 	log_msg(LOG_INFO, "stats %.*s", (int)(n > 0 ? n - 1 : 0), buf);
 }
@@ -60,7 +70,7 @@ serve_stats(int fd)
 	c = port_accept(fd, &peer, &local, &emfile);
 	if (c < 0)
 		return;
-	turn_report();
+	stats_sync();
 	(void)port_write(c, buf, stats_text(buf, sizeof(buf), " ", "\n"));
 	port_close(c, 0);
 }
@@ -386,7 +396,7 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 		unsigned sig, nt;
 		uint64_t t;
 		size_t n = 0;
-		int timeout, spolled = -1;
+		int timeout, ready, spolled = -1;
 
 		nt = poll_conns(&n, &next);
 		next = ready_next(0, ready_next(1, next));
@@ -401,13 +411,19 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 			next = drain_end;
 		timeout = next == UINT64_MAX ? -1 : next <= conn_now ? 0 :
 		    next - conn_now > 60000 ? 60000 : (int)(next - conn_now);
+		/* Key pairs to make ahead: look, but do not sleep. */
+		if (!draining && precomp_wanted())
+			timeout = 0;
 		/* The turn ends here: all but the wait for readiness. */
 		turn_work.polled = nt;
 		turn_end(port_now_us());
-		(void)port_poll(pfd, n, timeout);
+		ready = port_poll(pfd, n, timeout);
 		turn_start = t = port_now_us();
 		conn_now = t / 1000;
 		turn_begin(t);
+		/* Nothing to serve: one pair, a few hundred microseconds. */
+		if (ready == 0 && !draining)
+			(void)precomp_fill();
 
 		run_conns(nt, rotate++);
 		if (!draining)

@@ -33,10 +33,12 @@
 #include "pend.h"
 #include "plain.h"
 #include "pool.h"
+#include "precomp.h"
 #include "prim.h"
 #include "port.h"
 #include "slot.h"
 #include "tls.h"
+#include "wipe.h"
 
 static struct config cfgs[2];
 static unsigned cur;
@@ -74,7 +76,8 @@ print_footprint(const struct config *c)
 	cache = (size_t)nsess * TLS_CACHE_ENTRY;
 	other = tls_static_bytes() + loop_static_bytes() + pool_static_bytes() +
 	    config_static_bytes() + sizeof(cfgs) + sizeof(lst) +
-	    port_static_bytes() + certgen_static_bytes() + pend_static_bytes();
+	    port_static_bytes() + certgen_static_bytes() + pend_static_bytes() +
+	    precomp_static_bytes();
 	total = slot * c->slots + plain * plain_slots(c) + cache +
 	    pend * c->pending + other;
 	max = slot * TLSGATE_MAX_SLOTS + plain * TLSGATE_MAX_PLAIN +
@@ -316,11 +319,14 @@ static int
 run_worker(unsigned k)
 {
 	const struct config *cfg = &cfgs[cur];
+	unsigned char seed[32];
 	const char *why;
 	int rc;
 
-	if (tls_reseed() < 0)
+	if (tls_reseed() < 0 || port_entropy(seed, sizeof(seed)) < 0)
 		log_fatal(111, "no entropy from the operating system");
+	precomp_init(seed, sizeof(seed));
+	wipe(seed, sizeof(seed));
 	conn_worker = k;
 	port_signals_init();
 	slot_table_init(cfg);

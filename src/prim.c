@@ -63,8 +63,6 @@ candidate(struct prim *p, int kind, size_t i)
 		p->ctr = i == 0 ? br_aes_x86ni_ctr_get_vtable() : i == 1 ?
 		    br_aes_pwr8_ctr_get_vtable() : i == 2 ?
 		    &br_aes_ct64_ctr_vtable : &br_aes_ct_ctr_vtable;
-		if (p->ctr == NULL)
-			return 0;
 		break;
 	case PRIM_GHASH:
 		p->ghash = i == 0 ? br_ghash_pclmul_get() : i == 1 ?
@@ -81,6 +79,7 @@ candidate(struct prim *p, int kind, size_t i)
 	}
 	if ((kind == PRIM_CHACHA20 && p->chacha == 0) ||
 	    (kind == PRIM_POLY1305 && p->poly == 0) ||
+	    (kind == PRIM_AES_CTR && p->ctr == NULL) ||
 	    (kind == PRIM_GHASH && p->ghash == 0))
 		return 0;
 	p->pick[kind] = (unsigned char)i;

@@ -125,7 +125,6 @@ eng_write_flight(struct eng *c)
 	}
 }
 
-/* Whatever is owed, once what was written before it is out (engint.h). */
 void
 eng_pump(struct eng *c)
 {

@@ -13,10 +13,6 @@
 #include "prim.h"
 #include "tlscrypto.h"
 
-static int	aead(struct rp *, const unsigned char *, size_t,
-		    const unsigned char *, unsigned char *, size_t,
-		    unsigned char *, int);
-
 /* The AEAD's implementation, on r->key. */
 static void
 rec_keys(struct rp *r, const struct tls_suite *s)
@@ -66,6 +62,49 @@ rp_init12(struct rp *r, int aead, const unsigned char *key,
 	return 1;
 }
 
+/*
+ * One AEAD operation on `len` bytes at `data` with the additional data
+ * aad[0..alen), under the nonce of the record's version: the IV XOR the
+ * sequence number (5.3, RFC 7905), or TLS 1.2 GCM's salt and explicit
+ * nonce xn (RFC 5288).  Decrypting, returns 1 if `tag` is right,
+ * checked in constant time; the sequence number moves on only on
+ * success, so a record that fails (a skipped early-data record) does
+ * not use one up.
+ */
+static int
+aead(struct rp *r, const unsigned char *aad, size_t alen,
+    const unsigned char *xn, unsigned char *data, size_t len,
+    unsigned char *tag, int encrypt)
+{
+	unsigned char n[12], t[RP_TAG_LEN];
+	int ok = 1;
+
+	memcpy(n, r->iv, 12);
+	if (xn != NULL)		/* TLS 1.2 GCM: the salt, the explicit part */
+		memcpy(n + 4, xn, 8);
+	else
+		for (int i = 0; i < 8; i++)
+			n[11 - i] ^= (unsigned char)(r->seq >> (8 * i));
+	if (r->chacha != NULL) {
+		r->poly(r->key, n, data, len, aad, alen, encrypt ? tag : t,
+		    r->chacha, encrypt);
+		if (!encrypt)
+			ok = ct_eq(t, tag, RP_TAG_LEN);
+	} else {
+		br_gcm_reset(&r->gcm, n, 12);
+		br_gcm_aad_inject(&r->gcm, aad, alen);
+		br_gcm_flip(&r->gcm);
+		br_gcm_run(&r->gcm, encrypt, data, len);
+		if (encrypt)
+			br_gcm_get_tag(&r->gcm, tag);
+		else
+			ok = (int)br_gcm_check_tag(&r->gcm, tag);
+	}
+	if (ok)
+		r->seq++;
+	return ok;
+}
+
 /* RFC 5246 6.2.3.3's additional data. */
 static void
 aad12(const struct rp *r, int type, size_t len, unsigned char *a)
@@ -79,10 +118,6 @@ aad12(const struct rp *r, int type, size_t len, unsigned char *a)
 	a[12] = (unsigned char)len;
 }
 
-/*
- * The content is staged after GCM's explicit nonce (rp_head12), so
- * neither direction moves a record's bytes.
- */
 size_t
 rp_seal12(struct rp *r, unsigned char *rec, size_t len,
     size_t cap, int type)
@@ -134,49 +169,6 @@ rp_open12(struct rp *r, unsigned char *rec, size_t reclen,
 	return rec[0];
 }
 
-/*
- * One AEAD operation on `len` bytes at `data` with the additional data
- * aad[0..alen), under the nonce of the record's version: the IV XOR the
- * sequence number (5.3, RFC 7905), or TLS 1.2 GCM's salt and explicit
- * nonce xn (RFC 5288).  Decrypting, returns 1 if `tag` is right,
- * checked in constant time; the sequence number moves on only on
- * success, so a record that fails (a skipped early-data record) does
- * not use one up.
- */
-static int
-aead(struct rp *r, const unsigned char *aad, size_t alen,
-    const unsigned char *xn, unsigned char *data, size_t len,
-    unsigned char *tag, int encrypt)
-{
-	unsigned char n[12], t[RP_TAG_LEN];
-	int ok = 1;
-
-	memcpy(n, r->iv, 12);
-	if (xn != NULL)		/* TLS 1.2 GCM: the salt, the explicit part */
-		memcpy(n + 4, xn, 8);
-	else
-		for (int i = 0; i < 8; i++)
-			n[11 - i] ^= (unsigned char)(r->seq >> (8 * i));
-	if (r->chacha != NULL) {
-		r->poly(r->key, n, data, len, aad, alen, encrypt ? tag : t,
-		    r->chacha, encrypt);
-		if (!encrypt)
-			ok = ct_eq(t, tag, RP_TAG_LEN);
-	} else {
-		br_gcm_reset(&r->gcm, n, 12);
-		br_gcm_aad_inject(&r->gcm, aad, alen);
-		br_gcm_flip(&r->gcm);
-		br_gcm_run(&r->gcm, encrypt, data, len);
-		if (encrypt)
-			br_gcm_get_tag(&r->gcm, tag);
-		else
-			ok = (int)br_gcm_check_tag(&r->gcm, tag);
-	}
-	if (ok)
-		r->seq++;
-	return ok;
-}
-
 size_t
 rp_seal(struct rp *r, unsigned char *rec, size_t len, size_t cap,
     int type, size_t pad)
@@ -203,39 +195,17 @@ rp_seal(struct rp *r, unsigned char *rec, size_t len, size_t cap,
 
 /*
  * TLSInnerPlaintext's type is its last non-zero byte (5.4); its index
- * is the content's length.  Every byte is read whatever it holds, so
- * the time tells nothing of the padding's length: eight at a time, the
- * last non-zero word kept by masks, then that word's bytes.  Returns
- * the type, 0 if all are zero.
+ * is the content's length.  From the end, as BearSSL and picotls scan:
+ * the time tells the padding's length, and so the content's, which the
+ * backend's socket is told anyway.  Returns the type, 0 if all are zero.
  */
 static int
 inner_type(const unsigned char *p, size_t n, size_t *len)
 {
-	unsigned char t[8];
-	uint64_t w, last = 0, m;
-	size_t i, at = 0, pos = 0, type = 0, mb;
-
-	for (i = 0; i < n; i += 8) {
-		if (n - i >= 8) {
-			memcpy(&w, p + i, 8);
-		} else {		/* the tail, zero-filled: n is public */
-			memset(t, 0, 8);
-			memcpy(t, p + i, n - i);
-			memcpy(&w, t, 8);
-		}
-		m = -((w | -w) >> 63);		/* all ones if w != 0 */
-		last = (last & ~m) | (w & m);
-		at = (at & ~(size_t)m) | (i & (size_t)m);
-	}
-	memcpy(t, &last, 8);
-	for (i = 0; i < 8; i++) {
-		mb = -(((size_t)t[i] + 0xFF) >> 8);
-		pos = (pos & ~mb) | ((at + i) & mb);
-		type = (type & ~mb) | (t[i] & mb);
-	}
-	wipe(t, sizeof(t));
-	*len = pos;
-	return (int)type;
+	while (n > 0 && p[n - 1] == 0)
+		n--;
+	*len = n > 0 ? n - 1 : 0;
+	return n > 0 ? p[n - 1] : 0;
 }
 
 int

@@ -6,6 +6,7 @@
 #include <bearssl.h>
 
 #include "ecdsa.h"
+#include "precomp.h"
 #include "prim.h"
 #include "tlscrypto.h"
 
@@ -175,10 +176,10 @@ sig_cv_sign(int scheme, int server, const unsigned char *thash, size_t thlen,
 		return 0;
 	sig_cv_hash(scheme, server, thash, thlen, h);
 	if (sc->kind == SIG_ECDSA) {
-		/* 139 bytes: the longest DER signature (P-521). */
-		if (ec == NULL || ec->curve != sc->curve || cap < 139)
+		if (ec == NULL || ec->curve != sc->curve ||
+		    cap < TG_ECDSA_SIG_MAX)
 			return 0;
-		return tg_ecdsa_sign_asn1(&prim_ec,
+		return precomp_ecdsa_sign(&prim_ec,
 		    hash_class(sc->hash), h, ec, sig);
 	}
 	if (rsa == NULL)

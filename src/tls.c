@@ -37,11 +37,7 @@
 #include "tlswire.h"
 #include "wipe.h"
 
-/*
- * The session caches, one a service, behind one lock: in static memory,
- * or in memory shared by all workers (tls_init()), so that a client
- * resumes whichever worker it reaches.  They outlive reloads.
- */
+/* Shared by the workers (tls_init()): a client resumes at any of them. */
 struct tls_caches {
 	void		*lock[PORT_LOCK_SIZE / sizeof(void *)];
 	struct cache	 c[TLSGATE_MAX_SERVICES];
@@ -103,15 +99,15 @@ cache_now(void)
 	return (uint32_t)(port_now_ms() / 1000);
 }
 
-/* Is suite (any version's code) one of the service's? */
+/* Are version and suite (any version's code) still the service's? */
 static int
-svc_suite(const struct tls_svc *sv, unsigned suite)
+svc_takes(const struct tls_svc *sv, unsigned version, unsigned suite)
 {
 	const struct tls_suite *s = tls_suite_find(suite, NULL);
 
 	for (unsigned i = 0; s != NULL && i < sv->suites.n; i++)
 		if (sv->suites.v[i] == (unsigned)(s - tls_suites))
-			return 1;
+			return version >= sv->tls_min && version <= sv->tls_max;
 	return 0;
 }
 
@@ -180,8 +176,7 @@ session_load(void *ctx, struct eng_session *s)
 	hit = cache_get(&caches->c[t->svc], caches->store, id, cache_now(),
 	    sv->lifetime, &e);
 	port_unlock(caches->lock);
-	hit = hit && e.version >= sv->tls_min && e.version <= sv->tls_max &&
-	    svc_suite(sv, e.suite);
+	hit = hit && svc_takes(sv, e.version, e.suite);
 	if (hit) {
 		memcpy(s->secret, e.secret, sizeof(s->secret));
 		s->version = e.version;
@@ -266,8 +261,8 @@ ticket_open_cb(void *ctx, const unsigned char *tk, size_t len,
 	ok = ticket_open(keys_of(t), tk, len, c,
 	    ticket_ctx(t, s->host, s->host_len, c),
 	    s->version, port_time(), &st) &&
-	    st.version >= sv->tls_min && st.version <= sv->tls_max &&
-	    svc_suite(sv, st.suite) && st.secret_len == sizeof(s->secret);
+	    svc_takes(sv, st.version, st.suite) &&
+	    st.secret_len == sizeof(s->secret);
 	if (ok) {
 		memcpy(s->secret, st.secret, sizeof(s->secret));
 		s->suite = st.suite;
@@ -480,11 +475,6 @@ scheme(const struct cred *c, const struct hello *h, int v13)
 	return 0;
 }
 
-/*
- * A hello's choices: the credential by server name, the first suite of
- * ours the client offers for it, the signature scheme of its key, ALPN
- * http/1.1 in http mode, the validator for client certificates.
- */
 static unsigned
 choose(void *ctx, const unsigned char *m, const struct hello *h,
     unsigned version, struct eng_choice *out)
@@ -626,30 +616,21 @@ tls_resumed(const struct tls_conn *t)
 	return t->eng.resumed;
 }
 
-/* The longest session_lifetime of a service with tickets, seconds. */
-static uint32_t
-ticket_lifetime(const struct config *c)
-{
-	uint32_t l = 0;
-
-	for (unsigned i = 0; i < c->nsvc; i++)
-		if (c->svc[i].tickets && c->svc[i].lifetime_ms / 1000 > l)
-			l = c->svc[i].lifetime_ms / 1000;
-	return l;
-}
-
 /*
  * The rotating keys, from a secret of the DRBG, before any fork: every
  * rotate seconds a new key (config.c keeps rotate within the longest
- * lifetime L, and at least L / 7); 0 means L / 2, so that three keys
- * are kept and none lives longer than 1.5 L.
+ * lifetime L of a service with tickets, and at least L / 7); 0 means
+ * L / 2, so that three keys are kept and none lives longer than 1.5 L.
  */
 static void
 init_rotation(const struct config *c)
 {
 	unsigned char seed[32];
-	uint32_t l = ticket_lifetime(c), r = c->ticket_rotate_ms / 1000;
+	uint32_t l = 0, r = c->ticket_rotate_ms / 1000;
 
+	for (unsigned i = 0; i < c->nsvc; i++)
+		if (c->svc[i].tickets && c->svc[i].lifetime_ms / 1000 > l)
+			l = c->svc[i].lifetime_ms / 1000;
 	if (r == 0)
 		r = l / 2 > 0 ? l / 2 : 1;
 	seed_drbg.vtable->generate(&seed_drbg.vtable, seed, sizeof(seed));

@@ -28,7 +28,7 @@
 #include "eng.h"
 
 /* The bytes one session takes in a session cache. */
-#define TLS_CACHE_ENTRY	CACHE_ENTRY_SIZE
+#define TLS_CACHE_ENTRY	sizeof(struct cache_entry)
 
 /* The longest client chain taken: its certificates, the client's own first. */
 #define TLS_CHAIN_MAX	8
@@ -82,10 +82,11 @@ int	tls_conn_reset(struct tls_conn *, unsigned svc);
  * The client's first bytes buf[0..len), before the engine reads them:
  * in the engine's input buffer or, for a hello longer than that, in one
  * of HELLO_WIRE_MAX bytes.  TLS_HELLO_MORE: the hello is not all there
- * yet (if buf is full, it is longer than buf).  TLS_HELLO_STARTED: the engine has started on the hello,
- * which took buf[0..*end) (an alert may be what it answers: the state
- * says).  TLS_HELLO_REFUSE: the first flight is no hello the engine can
- * read: *alert in the clear, and *why for the log.
+ * yet (if buf is full, it is longer than buf).  TLS_HELLO_STARTED: the
+ * engine has started on the hello, which took buf[0..*end) (an alert may
+ * be what it answers: the state says).  TLS_HELLO_REFUSE: the first
+ * flight is no hello the engine can read: *alert in the clear, and *why
+ * for the log.
  */
 enum { TLS_HELLO_MORE, TLS_HELLO_STARTED, TLS_HELLO_REFUSE };
 int	tls_hello(struct tls_conn *, unsigned char *buf, size_t len,

@@ -89,47 +89,36 @@ hash_class(int id)
 const br_hash_class *ks_suite_hash(int suite);
 
 /*
- * HKDF (RFC 5869) the way TLS 1.3 uses it.  Every expansion in TLS 1.3
- * fits in one hash block, so `outlen` must be at most the hash length.
- * Derive-Secret's `thash` is a transcript hash of the hash's length;
- * labels are given without the "tls13 " prefix.  Extract returns the
- * hash length; a NULL salt or ikm means hash-length zeros.
+ * Derive-Secret (RFC 8446 7.1): `thash` is a transcript hash of the
+ * hash's length; labels are given without the "tls13 " prefix.
  */
-size_t	ks_hkdf_extract(const br_hash_class *dig, const void *salt,
-	    size_t saltlen, const void *ikm, size_t ikmlen, unsigned char *out);
-void	ks_expand_label(const br_hash_class *dig, const unsigned char *secret,
-	    const char *label, const void *ctx, size_t ctxlen,
-	    unsigned char *out, size_t outlen);
 void	ks_derive_secret(const br_hash_class *dig, const unsigned char *secret,
 	    const char *label, const unsigned char *thash, unsigned char *out);
 
 /*
- * The transcript hash (4.4.1).  th_hash() gives the hash of
- * everything added so far and leaves the running hash as it was, so it
- * can be taken at every point the key schedule needs.
- * th_hrr() replaces the hash of ClientHello1 by the
- * synthetic message_hash message, before HelloRetryRequest is added.
+ * The transcript hash (4.4.1).  th_hash() gives the hash of everything
+ * added so far and leaves the running hash as it was, so it can be taken
+ * at every point the key schedule needs.  th_hrr() replaces the hash of
+ * ClientHello1 by the synthetic message_hash message, before
+ * HelloRetryRequest is added.
  */
 struct th {
 	br_hash_compat_context	h;
 	size_t			hlen;
 };
 void	th_init(struct th *t, const br_hash_class *dig);
-void	th_add(struct th *t, const void *msg,
-	    size_t len);
-size_t	th_hash(const struct th *t,
-	    unsigned char *out);
+void	th_add(struct th *t, const void *msg, size_t len);
+size_t	th_hash(const struct th *t, unsigned char *out);
 void	th_hrr(struct th *t);
 
 /*
  * The key schedule (7.1).  `secret` is the current stage: the early
- * secret after ks_early(), the handshake secret after
- * ks_handshake(), the master secret after ks_master().
- * ks_derive() is Derive-Secret from the current stage, with the
- * labels "res binder" / "ext binder" (early), "c hs traffic" /
- * "s hs traffic" (handshake), "c ap traffic" / "s ap traffic" /
- * "res master" (master).  A NULL `thash` stands for the hash of no
- * messages, as the binder keys take.
+ * secret after ks_early(), the handshake secret after ks_handshake(),
+ * the master secret after ks_master().  ks_derive() is Derive-Secret
+ * from the current stage, with the labels "res binder" / "ext binder"
+ * (early), "c hs traffic" / "s hs traffic" (handshake), "c ap traffic"
+ * / "s ap traffic" / "res master" (master).  A NULL `thash` stands for
+ * the hash of no messages, as the binder keys take.
  */
 struct ks {
 	const br_hash_class	*dig;
@@ -241,9 +230,8 @@ rp_head12(const struct rp *r)
  * return its length, or 0 for an unknown group or a short `cap`.
  * kx_shared() checks the peer's share and writes the shared secret
  * (X25519's or the point's X: 32, 48 or 66 bytes), returning its
- * length; 0 if the share has
- * the wrong length or form, is not on the curve, or gives the all-zero
- * X25519 secret (RFC 7748 6.1).
+ * length; 0 if the share has the wrong length or form, is not on the
+ * curve, or gives the all-zero X25519 secret (RFC 7748 6.1).
  */
 struct kx {
 	int			group;

@@ -41,13 +41,11 @@ int
 port_addr_parse(struct port_addr *a, const char *s, size_t len,
     const char **why)
 {
-	char host[64], *end;
-	const char *colon, *host_s;
-	size_t hlen;
+	const char *colon = NULL, *host = s;
+	char pbuf[8], *end;
+	size_t hlen, iplen;
 	unsigned long port;
-	struct sockaddr_in *v4 = (struct sockaddr_in *)(void *)a->raw;
-	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)(void *)a->raw;
-	char pbuf[8];
+	uint8_t ip[16];
 
 	memset(a, 0, sizeof(*a));
 	if (len > 5 && memcmp(s, "unix:", 5) == 0) {
@@ -64,28 +62,22 @@ port_addr_parse(struct port_addr *a, const char *s, size_t len,
 		    len - 5 + 1);
 		return 0;
 	}
-	colon = NULL;
-	for (size_t i = len; i > 0; i--)
-		if (s[i - 1] == ':') {
+	for (size_t i = len; i > 0 && colon == NULL; i--)
+		if (s[i - 1] == ':')
 			colon = s + i - 1;
-			break;
-		}
 	if (colon == NULL) {
 		*why = "expected host:port";
 		return -1;
 	}
-	host_s = s;
 	hlen = (size_t)(colon - s);
 	if (hlen >= 2 && s[0] == '[' && s[hlen - 1] == ']') {
-		host_s++;
+		host++;
 		hlen -= 2;
 	}
-	if (hlen == 0 || hlen >= sizeof(host)) {
+	if (hlen == 0 || hlen >= 64) {
 		*why = "bad host";
 		return -1;
 	}
-	memcpy(host, host_s, hlen);
-	host[hlen] = '\0';
 	len -= (size_t)(colon + 1 - s);
 	if (len == 0 || len >= sizeof(pbuf)) {
 		*why = "bad port";
@@ -98,20 +90,12 @@ port_addr_parse(struct port_addr *a, const char *s, size_t len,
 		*why = "bad port";
 		return -1;
 	}
-	if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
-		v4->sin_family = AF_INET;
-		v4->sin_port = htons((uint16_t)port);
-		a->len = sizeof(*v4);
-		return 0;
+	if ((iplen = port_ip_parse(host, hlen, ip)) == 0) {
+		*why = "not a numeric IPv4 or IPv6 address";
+		return -1;
 	}
-	if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
-		v6->sin6_family = AF_INET6;
-		v6->sin6_port = htons((uint16_t)port);
-		a->len = sizeof(*v6);
-		return 0;
-	}
-	*why = "not a numeric IPv4 or IPv6 address";
-	return -1;
+	port_addr_make(a, ip, iplen, (unsigned)port);
+	return 0;
 }
 
 static int
@@ -446,21 +430,18 @@ port_poll(struct port_pfd *p, size_t n, int timeout_ms)
 }
 
 uint64_t
-port_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-uint64_t
 port_now_us(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+uint64_t
+port_now_ms(void)
+{
+	return port_now_us() / 1000;
 }
 
 int64_t
@@ -559,8 +540,7 @@ port_signals_init(void)
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
 	sigemptyset(&block);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
+	(void)signal(SIGPIPE, SIG_IGN);
 	sa.sa_handler = on_signal;
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		sigaction(sigs[i], &sa, NULL);
@@ -622,11 +602,8 @@ port_syslog_open(const char *path, int facility, const char **why)
 static int
 stderr_ready(void)
 {
-	struct pollfd p;
+	struct pollfd p = { .fd = STDERR_FILENO, .events = POLLOUT };
 
-	p.fd = STDERR_FILENO;
-	p.events = POLLOUT;
-	p.revents = 0;
 	return poll(&p, 1, 0) == 1 && (p.revents & POLLOUT);
 }
 
@@ -634,7 +611,7 @@ int
 port_log_write(int level, const char *line, size_t len)
 {
 	static const int severity[] = { 3, 4, 6, 7 };
-	char buf[1024];
+	char buf[2048];
 	size_t n;
 
 	if (len > sizeof(buf) - 64)

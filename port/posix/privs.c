@@ -108,17 +108,23 @@ static const int allowed[] = {
 };
 #define NALLOWED	(sizeof(allowed) / sizeof(allowed[0]))
 
+/*
+ * Allow system call nr when its argument arg, masked, equals value;
+ * leaves the accumulator holding that argument.
+ */
 static size_t
-allow_setfd(struct sock_filter *f, size_t n, int nr)
+allow_arg(struct sock_filter *f, size_t n, int nr, unsigned arg,
+    unsigned mask, unsigned value)
 {
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 	    offsetof(struct seccomp_data, nr));
 	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-	    (unsigned)nr, 0, 3);
+	    (unsigned)nr, 0, 4);
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-	    offsetof(struct seccomp_data, args[1]));
-	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-	    F_SETFD, 0, 1);
+	    offsetof(struct seccomp_data, args) + arg * sizeof(uint64_t));
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, mask);
+	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, value,
+	    0, 1);
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 	    SECCOMP_RET_ALLOW);
 	return n;
@@ -127,7 +133,7 @@ allow_setfd(struct sock_filter *f, size_t n, int nr)
 int
 port_sandbox(const char **why)
 {
-	struct sock_filter f[4 + 2 * NALLOWED + 5 + 6 + 10 + 1];
+	struct sock_filter f[4 + 2 * NALLOWED + 6 + 6 + 12 + 1];
 	struct sock_fprog prog;
 	size_t n = 0;
 
@@ -146,39 +152,18 @@ port_sandbox(const char **why)
 		    SECCOMP_RET_ALLOW);
 	}
 	/* openat(dirfd, path, flags): read-only, no create, no truncate. */
-	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-	    SYS_openat, 0, 4);
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-	    offsetof(struct seccomp_data, args[2]));
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K,
-	    O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND);
-	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0,
-	    0, 1);
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
-	    SECCOMP_RET_ALLOW);
-	/*
-	 * open(path, flags), the same rule: musl's open() calls it where the
-	 * kernel has it.  The number again: the accumulator may hold
-	 * openat's flags here.
-	 */
+	n = allow_arg(f, n, SYS_openat, 2, O_ACCMODE | O_CREAT | O_TRUNC |
+	    O_APPEND, 0);
+	/* open(path, flags), the same rule: musl's open() calls it where the
+	 * kernel has it. */
 #if defined(SYS_open)
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-	    offsetof(struct seccomp_data, nr));
-	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-	    SYS_open, 0, 4);
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-	    offsetof(struct seccomp_data, args[1]));
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K,
-	    O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND);
-	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0,
-	    0, 1);
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
-	    SECCOMP_RET_ALLOW);
+	n = allow_arg(f, n, SYS_open, 1, O_ACCMODE | O_CREAT | O_TRUNC |
+	    O_APPEND, 0);
 #endif
 	/* fcntl(fd, F_SETFD): musl's open() sets O_CLOEXEC again so. */
-	n = allow_setfd(f, n, SYS_fcntl);
+	n = allow_arg(f, n, SYS_fcntl, 1, ~0u, F_SETFD);
 #if defined(SYS_fcntl64)
-	n = allow_setfd(f, n, SYS_fcntl64);
+	n = allow_arg(f, n, SYS_fcntl64, 1, ~0u, F_SETFD);
 #endif
 	/* x32 and every other number fall through to here. */
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,

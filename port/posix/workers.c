@@ -90,11 +90,7 @@ spawn(unsigned k, int (*run)(unsigned))
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		struct sigaction sa;
-
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = SIG_DFL;
-		sigaction(SIGCHLD, &sa, NULL);
+		(void)signal(SIGCHLD, SIG_DFL);
 #if defined(__linux__)
 		/* A parent killed outright: drain and go, unsupervised. */
 		(void)prctl(PR_SET_PDEATHSIG, SIGTERM);

@@ -7,6 +7,7 @@ import time
 
 from harness import (LOOPBACK, SLOW, GateTest, close_tls, echo_roundtrip,
                      recv_exact, tls_connect)
+from test_stats_syslog import COUNTERS
 
 
 def refused(port):
@@ -105,6 +106,9 @@ class Signals(GateTest):
         finally:
             close_tls(live)
         stats = dict(kv.split("=") for kv in m.group(1).split())
+        # The whole line: every counter, the last one too, not cut.
+        for name in COUNTERS + ("turns", "slow_logs"):
+            self.assertIn(name, stats)
         self.assertEqual(stats["accepted"], "4")
         self.assertEqual(stats["closed"], "3")
         self.assertEqual(stats["live"], "1")

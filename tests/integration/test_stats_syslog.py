@@ -39,7 +39,7 @@ COUNTERS = ("accepted", "closed", "live", "high_water", "handshakes",
             "acme_forwarded", "tls13", "hrr", "tickets", "ticket_hits",
             "ticket_misses", "bytes_in",
             "bytes_out", "log_dropped", "proxy_in", "proxy_local",
-            "proxy_errors")
+            "proxy_errors", "precomp_hits", "precomp_misses")
 
 
 def read_stats(addr):

@@ -174,41 +174,6 @@ put_of_same_id_replaces_it(void)
 	return 1;
 }
 
-static int
-forget_removes_and_zeroes_the_entry(void)
-{
-	struct cache c;
-	struct cache_entry a = id_in(4, 1, 1000), b = id_in(4, 2, 1000), out;
-
-	cache_init(&c, store, 0, 64);
-	cache_put(&c, store, &a);
-	cache_put(&c, store, &b);
-	cache_forget(&c, store, a.id);
-	CHECK(!cache_get(&c, store, a.id, 1000, MAX_AGE, &out));
-	CHECK(!store_has(store, sizeof(store), a.secret, 48));
-	CHECK(!store_has(store, sizeof(store), a.id, 32));
-	CHECK(hit(&c, store, &b, 1000));
-	cache_forget(&c, store, a.id);		/* unknown: nothing */
-	CHECK(hit(&c, store, &b, 1000));
-	return 1;
-}
-
-static int
-take_returns_the_entry_once(void)
-{
-	struct cache c;
-	struct cache_entry e = id_in(6, 1, 1000), out;
-
-	cache_init(&c, store, 0, 64);
-	cache_put(&c, store, &e);
-	CHECK(cache_take(&c, store, e.id, 1000, MAX_AGE, &out) == 1);
-	CHECK(memcmp(out.secret, e.secret, 48) == 0);
-	CHECK(cache_take(&c, store, e.id, 1000, MAX_AGE, &out) == 0);
-	CHECK(!cache_get(&c, store, e.id, 1000, MAX_AGE, &out));
-	CHECK(!store_has(store, sizeof(store), e.secret, 48));
-	return 1;
-}
-
 /*
  * A client's ID is compared with the ways of its own set only: planted
  * in every other entry of the store it is not found, so no lookup
@@ -289,8 +254,6 @@ cache_of_size_0_holds_nothing_and_touches_nothing(void)
 	cache_init(&c, st, 1, 0);
 	cache_put(&c, st, &e);
 	CHECK(!cache_get(&c, st, e.id, 1000, MAX_AGE, &out));
-	CHECK(!cache_take(&c, st, e.id, 1000, MAX_AGE, &out));
-	cache_forget(&c, st, e.id);
 	cache_wipe(&c, st);
 	CHECK(memcmp(st, guard, sizeof(st)) == 0);
 	return 1;
@@ -347,7 +310,7 @@ two_caches_in_one_store_keep_apart(void)
 	CHECK(!cache_get(&b, store, ea.id, 1000, MAX_AGE, &out));
 	cache_put(&b, store, &eb);		/* the same ID, b's secret */
 	CHECK(hit(&a, store, &ea, 1000) && hit(&b, store, &eb, 1000));
-	cache_forget(&a, store, ea.id);
+	cache_wipe(&a, store);
 	CHECK(!cache_get(&a, store, ea.id, 1000, MAX_AGE, &out));
 	CHECK(hit(&b, store, &eb, 1000));
 	cache_put(&a, store, &ea);
@@ -366,8 +329,6 @@ main(void)
 		T(full_set_evicts_its_least_recently_used),
 		T(entry_older_than_max_age_misses_and_is_gone),
 		T(put_of_same_id_replaces_it),
-		T(forget_removes_and_zeroes_the_entry),
-		T(take_returns_the_entry_once),
 		T(lookup_reads_only_the_ids_set),
 		T(evicted_secret_is_overwritten),
 		T(wipe_removes_every_entry),

@@ -4,13 +4,16 @@
  * P-256, P-384 and P-521, hashes of every length the curves meet, the
  * edge keys and hashes, and every P-256 implementation; its signatures
  * verify; the RFC 6979 vectors come out as the RFC prints them; and it
- * refuses, writing nothing, what BearSSL refuses.
+ * refuses, writing nothing, what BearSSL refuses.  With nonces made
+ * ahead (precomp.c): the pools fill only once seeded and asked, hand
+ * each pair out once, and their signatures verify.
  */
 #include <stdio.h>
 #include <string.h>
 #include <bearssl.h>
 
 #include "ecdsa.h"
+#include "precomp.h"
 #include "unit.h"
 
 static br_hmac_drbg_context rng;
@@ -339,6 +342,145 @@ refuses_what_bearssl_refuses_and_writes_nothing(void)
 	return 1;
 }
 
+/* Fills every pool that is asked for; the pairs made. */
+static int
+fill_all(void)
+{
+	int n = 0;
+
+	while (precomp_fill())
+		n++;
+	return n + 1;
+}
+
+static int
+pools_fill_only_when_seeded_and_asked(void)
+{
+	unsigned char sk[66], pub[133];
+	size_t sklen;
+
+	precomp_wipe();
+	CHECK(precomp_take(BR_EC_secp256r1, sk, &sklen, pub) == 0);
+	CHECK(!precomp_wanted() && precomp_fill() == 0);
+	precomp_init("seed", 4);
+	CHECK(!precomp_wanted() && precomp_fill() == 0);
+	CHECK(precomp_take(BR_EC_curve25519, sk, &sklen, pub) == 0);
+	CHECK(precomp_wanted());
+	CHECK(fill_all() == PRECOMP_DEPTH);
+	CHECK(!precomp_wanted());
+	precomp_wipe();
+	return 1;
+}
+
+/* Each pair once: pub is sk times the generator, and no two alike. */
+static int
+pairs_are_points_of_their_keys_and_never_repeat(void)
+{
+	static const int pc[] = { BR_EC_curve25519, BR_EC_secp256r1 };
+	const br_ec_impl *impl = br_ec_get_default();
+	unsigned char sk[66], pub[133], again[133];
+	unsigned char seen[PRECOMP_DEPTH][133];
+	size_t sklen, n;
+
+	precomp_init("seed", 4);
+	for (size_t c = 0; c < 2; c++)
+		CHECK(precomp_take(pc[c], sk, &sklen, pub) == 0);
+	CHECK(fill_all() == 2 * PRECOMP_DEPTH);
+	for (size_t c = 0; c < 2; c++) {
+		for (int i = 0; i < PRECOMP_DEPTH; i++) {
+			n = precomp_take(pc[c], sk, &sklen, pub);
+			CHECK(n == (c == 0 ? 32u : 65u));
+			CHECK(impl->mulgen(again, sk, sklen, pc[c]) == n);
+			CHECK(memcmp(again, pub, n) == 0);
+			for (int j = 0; j < i; j++)
+				CHECK(memcmp(seen[j], pub, n) != 0);
+			memcpy(seen[i], pub, n);
+		}
+		CHECK(precomp_take(pc[c], sk, &sklen, pub) == 0);
+	}
+	precomp_wipe();
+	return 1;
+}
+
+/*
+ * Signatures on nonces made ahead verify, on each curve, and no two
+ * share r; with the pool empty the signer falls back to RFC 6979,
+ * byte for byte BearSSL's.
+ */
+static int
+nonces_made_ahead_sign_verify_and_never_repeat(void)
+{
+	unsigned char kbuf[BR_EC_KBUF_PRIV_MAX_SIZE];
+	unsigned char pbuf[BR_EC_KBUF_PUB_MAX_SIZE];
+	unsigned char h[32], sig[TG_ECDSA_SIG_MAX], theirs[TG_ECDSA_SIG_MAX];
+	unsigned char rs[PRECOMP_DEPTH][67], *r;
+	const br_ec_impl *impl = br_ec_get_default();
+	unsigned long long hits;
+	br_ec_private_key sk;
+	br_ec_public_key pk;
+	size_t n;
+
+	memset(h, 0x5a, sizeof(h));
+	for (size_t c = 0; c < 3; c++) {
+		precomp_init("seed", 4);
+		CHECK(br_ec_keygen(&rng.vtable, impl, &sk, kbuf,
+		    curves[c]) != 0);
+		CHECK(br_ec_compute_pub(impl, &pk, pbuf, &sk) != 0);
+		n = precomp_ecdsa_sign(impl, &br_sha256_vtable, h, &sk, sig);
+		CHECK(n == br_ecdsa_i31_sign_asn1(impl, &br_sha256_vtable, h,
+		    &sk, theirs) && memcmp(sig, theirs, n) == 0);
+		CHECK(fill_all() == PRECOMP_DEPTH);
+		hits = precomp_hits;
+		for (int i = 0; i < PRECOMP_DEPTH; i++) {
+			n = precomp_ecdsa_sign(impl, &br_sha256_vtable, h, &sk,
+			    sig);
+			CHECK(n != 0 && br_ecdsa_i31_vrfy_asn1(impl, h,
+			    sizeof(h), &pk, sig, n) == 1);
+			/* r: SEQUENCE (P-521's length in long form), INTEGER. */
+			r = sig + (sig[1] == 0x81 ? 3 : 2);
+			CHECK(r[0] == 0x02 && r[1] <= 67);
+			memset(rs[i], 0, sizeof(rs[i]));
+			memcpy(rs[i], r + 2, r[1]);
+			for (int j = 0; j < i; j++)
+				CHECK(memcmp(rs[i], rs[j], sizeof(rs[i])) != 0);
+		}
+		CHECK(precomp_hits == hits + PRECOMP_DEPTH);
+		n = precomp_ecdsa_sign(impl, &br_sha256_vtable, h, &sk, sig);
+		CHECK(n == br_ecdsa_i31_sign_asn1(impl, &br_sha256_vtable, h,
+		    &sk, theirs) && memcmp(sig, theirs, n) == 0);
+	}
+	precomp_wipe();
+	return 1;
+}
+
+/* A nonce outside [1, n-1] is refused, with nothing written. */
+static int
+a_nonce_out_of_range_is_refused(void)
+{
+	const br_ec_impl *impl = br_ec_get_default();
+	unsigned char x[32], k[32], kg[65], h[32], sig[TG_ECDSA_SIG_MAX];
+	const unsigned char *order;
+	br_ec_private_key sk = { BR_EC_secp256r1, x, sizeof(x) };
+	size_t olen;
+
+	memset(x, 0x11, sizeof(x));
+	memset(h, 0x22, sizeof(h));
+	memset(kg, 0x04, sizeof(kg));
+	order = impl->order(BR_EC_secp256r1, &olen);
+	for (int i = 0; i < 2; i++) {
+		if (i == 0)
+			memset(k, 0, sizeof(k));
+		else
+			memcpy(k, order, sizeof(k));
+		memset(sig, 0xa5, sizeof(sig));
+		CHECK(tg_ecdsa_sign_pre(impl, &br_sha256_vtable, h, &sk, sig,
+		    k, kg) == 0);
+		for (size_t j = 0; j < sizeof(sig); j++)
+			CHECK(sig[j] == 0xa5);
+	}
+	return 1;
+}
+
 int
 main(void)
 {
@@ -351,6 +493,10 @@ main(void)
 		T(edge_hashes_sign_as_bearssl),
 		T(every_p256_implementation_gives_the_same_bytes),
 		T(refuses_what_bearssl_refuses_and_writes_nothing),
+		T(pools_fill_only_when_seeded_and_asked),
+		T(pairs_are_points_of_their_keys_and_never_repeat),
+		T(nonces_made_ahead_sign_verify_and_never_repeat),
+		T(a_nonce_out_of_range_is_refused),
 	};
 
 	br_hmac_drbg_init(&rng, &br_sha256_vtable, "tlsgate ecdsa test", 18);

@@ -1,0 +1,145 @@
+/*
+ * precomp.c - see precomp.h.
+ */
+#include <string.h>
+#include <bearssl.h>
+
+#include "ecdsa.h"
+#include "precomp.h"
+#include "prim.h"
+#include "wipe.h"
+
+#define SK_MAX	66	/* P-521's order */
+#define PUB_MAX	133	/* P-521's uncompressed point */
+
+struct pair {
+	unsigned char	sk[SK_MAX], pub[PUB_MAX];
+	unsigned char	sklen, publen;
+};
+
+/* One pool a curve, pairs[0 .. n-1] ready; `wanted` once asked for. */
+static struct pool {
+	int		curve, wanted;
+	unsigned	n;
+	struct pair	pairs[PRECOMP_DEPTH];
+} pools[] = {
+	{ .curve = BR_EC_curve25519 }, { .curve = BR_EC_secp256r1 },
+	{ .curve = BR_EC_secp384r1 }, { .curve = BR_EC_secp521r1 },
+};
+#define NPOOLS	(sizeof(pools) / sizeof(pools[0]))
+
+static br_hmac_drbg_context drbg;
+static int seeded;
+unsigned long long precomp_hits, precomp_misses;
+
+static struct pool *
+pool_of(int curve)
+{
+	for (size_t i = 0; i < NPOOLS; i++)
+		if (pools[i].curve == curve)
+			return &pools[i];
+	return NULL;
+}
+
+void
+precomp_init(const void *seed, size_t len)
+{
+	precomp_wipe();
+	br_hmac_drbg_init(&drbg, &br_sha256_vtable, seed, len);
+	seeded = 1;
+}
+
+size_t
+precomp_take(int curve, unsigned char *sk, size_t *sklen,
+    unsigned char *pub)
+{
+	struct pool *p = pool_of(curve);
+	struct pair *e;
+	size_t n;
+
+	if (p == NULL)
+		return 0;
+	p->wanted = seeded;
+	if (p->n == 0) {
+		precomp_misses++;
+		return 0;
+	}
+	precomp_hits++;
+	e = &p->pairs[--p->n];
+	memcpy(sk, e->sk, e->sklen);
+	memcpy(pub, e->pub, e->publen);
+	*sklen = e->sklen;
+	n = e->publen;
+	wipe(e, sizeof(*e));
+	return n;
+}
+
+int
+precomp_wanted(void)
+{
+	for (size_t i = 0; i < NPOOLS; i++)
+		if (pools[i].wanted && pools[i].n < PRECOMP_DEPTH)
+			return 1;
+	return 0;
+}
+
+int
+precomp_fill(void)
+{
+	struct pool *p = NULL;
+	struct pair *e;
+	size_t k;
+
+	/* The emptiest pool first: a curve in use is never starved. */
+	for (size_t i = 0; i < NPOOLS; i++)
+		if (pools[i].wanted && pools[i].n < PRECOMP_DEPTH &&
+		    (p == NULL || pools[i].n < p->n))
+			p = &pools[i];
+	if (p == NULL)
+		return 0;
+	e = &p->pairs[p->n];
+	k = br_ec_keygen(&drbg.vtable, &prim_ec, NULL, e->sk, p->curve);
+	e->sklen = (unsigned char)k;
+	e->publen = (unsigned char)(k == 0 ? 0 :
+	    prim_ec.mulgen(e->pub, e->sk, k, p->curve));
+	if (e->publen == 0) {
+		/* The EC code lacks the curve: stop asking for it. */
+		wipe(e, sizeof(*e));
+		p->wanted = 0;
+	} else {
+		p->n++;
+	}
+	return precomp_wanted();
+}
+
+size_t
+precomp_ecdsa_sign(const br_ec_impl *impl, const br_hash_class *hf,
+    const void *hash_value, const br_ec_private_key *sk, void *sig)
+{
+	unsigned char k[SK_MAX], kg[PUB_MAX];
+	size_t klen, n;
+
+	if (precomp_take(sk->curve, k, &klen, kg) == 0)
+		return tg_ecdsa_sign_asn1(impl, hf, hash_value, sk, sig);
+	n = tg_ecdsa_sign_pre(impl, hf, hash_value, sk, sig, k, kg);
+	wipe(k, sizeof(k));
+	return n;
+}
+
+size_t
+precomp_static_bytes(void)
+{
+	return sizeof(pools) + sizeof(drbg);
+}
+
+void
+precomp_wipe(void)
+{
+	for (size_t i = 0; i < NPOOLS; i++) {
+		wipe(pools[i].pairs, sizeof(pools[i].pairs));
+		pools[i].n = 0;
+		pools[i].wanted = 0;
+	}
+	wipe(&drbg, sizeof(drbg));
+	seeded = 0;
+}
