@@ -16,10 +16,17 @@ const struct config *conn_cfg;
 /* The sets whose connections have a peer: slots and redirect slots. */
 static struct connset *peered[2];
 
+/* Entry i of the storage, free or not. */
+static struct conn *
+connset_at(const struct connset *set, uint32_t i)
+{
+	return (struct conn *)(void *)(set->storage + (size_t)i * set->esize);
+}
+
 void
 connset_init(struct connset *set, const struct conn_class *cls, uint32_t n)
 {
-	set->max = set->nfree = n;
+	set->nfree = n;
 	set->nlive = 0;
 	for (size_t k = 0; cls->peer != NULL && k < 2; k++)
 		if (peered[k] == NULL || peered[k] == set) {
@@ -36,12 +43,6 @@ connset_init(struct connset *set, const struct conn_class *cls, uint32_t n)
 		/* Popped from the top: entry 0 first. */
 		set->freel[n - 1 - i] = i;
 	}
-}
-
-struct conn *
-connset_at(const struct connset *set, uint32_t i)
-{
-	return (struct conn *)(void *)(set->storage + (size_t)i * set->esize);
 }
 
 struct conn *

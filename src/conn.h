@@ -17,7 +17,7 @@
  *
  *	static struct slot tab[TLSGATE_MAX_SLOTS];
  *	static struct conn *live[TLSGATE_MAX_SLOTS];
- *	static unsigned freel[TLSGATE_MAX_SLOTS];
+ *	static uint32_t freel[TLSGATE_MAX_SLOTS];
  *	static struct connset set = CONNSET(tab, live, freel);
  *
  *	connset_init(&set, &slot_class, n);
@@ -86,19 +86,17 @@ struct connset {
 	size_t		 esize;
 	struct conn	**live;
 	uint32_t	*freel;
-	uint32_t	 max, nfree, nlive;
+	uint32_t	 nfree, nlive;
 };
 
 #define CONNSET(tab, live, freel) \
-	{ (unsigned char *)(tab), sizeof((tab)[0]), (live), (freel), 0, 0, 0 }
+	{ (unsigned char *)(tab), sizeof((tab)[0]), (live), (freel), 0, 0 }
 
 /*
  * The first n entries of the storage, every one free, of class cls.
  * n must not exceed the storage's.
  */
 void	connset_init(struct connset *, const struct conn_class *, uint32_t n);
-/* Entry i of the storage, free or not. */
-struct conn *connset_at(const struct connset *, uint32_t i);
 /* A free entry, now live (its kind fills it); NULL when none is free. */
 struct conn *connset_new(struct connset *);
 /*

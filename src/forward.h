@@ -74,7 +74,7 @@ enum fwd_verdict {
 	FWD_LAST,		/* last request through: shut the backend's write */
 };
 
-/* The handshake is done: pick the first phase. */
+/* A new connection: the first phase, by the service's mode. */
 void	fwd_begin(struct slot *);
 /* The backend is connected (queues a PROXY header in tcp mode). */
 void	fwd_connected(struct slot *);

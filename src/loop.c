@@ -1,7 +1,6 @@
 /*
  * loop.c - see loop.h.
  */
-#include <stdio.h>
 #ifdef TLSGATE_TEST_HOOKS
 #include <stdlib.h>
 #endif
@@ -13,7 +12,6 @@
 #include "pool.h"
 #include "precomp.h"
 #include "slot.h"
-#include "tls.h"
 #include "turn.h"
 
 #define ACCEPT_BURST	32	/* accepts per turn: live slots go first */
@@ -30,6 +28,10 @@ static struct port_pfd pfd[MAX_LISTENERS + 1 + 2 * MAX_CONNS -
 static struct conn *turn[MAX_CONNS];
 /* When this turn began (port_now_us()): its time budget's start. */
 static uint64_t turn_start;
+/* The connections of every kind: the TLS slots, the plain ones (so
+ * sets[plain] are a kind's slots), the pending entries. */
+static struct connset *sets[3];
+#define NSETS	(sizeof(sets) / sizeof(sets[0]))
 
 size_t
 loop_static_bytes(void)
@@ -124,13 +126,6 @@ accept_some(const struct listener *l)
 	return 0;
 }
 
-/* The slots of each kind: TLS, plain. */
-static struct connset *
-slots_of(int plain)
-{
-	return plain ? plain_conns() : slot_conns();
-}
-
 /*
  * A free slot of the kind, or one taken from the slot that has waited
  * longest (TLSGATE_EVICT_MS at least) for a second flight or a request
@@ -139,7 +134,7 @@ slots_of(int plain)
 static int
 room(int plain)
 {
-	struct connset *set = slots_of(plain);
+	struct connset *set = sets[plain];
 	struct conn *c;
 
 	if (set->nfree > 0)
@@ -287,7 +282,7 @@ poll_add(size_t *n, int fd, short events)
 static uint64_t
 ready_next(int plain, uint64_t next)
 {
-	struct connset *set = slots_of(plain);
+	struct connset *set = sets[plain];
 	struct conn *c;
 
 	if (pend_ready(plain) == 0)
@@ -300,24 +295,13 @@ ready_next(int plain, uint64_t next)
 	return next;
 }
 
-/* The connections of every kind, each walked backwards by drain(). */
-static unsigned
-all_sets(struct connset *sets[3])
-{
-	sets[0] = slot_conns();
-	sets[1] = plain_conns();
-	sets[2] = pend_conns();
-	return 3;
-}
-
 /* Every connection to the poll table, and into turn[]; their count. */
 static unsigned
 poll_conns(size_t *n, uint64_t *next)
 {
-	struct connset *sets[3];
-	unsigned nt = 0, ns = all_sets(sets);
+	unsigned nt = 0;
 
-	for (unsigned k = 0; k < ns; k++)
+	for (unsigned k = 0; k < NSETS; k++)
 		for (uint32_t i = 0; i < sets[k]->nlive; i++) {
 			struct conn *c = sets[k]->live[i];
 			short ce, be;
@@ -368,10 +352,9 @@ run_conns(unsigned nt, unsigned rotate)
 static unsigned
 live_count(void)
 {
-	struct connset *sets[3];
-	unsigned n = 0, ns = all_sets(sets);
+	unsigned n = 0;
 
-	for (unsigned k = 0; k < ns; k++)
+	for (unsigned k = 0; k < NSETS; k++)
 		n += sets[k]->nlive;
 	return n;
 }
@@ -380,11 +363,8 @@ live_count(void)
 static void
 drain(int drain_timeout)
 {
-	struct connset *sets[3];
-	unsigned ns = all_sets(sets);
-
 	/* Backwards: a connection that closes moves the last one down. */
-	for (unsigned k = 0; k < ns; k++)
+	for (unsigned k = 0; k < NSETS; k++)
 		for (uint32_t i = sets[k]->nlive; i-- > 0;) {
 			struct conn *c = sets[k]->live[i];
 
@@ -406,6 +386,9 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 	turn_begin(port_now_us());
 	conn_now = port_now_ms();
 	conn_cfg = cfg;
+	sets[0] = slot_conns();
+	sets[1] = plain_conns();
+	sets[2] = pend_conns();
 	log_msg(LOG_INFO, "ready slots=%u services=%u listeners=%u pending=%u",
 	    cfg->slots, cfg->nsvc, nl, cfg->pending);
 	for (;;) {

@@ -65,7 +65,10 @@ static void
 print_footprint(const struct config *c)
 {
 #define SLOT(f)	sizeof(((struct slot *)0)->f)
-	size_t slot = slot_table_bytes(1), cache, other, total, max;
+	size_t slot = connset_bytes(sizeof(struct slot), 1);
+	size_t plain = connset_bytes(sizeof(struct plain), 1);
+	size_t pend = connset_bytes(sizeof(struct pend), 1);
+	size_t cache, other, total, max;
 	unsigned nsess = 0;
 
 	for (unsigned i = 0; i < c->nsvc; i++)
@@ -75,11 +78,11 @@ print_footprint(const struct config *c)
 	    config_static_bytes() + sizeof(cfgs) + sizeof(lst) +
 	    port_static_bytes() + certgen_static_bytes() + pend_static_bytes() +
 	    precomp_static_bytes();
-	total = slot * c->slots + plain_table_bytes(plain_slots(c)) + cache +
-	    pend_table_bytes(c->pending) + other;
-	max = slot * TLSGATE_MAX_SLOTS + plain_table_bytes(TLSGATE_MAX_PLAIN) +
+	total = slot * c->slots + plain * plain_slots(c) + cache +
+	    pend * c->pending + other;
+	max = slot * TLSGATE_MAX_SLOTS + plain * TLSGATE_MAX_PLAIN +
 	    (size_t)TLSGATE_MAX_CACHE * TLS_CACHE_ENTRY +
-	    pend_table_bytes(TLSGATE_MAX_PENDING) + other;
+	    pend * TLSGATE_MAX_PENDING + other;
 	printf("# footprint (bytes)\n");
 	printf("slot = %zu (TLS engine %zu + input buffer %zu + output "
 	    "buffer %zu + head buffer %zu + client auth %zu + state %zu)\n",
@@ -88,10 +91,9 @@ print_footprint(const struct config *c)
 	    SLOT(fwd.hbuf) - SLOT(tls.x509));
 	printf("slots = %u x %zu = %zu\n", c->slots, slot, slot * c->slots);
 	printf("redirect slots = %u x %zu = %zu (plain HTTP: no TLS state)\n",
-	    plain_slots(c), plain_table_bytes(1),
-	    plain_table_bytes(plain_slots(c)));
+	    plain_slots(c), plain, plain * plain_slots(c));
 	printf("pending = %u x %zu = %zu (clients not yet in a slot)\n",
-	    c->pending, pend_table_bytes(1), pend_table_bytes(c->pending));
+	    c->pending, pend, pend * c->pending);
 	printf("session_cache = %u x %zu = %zu (TLS 1.2 session IDs; TLS 1.3 "
 	    "too where tickets = off)\n", nsess, TLS_CACHE_ENTRY, cache);
 	tls_ticket_report(puts);

@@ -31,12 +31,6 @@ pend_init(unsigned size)
 }
 
 size_t
-pend_table_bytes(unsigned k)
-{
-	return connset_bytes(sizeof(struct pend), k);
-}
-
-size_t
 pend_static_bytes(void)
 {
 	return sizeof(pend_peekbuf);

@@ -52,7 +52,6 @@ struct pend {
 
 /* n entries, for the services of conn_cfg (conn.h). */
 void	pend_init(unsigned n);
-size_t	pend_table_bytes(unsigned n);
 size_t	pend_static_bytes(void);	/* the one peek buffer */
 /*
  * That buffer: a PROXY header and the longest hello.  One message is

@@ -21,12 +21,6 @@ plain_init(unsigned n)
 		ptab[i].state = PLAIN_FREE;
 }
 
-size_t
-plain_table_bytes(unsigned n)
-{
-	return connset_bytes(sizeof(struct plain), n);
-}
-
 struct connset *
 plain_conns(void)
 {
@@ -98,10 +92,13 @@ plain_close(struct plain *p, int abort)
 	stats.closed++;
 }
 
+/* Close it now, with a reset unless it lingers. */
 static void
-plain_abort(struct plain *p, const char *outcome)
+plain_abort(struct conn *c, const char *outcome)
 {
-	conn_set_outcome(&p->c, outcome);
+	struct plain *p = (struct plain *)c;
+
+	conn_set_outcome(c, outcome);
 	plain_close(p, p->state != PLAIN_LINGER);
 }
 
@@ -140,6 +137,7 @@ answer(struct plain *p, int status, const char *why)
 {
 	const char *page;
 	size_t n;
+	int rc;
 
 	p->status = status;
 	conn_set_outcome(&p->c, why);
@@ -154,14 +152,10 @@ answer(struct plain *p, int status, const char *why)
 	p->off = 0;
 	p->state = PLAIN_WRITE;
 	p->c.deadline = conn_now + svc_of(p)->idle_ms;
-	switch (flush(p, p->c.cfd)) {
-	case 1:
+	if ((rc = flush(p, p->c.cfd)) < 0)
+		plain_abort(&p->c, "client-reset");
+	else if (rc > 0)
 		linger(p);
-		break;
-	case -1:
-		plain_abort(p, "client-reset");
-		break;
-	}
 }
 
 static int
@@ -263,7 +257,7 @@ take_proxy(struct plain *p)
 	if (rc == CONN_PROXY_BAD)
 		linger(p);
 	else if (rc == CONN_PROXY_LIMIT)
-		plain_abort(p, "per-source-limit");
+		plain_abort(&p->c, "per-source-limit");
 	else if (rc == CONN_PROXY_OK)
 		p->proxy = 0;
 	return rc == CONN_PROXY_OK;
@@ -291,7 +285,7 @@ read_head(struct plain *p)
 	if (n == PORT_AGAIN)
 		return;
 	if (n <= 0) {
-		plain_abort(p, head_eof(p));
+		plain_abort(&p->c, head_eof(p));
 		return;
 	}
 	p->len += (size_t)n;
@@ -315,7 +309,7 @@ relay(struct plain *p, int brev)
 	long n;
 
 	if (p->off < p->len && flush(p, p->c.cfd) < 0) {
-		plain_abort(p, "client-reset");
+		plain_abort(&p->c, "client-reset");
 		return;
 	}
 	if (p->off < p->len || !brev)
@@ -337,7 +331,7 @@ relay(struct plain *p, int brev)
 	p->off = 0;
 	p->c.deadline = conn_now + svc_of(p)->idle_ms;
 	if (flush(p, p->c.cfd) < 0)
-		plain_abort(p, "client-reset");
+		plain_abort(&p->c, "client-reset");
 }
 
 static void
@@ -382,7 +376,7 @@ io(struct conn *c, int crev, int brev)
 		break;
 	case PLAIN_WRITE:
 		if ((n = flush(p, p->c.cfd)) < 0)
-			plain_abort(p, "client-reset");
+			plain_abort(&p->c, "client-reset");
 		else if (n > 0)
 			linger(p);
 		break;
@@ -431,7 +425,7 @@ expire(struct conn *c)
 		stats.timeouts++;
 		if (p->proxy) {
 			stats.proxy_errors++;
-			plain_abort(p, "proxy-timeout");
+			plain_abort(&p->c, "proxy-timeout");
 		} else if (p->len > 0)
 			answer(p, 408, "head-timeout");
 		else {
@@ -448,7 +442,7 @@ expire(struct conn *c)
 	case PLAIN_WRITE:
 	case PLAIN_RELAY:
 		stats.timeouts++;
-		plain_abort(p, "idle-timeout");
+		plain_abort(&p->c, "idle-timeout");
 		break;
 	case PLAIN_LINGER:
 		plain_close(p, 0);
@@ -464,15 +458,9 @@ drain(struct conn *c)
 	struct plain *p = (struct plain *)c;
 
 	if (p->state == PLAIN_HEAD && p->len == 0)
-		plain_abort(p, "drained");
-}
-
-static void
-close_now(struct conn *c, const char *outcome)
-{
-	plain_abort((struct plain *)c, outcome);
+		plain_abort(&p->c, "drained");
 }
 
 static const struct conn_class plain_class = {
-	events, io, expire, drain, close_now, wait_since, NULL, peer
+	events, io, expire, drain, plain_abort, wait_since, NULL, peer
 };

@@ -64,6 +64,4 @@ struct plain *plain_open(int cfd, const struct port_addr *peer,
 	    const struct port_addr *local, unsigned svc, uint64_t t_accept);
 struct connset *plain_conns(void);
 
-size_t	plain_table_bytes(unsigned n);
-
 #endif

@@ -141,17 +141,6 @@ parse_v6(const char *s, size_t len, uint8_t out[16])
 	return 0;
 }
 
-/* The ip text as a 4- or 16-byte address; 0 if neither. */
-static size_t
-parse_ip(const char *s, size_t len, uint8_t out[16])
-{
-	if (parse_v4(s, len, out) == 0)
-		return 4;
-	if (parse_v6(s, len, out) == 0)
-		return 16;
-	return 0;
-}
-
 /*
  * v1: "PROXY TCP4 192.0.2.1 198.51.100.1 56324 443\r\n", or "PROXY
  * UNKNOWN" and anything up to CRLF.  The whole line is at most 107
@@ -236,22 +225,10 @@ parse_v2(const unsigned char *buf, size_t len, struct proxyin_hdr *h)
 		return PROXYIN_E_V2_LONG;
 	/* LOCAL: the family and what follows are to be ignored. */
 	if (cmd == V2_PROXY) {
-		switch (fam) {
-		case V2_UNSPEC:
-			ab = 0;
-			break;
-		case V2_TCP4:
-			ab = 12;
-			break;
-		case V2_TCP6:
-			ab = 36;
-			break;
-		case V2_UNIX:
-			ab = 216;
-			break;
-		default:
+		ab = fam == V2_TCP4 ? 12 : fam == V2_TCP6 ? 36 :
+		    fam == V2_UNIX ? 216 : 0;
+		if (ab == 0 && fam != V2_UNSPEC)
 			return PROXYIN_E_V2_FAMILY;
-		}
 		if (total - 16 < ab)
 			return PROXYIN_E_V2_SHORT;
 	}
@@ -306,7 +283,8 @@ proxyin_net_parse(struct proxyin_net *n, const char *s, size_t len)
 	while (slash < len && s[slash] != '/')
 		slash++;
 	memset(n, 0, sizeof(*n));
-	n->len = (unsigned char)parse_ip(s, slash, n->ip);
+	n->len = parse_v4(s, slash, n->ip) == 0 ? 4 :
+	    parse_v6(s, slash, n->ip) == 0 ? 16 : 0;
 	if (n->len == 0)
 		return "not an IPv4 or IPv6 address";
 	bits = 8u * n->len;

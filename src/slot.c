@@ -43,12 +43,6 @@ slot_table_init(const struct config *c)
 	}
 }
 
-size_t
-slot_table_bytes(unsigned n)
-{
-	return connset_bytes(sizeof(struct slot), n);
-}
-
 struct connset *
 slot_conns(void)
 {
@@ -188,14 +182,6 @@ start_closing(struct slot *s, const char *why)
 	s->c.deadline = conn_now + s->svc->idle_ms;
 }
 
-/* Our last bytes are written: no backend, then the client's side. */
-static void
-slot_linger(struct slot *s)
-{
-	backend_release(s, 0);
-	slotin_linger(s);
-}
-
 /*
  * The engine failed: the fatal alert that says why (unless the client
  * sent one) is out, as the engine wrote it; then an orderly close.
@@ -209,7 +195,8 @@ tls_failed(struct slot *s, int err)
 	if (s->c.outcome == NULL)
 		s->err = err;
 	s->alert = eng_alert(&s->tls.eng);
-	slot_linger(s);
+	backend_release(s, 0);
+	slotin_linger(s);
 }
 
 /* Lingering: drop what the client sends; close at its EOF. */
@@ -377,9 +364,14 @@ backend_failed(struct slot *s, const char *why, int status,
 		start_closing(s, outcome);
 }
 
+/* The backend connection is up, or why is why it could not be. */
 static void
-backend_up(struct slot *s)
+backend_up(struct slot *s, const char *why)
 {
+	if (why != NULL) {
+		backend_failed(s, why, 502, "backend-refused");
+		return;
+	}
 	s->state = SLOT_RELAY;
 	s->c.deadline = conn_now + s->svc->idle_ms;
 	fwd_connected(s);
@@ -398,7 +390,7 @@ backend_connect(struct slot *s, int fresh)
 		stats.backend_reused++;
 		s->c.bfd = fd;
 		s->flags |= SLOT_F_REUSED;
-		backend_up(s);
+		backend_up(s, NULL);
 		return;
 	}
 	stats.backend_connects++;
@@ -410,18 +402,6 @@ backend_connect(struct slot *s, int fresh)
 	s->c.bfd = fd;
 	s->state = SLOT_CONNECT;
 	s->c.deadline = conn_now + s->svc->connect_ms;
-}
-
-static void
-backend_connected(struct slot *s)
-{
-	const char *why = port_connect_result(s->c.bfd);
-
-	if (why != NULL) {
-		backend_failed(s, why, 502, "backend-refused");
-		return;
-	}
-	backend_up(s);
 }
 
 /*
@@ -597,7 +577,7 @@ io(struct conn *c, int crev, int brev)
 	if (brev & (PORT_OUT | PORT_ERRS))
 		s->flags &= ~SLOT_F_BWB;
 	if (s->state == SLOT_CONNECT && brev != 0)
-		backend_connected(s);
+		backend_up(s, port_connect_result(s->c.bfd));
 	if (s->state == SLOT_CLOSING && (s->flags & SLOT_F_CEOF)) {
 		slot_close(s, 0);
 		return;

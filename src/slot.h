@@ -94,6 +94,4 @@ struct slot *slot_open(int cfd, const struct port_addr *peer,
 /* The live slots and the free ones. */
 struct connset *slot_conns(void);
 
-size_t	slot_table_bytes(unsigned nslots);
-
 #endif

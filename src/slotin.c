@@ -29,7 +29,7 @@ hello_refused(struct slot *s, unsigned alert, const char *why)
 	slotin_linger(s);
 }
 
-/* No backend yet before the hello (slot_linger() releases one). */
+/* No backend yet before the hello (tls_failed() releases one). */
 void
 slotin_linger(struct slot *s)
 {
@@ -41,7 +41,8 @@ slotin_linger(struct slot *s)
 	s->c.deadline = conn_now + CONN_LINGER_MS;
 }
 
-size_t
+/* A read (or peek) of room bytes returned n: the bytes, or 0 (flags set). */
+static size_t
 slotin_got(struct slot *s, long n, size_t room)
 {
 	if (n == PORT_AGAIN || n == 0) {
@@ -77,16 +78,17 @@ judge_hello(struct slot *s)
 	const char *why;
 	unsigned alert;
 	size_t end;
+	int rc;
 
 	s->ra_off = 0;
-	switch (tls_hello(&s->tls, s->ibuf, s->ra_len, &end, &alert, &why)) {
-	case TLS_HELLO_REFUSE:
+	rc = tls_hello(&s->tls, s->ibuf, s->ra_len, &end, &alert, &why);
+	if (rc == TLS_HELLO_REFUSE) {
 		hello_refused(s, alert, why);
 		return 0;
-	case TLS_HELLO_STARTED:
+	}
+	if (rc == TLS_HELLO_STARTED) {
 		s->ra_off = end;
 		s->ra_len -= end;
-		break;
 	}
 	return 1;
 }
@@ -131,41 +133,30 @@ long_hello(struct slot *s)
 	return 1;
 }
 
-int
-slotin_hello(struct slot *s)
-{
-	size_t n;
-
-	if (!(s->flags & SLOT_F_CRD))
-		return 0;
-	if (s->ra_len == sizeof(s->ibuf))
-		return long_hello(s);
-	if ((n = slotin_read(s, s->ibuf + s->ra_len,
-	    sizeof(s->ibuf) - s->ra_len)) == 0)
-		return 0;
-	s->ra_len += n;
-	return judge_hello(s);
-}
-
 /*
- * A proxy_from source's PROXY header, read as the hello is and before
+ * A proxy_from source's PROXY header is read as the hello is, before
  * it: the addresses it carries become the connection's (a LOCAL one,
  * a health check, keeps the balancer's).  What follows it in ibuf is the
  * hello's start.  A bad header gets a FIN, no TLS alert: the peer has
  * not spoken TLS yet.
  */
 int
-slotin_proxy(struct slot *s)
+slotin_hello(struct slot *s)
 {
 	size_t n;
 	int rc, lb_local = 0;
 
-	if (!(s->flags & SLOT_F_CRD) ||
-	    (n = slotin_read(s, s->ibuf + s->ra_len,
+	if (!(s->flags & SLOT_F_CRD))
+		return 0;
+	/* Full: a hello, as a PROXY header is whole below PROXYIN_MAX. */
+	if (s->ra_len == sizeof(s->ibuf))
+		return long_hello(s);
+	if ((n = slotin_read(s, s->ibuf + s->ra_len,
 	    sizeof(s->ibuf) - s->ra_len)) == 0)
 		return 0;
 	s->ra_len += n;
-	/* MORE comes below PROXYIN_MAX bytes, so ibuf always has room. */
+	if (!(s->flags & SLOT_F_PROXY))
+		return judge_hello(s);
 	rc = conn_take_proxy(&s->c, s->svc, s->ibuf, &s->ra_len, &s->peer,
 	    &s->local, &lb_local);
 	if (rc == CONN_PROXY_MORE)

@@ -9,8 +9,6 @@
 
 #include "slot.h"
 
-/* A read (or peek) of room bytes returned n: the bytes, or 0 (flags set). */
-size_t	slotin_got(struct slot *, long n, size_t room);
 /*
  * Our last bytes are written: send FIN, and read and drop what the
  * client still sends until it closes or CONN_LINGER_MS pass.
@@ -20,12 +18,10 @@ void	slotin_linger(struct slot *);
 size_t	slotin_read(struct slot *, unsigned char *dst, size_t room);
 /*
  * The first flight, while the engine peeks: read what the client sent,
- * then the hello (slotin_hello) or the PROXY header before it
- * (slotin_proxy).  1 if anything moved; 0 to wait, or when the slot
- * ended (it lingers).
+ * then the PROXY header owed, if any, and the hello.  1 if anything
+ * moved; 0 to wait, or when the slot ended (it lingers).
  */
 int	slotin_hello(struct slot *);
-int	slotin_proxy(struct slot *);
 /* The client closed before its hello was whole: the outcome that says so. */
 void	slotin_eof(struct slot *);
 

@@ -12,11 +12,6 @@
 #include "slotint.h"
 
 /*
- * The relay's four moves.  Each moves what it can without waiting, given
- * the engine state st, and returns 1 if anything moved.
- */
-
-/*
  * A reused backend connection that ends before the first byte of its
  * answer was most likely closed by its backend while idle, just as it
  * was taken: the request may go again, once, on a fresh one.
@@ -27,7 +22,6 @@ retryable(const struct slot *s)
 	return (s->flags & SLOT_F_REUSED) && fwd_may_retry(&s->fwd);
 }
 
-/* A reset from the backend. */
 void
 backend_lost(struct slot *s)
 {
@@ -74,7 +68,7 @@ from_client(struct slot *s, unsigned st)
 	    (s->flags & SLOT_F_CEOF))
 		return 0;
 	if (tls_peeking(&s->tls))
-		return s->flags & SLOT_F_PROXY ? slotin_proxy(s) : slotin_hello(s);
+		return slotin_hello(s);
 	if (s->ra_len == 0 && !(s->flags & SLOT_F_CRD))
 		return 0;
 	buf = eng_recvrec_buf(&s->tls.eng, &len);
@@ -109,13 +103,12 @@ from_backend(struct slot *s, unsigned st)
 		return 0;
 	buf = eng_sendapp_buf(&s->tls.eng, &len);
 	n = port_read(s->c.bfd, buf, len);
-	if (n == PORT_AGAIN || (n > 0 && (size_t)n < len))
+	if (n < 0 || (size_t)n < len)
 		s->flags &= ~SLOT_F_BRD;
-	else if (n <= 0) {
-		if (n < 0)
-			backend_lost(s);
-		s->flags = (s->flags & ~SLOT_F_BRD) | SLOT_F_BEOF;
-	}
+	if (n == 0)
+		s->flags |= SLOT_F_BEOF;
+	else if (n < 0 && n != PORT_AGAIN)
+		backend_lost(s);
 	if (n <= 0)
 		return 0;
 	fwd_backend_bytes(&s->fwd, buf, (size_t)n);
