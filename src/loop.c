@@ -396,7 +396,7 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 		unsigned sig, nt;
 		uint64_t t;
 		size_t n = 0;
-		int timeout, ready, spolled = -1;
+		int timeout, ready, idle, spolled = -1;
 
 		nt = poll_conns(&n, &next);
 		next = ready_next(0, ready_next(1, next));
@@ -411,8 +411,13 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 			next = drain_end;
 		timeout = next == UINT64_MAX ? -1 : next <= conn_now ? 0 :
 		    next - conn_now > 60000 ? 60000 : (int)(next - conn_now);
-		/* Key pairs to make ahead: look, but do not sleep. */
-		if (!draining && precomp_wanted())
+		/*
+		 * Key pairs to make ahead, when nothing is due (hellos queued
+		 * for a slot are, though no socket says so): look, but do not
+		 * sleep.
+		 */
+		idle = timeout != 0 && !draining && precomp_wanted();
+		if (idle)
 			timeout = 0;
 		/* The turn ends here: all but the wait for readiness. */
 		turn_work.polled = nt;
@@ -422,7 +427,7 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 		conn_now = t / 1000;
 		turn_begin(t);
 		/* Nothing to serve: one pair, a few hundred microseconds. */
-		if (ready == 0 && !draining)
+		if (idle && ready == 0)
 			(void)precomp_fill();
 
 		run_conns(nt, rotate++);
