@@ -38,7 +38,6 @@
 #include "port.h"
 #include "slot.h"
 #include "tls.h"
-#include "wipe.h"
 
 static struct config cfgs[2];
 static unsigned cur;
@@ -319,14 +318,11 @@ static int
 run_worker(unsigned k)
 {
 	const struct config *cfg = &cfgs[cur];
-	unsigned char seed[32];
 	const char *why;
 	int rc;
 
-	if (tls_reseed() < 0 || port_entropy(seed, sizeof(seed)) < 0)
+	if (tls_reseed() < 0)
 		log_fatal(111, "no entropy from the operating system");
-	precomp_init(seed, sizeof(seed));
-	wipe(seed, sizeof(seed));
 	conn_worker = k;
 	port_signals_init();
 	slot_table_init(cfg);

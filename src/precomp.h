@@ -14,9 +14,9 @@
  *
  * A pair is used once, for one purpose, and wiped from the pool as it is
  * taken, so no nonce or share is ever used twice.  The pools fill only
- * after precomp_init(), which each worker calls after the fork to seed
- * this module's own HMAC-DRBG from the operating system: two
- * workers never hold the same pair.  A curve gets a pool the first time a
+ * after precomp_init(), which tls_reseed() calls in each worker after
+ * the fork, with fresh entropy, to seed this module's own HMAC-DRBG (and
+ * to empty the pools): two workers never hold the same pair.  A curve gets a pool the first time a
  * handshake asks for it, so a service that never meets P-384 spends no
  * idle time on it.  Fixed size: PRECOMP_DEPTH pairs for each of the four
  * curves, in static storage, nothing allocated.
@@ -36,7 +36,7 @@
 #define PRECOMP_DEPTH	16	/* a burst of 16 handshakes a curve */
 #endif
 
-/* Empties the pools and seeds the DRBG (32 bytes from the system). */
+/* Empties the pools and seeds their DRBG. */
 void	precomp_init(const void *seed, size_t len);
 
 /*

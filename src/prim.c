@@ -127,7 +127,7 @@ prim_force(int kind, size_t i)
 }
 
 static double
-now_ns(void)
+cpu_ns(void)
 {
 	clock_t c = clock();
 
@@ -251,11 +251,11 @@ prim_choose(const char *pin)
 				if (candidate(&p, k, i) == 0 || (r > 1 &&
 				    best[i] > 2 * best[fastest(best)]))
 					continue;
-				t = now_ns();
+				t = cpu_ns();
 				for (int j = 0; j < (k < PRIM_X25519 ?
 				    SYM_RUNS : 1); j++)
 					run(&p, k, buf);
-				t = now_ns() - t;
+				t = cpu_ns() - t;
 				if (r > 0 && (best[i] < 0 || t < best[i]))
 					best[i] = t;
 			}

@@ -31,6 +31,7 @@
 #include "log.h"
 #include "hello.h"
 #include "pend.h"
+#include "precomp.h"
 #include "ticket.h"
 #include "tls.h"
 #include "tlsint.h"
@@ -675,6 +676,9 @@ tls_reseed(void)
 	if (port_entropy(seed, sizeof(seed)) < 0)
 		return -1;
 	br_hmac_drbg_update(&seed_drbg, seed, sizeof(seed));
+	/* The pools' own DRBG: no pair is made before it is seeded. */
+	br_hmac_drbg_generate(&seed_drbg, seed, sizeof(seed));
+	precomp_init(seed, sizeof(seed));
 	wipe(seed, sizeof(seed));
 	return 0;
 }

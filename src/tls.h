@@ -66,7 +66,7 @@ int	tls_init(const struct config *, int shared, const char **why);
  * (the active area is untouched either way).
  */
 int	tls_load(const struct config *, char *err, size_t cap);
-/* After fork: fresh entropy for this process's connections. */
+/* After fork: fresh entropy for this process's connections and pools. */
 int	tls_reseed(void);
 /* Make the area tls_load() filled the one new connections use. */
 void	tls_commit(void);
