@@ -699,7 +699,8 @@ tls_wipe(void)
 	wipe_area(&areas[1]);
 	for (unsigned i = 0; i < TLSGATE_MAX_SERVICES; i++)
 		cache_wipe(&caches->c[i], caches->store);
-	memset(&seed_drbg, 0, sizeof(seed_drbg));
+	wipe(&seed_drbg, sizeof(seed_drbg));
+	precomp_wipe();
 	ticket_keys_wipe(&rot_keys);
 }
 
