@@ -17,8 +17,6 @@ void
 plain_init(unsigned n)
 {
 	connset_init(&set, &plain_class, n);
-	for (unsigned i = 0; i < n; i++)
-		ptab[i].state = PLAIN_FREE;
 }
 
 struct connset *
@@ -87,7 +85,6 @@ plain_close(struct plain *p, int abort)
 	port_close(p->c.cfd, abort);
 	if (p->c.bfd >= 0)
 		port_close(p->c.bfd, abort);
-	p->state = PLAIN_FREE;
 	connset_delete(&set, &p->c);
 	stats.closed++;
 }
@@ -358,8 +355,6 @@ events(const struct conn *c, short *cev, short *bev)
 		else
 			*bev = PORT_IN;
 		break;
-	case PLAIN_FREE:
-		break;
 	}
 }
 
@@ -410,8 +405,6 @@ io(struct conn *c, int crev, int brev)
 		if (n != PORT_AGAIN)
 			plain_close(p, 0);
 		break;
-	case PLAIN_FREE:
-		break;
 	}
 }
 
@@ -446,8 +439,6 @@ expire(struct conn *c)
 		break;
 	case PLAIN_LINGER:
 		plain_close(p, 0);
-		break;
-	case PLAIN_FREE:
 		break;
 	}
 }

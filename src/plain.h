@@ -32,7 +32,6 @@
 #include "port.h"
 
 enum plain_state {
-	PLAIN_FREE,
 	PLAIN_HEAD,		/* reading the request head */
 	PLAIN_WRITE,		/* writing our answer */
 	PLAIN_CONNECT,		/* ACME: backend connect pending */
