@@ -37,7 +37,6 @@ slot_table_init(const struct config *c)
 	for (unsigned i = 0; i < c->slots; i++) {
 		struct slot *s = &slots[i];
 
-		s->state = SLOT_FREE;
 		tls_conn_init(&s->tls, s->ibuf, sizeof(s->ibuf), s->obuf,
 		    sizeof(s->obuf));
 	}
@@ -90,7 +89,6 @@ slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
 	}
 	s->state = SLOT_HANDSHAKE;
 	s->c.cfd = cfd;
-	s->c.bfd = -1;
 	s->flags = 0;
 	s->c.t_accept = t_accept;
 	s->c.deadline = t_accept + s->svc->handshake_ms;
@@ -153,7 +151,6 @@ slot_close(struct slot *s, int abort)
 	tls_conn_release(&s->tls);
 	port_close(s->c.cfd, abort);
 	backend_release(s, abort);
-	s->state = SLOT_FREE;
 	connset_delete(&set, &s->c);
 	stats.closed++;
 	stats.live = set.nlive;
@@ -587,7 +584,7 @@ io(struct conn *c, int crev, int brev)
 		return;
 	}
 	step(s);
-	if (s->state == SLOT_RELAY)
+	if (s->c.pos != CONN_FREE && s->state == SLOT_RELAY)
 		set_deadline(s);
 }
 
@@ -629,8 +626,6 @@ expire(struct conn *c)
 		return;
 	case SLOT_LINGER:
 		slot_close(s, 0);
-		return;
-	case SLOT_FREE:
 		return;
 	}
 	step(s);

@@ -35,7 +35,6 @@
 #include "tls.h"
 
 enum slot_state {
-	SLOT_FREE,
 	SLOT_HANDSHAKE,		/* TLS handshake with the client */
 	SLOT_CONNECT,		/* handshake done, backend connect pending */
 	SLOT_RELAY,		/* plaintext both ways */

@@ -375,7 +375,7 @@ check_tables(void)
 	for (unsigned i = 0; i < live; i++) {
 		struct slot *s = (struct slot *)set->live[i];
 
-		check(s->state != SLOT_FREE);
+		check(s->c.pos != CONN_FREE);
 		check(fake_is_open(s->c.cfd));
 		check(s->c.bfd == -1 || fake_is_open(s->c.bfd));
 		if (s->c.bfd >= 0) {
@@ -456,9 +456,9 @@ run_turn(void)
 		int br = t[i].bi >= 0 ? pfd[t[i].bi].revents : 0;
 
 		fake_set_owner(s->c.cfd);
-		if (s->state != SLOT_FREE && (cr != 0 || br != 0))
+		if (s->c.pos != CONN_FREE && (cr != 0 || br != 0))
 			s->c.cls->io(&s->c, cr, br);
-		if (s->state != SLOT_FREE && conn_now >= s->c.deadline) {
+		if (s->c.pos != CONN_FREE && conn_now >= s->c.deadline) {
 			late = 1;
 			s->c.cls->expire(&s->c);
 		}
