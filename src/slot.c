@@ -119,7 +119,7 @@ backend_release(struct slot *s, int abort)
 		return;
 	if (s->state != SLOT_CONNECT && !conn_draining &&
 	    !(s->flags & (SLOT_F_BEOF | SLOT_F_BSHUT | SLOT_F_BWB)) &&
-	    fwd_reusable(&s->fwd))
+	    s->fwd.reuse && fwd_answer(&s->fwd) == FWD_ANS_DONE)
 		pool_put(s->c.bfd, s->svc, conn_now);
 	else
 		port_close(s->c.bfd, abort);
@@ -475,7 +475,7 @@ step(struct slot *s)
 				backend_connect(s, 1);
 			} else if (s->flags & SLOT_F_BEOF) {
 				int status = s->pending_status ? s->pending_status :
-				    fwd_awaiting(&s->fwd) ? 502 : 0;
+				    s->fwd.awaiting ? 502 : 0;
 
 				if (status != 0)
 					http_error(s, status, "backend-closed");
@@ -487,7 +487,7 @@ step(struct slot *s)
 					return;
 				}
 				/* Half-close: the backend may still answer. */
-				if (!(st & BR_SSL_RECVAPP) && !fwd_staged(&s->fwd))
+				if (!(st & BR_SSL_RECVAPP) && s->fwd.hout_len == 0)
 					finish(s);
 				if (s->state == SLOT_RELAY &&
 				    (s->flags & SLOT_F_CSHUT))
@@ -498,9 +498,9 @@ step(struct slot *s)
 				if (s->c.bfd < 0)
 					start_closing(s, NULL);
 				else if (!(st & BR_SSL_RECVAPP) &&
-				    !fwd_staged(&s->fwd))
+				    s->fwd.hout_len == 0)
 					finish(s);
-			} else if (fwd_done(&s->fwd))
+			} else if (s->fwd.phase == FWD_DONE)
 				finish(s);
 			break;
 		case SLOT_CLOSING:
