@@ -18,12 +18,12 @@
  *	static struct slot tab[TLSGATE_MAX_SLOTS];
  *	static struct conn *live[TLSGATE_MAX_SLOTS];
  *	static uint32_t freel[TLSGATE_MAX_SLOTS];
- *	static struct connset set = CONNSET(tab, live, freel);
+ *	struct connset slot_set = CONNSET(tab, live, freel);   for loop.c
  *
- *	connset_init(&set, &slot_class, n);
- *	struct slot *s = (struct slot *)connset_new(&set);   NULL: full
+ *	connset_init(&slot_set, &slot_class, n);
+ *	struct slot *s = (struct slot *)connset_new(&slot_set);   NULL: full
  *	...
- *	connset_delete(&set, &s->c);
+ *	connset_delete(&slot_set, &s->c);
  */
 #ifndef TLSGATE_CONN_H
 #define TLSGATE_CONN_H

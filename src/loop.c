@@ -30,7 +30,7 @@ static struct conn *turn[MAX_CONNS];
 static uint64_t turn_start;
 /* The connections of every kind: the TLS slots, the plain ones (so
  * sets[plain] are a kind's slots), the pending entries. */
-static struct connset *sets[3];
+static struct connset *const sets[] = { &slot_set, &plain_set, &pend_set };
 #define NSETS	(sizeof(sets) / sizeof(sets[0]))
 
 size_t
@@ -218,7 +218,6 @@ promote(const struct config *cfg)
 {
 	static uint64_t above_since, window;
 	static unsigned served, rate;
-	struct connset *pend = pend_conns();
 	struct pend *e;
 	int over, spent = 0;
 
@@ -255,8 +254,8 @@ promote(const struct config *cfg)
 	if (!over || !spent)
 		return;
 	/* Backwards: a closed entry's place takes the last one, seen. */
-	for (uint32_t j = pend->nlive; j-- > 0;) {
-		e = (struct pend *)pend->live[j];
+	for (uint32_t j = pend_set.nlive; j-- > 0;) {
+		e = (struct pend *)pend_set.live[j];
 		if (!e->plain && e->t_ready != 0 &&
 		    conn_now >= e->t_ready + TLSGATE_QUEUE_MAX_MS) {
 			stats.shed++;
@@ -386,9 +385,6 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 	turn_begin(port_now_us());
 	conn_now = port_now_ms();
 	conn_cfg = cfg;
-	sets[0] = slot_conns();
-	sets[1] = plain_conns();
-	sets[2] = pend_conns();
 	log_msg(LOG_INFO, "ready slots=%u services=%u listeners=%u pending=%u",
 	    cfg->slots, cfg->nsvc, nl, cfg->pending);
 	for (;;) {
@@ -461,7 +457,7 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 			for (unsigned i = 0; i < nl; i++)
 				port_close(lst[i].fd, 0);
 			log_msg(LOG_INFO, "draining live=%u drain_ms=%u",
-			    slot_conns()->nlive, cfg->drain_ms);
+			    slot_set.nlive, cfg->drain_ms);
 			drain(0);
 		}
 		if (draining && (live_count() == 0 || conn_now >= drain_end)) {

@@ -59,7 +59,7 @@ size_t	pend_static_bytes(void);	/* the one peek buffer */
  * longer than its ibuf here too.
  */
 extern unsigned char pend_peekbuf[];
-struct connset *pend_conns(void);
+extern struct connset pend_set;
 
 /*
  * A new client (peer: its TCP peer).  With the table full, the entry

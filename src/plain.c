@@ -10,19 +10,13 @@
 static struct plain ptab[TLSGATE_MAX_PLAIN];
 static struct conn *live[TLSGATE_MAX_PLAIN];
 static uint32_t freel[TLSGATE_MAX_PLAIN];
-static struct connset set = CONNSET(ptab, live, freel);
+struct connset plain_set = CONNSET(ptab, live, freel);
 static const struct conn_class plain_class;
 
 void
 plain_init(unsigned n)
 {
-	connset_init(&set, &plain_class, n);
-}
-
-struct connset *
-plain_conns(void)
-{
-	return &set;
+	connset_init(&plain_set, &plain_class, n);
 }
 
 static uint64_t
@@ -51,7 +45,7 @@ struct plain *
 plain_open(int cfd, const struct port_addr *peer,
     const struct port_addr *local, unsigned svc, uint64_t t_accept)
 {
-	struct plain *p = (struct plain *)connset_new(&set);
+	struct plain *p = (struct plain *)connset_new(&plain_set);
 
 	if (p == NULL)
 		return NULL;
@@ -85,7 +79,7 @@ plain_close(struct plain *p, int abort)
 	port_close(p->c.cfd, abort);
 	if (p->c.bfd >= 0)
 		port_close(p->c.bfd, abort);
-	connset_delete(&set, &p->c);
+	connset_delete(&plain_set, &p->c);
 	stats.closed++;
 }
 

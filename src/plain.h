@@ -61,6 +61,6 @@ void	plain_init(unsigned n);
 /* As slot_open(), its head whole in the socket; NULL when none is free. */
 struct plain *plain_open(int cfd, const struct port_addr *peer,
 	    const struct port_addr *local, unsigned svc, uint64_t t_accept);
-struct connset *plain_conns(void);
+extern struct connset plain_set;
 
 #endif

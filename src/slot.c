@@ -26,26 +26,20 @@
 static struct slot slots[TLSGATE_MAX_SLOTS];
 static struct conn *live[TLSGATE_MAX_SLOTS];
 static uint32_t freel[TLSGATE_MAX_SLOTS];
-static struct connset set = CONNSET(slots, live, freel);
+struct connset slot_set = CONNSET(slots, live, freel);
 static const struct conn_class slot_class;
 
 void
 slot_table_init(const struct config *c)
 {
 	pool_init(c->backend_pool);
-	connset_init(&set, &slot_class, c->slots);
+	connset_init(&slot_set, &slot_class, c->slots);
 	for (unsigned i = 0; i < c->slots; i++) {
 		struct slot *s = &slots[i];
 
 		tls_conn_init(&s->tls, s->ibuf, sizeof(s->ibuf), s->obuf,
 		    sizeof(s->obuf));
 	}
-}
-
-struct connset *
-slot_conns(void)
-{
-	return &set;
 }
 
 static uint64_t
@@ -77,14 +71,14 @@ struct slot *
 slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
     const struct service *svc, uint64_t t_accept)
 {
-	struct slot *s = (struct slot *)connset_new(&set);
+	struct slot *s = (struct slot *)connset_new(&slot_set);
 
 	if (s == NULL)
 		return NULL;
 	s->svc = svc;
 	if (tls_conn_reset(&s->tls, svc->index) < 0) {
 		tls_conn_release(&s->tls);
-		connset_delete(&set, &s->c);
+		connset_delete(&slot_set, &s->c);
 		return NULL;
 	}
 	s->state = SLOT_HANDSHAKE;
@@ -102,9 +96,9 @@ slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
 	s->local = *local;
 	if (config_proxy_trusted(svc, peer))
 		s->flags |= SLOT_F_PROXY;
-	stats.live = set.nlive;
-	if (set.nlive > stats.high_water)
-		stats.high_water = set.nlive;
+	stats.live = slot_set.nlive;
+	if (slot_set.nlive > stats.high_water)
+		stats.high_water = slot_set.nlive;
 	return s;
 }
 
@@ -151,9 +145,9 @@ slot_close(struct slot *s, int abort)
 	tls_conn_release(&s->tls);
 	port_close(s->c.cfd, abort);
 	backend_release(s, abort);
-	connset_delete(&set, &s->c);
+	connset_delete(&slot_set, &s->c);
 	stats.closed++;
-	stats.live = set.nlive;
+	stats.live = slot_set.nlive;
 }
 
 /*
