@@ -55,7 +55,6 @@ drop(struct pend *e)
 	if (e->t_ready != 0)
 		nready[e->plain]--;
 	connset_delete(&pend_set, &e->c);
-	stats.pending = pend_set.nlive;
 }
 
 void
@@ -104,7 +103,6 @@ pend_add(int fd, const struct port_addr *peer, unsigned svc, int plain)
 	e->len = 0;
 	e->t_ready = 0;
 	stats.accepted++;
-	stats.pending = pend_set.nlive;
 	if (pend_set.nlive > stats.pending_high)
 		stats.pending_high = pend_set.nlive;
 }

@@ -96,7 +96,6 @@ slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
 	s->local = *local;
 	if (config_proxy_trusted(svc, peer))
 		s->flags |= SLOT_F_PROXY;
-	stats.live = slot_set.nlive;
 	if (slot_set.nlive > stats.high_water)
 		stats.high_water = slot_set.nlive;
 	return s;
@@ -147,7 +146,6 @@ slot_close(struct slot *s, int abort)
 	backend_release(s, abort);
 	connset_delete(&slot_set, &s->c);
 	stats.closed++;
-	stats.live = slot_set.nlive;
 }
 
 /*
