@@ -83,7 +83,7 @@ slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
 	}
 	s->state = SLOT_HANDSHAKE;
 	s->c.cfd = cfd;
-	s->flags = 0;
+	s->flags = config_proxy_trusted(svc, peer) ? SLOT_F_PROXY : 0;
 	s->c.t_accept = t_accept;
 	s->c.deadline = t_accept + s->svc->handshake_ms;
 	s->c2b = s->b2c = 0;
@@ -94,8 +94,6 @@ slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
 	fwd_begin(s);
 	s->peer = s->via = *peer;
 	s->local = *local;
-	if (config_proxy_trusted(svc, peer))
-		s->flags |= SLOT_F_PROXY;
 	if (slot_set.nlive > stats.high_water)
 		stats.high_water = slot_set.nlive;
 	return s;
