@@ -233,27 +233,6 @@ head_done(struct plain *p)
 	}
 }
 
-/*
- * A proxy_from source's PROXY header, before the request head: its
- * addresses become the connection's (the Location's host, if the
- * request names none, is where the client connected).  Returns 1 when
- * what follows it in buf is the head's, 0 to wait or when it ended.
- */
-static int
-take_proxy(struct plain *p)
-{
-	int rc = conn_take_proxy(&p->c, svc_of(p), p->buf, &p->len,
-	    &p->peer, &p->local, &p->lb_local);
-
-	if (rc == CONN_PROXY_BAD)
-		linger(p);
-	else if (rc == CONN_PROXY_LIMIT)
-		plain_abort(&p->c, "per-source-limit");
-	else if (rc == CONN_PROXY_OK)
-		p->proxy = 0;
-	return rc == CONN_PROXY_OK;
-}
-
 /* The client closed before its head was whole. */
 static const char *
 head_eof(struct plain *p)
@@ -281,9 +260,24 @@ read_head(struct plain *p)
 	}
 	p->len += (size_t)n;
 	p->in += (unsigned long long)n;
-	/* PROXYIN_MAX is below TLSGATE_HEAD_MAX: a header fits. */
-	if (p->proxy && (!take_proxy(p) || p->len == 0))
-		return;
+	/*
+	 * A proxy_from source's PROXY header first (PROXYIN_MAX is below
+	 * TLSGATE_HEAD_MAX: it fits): its addresses become the connection's;
+	 * where the client connected is the Location's host if the request
+	 * names none.
+	 */
+	if (p->proxy) {
+		rc = conn_take_proxy(&p->c, svc_of(p), p->buf, &p->len,
+		    &p->peer, &p->local, &p->lb_local);
+		if (rc == CONN_PROXY_BAD)
+			linger(p);
+		else if (rc == CONN_PROXY_LIMIT)
+			plain_abort(&p->c, "per-source-limit");
+		else if (rc == CONN_PROXY_OK)
+			p->proxy = 0;
+		if (rc != CONN_PROXY_OK || p->len == 0)
+			return;
+	}
 	rc = http_head_end(p->buf, p->len, &p->scan);
 	if (rc == HTTP_OK)
 		head_done(p);

@@ -135,10 +135,8 @@ long_hello(struct slot *s)
 
 /*
  * A proxy_from source's PROXY header is read as the hello is, before
- * it: the addresses it carries become the connection's (a LOCAL one,
- * a health check, keeps the balancer's).  What follows it in ibuf is the
- * hello's start.  A bad header gets a FIN, no TLS alert: the peer has
- * not spoken TLS yet.
+ * it (conn_take_proxy()): what follows it in ibuf is the hello's start.
+ * A bad header gets a FIN.
  */
 int
 slotin_hello(struct slot *s)
