@@ -52,7 +52,6 @@ plain_open(int cfd, const struct port_addr *peer,
 	p->state = PLAIN_HEAD;
 	p->c.cfd = cfd;
 	p->svc = svc;
-	p->blocked = 0;
 	p->c.t_accept = t_accept;
 	p->c.deadline = t_accept + svc_of(p)->head_ms;
 	p->peer = p->via = *peer;
@@ -118,8 +117,7 @@ flush(struct plain *p, int fd)
 		if (fd == p->c.cfd)
 			p->out += (unsigned long long)n;
 	}
-	p->blocked = p->off < p->len;
-	return !p->blocked;
+	return p->off == p->len;
 }
 
 /* Answer with our page, or the 308 already in buf, then linger. */
@@ -338,7 +336,7 @@ events(const struct conn *c, short *cev, short *bev)
 		*bev = PORT_OUT;
 		break;
 	case PLAIN_RELAY:
-		if (p->blocked)
+		if (p->off < p->len)
 			*cev = PORT_OUT;
 		else
 			*bev = PORT_IN;

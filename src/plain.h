@@ -44,7 +44,6 @@ struct plain {
 	struct conn		 c;		/* first: see conn.h */
 	enum plain_state	 state;
 	unsigned		 svc;		/* index in the config */
-	int			 blocked;	/* the last write came back short */
 	/* The client and where it connected: a PROXY header's if any. */
 	struct port_addr	 peer, local;
 	struct port_addr	 via;		/* the TCP peer (a balancer) */
