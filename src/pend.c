@@ -30,12 +30,6 @@ pend_init(unsigned size)
 	connset_init(&pend_set, &pend_class, size);
 }
 
-size_t
-pend_static_bytes(void)
-{
-	return sizeof(pend_peekbuf);
-}
-
 unsigned
 pend_ready(int plain)
 {
