@@ -28,8 +28,7 @@ static struct port_pfd pfd[MAX_LISTENERS + 1 + 2 * MAX_CONNS -
 static struct conn *turn[MAX_CONNS];
 /* When this turn began (port_now_us()): its time budget's start. */
 static uint64_t turn_start;
-/* The connections of every kind: the TLS slots, the plain ones (so
- * sets[plain] are a kind's slots), the pending entries. */
+/* The connections of every kind: sets[plain] are a kind's slots. */
 static struct connset *const sets[] = { &slot_set, &plain_set, &pend_set };
 #define NSETS	(sizeof(sets) / sizeof(sets[0]))
 
@@ -172,8 +171,7 @@ serve(const struct config *cfg, struct pend *e)
 	int plain = e->plain, fd;
 	struct conn *c;
 
-	/* A balancer is not limited: its clients are, once its PROXY
-	 * header names them (slot.c, plain.c). */
+	/* A balancer is not limited: its clients are (conn_take_proxy()). */
 	pend_peer(e, &peer);
 	if (svc->max_per_source > 0 &&
 	    !config_proxy_trusted(svc, &peer) &&
@@ -392,7 +390,6 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 	for (;;) {
 		uint64_t next = pool_sweep(conn_now);
 		unsigned sig, nt;
-		uint64_t t;
 		size_t n = 0;
 		int timeout, ready, idle, spolled = -1;
 
@@ -421,9 +418,9 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 		turn_work.polled = nt;
 		turn_end(port_now_us());
 		ready = port_poll(pfd, n, timeout);
-		turn_start = t = port_now_us();
-		conn_now = t / 1000;
-		turn_begin(t);
+		turn_start = port_now_us();
+		conn_now = turn_start / 1000;
+		turn_begin(turn_start);
 		/* Nothing to serve: one pair, a few hundred microseconds. */
 		if (idle && ready == 0)
 			(void)precomp_fill();
