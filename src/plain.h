@@ -11,7 +11,7 @@
  * TLS context and no TLS buffers: one head buffer, which then holds the
  * answer, ours or the backend's on its way.  The head is parsed by the
  * same strict parser as on TLS; the timeouts, per-source limit and
- * eviction are the TLS slots' (loop.c counts both tables).  A proxy_from
+ * eviction are the TLS slots' (conn.c counts both tables).  A proxy_from
  * source's PROXY header is read first, as slot.c reads it before a hello.
  *
  *   HEAD --308, 400, 408, 431--> WRITE --written--> LINGER

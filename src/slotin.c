@@ -170,9 +170,8 @@ slotin_hello(struct slot *s)
 }
 
 /*
- * The client closed before its hello was whole.  Behind a balancer,
- * its health check (LOCAL, then EOF or, as haproxy's, a reset) is no
- * error, and a header cut short is one.
+ * Behind a balancer, its health check (LOCAL, then EOF or, as haproxy's,
+ * a reset) is no error, and a header cut short is one.
  */
 void
 slotin_eof(struct slot *s)
