@@ -98,7 +98,7 @@ enum fwd_verdict fwd_wrote(struct slot *, size_t n, size_t *used);
 void	fwd_backend_bytes(struct fwd *, const unsigned char *, size_t);
 /* Refused or ending: no more requests; what comes is dropped. */
 void	fwd_stop(struct fwd *);
-/* Stage the head retry_len keeps again, for a fresh backend; its length. */
+/* Stage again the head retry_len keeps, for a fresh backend; its length. */
 size_t	fwd_retry(struct fwd *);
 
 /* Since when a request head has been arriving; UINT64_MAX: none is. */
