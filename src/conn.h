@@ -18,12 +18,12 @@
  *	static struct slot tab[TLSGATE_MAX_SLOTS];
  *	static struct conn *live[TLSGATE_MAX_SLOTS];
  *	static uint32_t freel[TLSGATE_MAX_SLOTS];
- *	static struct connset set = CONNSET(tab, live, freel);
+ *	struct connset slot_set = CONNSET(tab, live, freel);   for loop.c
  *
- *	connset_init(&set, &slot_class, n);
- *	struct slot *s = (struct slot *)connset_new(&set);   NULL: full
+ *	connset_init(&slot_set, &slot_class, n);
+ *	struct slot *s = (struct slot *)connset_new(&slot_set);   NULL: full
  *	...
- *	connset_delete(&set, &s->c);
+ *	connset_delete(&slot_set, &s->c);
  */
 #ifndef TLSGATE_CONN_H
 #define TLSGATE_CONN_H
@@ -116,15 +116,13 @@ size_t	connset_bytes(size_t esize, uint32_t n);
 unsigned conn_count_peer(const struct port_addr *peer);
 
 /*
- * A proxy_from source's PROXY header (proxyin.h), at the start of the
- * len bytes at buf, read before the protocol it carries, for every kind
- * of connection.  CONN_PROXY_MORE: not whole yet.  CONN_PROXY_OK: it is
- * consumed, buf holds what followed it (*len bytes); *peer and *local
- * are the addresses it carries, unless it was LOCAL (a balancer's
- * health check: *lb_local is set, the balancer's stay).  CONN_PROXY_BAD
- * (a bad header) and CONN_PROXY_LIMIT (the client it names is over
- * svc's max_per_source) set the outcome: the caller ends the
- * connection, without a TLS alert, since its peer has not spoken TLS.
+ * A proxy_from source's PROXY header (proxyin.h) at the start of
+ * buf[0..*len).  CONN_PROXY_MORE: not whole yet.  CONN_PROXY_OK: taken
+ * out of buf; *peer and *local are the addresses it carries, unless it
+ * was LOCAL (a balancer's health check: *lb_local is set).
+ * CONN_PROXY_BAD (a bad header) and CONN_PROXY_LIMIT (its client is
+ * over svc's max_per_source) set the outcome: the caller ends the
+ * connection, with no TLS alert: its peer has not spoken TLS.
  */
 #define CONN_PROXY_OK		1
 #define CONN_PROXY_MORE		0

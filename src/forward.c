@@ -391,12 +391,6 @@ fwd_stop(struct fwd *f)
 	f->hout_len = 0;
 }
 
-int
-fwd_may_retry(const struct fwd *f)
-{
-	return f->retry_len > 0 && f->awaiting && f->hout_len == 0;
-}
-
 size_t
 fwd_retry(struct fwd *f)
 {
@@ -419,18 +413,6 @@ fwd_between(const struct fwd *f)
 	return f->phase == FWD_HEAD && f->hlen == 0;
 }
 
-int
-fwd_awaiting(const struct fwd *f)
-{
-	return f->awaiting;
-}
-
-int
-fwd_staged(const struct fwd *f)
-{
-	return f->hout_len > 0;
-}
-
 enum fwd_answer
 fwd_answer(const struct fwd *f)
 {
@@ -439,16 +421,4 @@ fwd_answer(const struct fwd *f)
 	    f->hout_off > 0))
 		return FWD_ANS_EOF;
 	return f->resp == FWD_R_NONE ? FWD_ANS_DONE : FWD_ANS_OWED;
-}
-
-int
-fwd_done(const struct fwd *f)
-{
-	return f->phase == FWD_DONE;
-}
-
-int
-fwd_reusable(const struct fwd *f)
-{
-	return f->reuse && fwd_answer(f) == FWD_ANS_DONE;
 }

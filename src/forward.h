@@ -98,22 +98,13 @@ enum fwd_verdict fwd_wrote(struct slot *, size_t n, size_t *used);
 void	fwd_backend_bytes(struct fwd *, const unsigned char *, size_t);
 /* Refused or ending: no more requests; what comes is dropped. */
 void	fwd_stop(struct fwd *);
-/*
- * A backend connection ended before any byte of the answer: may the
- * request go again (idempotent, no body, not sent twice already)?
- */
-int	fwd_may_retry(const struct fwd *);
-/* Then stage its head again for a fresh one; returns its length. */
+/* Stage again the head retry_len keeps, for a fresh backend; its length. */
 size_t	fwd_retry(struct fwd *);
 
 /* Since when a request head has been arriving; UINT64_MAX: none is. */
 uint64_t fwd_head_since(const struct fwd *);
 /* Between two requests (http mode), nothing of the next one read. */
 int	fwd_between(const struct fwd *);
-/* Is a request's answer still owed by the backend? */
-int	fwd_awaiting(const struct fwd *);
-/* Anything staged still to be written to the backend? */
-int	fwd_staged(const struct fwd *);
 
 enum fwd_answer {
 	FWD_ANS_DONE,		/* every request sent has its whole answer */
@@ -121,9 +112,5 @@ enum fwd_answer {
 	FWD_ANS_EOF,		/* only the backend's EOF can end it */
 };
 enum fwd_answer fwd_answer(const struct fwd *);
-/* No further request will be forwarded. */
-int	fwd_done(const struct fwd *);
-/* The backend connection is at a clean end and may serve another client. */
-int	fwd_reusable(const struct fwd *);
 
 #endif

@@ -28,9 +28,8 @@ static struct port_pfd pfd[MAX_LISTENERS + 1 + 2 * MAX_CONNS -
 static struct conn *turn[MAX_CONNS];
 /* When this turn began (port_now_us()): its time budget's start. */
 static uint64_t turn_start;
-/* The connections of every kind: the TLS slots, the plain ones (so
- * sets[plain] are a kind's slots), the pending entries. */
-static struct connset *sets[3];
+/* The connections of every kind: sets[plain] are a kind's slots. */
+static struct connset *const sets[] = { &slot_set, &plain_set, &pend_set };
 #define NSETS	(sizeof(sets) / sizeof(sets[0]))
 
 size_t
@@ -44,6 +43,8 @@ static void
 stats_sync(void)
 {
 	turn_report();
+	stats.live = slot_set.nlive;
+	stats.pending = pend_set.nlive;
 	stats.precomp_hits = precomp_hits;
 	stats.precomp_misses = precomp_misses;
 }
@@ -170,8 +171,7 @@ serve(const struct config *cfg, struct pend *e)
 	int plain = e->plain, fd;
 	struct conn *c;
 
-	/* A balancer is not limited: its clients are, once its PROXY
-	 * header names them (slot.c, plain.c). */
+	/* A balancer is not limited: its clients are (conn_take_proxy()). */
 	pend_peer(e, &peer);
 	if (svc->max_per_source > 0 &&
 	    !config_proxy_trusted(svc, &peer) &&
@@ -218,7 +218,6 @@ promote(const struct config *cfg)
 {
 	static uint64_t above_since, window;
 	static unsigned served, rate;
-	struct connset *pend = pend_conns();
 	struct pend *e;
 	int over, spent = 0;
 
@@ -255,8 +254,8 @@ promote(const struct config *cfg)
 	if (!over || !spent)
 		return;
 	/* Backwards: a closed entry's place takes the last one, seen. */
-	for (uint32_t j = pend->nlive; j-- > 0;) {
-		e = (struct pend *)pend->live[j];
+	for (uint32_t j = pend_set.nlive; j-- > 0;) {
+		e = (struct pend *)pend_set.live[j];
 		if (!e->plain && e->t_ready != 0 &&
 		    conn_now >= e->t_ready + TLSGATE_QUEUE_MAX_MS) {
 			stats.shed++;
@@ -386,15 +385,11 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 	turn_begin(port_now_us());
 	conn_now = port_now_ms();
 	conn_cfg = cfg;
-	sets[0] = slot_conns();
-	sets[1] = plain_conns();
-	sets[2] = pend_conns();
 	log_msg(LOG_INFO, "ready slots=%u services=%u listeners=%u pending=%u",
 	    cfg->slots, cfg->nsvc, nl, cfg->pending);
 	for (;;) {
 		uint64_t next = pool_sweep(conn_now);
 		unsigned sig, nt;
-		uint64_t t;
 		size_t n = 0;
 		int timeout, ready, idle, spolled = -1;
 
@@ -423,9 +418,9 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 		turn_work.polled = nt;
 		turn_end(port_now_us());
 		ready = port_poll(pfd, n, timeout);
-		turn_start = t = port_now_us();
-		conn_now = t / 1000;
-		turn_begin(t);
+		turn_start = port_now_us();
+		conn_now = turn_start / 1000;
+		turn_begin(turn_start);
 		/* Nothing to serve: one pair, a few hundred microseconds. */
 		if (idle && ready == 0)
 			(void)precomp_fill();
@@ -461,7 +456,7 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 			for (unsigned i = 0; i < nl; i++)
 				port_close(lst[i].fd, 0);
 			log_msg(LOG_INFO, "draining live=%u drain_ms=%u",
-			    slot_conns()->nlive, cfg->drain_ms);
+			    slot_set.nlive, cfg->drain_ms);
 			drain(0);
 		}
 		if (draining && (live_count() == 0 || conn_now >= drain_end)) {

@@ -3,10 +3,8 @@
  *
  * Owns the pollfd array (rebuilt each turn from the slots' states),
  * accepting, deadlines, signals and the stats socket, and which
- * pending client (pend.h) gets a slot when: the overload policy.  A
- * client is accepted into the pending table at once and takes a slot
- * only with its first message whole.  Never allocates; never blocks
- * anywhere but in poll().
+ * pending client (pend.h) gets a slot when: the overload policy.  Never
+ * allocates; never blocks anywhere but in poll().
  */
 #ifndef TLSGATE_LOOP_H
 #define TLSGATE_LOOP_H

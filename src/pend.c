@@ -12,7 +12,7 @@
 static struct pend tab[TLSGATE_MAX_PENDING];
 static struct conn *live[TLSGATE_MAX_PENDING];
 static uint32_t freel[TLSGATE_MAX_PENDING];
-static struct connset set = CONNSET(tab, live, freel);
+struct connset pend_set = CONNSET(tab, live, freel);
 static const struct conn_class pend_class;
 static unsigned nready[2];	/* TLS, plain */
 unsigned char pend_peekbuf[PROXYIN_MAX + HELLO_WIRE_MAX];
@@ -27,19 +27,7 @@ void
 pend_init(unsigned size)
 {
 	nready[0] = nready[1] = 0;
-	connset_init(&set, &pend_class, size);
-}
-
-size_t
-pend_static_bytes(void)
-{
-	return sizeof(pend_peekbuf);
-}
-
-struct connset *
-pend_conns(void)
-{
-	return &set;
+	connset_init(&pend_set, &pend_class, size);
 }
 
 unsigned
@@ -60,8 +48,7 @@ drop(struct pend *e)
 {
 	if (e->t_ready != 0)
 		nready[e->plain]--;
-	connset_delete(&set, &e->c);
-	stats.pending = set.nlive;
+	connset_delete(&pend_set, &e->c);
 }
 
 void
@@ -92,12 +79,12 @@ pend_add(int fd, const struct port_addr *peer, unsigned svc, int plain)
 	const struct service *s = &conn_cfg->svc[svc];
 	struct pend *e;
 
-	if (set.nfree == 0) {
+	if (pend_set.nfree == 0) {
 		stats.evicted++;
-		pend_close((struct pend *)connset_oldest_waiting(&set,
+		pend_close((struct pend *)connset_oldest_waiting(&pend_set,
 		    UINT64_MAX), "evicted", 1);
 	}
-	e = (struct pend *)connset_new(&set);
+	e = (struct pend *)connset_new(&pend_set);
 	e->c.cfd = fd;
 	e->c.t_accept = conn_now;
 	e->c.deadline = conn_now + (plain ? s->head_ms : s->handshake_ms);
@@ -110,9 +97,8 @@ pend_add(int fd, const struct port_addr *peer, unsigned svc, int plain)
 	e->len = 0;
 	e->t_ready = 0;
 	stats.accepted++;
-	stats.pending = set.nlive;
-	if (set.nlive > stats.pending_high)
-		stats.pending_high = set.nlive;
+	if (pend_set.nlive > stats.pending_high)
+		stats.pending_high = pend_set.nlive;
 }
 
 /*
@@ -258,8 +244,8 @@ pend_pick(int plain, int lifo)
 {
 	struct pend *old = NULL, *young = NULL, *e;
 
-	for (uint32_t i = 0; i < set.nlive; i++) {
-		e = (struct pend *)set.live[i];
+	for (uint32_t i = 0; i < pend_set.nlive; i++) {
+		e = (struct pend *)pend_set.live[i];
 		if (e->t_ready == 0 || e->plain != plain)
 			continue;
 		if (old == NULL || e->t_ready < old->t_ready)

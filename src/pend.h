@@ -33,7 +33,9 @@
 
 #include "config.h"
 #include "conn.h"
+#include "hello.h"
 #include "port.h"
+#include "proxyin.h"
 
 struct pend {
 	struct conn	 c;		/* first: see conn.h */
@@ -52,14 +54,12 @@ struct pend {
 
 /* n entries, for the services of conn_cfg (conn.h). */
 void	pend_init(unsigned n);
-size_t	pend_static_bytes(void);	/* the one peek buffer */
 /*
- * That buffer: a PROXY header and the longest hello.  One message is
- * looked at a time, by the loop's one thread: a slot looks at a hello
- * longer than its ibuf here too.
+ * The one peek buffer.  One message is looked at a time, by the loop's
+ * one thread: a slot looks at a hello longer than its ibuf here too.
  */
-extern unsigned char pend_peekbuf[];
-struct connset *pend_conns(void);
+extern unsigned char pend_peekbuf[PROXYIN_MAX + HELLO_WIRE_MAX];
+extern struct connset pend_set;
 
 /*
  * A new client (peer: its TCP peer).  With the table full, the entry

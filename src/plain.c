@@ -10,21 +10,13 @@
 static struct plain ptab[TLSGATE_MAX_PLAIN];
 static struct conn *live[TLSGATE_MAX_PLAIN];
 static uint32_t freel[TLSGATE_MAX_PLAIN];
-static struct connset set = CONNSET(ptab, live, freel);
+struct connset plain_set = CONNSET(ptab, live, freel);
 static const struct conn_class plain_class;
 
 void
 plain_init(unsigned n)
 {
-	connset_init(&set, &plain_class, n);
-	for (unsigned i = 0; i < n; i++)
-		ptab[i].state = PLAIN_FREE;
-}
-
-struct connset *
-plain_conns(void)
-{
-	return &set;
+	connset_init(&plain_set, &plain_class, n);
 }
 
 static uint64_t
@@ -53,14 +45,13 @@ struct plain *
 plain_open(int cfd, const struct port_addr *peer,
     const struct port_addr *local, unsigned svc, uint64_t t_accept)
 {
-	struct plain *p = (struct plain *)connset_new(&set);
+	struct plain *p = (struct plain *)connset_new(&plain_set);
 
 	if (p == NULL)
 		return NULL;
 	p->state = PLAIN_HEAD;
 	p->c.cfd = cfd;
 	p->svc = svc;
-	p->blocked = 0;
 	p->c.t_accept = t_accept;
 	p->c.deadline = t_accept + svc_of(p)->head_ms;
 	p->peer = p->via = *peer;
@@ -87,8 +78,7 @@ plain_close(struct plain *p, int abort)
 	port_close(p->c.cfd, abort);
 	if (p->c.bfd >= 0)
 		port_close(p->c.bfd, abort);
-	p->state = PLAIN_FREE;
-	connset_delete(&set, &p->c);
+	connset_delete(&plain_set, &p->c);
 	stats.closed++;
 }
 
@@ -127,8 +117,7 @@ flush(struct plain *p, int fd)
 		if (fd == p->c.cfd)
 			p->out += (unsigned long long)n;
 	}
-	p->blocked = p->off < p->len;
-	return !p->blocked;
+	return p->off == p->len;
 }
 
 /* Answer with our page, or the 308 already in buf, then linger. */
@@ -242,27 +231,6 @@ head_done(struct plain *p)
 	}
 }
 
-/*
- * A proxy_from source's PROXY header, before the request head: its
- * addresses become the connection's (the Location's host, if the
- * request names none, is where the client connected).  Returns 1 when
- * what follows it in buf is the head's, 0 to wait or when it ended.
- */
-static int
-take_proxy(struct plain *p)
-{
-	int rc = conn_take_proxy(&p->c, svc_of(p), p->buf, &p->len,
-	    &p->peer, &p->local, &p->lb_local);
-
-	if (rc == CONN_PROXY_BAD)
-		linger(p);
-	else if (rc == CONN_PROXY_LIMIT)
-		plain_abort(&p->c, "per-source-limit");
-	else if (rc == CONN_PROXY_OK)
-		p->proxy = 0;
-	return rc == CONN_PROXY_OK;
-}
-
 /* The client closed before its head was whole. */
 static const char *
 head_eof(struct plain *p)
@@ -290,9 +258,24 @@ read_head(struct plain *p)
 	}
 	p->len += (size_t)n;
 	p->in += (unsigned long long)n;
-	/* PROXYIN_MAX is below TLSGATE_HEAD_MAX: a header fits. */
-	if (p->proxy && (!take_proxy(p) || p->len == 0))
-		return;
+	/*
+	 * A proxy_from source's PROXY header first (PROXYIN_MAX is below
+	 * TLSGATE_HEAD_MAX: it fits): its addresses become the connection's;
+	 * where the client connected is the Location's host if the request
+	 * names none.
+	 */
+	if (p->proxy) {
+		rc = conn_take_proxy(&p->c, svc_of(p), p->buf, &p->len,
+		    &p->peer, &p->local, &p->lb_local);
+		if (rc == CONN_PROXY_BAD)
+			linger(p);
+		else if (rc == CONN_PROXY_LIMIT)
+			plain_abort(&p->c, "per-source-limit");
+		else if (rc == CONN_PROXY_OK)
+			p->proxy = 0;
+		if (rc != CONN_PROXY_OK || p->len == 0)
+			return;
+	}
 	rc = http_head_end(p->buf, p->len, &p->scan);
 	if (rc == HTTP_OK)
 		head_done(p);
@@ -353,12 +336,10 @@ events(const struct conn *c, short *cev, short *bev)
 		*bev = PORT_OUT;
 		break;
 	case PLAIN_RELAY:
-		if (p->blocked)
+		if (p->off < p->len)
 			*cev = PORT_OUT;
 		else
 			*bev = PORT_IN;
-		break;
-	case PLAIN_FREE:
 		break;
 	}
 }
@@ -410,8 +391,6 @@ io(struct conn *c, int crev, int brev)
 		if (n != PORT_AGAIN)
 			plain_close(p, 0);
 		break;
-	case PLAIN_FREE:
-		break;
 	}
 }
 
@@ -446,8 +425,6 @@ expire(struct conn *c)
 		break;
 	case PLAIN_LINGER:
 		plain_close(p, 0);
-		break;
-	case PLAIN_FREE:
 		break;
 	}
 }

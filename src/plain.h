@@ -11,7 +11,7 @@
  * TLS context and no TLS buffers: one head buffer, which then holds the
  * answer, ours or the backend's on its way.  The head is parsed by the
  * same strict parser as on TLS; the timeouts, per-source limit and
- * eviction are the TLS slots' (loop.c counts both tables).  A proxy_from
+ * eviction are the TLS slots' (conn.c counts both tables).  A proxy_from
  * source's PROXY header is read first, as slot.c reads it before a hello.
  *
  *   HEAD --308, 400, 408, 431--> WRITE --written--> LINGER
@@ -32,7 +32,6 @@
 #include "port.h"
 
 enum plain_state {
-	PLAIN_FREE,
 	PLAIN_HEAD,		/* reading the request head */
 	PLAIN_WRITE,		/* writing our answer */
 	PLAIN_CONNECT,		/* ACME: backend connect pending */
@@ -45,7 +44,6 @@ struct plain {
 	struct conn		 c;		/* first: see conn.h */
 	enum plain_state	 state;
 	unsigned		 svc;		/* index in the config */
-	int			 blocked;	/* the last write came back short */
 	/* The client and where it connected: a PROXY header's if any. */
 	struct port_addr	 peer, local;
 	struct port_addr	 via;		/* the TCP peer (a balancer) */
@@ -62,6 +60,6 @@ void	plain_init(unsigned n);
 /* As slot_open(), its head whole in the socket; NULL when none is free. */
 struct plain *plain_open(int cfd, const struct port_addr *peer,
 	    const struct port_addr *local, unsigned svc, uint64_t t_accept);
-struct connset *plain_conns(void);
+extern struct connset plain_set;
 
 #endif

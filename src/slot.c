@@ -26,27 +26,20 @@
 static struct slot slots[TLSGATE_MAX_SLOTS];
 static struct conn *live[TLSGATE_MAX_SLOTS];
 static uint32_t freel[TLSGATE_MAX_SLOTS];
-static struct connset set = CONNSET(slots, live, freel);
+struct connset slot_set = CONNSET(slots, live, freel);
 static const struct conn_class slot_class;
 
 void
 slot_table_init(const struct config *c)
 {
 	pool_init(c->backend_pool);
-	connset_init(&set, &slot_class, c->slots);
+	connset_init(&slot_set, &slot_class, c->slots);
 	for (unsigned i = 0; i < c->slots; i++) {
 		struct slot *s = &slots[i];
 
-		s->state = SLOT_FREE;
 		tls_conn_init(&s->tls, s->ibuf, sizeof(s->ibuf), s->obuf,
 		    sizeof(s->obuf));
 	}
-}
-
-struct connset *
-slot_conns(void)
-{
-	return &set;
 }
 
 static uint64_t
@@ -78,20 +71,19 @@ struct slot *
 slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
     const struct service *svc, uint64_t t_accept)
 {
-	struct slot *s = (struct slot *)connset_new(&set);
+	struct slot *s = (struct slot *)connset_new(&slot_set);
 
 	if (s == NULL)
 		return NULL;
 	s->svc = svc;
 	if (tls_conn_reset(&s->tls, svc->index) < 0) {
 		tls_conn_release(&s->tls);
-		connset_delete(&set, &s->c);
+		connset_delete(&slot_set, &s->c);
 		return NULL;
 	}
 	s->state = SLOT_HANDSHAKE;
 	s->c.cfd = cfd;
-	s->c.bfd = -1;
-	s->flags = 0;
+	s->flags = config_proxy_trusted(svc, peer) ? SLOT_F_PROXY : 0;
 	s->c.t_accept = t_accept;
 	s->c.deadline = t_accept + s->svc->handshake_ms;
 	s->c2b = s->b2c = 0;
@@ -102,11 +94,8 @@ slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
 	fwd_begin(s);
 	s->peer = s->via = *peer;
 	s->local = *local;
-	if (config_proxy_trusted(svc, peer))
-		s->flags |= SLOT_F_PROXY;
-	stats.live = set.nlive;
-	if (set.nlive > stats.high_water)
-		stats.high_water = set.nlive;
+	if (slot_set.nlive > stats.high_water)
+		stats.high_water = slot_set.nlive;
 	return s;
 }
 
@@ -121,7 +110,7 @@ backend_release(struct slot *s, int abort)
 		return;
 	if (s->state != SLOT_CONNECT && !conn_draining &&
 	    !(s->flags & (SLOT_F_BEOF | SLOT_F_BSHUT | SLOT_F_BWB)) &&
-	    fwd_reusable(&s->fwd))
+	    s->fwd.reuse && fwd_answer(&s->fwd) == FWD_ANS_DONE)
 		pool_put(s->c.bfd, s->svc, conn_now);
 	else
 		port_close(s->c.bfd, abort);
@@ -153,10 +142,8 @@ slot_close(struct slot *s, int abort)
 	tls_conn_release(&s->tls);
 	port_close(s->c.cfd, abort);
 	backend_release(s, abort);
-	s->state = SLOT_FREE;
-	connset_delete(&set, &s->c);
+	connset_delete(&slot_set, &s->c);
 	stats.closed++;
-	stats.live = set.nlive;
 }
 
 /*
@@ -478,7 +465,7 @@ step(struct slot *s)
 				backend_connect(s, 1);
 			} else if (s->flags & SLOT_F_BEOF) {
 				int status = s->pending_status ? s->pending_status :
-				    fwd_awaiting(&s->fwd) ? 502 : 0;
+				    s->fwd.awaiting ? 502 : 0;
 
 				if (status != 0)
 					http_error(s, status, "backend-closed");
@@ -490,7 +477,7 @@ step(struct slot *s)
 					return;
 				}
 				/* Half-close: the backend may still answer. */
-				if (!(st & BR_SSL_RECVAPP) && !fwd_staged(&s->fwd))
+				if (!(st & BR_SSL_RECVAPP) && s->fwd.hout_len == 0)
 					finish(s);
 				if (s->state == SLOT_RELAY &&
 				    (s->flags & SLOT_F_CSHUT))
@@ -501,9 +488,9 @@ step(struct slot *s)
 				if (s->c.bfd < 0)
 					start_closing(s, NULL);
 				else if (!(st & BR_SSL_RECVAPP) &&
-				    !fwd_staged(&s->fwd))
+				    s->fwd.hout_len == 0)
 					finish(s);
-			} else if (fwd_done(&s->fwd))
+			} else if (s->fwd.phase == FWD_DONE)
 				finish(s);
 			break;
 		case SLOT_CLOSING:
@@ -587,7 +574,7 @@ io(struct conn *c, int crev, int brev)
 		return;
 	}
 	step(s);
-	if (s->state == SLOT_RELAY)
+	if (s->c.pos != CONN_FREE && s->state == SLOT_RELAY)
 		set_deadline(s);
 }
 
@@ -629,8 +616,6 @@ expire(struct conn *c)
 		return;
 	case SLOT_LINGER:
 		slot_close(s, 0);
-		return;
-	case SLOT_FREE:
 		return;
 	}
 	step(s);

@@ -35,7 +35,6 @@
 #include "tls.h"
 
 enum slot_state {
-	SLOT_FREE,
 	SLOT_HANDSHAKE,		/* TLS handshake with the client */
 	SLOT_CONNECT,		/* handshake done, backend connect pending */
 	SLOT_RELAY,		/* plaintext both ways */
@@ -92,6 +91,6 @@ struct slot *slot_open(int cfd, const struct port_addr *peer,
 	    const struct port_addr *local, const struct service *,
 	    uint64_t t_accept);
 /* The live slots and the free ones. */
-struct connset *slot_conns(void);
+extern struct connset slot_set;
 
 #endif

@@ -135,10 +135,8 @@ long_hello(struct slot *s)
 
 /*
  * A proxy_from source's PROXY header is read as the hello is, before
- * it: the addresses it carries become the connection's (a LOCAL one,
- * a health check, keeps the balancer's).  What follows it in ibuf is the
- * hello's start.  A bad header gets a FIN, no TLS alert: the peer has
- * not spoken TLS yet.
+ * it (conn_take_proxy()): what follows it in ibuf is the hello's start.
+ * A bad header gets a FIN.
  */
 int
 slotin_hello(struct slot *s)
@@ -172,9 +170,8 @@ slotin_hello(struct slot *s)
 }
 
 /*
- * The client closed before its hello was whole.  Behind a balancer,
- * its health check (LOCAL, then EOF or, as haproxy's, a reset) is no
- * error, and a header cut short is one.
+ * Behind a balancer, its health check (LOCAL, then EOF or, as haproxy's,
+ * a reset) is no error, and a header cut short is one.
  */
 void
 slotin_eof(struct slot *s)

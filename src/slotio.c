@@ -14,12 +14,14 @@
 /*
  * A reused backend connection that ends before the first byte of its
  * answer was most likely closed by its backend while idle, just as it
- * was taken: the request may go again, once, on a fresh one.
+ * was taken: the request may go again, once, on a fresh one, if it is
+ * idempotent and has no body (then forward.c keeps its head: retry_len).
  */
 int
 retryable(const struct slot *s)
 {
-	return (s->flags & SLOT_F_REUSED) && fwd_may_retry(&s->fwd);
+	return (s->flags & SLOT_F_REUSED) && s->fwd.retry_len > 0 &&
+	    s->fwd.awaiting && s->fwd.hout_len == 0;
 }
 
 void

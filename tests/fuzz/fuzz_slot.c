@@ -366,7 +366,7 @@ conn_of(int cfd)
 static void
 check_tables(void)
 {
-	const struct connset *set = slot_conns();
+	const struct connset *set = &slot_set;
 	unsigned live = set->nlive;
 	size_t w, n, r;
 
@@ -375,7 +375,7 @@ check_tables(void)
 	for (unsigned i = 0; i < live; i++) {
 		struct slot *s = (struct slot *)set->live[i];
 
-		check(s->state != SLOT_FREE);
+		check(s->c.pos != CONN_FREE);
 		check(fake_is_open(s->c.cfd));
 		check(s->c.bfd == -1 || fake_is_open(s->c.bfd));
 		if (s->c.bfd >= 0) {
@@ -420,8 +420,8 @@ run_turn(void)
 
 	(void)pool_sweep(conn_now);
 
-	for (unsigned i = 0; i < slot_conns()->nlive; i++) {
-		struct slot *s = (struct slot *)slot_conns()->live[i];
+	for (unsigned i = 0; i < slot_set.nlive; i++) {
+		struct slot *s = (struct slot *)slot_set.live[i];
 		short ce, be;
 
 		s->c.cls->events(&s->c, &ce, &be);
@@ -456,9 +456,9 @@ run_turn(void)
 		int br = t[i].bi >= 0 ? pfd[t[i].bi].revents : 0;
 
 		fake_set_owner(s->c.cfd);
-		if (s->state != SLOT_FREE && (cr != 0 || br != 0))
+		if (s->c.pos != CONN_FREE && (cr != 0 || br != 0))
 			s->c.cls->io(&s->c, cr, br);
-		if (s->state != SLOT_FREE && conn_now >= s->c.deadline) {
+		if (s->c.pos != CONN_FREE && conn_now >= s->c.deadline) {
 			late = 1;
 			s->c.cls->expire(&s->c);
 		}
@@ -542,8 +542,8 @@ accept_client(int c, int resume)
 	conn_now = port_now_ms();
 	if ((k->used && fake_is_open(k->cfd)) || seq == seq_base + MAX_ACCEPTS)
 		return;
-	if (slot_conns()->nfree == 0) {
-		victim = connset_oldest_waiting(slot_conns(),
+	if (slot_set.nfree == 0) {
+		victim = connset_oldest_waiting(&slot_set,
 		    conn_now > TLSGATE_EVICT_MS ?
 		    conn_now - TLSGATE_EVICT_MS : 0);
 		if (victim == NULL)
@@ -897,8 +897,8 @@ run_op(struct input *in)
 		if (v == 3 && !conn_draining) {
 			conn_draining = 1;
 			/* Downwards: a slot that closes takes the last one's place. */
-			for (unsigned i = slot_conns()->nlive; i-- > 0;) {
-				struct conn *c = slot_conns()->live[i];
+			for (unsigned i = slot_set.nlive; i-- > 0;) {
+				struct conn *c = slot_set.live[i];
 
 				fake_set_owner(c->cfd);
 				c->cls->drain(c);
@@ -909,8 +909,8 @@ run_op(struct input *in)
 	case 12:	/* drain time is up: every slot aborted */
 		if (v != 3)
 			break;
-		while (slot_conns()->nlive > 0) {
-			struct conn *c = slot_conns()->live[0];
+		while (slot_set.nlive > 0) {
+			struct conn *c = slot_set.live[0];
 
 			fake_set_owner(c->cfd);
 			c->cls->abort(c, "drain-timeout");
@@ -946,12 +946,12 @@ run(const uint8_t *data, size_t size)
 		run_op(&in);
 	/* The end: every deadline passes, every slot must come free and
 	 * every idle backend connection age out. */
-	for (int r = 0; r < 4 && (slot_conns()->nlive > 0 || pool_count() > 0);
+	for (int r = 0; r < 4 && (slot_set.nlive > 0 || pool_count() > 0);
 	    r++) {
 		fake_now += 3600 * 1000;
 		turn();
 	}
-	check(slot_conns()->nlive == 0);
+	check(slot_set.nlive == 0);
 	check(fake_open_count() == 0);
 	for (int c = 0; c < NCONN; c++)
 		if (conns[c].used)
