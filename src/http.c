@@ -427,16 +427,12 @@ static int
 peer_ok(const char *p, size_t len)
 {
 	size_t i;
-	char c;
 
 	if (p == NULL || len == 0 || len > HTTP_PEER_MAX)
 		return 0;
-	for (i = 0; i < len; i++) {
-		c = p[i];
-		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-		    (c >= 'A' && c <= 'F') || c == '.' || c == ':'))
+	for (i = 0; i < len; i++)
+		if (hexval((uint8_t)p[i]) < 0 && p[i] != '.' && p[i] != ':')
 			return 0;
-	}
 	return 1;
 }
 
@@ -603,17 +599,13 @@ host_ok(const uint8_t *h, size_t n)
 		return 0;
 	if (h[0] == '[') {
 		while (++i < n && h[i] != ']')
-			if (!((h[i] >= '0' && h[i] <= '9') ||
-			    (h[i] >= 'a' && h[i] <= 'f') ||
-			    (h[i] >= 'A' && h[i] <= 'F') || h[i] == ':' ||
-			    h[i] == '.'))
+			if (hexval(h[i]) < 0 && h[i] != ':' && h[i] != '.')
 				return 0;
 		return i + 1 == n && i > 1;
 	}
 	for (; i < n; i++)
-		if (!((h[i] >= '0' && h[i] <= '9') || (h[i] >= 'a' &&
-		    h[i] <= 'z') || (h[i] >= 'A' && h[i] <= 'Z') ||
-		    h[i] == '.' || h[i] == '-' || h[i] == '_'))
+		if (!is_alnum(h[i]) && h[i] != '.' && h[i] != '-' &&
+		    h[i] != '_')
 			return 0;
 	return 1;
 }
