@@ -288,16 +288,12 @@ parse_field(const uint8_t *p, size_t len, size_t off, unsigned idx,
 	val = p + v;
 	vlen = e - v;
 
-	if (eq_ci(p, n, "content-length")) {
-		if (f->cl++ > 0)
-			return HTTP_E_CL_DUP;
-		return parse_length(val, vlen, &req->body_len);
-	}
-	if (eq_ci(p, n, "transfer-encoding")) {
-		if (f->te++ > 0)
-			return HTTP_E_TE_DUP;
-		return eq_ci(val, vlen, "chunked") ? HTTP_OK : HTTP_E_TE_BAD;
-	}
+	if (eq_ci(p, n, "content-length"))
+		return f->cl++ > 0 ? HTTP_E_CL_DUP :
+		    parse_length(val, vlen, &req->body_len);
+	if (eq_ci(p, n, "transfer-encoding"))
+		return f->te++ > 0 ? HTTP_E_TE_DUP :
+		    eq_ci(val, vlen, "chunked") ? HTTP_OK : HTTP_E_TE_BAD;
 	if (eq_ci(p, n, "host")) {
 		if (f->host++ > 0)
 			return HTTP_E_HOST;
