@@ -408,13 +408,12 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 		*(unsigned *)(void *)field = (unsigned)n;
 		return NULL;
 	case K_TLS:
-		/* Once valid: a file that names them is told why they went. */
-		if (len == 3 && (memcmp(v, "1.0", 3) == 0 ||
-		    memcmp(v, "1.1", 3) == 0))
-			return "TLS 1.0 and 1.1 are no longer supported "
-			    "(RFC 8996)";
 		if (len == 3 && memcmp(v, "1.", 2) == 0)
 			n = 0x0301u + (unsigned char)v[2] - '0';
+		/* Once valid: a file that names them is told why they went. */
+		if (n == 0x0301 || n == 0x0302)
+			return "TLS 1.0 and 1.1 are no longer supported "
+			    "(RFC 8996)";
 		if (n >= k->min && n <= k->max) {
 			*(unsigned *)(void *)field = (unsigned)n;
 			return NULL;
