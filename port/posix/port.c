@@ -19,7 +19,6 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,10 +40,9 @@ int
 port_addr_parse(struct port_addr *a, const char *s, size_t len,
     const char **why)
 {
-	const char *colon = NULL, *host = s;
-	char pbuf[8], *end;
+	const char *colon = NULL, *host = s, *d;
 	size_t hlen, iplen;
-	unsigned long port;
+	unsigned long port = 0;
 	uint8_t ip[16];
 
 	memset(a, 0, sizeof(*a));
@@ -78,15 +76,11 @@ port_addr_parse(struct port_addr *a, const char *s, size_t len,
 		*why = "bad host";
 		return -1;
 	}
-	len -= (size_t)(colon + 1 - s);
-	if (len == 0 || len >= sizeof(pbuf)) {
-		*why = "bad port";
-		return -1;
-	}
-	memcpy(pbuf, colon + 1, len);
-	pbuf[len] = '\0';
-	port = strtoul(pbuf, &end, 10);
-	if (*end != '\0' || pbuf[0] < '0' || pbuf[0] > '9' || port > 65535) {
+	/* 1 to 7 digits (leading zeros too), at most 65535. */
+	for (d = colon + 1; d < s + len && *d >= '0' && *d <= '9' &&
+	    port <= 65535; d++)
+		port = port * 10 + (unsigned long)(*d - '0');
+	if (d == colon + 1 || d != s + len || d - colon > 8 || port > 65535) {
 		*why = "bad port";
 		return -1;
 	}
