@@ -188,7 +188,8 @@ port_addr_str(const struct port_addr *a, char *buf, size_t cap)
 static int
 stream_socket(const struct port_addr *a, const char **why)
 {
-	int fd = socket(family(a), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int fd = socket(family(a), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0);
 
 	if (fd < 0)
 		*why = strerror(errno);
