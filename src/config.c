@@ -454,9 +454,7 @@ open_section(struct parse *p, const char *v, size_t len, unsigned line)
 	if (len == 0 || len >= CONFIG_NAME_MAX)
 		return "section name must be 1 to 31 characters";
 	for (size_t i = 0; i < len; i++)
-		if (!((v[i] >= 'a' && v[i] <= 'z') || (v[i] >= 'A' &&
-		    v[i] <= 'Z') || (v[i] >= '0' && v[i] <= '9') ||
-		    v[i] == '-' || v[i] == '_'))
+		if (!is_alnum((uint8_t)v[i]) && v[i] != '-' && v[i] != '_')
 			return "section name may have only letters, digits, - "
 			    "and _";
 	if (p->cur == &p->tmpl)
@@ -612,14 +610,14 @@ config_parse(struct config *c, const char *name, const char *text,
 			ve--;
 		/* A comment starts at '#' at line start or after a blank. */
 		for (const char *r = q; r < ve; r++)
-			if (*r == '#' && (r == q || is_space(r[-1]))) {
+			if (*r == '#' && (r == q || is_ws(r[-1]))) {
 				ve = r;
 				break;
 			}
 		k = q;
-		while (k < ve && is_space(*k))
+		while (k < ve && is_ws(*k))
 			k++;
-		while (ve > k && is_space(ve[-1]))
+		while (ve > k && is_ws(ve[-1]))
 			ve--;
 		q = eol + 1;
 		if (k == ve)
@@ -636,16 +634,16 @@ config_parse(struct config *c, const char *name, const char *text,
 			continue;
 		}
 		ke = k;
-		while (ke < ve && *ke != '=' && !is_space(*ke))
+		while (ke < ve && *ke != '=' && !is_ws(*ke))
 			ke++;
 		v = ke;
-		while (v < ve && is_space(*v))
+		while (v < ve && is_ws(*v))
 			v++;
 		if (v == ve || *v != '=')
 			return fail(err, errcap, "%s:%u: %.*s: expected "
 			    "\"key = value\"", name, line, (int)(ke - k), k);
 		v++;
-		while (v < ve && is_space(*v))
+		while (v < ve && is_ws(*v))
 			v++;
 		if ((key = find_key(k, (size_t)(ke - k))) == NULL)
 			return fail(err, errcap, "%s:%u: %.*s: unknown key", name,

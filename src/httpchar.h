@@ -1,6 +1,6 @@
 /*
- * httpchar.h - RFC 9110's character classes, for http.c and httpchunk.c,
- * and HEXDIG's value (RFC 5234) for proxyin.c too.
+ * httpchar.h - RFC 9110's character classes, for http.c and httpchunk.c;
+ * hexval() serves proxyin.c, is_ws() and is_alnum() the config parser.
  *
  * Explicit comparisons, never <ctype.h>: those depend on the locale, and
  * framing must not.
