@@ -387,7 +387,8 @@ build/fuzz/fuzz_http: tests/fuzz/fuzz_http.c src/http.c src/httpchunk.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 
-build/fuzz/fuzz_proxyin: tests/fuzz/fuzz_proxyin.c src/proxyin.c src/proxyin.h
+build/fuzz/fuzz_proxyin: tests/fuzz/fuzz_proxyin.c src/proxyin.c src/proxyin.h \
+	    src/httpchar.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(filter %.c,$^)
 

@@ -44,8 +44,8 @@ const struct config_name config_suite_names[] = {
  * Suites that went with TLS 1.0 and 1.1 (RFC 8996): a file that still
  * names one is told so, not just that the name is unknown.
  */
-static const char *const removed_suites[] = { "aes128-cbc", "aes256-cbc",
-	NULL };
+static const struct config_name removed_suites[] = { { "aes128-cbc", 0 },
+	{ "aes256-cbc", 0 }, { NULL, 0 } };
 /*
  * IANA's names and numbers (TLS Supported Groups).  x25519mlkem768 is
  * TLS 1.3's post-quantum hybrid (draft-ietf-tls-ecdhe-mlkem), left out
@@ -59,34 +59,35 @@ const struct config_name config_group_names[] = {
 	{ "secp384r1", GROUP_SECP384R1 }, { "secp521r1", GROUP_SECP521R1 },
 	{ NULL, 0 } };
 #ifndef TLSGATE_NO_MLKEM
-#define PQ_FIRST	"x25519mlkem768 "
+#define GROUPS_ALL	"x25519mlkem768 x25519 secp256r1 secp384r1 secp521r1"
+#define GROUPS_MODERN	"x25519mlkem768 x25519 secp256r1 secp384r1"
 #else
-#define PQ_FIRST	""
+#define GROUPS_ALL	"x25519 secp256r1 secp384r1 secp521r1"
+#define GROUPS_MODERN	"x25519 secp256r1 secp384r1"
 #endif
 static const struct config_name profiles[] = { { "default", PROFILE_DEFAULT },
 	{ "bsi", PROFILE_BSI }, { "modern", PROFILE_MODERN }, { NULL, 0 } };
 static const struct config_name ems_modes[] = { { "optional", 0 },
 	{ "required", 1 }, { NULL, 0 } };
 /*
- * What a profile sets: tls_min, tls_max, ems, tickets, suites and groups
- * (spelled as in the file).  bsi: BSI TR-02102-2's TLS 1.2 and 1.3
- * suites and groups that tlsgate has (it lists no ChaCha20-Poly1305 and
- * no X25519), the extended master secret it asks of TLS 1.2, and no
- * stateless tickets: their key, not the session, then decides forward
- * secrecy, and the guideline prefers resumption state the server keeps;
- * the session cache resumes both versions instead.  modern: Mozilla's,
- * TLS 1.3 only, where EMS does not apply.
+ * What a profile sets: values for profile_keys[], spelled as in the file.
+ * bsi: BSI TR-02102-2's TLS 1.2 and 1.3 suites and groups that tlsgate
+ * has (it lists no ChaCha20-Poly1305 and no X25519), the extended master
+ * secret it asks of TLS 1.2, and no stateless tickets: their key, not the
+ * session, then decides forward secrecy, and the guideline prefers
+ * resumption state the server keeps; the session cache resumes both
+ * versions instead.  modern: Mozilla's, TLS 1.3 only, where EMS does not
+ * apply.
  */
-static const struct {
-	unsigned	 min, max, ems, tickets;
-	const char	*suites, *groups;
-} profile_sets[] = {
-	{ 0x0303, 0x0304, 0, 1, "aes128-gcm aes256-gcm chacha20-poly1305",
-	    PQ_FIRST "x25519 secp256r1 secp384r1 secp521r1" },
-	{ 0x0303, 0x0304, 1, 0, "aes128-gcm aes256-gcm",
+static const char *const profile_keys[] = { "tls_min", "tls_max", "ems",
+	"tickets", "suites", "groups" };
+static const char *const profile_sets[][6] = {
+	{ "1.2", "1.3", "optional", "on",
+	    "aes128-gcm aes256-gcm chacha20-poly1305", GROUPS_ALL },
+	{ "1.2", "1.3", "required", "off", "aes128-gcm aes256-gcm",
 	    "secp256r1 secp384r1 secp521r1" },
-	{ 0x0304, 0x0304, 0, 1, "aes128-gcm aes256-gcm chacha20-poly1305",
-	    PQ_FIRST "x25519 secp256r1 secp384r1" },
+	{ "1.3", "1.3", "optional", "on",
+	    "aes128-gcm aes256-gcm chacha20-poly1305", GROUPS_MODERN },
 };
 
 #define G(f)	GLOBAL, offsetof(struct config, f)
@@ -235,14 +236,14 @@ set_names(struct service *s, const char *v, size_t len, char *msg,
 	return s->ncert_names == 0 ? "no name" : NULL;
 }
 
-/* Whether v (len bytes) is one of removed_suites. */
-static int
-is_removed_suite(const char *v, size_t len)
+/* The entry of names spelled v (len bytes), or NULL. */
+static const struct config_name *
+find_name(const struct config_name *e, const char *v, size_t len)
 {
-	for (const char *const *r = removed_suites; *r != NULL; r++)
-		if (strlen(*r) == len && memcmp(*r, v, len) == 0)
-			return 1;
-	return 0;
+	for (; e->name != NULL; e++)
+		if (strlen(e->name) == len && memcmp(e->name, v, len) == 0)
+			return e;
+	return NULL;
 }
 
 /*
@@ -258,12 +259,10 @@ set_list(struct config_list *l, const struct config_name *names,
 
 	l->n = 0;
 	for (; (j = next_token(v, len, &i)) > 0; i += j) {
-		for (e = names; e->name != NULL && (strlen(e->name) != j ||
-		    memcmp(e->name, v + i, j) != 0); e++)
-			;
-		if (e->name == NULL) {
+		if ((e = find_name(names, v + i, j)) == NULL) {
 			n = (size_t)snprintf(msg, msgcap, names ==
-			    config_suite_names && is_removed_suite(v + i, j) ?
+			    config_suite_names && find_name(removed_suites,
+			    v + i, j) != NULL ?
 			    "\"%.*s\": the CBC suites were removed with TLS 1.0 "
 			    "and 1.1; the AEAD ones remain:" :
 			    "unknown name \"%.*s\", not one of", (int)j, v + i);
@@ -285,43 +284,23 @@ set_list(struct config_list *l, const struct config_name *names,
 	return l->n == 0 ? "an empty list" : NULL;
 }
 
-/* Where a key was set in this scope (a service key: in this section). */
-static unsigned
-line_of(const struct parse *p, const char *key)
+static const struct key *
+find_key(const char *name, size_t len)
 {
 	for (size_t i = 0; i < NKEYS; i++)
-		if (strcmp(keys[i].name, key) == 0)
-			return (keys[i].scope == GLOBAL ? p->gseen : p->sseen)[i];
-	return 0;
+		if (strlen(keys[i].name) == len &&
+		    memcmp(keys[i].name, name, len) == 0)
+			return &keys[i];
+	return NULL;
 }
 
-/*
- * After a tls_profile line: set tls_min, tls_max, ems, tickets, suites
- * and groups, but not those that this scope sets itself, before or after
- * it.
- */
-static void
-set_profile(struct parse *p)
+/* Where a key was set in this scope (a service key: in this section). */
+static unsigned
+line_of(const struct parse *p, const char *name)
 {
-	struct service *s = p->cur;
-	const char *su = profile_sets[s->profile].suites;
-	const char *gr = profile_sets[s->profile].groups;
-	char msg[8];
+	const struct key *k = find_key(name, strlen(name));
 
-	if (!line_of(p, "tls_min"))
-		s->tls_min = profile_sets[s->profile].min;
-	if (!line_of(p, "tls_max"))
-		s->tls_max = profile_sets[s->profile].max;
-	if (!line_of(p, "ems"))
-		s->ems_required = profile_sets[s->profile].ems;
-	if (!line_of(p, "tickets"))
-		s->tickets = profile_sets[s->profile].tickets;
-	if (!line_of(p, "suites"))
-		(void)set_list(&s->suites, config_suite_names, su, strlen(su),
-		    msg, sizeof(msg));
-	if (!line_of(p, "groups"))
-		(void)set_list(&s->groups, config_group_names, gr, strlen(gr),
-		    msg, sizeof(msg));
+	return (k->scope == GLOBAL ? p->gseen : p->sseen)[k - keys];
 }
 
 /* Returns NULL or the reason; msg has room for a formatted reason. */
@@ -332,6 +311,7 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 	struct service *s = p->cur;
 	char *field = (k->scope == GLOBAL ? (char *)p->c : (char *)s) + k->off;
 	unsigned long long n = 0, mul = 1000;
+	const struct config_name *e;
 	struct svc_cert *ce;
 	struct port_addr *addrs;
 	unsigned *na;
@@ -386,12 +366,10 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 	case K_NAME:
 		return copy_str(field, sizeof(p->c->user), v, len);
 	case K_ENUM:
-		for (const struct config_name *e = k->names; e->name; e++)
-			if (strlen(e->name) == len &&
-			    memcmp(e->name, v, len) == 0) {
-				*(unsigned *)(void *)field = e->code;
-				return NULL;
-			}
+		if ((e = find_name(k->names, v, len)) != NULL) {
+			*(unsigned *)(void *)field = e->code;
+			return NULL;
+		}
 		n = (unsigned long long)snprintf(msg, msgcap, "expected");
 		for (unsigned i = 0; k->names[i].name != NULL && n < msgcap; i++)
 			n += (unsigned long long)snprintf(msg + n, msgcap - n,
@@ -430,13 +408,12 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 		*(unsigned *)(void *)field = (unsigned)n;
 		return NULL;
 	case K_TLS:
-		/* Once valid: a file that names them is told why they went. */
-		if (len == 3 && (memcmp(v, "1.0", 3) == 0 ||
-		    memcmp(v, "1.1", 3) == 0))
-			return "TLS 1.0 and 1.1 are no longer supported "
-			    "(RFC 8996)";
 		if (len == 3 && memcmp(v, "1.", 2) == 0)
 			n = 0x0301u + (unsigned char)v[2] - '0';
+		/* Once valid: a file that names them is told why they went. */
+		if (n == 0x0301 || n == 0x0302)
+			return "TLS 1.0 and 1.1 are no longer supported "
+			    "(RFC 8996)";
 		if (n >= k->min && n <= k->max) {
 			*(unsigned *)(void *)field = (unsigned)n;
 			return NULL;
@@ -446,6 +423,25 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 		return msg;
 	}
 	return "internal error";
+}
+
+/*
+ * After a tls_profile line: set profile_keys[], but not those that this
+ * scope sets itself, before or after it.
+ */
+static void
+set_profile(struct parse *p)
+{
+	const char *v;
+	char msg[8];
+
+	for (size_t i = 0; i < 6; i++) {
+		v = profile_sets[p->cur->profile][i];
+		if (!line_of(p, profile_keys[i]))
+			(void)set_value(p, find_key(profile_keys[i],
+			    strlen(profile_keys[i])), v, strlen(v), 0, msg,
+			    sizeof(msg));
+	}
 }
 
 /* "[name]": start a section that inherits the service defaults. */
@@ -458,9 +454,7 @@ open_section(struct parse *p, const char *v, size_t len, unsigned line)
 	if (len == 0 || len >= CONFIG_NAME_MAX)
 		return "section name must be 1 to 31 characters";
 	for (size_t i = 0; i < len; i++)
-		if (!((v[i] >= 'a' && v[i] <= 'z') || (v[i] >= 'A' &&
-		    v[i] <= 'Z') || (v[i] >= '0' && v[i] <= '9') ||
-		    v[i] == '-' || v[i] == '_'))
+		if (!is_alnum((uint8_t)v[i]) && v[i] != '-' && v[i] != '_')
 			return "section name may have only letters, digits, - "
 			    "and _";
 	if (p->cur == &p->tmpl)
@@ -600,7 +594,7 @@ config_parse(struct config *c, const char *name, const char *text,
 	while (q < end) {
 		const char *eol = memchr(q, '\n', (size_t)(end - q));
 		const char *k, *ke, *v, *ve, *why;
-		const struct key *key = NULL;
+		const struct key *key;
 		unsigned *seen;
 
 		if (eol == NULL)
@@ -616,14 +610,14 @@ config_parse(struct config *c, const char *name, const char *text,
 			ve--;
 		/* A comment starts at '#' at line start or after a blank. */
 		for (const char *r = q; r < ve; r++)
-			if (*r == '#' && (r == q || is_space(r[-1]))) {
+			if (*r == '#' && (r == q || is_ws(r[-1]))) {
 				ve = r;
 				break;
 			}
 		k = q;
-		while (k < ve && is_space(*k))
+		while (k < ve && is_ws(*k))
 			k++;
-		while (ve > k && is_space(ve[-1]))
+		while (ve > k && is_ws(ve[-1]))
 			ve--;
 		q = eol + 1;
 		if (k == ve)
@@ -640,22 +634,18 @@ config_parse(struct config *c, const char *name, const char *text,
 			continue;
 		}
 		ke = k;
-		while (ke < ve && *ke != '=' && !is_space(*ke))
+		while (ke < ve && *ke != '=' && !is_ws(*ke))
 			ke++;
 		v = ke;
-		while (v < ve && is_space(*v))
+		while (v < ve && is_ws(*v))
 			v++;
 		if (v == ve || *v != '=')
 			return fail(err, errcap, "%s:%u: %.*s: expected "
 			    "\"key = value\"", name, line, (int)(ke - k), k);
 		v++;
-		while (v < ve && is_space(*v))
+		while (v < ve && is_ws(*v))
 			v++;
-		for (size_t i = 0; i < NKEYS; i++)
-			if (strlen(keys[i].name) == (size_t)(ke - k) &&
-			    memcmp(keys[i].name, k, (size_t)(ke - k)) == 0)
-				key = &keys[i];
-		if (key == NULL)
+		if ((key = find_key(k, (size_t)(ke - k))) == NULL)
 			return fail(err, errcap, "%s:%u: %.*s: unknown key", name,
 			    line, (int)(ke - k), k);
 		if (key->scope == GLOBAL && p.cur != &p.tmpl)

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "config.h"
+#include "httpchar.h"
 
 enum kind { K_ADDR, K_PATH, K_NAME, K_UINT, K_MS, K_TLS, K_ENUM, K_LISTEN,
 	K_REDIRECT, K_CERT, K_KEY, K_NAMES, K_LIST, K_NETS };
@@ -26,12 +27,6 @@ struct key {
 extern const struct key *const config_keys;
 extern const size_t config_nkeys;
 
-static inline int
-is_space(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
 /*
  * Lists (cert_names, suites, groups, proxy_from) separate their items
  * by commas or blanks: skip to the next item from *at and return its
@@ -42,9 +37,9 @@ next_token(const char *v, size_t len, size_t *at)
 {
 	size_t i = *at, j;
 
-	while (i < len && (v[i] == ',' || is_space(v[i])))
+	while (i < len && (v[i] == ',' || is_ws(v[i])))
 		i++;
-	for (j = i; j < len && v[j] != ',' && !is_space(v[j]); j++)
+	for (j = i; j < len && v[j] != ',' && !is_ws(v[j]); j++)
 		;
 	*at = i;
 	return j - i;

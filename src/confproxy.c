@@ -37,10 +37,7 @@ int
 config_proxy_trusted(const struct service *s, const struct port_addr *a)
 {
 	uint8_t ip[16];
-	size_t n;
+	size_t n = port_addr_raw(a, ip);
 
-	if (s->nproxy_from == 0)
-		return 0;
-	n = port_addr_raw(a, ip);
 	return proxyin_trusted(s->proxy_from, s->nproxy_from, ip, n);
 }

@@ -1,6 +1,7 @@
 /*
  * http.c - strict HTTP/1.x request framing for http mode; see http.h.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "http.h"
@@ -288,16 +289,12 @@ parse_field(const uint8_t *p, size_t len, size_t off, unsigned idx,
 	val = p + v;
 	vlen = e - v;
 
-	if (eq_ci(p, n, "content-length")) {
-		if (f->cl++ > 0)
-			return HTTP_E_CL_DUP;
-		return parse_length(val, vlen, &req->body_len);
-	}
-	if (eq_ci(p, n, "transfer-encoding")) {
-		if (f->te++ > 0)
-			return HTTP_E_TE_DUP;
-		return eq_ci(val, vlen, "chunked") ? HTTP_OK : HTTP_E_TE_BAD;
-	}
+	if (eq_ci(p, n, "content-length"))
+		return f->cl++ > 0 ? HTTP_E_CL_DUP :
+		    parse_length(val, vlen, &req->body_len);
+	if (eq_ci(p, n, "transfer-encoding"))
+		return f->te++ > 0 ? HTTP_E_TE_DUP :
+		    eq_ci(val, vlen, "chunked") ? HTTP_OK : HTTP_E_TE_BAD;
 	if (eq_ci(p, n, "host")) {
 		if (f->host++ > 0)
 			return HTTP_E_HOST;
@@ -427,16 +424,12 @@ static int
 peer_ok(const char *p, size_t len)
 {
 	size_t i;
-	char c;
 
 	if (p == NULL || len == 0 || len > HTTP_PEER_MAX)
 		return 0;
-	for (i = 0; i < len; i++) {
-		c = p[i];
-		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-		    (c >= 'A' && c <= 'F') || c == '.' || c == ':'))
+	for (i = 0; i < len; i++)
+		if (hexval((uint8_t)p[i]) < 0 && p[i] != '.' && p[i] != ':')
 			return 0;
-	}
 	return 1;
 }
 
@@ -448,18 +441,6 @@ put(char *out, size_t w, const char *s, size_t len)
 }
 #define PUT_LIT(out, w, lit)	put(out, w, lit, sizeof(lit) - 1)
 
-/* A port number's decimal digits into out[5]: no printf, no locale. */
-static size_t
-digits(unsigned port, char *out)
-{
-	size_t n = port >= 10000 ? 5 : port >= 1000 ? 4 : port >= 100 ? 3 :
-	    port >= 10 ? 2 : 1;
-
-	for (size_t i = n; i-- > 0; port /= 10)
-		out[i] = (char)('0' + port % 10);
-	return n;
-}
-
 /*
  * The headers fwd asks for, into out[HTTP_FWD_SLACK] (at most 17 + 45 +
  * 2 + 26 + 18 + 5 + 2 + 23 + 300 + 2 + 19 = 459 bytes).  Returns -1 if fwd is
@@ -468,8 +449,7 @@ digits(unsigned port, char *out)
 static int
 fwd_headers(const struct http_fwd *fwd, char *out, size_t *len)
 {
-	char port[5];
-	size_t w = 0, n;
+	size_t w = 0;
 
 	if (fwd->flags & HTTP_FWD_FOR) {
 		if (!peer_ok(fwd->peer, fwd->peer_len))
@@ -483,10 +463,8 @@ fwd_headers(const struct http_fwd *fwd, char *out, size_t *len)
 	if (fwd->flags & HTTP_FWD_PORT) {
 		if (fwd->port == 0 || fwd->port > 65535)
 			return -1;
-		n = digits(fwd->port, port);
-		w = PUT_LIT(out, w, "X-Forwarded-Port: ");
-		w = put(out, w, port, n);
-		w = PUT_LIT(out, w, "\r\n");
+		w += (size_t)snprintf(out + w, HTTP_FWD_SLACK - w,
+		    "X-Forwarded-Port: %u\r\n", fwd->port);
 	}
 	if (fwd->flags & HTTP_FWD_SUBJECT) {
 		if (fwd->subject_len == 0 || fwd->subject_len > HTTP_SUBJECT_MAX)
@@ -603,17 +581,13 @@ host_ok(const uint8_t *h, size_t n)
 		return 0;
 	if (h[0] == '[') {
 		while (++i < n && h[i] != ']')
-			if (!((h[i] >= '0' && h[i] <= '9') ||
-			    (h[i] >= 'a' && h[i] <= 'f') ||
-			    (h[i] >= 'A' && h[i] <= 'F') || h[i] == ':' ||
-			    h[i] == '.'))
+			if (hexval(h[i]) < 0 && h[i] != ':' && h[i] != '.')
 				return 0;
 		return i + 1 == n && i > 1;
 	}
 	for (; i < n; i++)
-		if (!((h[i] >= '0' && h[i] <= '9') || (h[i] >= 'a' &&
-		    h[i] <= 'z') || (h[i] >= 'A' && h[i] <= 'Z') ||
-		    h[i] == '.' || h[i] == '-' || h[i] == '_'))
+		if (!is_alnum(h[i]) && h[i] != '.' && h[i] != '-' &&
+		    h[i] != '_')
 			return 0;
 	return 1;
 }
@@ -645,7 +619,7 @@ http_redirect(uint8_t *buf, size_t cap, const struct http_req *req,
 	    "Connection: close\r\n\r\n";
 	const uint8_t *t = buf + req->target_off, *host, *path;
 	size_t tlen = req->target_len, hlen, plen, at, i;
-	char h[260], pt[6];
+	char h[260], pt[7];
 	size_t ptlen = 0;
 
 	/* RFC 9112 3.2.2: an absolute-form target's authority wins. */
@@ -671,10 +645,8 @@ http_redirect(uint8_t *buf, size_t cap, const struct http_req *req,
 	if (!host_ok(host, hlen))
 		return 0;
 	memcpy(h, host, hlen);
-	if (port != 443 && port > 0 && port <= 65535) {
-		ptlen = digits(port, pt + 1) + 1;
-		pt[0] = ':';
-	}
+	if (port != 443 && port > 0 && port <= 65535)
+		ptlen = (size_t)snprintf(pt, sizeof(pt), ":%u", port);
 	/* The path moves first: what goes before it is not from buf. */
 	at = sizeof(pre) - 1 + hlen + ptlen;
 	if (at + 1 + plen + sizeof(post) - 1 > cap)

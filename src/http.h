@@ -12,17 +12,10 @@
  *
  * The threat is request smuggling: a head is accepted only if every
  * reasonable backend must frame it the same way we do.  Anything
- * ambiguous is an error, never "repaired".  Specifically rejected: bare CR
- * and bare LF, NUL and other controls (HTAB only inside field values),
- * obs-fold, whitespace before the colon, non-token names and methods,
- * anything but `METHOD SP target SP HTTP/1.0|1.1 CRLF` as request line,
- * Content-Length together with Transfer-Encoding, any second
- * Content-Length (even an identical one), any Transfer-Encoding but a
- * single `chunked`, Transfer-Encoding in HTTP/1.0, HTTP/1.1 without
- * exactly one Host, more than HTTP_MAX_FIELDS field lines, a Connection
- * header naming a framing or forwarding header (a backend proxy would drop
- * it as hop-by-hop), CONNECT (a tunnel we cannot frame), and empty lines
- * before the request line.
+ * ambiguous is an error, never "repaired": each HTTP_E_* reason below
+ * names one thing rejected.  Beyond their names: HTAB is allowed only
+ * inside field values, a second Content-Length is rejected even when
+ * identical, and so are empty lines before the request line.
  *
  * Typical use per request on a connection (keep-alive and pipelining):
  *

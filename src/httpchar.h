@@ -1,5 +1,6 @@
 /*
- * httpchar.h - RFC 9110's character classes, for http.c and httpchunk.c.
+ * httpchar.h - RFC 9110's character classes, for http.c and httpchunk.c;
+ * hexval() serves proxyin.c, is_ws() and is_alnum() the config parser.
  *
  * Explicit comparisons, never <ctype.h>: those depend on the locale, and
  * framing must not.
@@ -10,14 +11,31 @@
 #include <stdint.h>
 #include <string.h>
 
+static inline int
+is_alnum(uint8_t c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+	    (c >= 'A' && c <= 'Z');
+}
+
+/* A hex digit's value, or -1. */
+static inline int
+hexval(uint8_t c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 /* tchar (RFC 9110 5.6.2). */
 static inline int
 is_tchar(uint8_t c)
 {
-	if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-	    (c >= 'A' && c <= 'Z'))
-		return 1;
-	return memchr("!#$%&'*+-.^_`|~", c, 15) != NULL;
+	return is_alnum(c) || memchr("!#$%&'*+-.^_`|~", c, 15) != NULL;
 }
 
 /* A control byte that may not appear anywhere (HTAB is allowed). */

@@ -31,18 +31,6 @@ http_chunk_init(struct http_chunk *ch)
 	ch->state = CH_SIZE;
 }
 
-static int
-hexval(uint8_t c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* One byte outside chunk data: HTTP_MORE to go on, HTTP_OK at the end. */
 static int
 chunk_byte(struct http_chunk *ch, uint8_t c)

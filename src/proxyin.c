@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "httpchar.h"
 #include "proxyin.h"
 
 static const unsigned char v2sig[12] = { 0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d,
@@ -72,18 +73,6 @@ parse_v4(const char *s, size_t len, uint8_t out[4])
 		i = j + 1;
 	}
 	return j == len ? 0 : -1;
-}
-
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /*

@@ -25,15 +25,11 @@
  *	    LOCAL, the balancer's health check; UNSPEC or unix families; v1
  *	    UNKNOWN), so the connection's own addresses stand
  *
- * What is refused (each with its own reason): anything that is not a
- * header (a TLS hello from a trusted source), a v1 line over 107 bytes
- * or not exactly "PROXY TCP4|TCP6 src dst sport dport\r\n" (single
- * spaces, canonical decimal ports, addresses of the named family; v1
- * UNKNOWN takes anything up to CRLF), a v2 version other than 2 or
- * command other than LOCAL or PROXY, a datagram or unknown family, a
- * length shorter than the family's addresses or above PROXYIN_MAX, and
- * a TLV that runs past the stated length.  TLVs are walked, not used (a
- * CRC32C TLV is not checked: the header came over TCP).
+ * Each PROXYIN_E_* reason below names one thing refused.  A v1 line is
+ * exactly "PROXY TCP4|TCP6 src dst sport dport\r\n" (single spaces,
+ * canonical decimal ports), or UNKNOWN and anything up to CRLF.  v2's
+ * TLVs are walked, not used (a CRC32C TLV is not checked: the header
+ * came over TCP).
  */
 #ifndef TLSGATE_PROXYIN_H
 #define TLSGATE_PROXYIN_H

@@ -1,9 +1,9 @@
 /*
  * port/posix/port.c - the port.h interface on Linux and the BSDs.
  *
- * Owns every system call tlsgate makes.  Never allocates: addresses are
- * numeric (inet_pton, no resolver), files are read with open/read into
- * the caller's buffer, logs go out with one write(2) per line.
+ * Sockets, poll, time, entropy, signals and the log sink.  Never
+ * allocates: addresses are numeric (inet_pton, no resolver), logs go out
+ * with one write(2) per line.
  */
 #define _GNU_SOURCE
 #include <sys/types.h>
@@ -19,7 +19,6 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,10 +40,9 @@ int
 port_addr_parse(struct port_addr *a, const char *s, size_t len,
     const char **why)
 {
-	const char *colon = NULL, *host = s;
-	char pbuf[8], *end;
+	const char *colon = NULL, *host = s, *d;
 	size_t hlen, iplen;
-	unsigned long port;
+	unsigned long port = 0;
 	uint8_t ip[16];
 
 	memset(a, 0, sizeof(*a));
@@ -78,15 +76,11 @@ port_addr_parse(struct port_addr *a, const char *s, size_t len,
 		*why = "bad host";
 		return -1;
 	}
-	len -= (size_t)(colon + 1 - s);
-	if (len == 0 || len >= sizeof(pbuf)) {
-		*why = "bad port";
-		return -1;
-	}
-	memcpy(pbuf, colon + 1, len);
-	pbuf[len] = '\0';
-	port = strtoul(pbuf, &end, 10);
-	if (*end != '\0' || pbuf[0] < '0' || pbuf[0] > '9' || port > 65535) {
+	/* 1 to 7 digits (leading zeros too), at most 65535. */
+	for (d = colon + 1; d < s + len && *d >= '0' && *d <= '9' &&
+	    port <= 65535; d++)
+		port = port * 10 + (unsigned long)(*d - '0');
+	if (d == colon + 1 || d != s + len || d - colon > 8 || port > 65535) {
 		*why = "bad port";
 		return -1;
 	}
@@ -99,17 +93,15 @@ port_addr_parse(struct port_addr *a, const char *s, size_t len,
 }
 
 static int
-is_unix(const struct port_addr *a)
+family(const struct port_addr *a)
 {
-	return ((const struct sockaddr *)(const void *)a->raw)->sa_family ==
-	    AF_UNIX;
+	return ((const struct sockaddr *)(const void *)a->raw)->sa_family;
 }
 
 int
 port_addr_is_v6(const struct port_addr *a)
 {
-	return ((const struct sockaddr *)(const void *)a->raw)->sa_family ==
-	    AF_INET6;
+	return family(a) == AF_INET6;
 }
 
 size_t
@@ -171,7 +163,7 @@ port_addr_ip(const struct port_addr *a, char *buf, size_t cap)
 	const struct sockaddr_in *v4 = (const void *)a->raw;
 	const struct sockaddr_in6 *v6 = (const void *)a->raw;
 
-	if (a->len == 0 || is_unix(a) || (port_addr_is_v6(a) ?
+	if (a->len == 0 || family(a) == AF_UNIX || (port_addr_is_v6(a) ?
 	    inet_ntop(AF_INET6, &v6->sin6_addr, buf, (socklen_t)cap) :
 	    inet_ntop(AF_INET, &v4->sin_addr, buf, (socklen_t)cap)) == NULL)
 		snprintf(buf, cap, "unknown");
@@ -182,7 +174,7 @@ port_addr_str(const struct port_addr *a, char *buf, size_t cap)
 {
 	char ip[INET6_ADDRSTRLEN];
 
-	if (is_unix(a)) {
+	if (family(a) == AF_UNIX) {
 		snprintf(buf, cap, "unix:%s", ((const struct sockaddr_un *)
 		    (const void *)a->raw)->sun_path);
 		return;
@@ -190,6 +182,18 @@ port_addr_str(const struct port_addr *a, char *buf, size_t cap)
 	port_addr_ip(a, ip, sizeof(ip));
 	snprintf(buf, cap, port_addr_is_v6(a) ? "[%s]:%u" : "%s:%u", ip,
 	    port_addr_port(a));
+}
+
+/* A non-blocking, close-on-exec stream socket for a, or -1 with *why. */
+static int
+stream_socket(const struct port_addr *a, const char **why)
+{
+	int fd = socket(family(a), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0);
+
+	if (fd < 0)
+		*why = strerror(errno);
+	return fd;
 }
 
 static void
@@ -210,13 +214,9 @@ port_listen(const struct port_addr *a, int backlog, int shared,
 {
 	int fd, one = 1;
 
-	fd = socket(((const struct sockaddr *)(const void *)a->raw)->sa_family,
-	    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		*why = strerror(errno);
+	if ((fd = stream_socket(a, why)) < 0)
 		return -1;
-	}
-	if (is_unix(a)) {
+	if (family(a) == AF_UNIX) {
 		struct stat st;
 		const char *path = ((const struct sockaddr_un *)(const void *)
 		    a->raw)->sun_path;
@@ -268,7 +268,7 @@ port_accept(int lfd, struct port_addr *peer, struct port_addr *local,
 		return PORT_ERR;
 	}
 	peer->len = sl;
-	if (is_unix(peer))
+	if (family(peer) == AF_UNIX)
 		return fd;	/* the stats socket: no address to keep */
 	if (local != NULL)
 		port_local(fd, local);
@@ -292,13 +292,9 @@ port_connect(const struct port_addr *a, const char **why)
 {
 	int fd;
 
-	fd = socket(((const struct sockaddr *)(const void *)a->raw)->sa_family,
-	    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		*why = strerror(errno);
+	if ((fd = stream_socket(a, why)) < 0)
 		return PORT_ERR;
-	}
-	if (!is_unix(a))
+	if (family(a) != AF_UNIX)
 		set_nodelay(fd);
 	if (connect(fd, (const struct sockaddr *)(const void *)a->raw,
 	    (socklen_t)a->len) < 0 && errno != EINPROGRESS) {

@@ -103,9 +103,13 @@ spawn(unsigned k, int (*run)(unsigned))
 	return pid;
 }
 
+/* A signal that came (*got 1) is passed on to the workers once (2). */
 static void
-tell(const pid_t *pid, unsigned n, int sig)
+pass(volatile sig_atomic_t *got, const pid_t *pid, unsigned n, int sig)
 {
+	if (*got != 1)
+		return;
+	*got = 2;
 	for (unsigned k = 0; k < n; k++)
 		if (pid[k] > 0)
 			kill(pid[k], sig);
@@ -144,18 +148,9 @@ port_run_workers(unsigned n, int (*run)(unsigned k))
 		pid_t dead;
 		int st;
 
-		if (got_hup) {
-			got_hup = 0;
-			tell(pid, n, SIGHUP);
-		}
-		if (got_usr1) {
-			got_usr1 = 0;
-			tell(pid, n, SIGUSR1);
-		}
-		if (got_term == 1) {
-			got_term = 2;
-			tell(pid, n, SIGTERM);
-		}
+		pass(&got_hup, pid, n, SIGHUP);
+		pass(&got_usr1, pid, n, SIGUSR1);
+		pass(&got_term, pid, n, SIGTERM);
 		while ((dead = waitpid(-1, &st, WNOHANG)) > 0)
 			for (unsigned k = 0; k < n; k++) {
 				if (pid[k] != dead)
