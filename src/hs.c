@@ -20,7 +20,7 @@ cc_next(struct eng *c, int field, size_t need)
 	c->cc_acc = 0;
 }
 
-void
+static void
 hs_cert_start(struct eng *c)
 {
 	(*c->ch.x509)->start_chain(c->ch.x509, NULL);
@@ -38,7 +38,7 @@ hs_cert_start(struct eng *c)
  * certificate's DER goes to the validator as it comes, lengths are
  * checked against what is left of the message.
  */
-unsigned
+static unsigned
 hs_cert_in(struct eng *c, const unsigned char *p, size_t n)
 {
 	const br_x509_class **x = c->ch.x509;
@@ -98,9 +98,12 @@ hs_cert_in(struct eng *c, const unsigned char *p, size_t n)
 	return 0;
 }
 
-/* The whole Certificate is in: an empty one, or a chain we trust. */
+/*
+ * The whole Certificate is in: an empty one, or a chain we trust, and
+ * then the phase is next.
+ */
 unsigned
-hs_cert_end(struct eng *c)
+hs_cert_end(struct eng *c, int next)
 {
 	const br_x509_class **x = c->ch.x509;
 	unsigned usages, err;
@@ -128,6 +131,34 @@ hs_cert_end(struct eng *c)
 		c->why = BR_ERR_WRONG_KEY_USAGE;
 		return BR_ALERT_UNSUPPORTED_CERTIFICATE;
 	}
+	c->phase = (unsigned char)next;
+	return 0;
+}
+
+/*
+ * A client message's header is in c->msg: is it one the phase expects,
+ * in want[0..n), of a length it may have?  A Certificate starts
+ * streaming; a ClientHello once established (TLS 1.2) is read, dropped.
+ */
+unsigned
+hs_head(struct eng *c, const struct hs_want *want, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (want[i].phase == c->phase && want[i].type == c->msg[0])
+			break;
+	if (i == n)
+		return BR_ALERT_UNEXPECTED_MESSAGE;
+	if (c->mlen < want[i].min || c->mlen > want[i].max)
+		return BR_ALERT_DECODE_ERROR;
+	if (c->msg[0] == HT_CERTIFICATE) {
+		th_add(&c->th, c->msg, 4);
+		hs_cert_start(c);
+	} else if (c->msg[0] == HT_CLIENT_HELLO) {
+		c->skip = 1;
+		c->cc_left = c->mlen;
+	}
 	return 0;
 }
 
@@ -136,7 +167,7 @@ hs_cert_end(struct eng *c)
  * streams (and a message the handshake drops, skip); the others are
  * read whole into c->msg, whose size the head's checks keep them in.
  */
-unsigned
+static unsigned
 hs_message(struct eng *c, const unsigned char *p, size_t n)
 {
 	unsigned a = 0;
@@ -185,6 +216,46 @@ hs_message(struct eng *c, const unsigned char *p, size_t n)
 			a = BR_ALERT_UNEXPECTED_MESSAGE;
 	}
 	return a;
+}
+
+/*
+ * A record's content, opened, or the record layer's RP_ERR_*: 0 or the
+ * alert it earns.  hs: whether the phase takes handshake messages.
+ */
+unsigned
+hs_content(struct eng *c, int type, unsigned char *p, size_t len, int hs)
+{
+	switch (type) {
+	case RP_ERR_MAC:
+		return eng_refuse(c, BR_ALERT_BAD_RECORD_MAC, "bad-mac");
+	case RP_ERR_OVERFLOW:
+		return BR_ALERT_RECORD_OVERFLOW;
+	case RP_ERR_SEQ:
+		return BR_ALERT_INTERNAL_ERROR;
+	}
+	/* Nothing between the records of one message (RFC 8446 5.1). */
+	if (c->hs_len > 0 && type != CT_HANDSHAKE)
+		return BR_ALERT_UNEXPECTED_MESSAGE;
+	switch (type) {
+	case CT_ALERT:
+		eng_alert_in(c, p, len);
+		return 0;
+	case CT_HANDSHAKE:
+		if (len == 0 || !hs)
+			return BR_ALERT_UNEXPECTED_MESSAGE;
+		return hs_message(c, p, len);
+	case CT_APPLICATION_DATA:
+		if (c->phase != P_APP)
+			return BR_ALERT_UNEXPECTED_MESSAGE;
+		/* After our close_notify what comes is dropped. */
+		if (!c->closing && len > 0) {
+			c->app_off = (size_t)(p - c->ibuf);
+			c->app_len = len;
+			c->ipos = c->app_off + len;
+		}
+		return 0;
+	}
+	return BR_ALERT_UNEXPECTED_MESSAGE;	/* RP_ERR_EMPTY, unknown types */
 }
 
 /*

@@ -437,10 +437,7 @@ client_finished(struct eng *c, const unsigned char *m, size_t len)
 static unsigned
 hs12_head(struct eng *c)
 {
-	static const struct {
-		int		phase, type;
-		size_t		min, max;
-	} want[] = {
+	static const struct hs_want want[] = {
 		{ P_CCERT, HT_CERTIFICATE, 3, 0xffffff },
 		{ P_CKE, HT_CLIENT_KEY_EXCHANGE, 2, 1 + KX_PUB_MAX },
 		{ P_CCV, HT_CERTIFICATE_VERIFY, 4, 4 + SIG_LEN_MAX },
@@ -448,36 +445,18 @@ hs12_head(struct eng *c)
 		/* Renegotiation: the hello is read, dropped, answered. */
 		{ P_APP, HT_CLIENT_HELLO, 0, 0xffffff },
 	};
-	size_t i;
 
-	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-		if (want[i].phase == c->phase && want[i].type == c->msg[0])
-			break;
-	if (i == sizeof(want) / sizeof(want[0]))
-		return BR_ALERT_UNEXPECTED_MESSAGE;
-	if (c->mlen < want[i].min || c->mlen > want[i].max)
-		return BR_ALERT_DECODE_ERROR;
-	if (c->msg[0] == HT_CERTIFICATE) {
-		th_add(&c->th, c->msg, 4);
-		hs_cert_start(c);
-	} else if (c->msg[0] == HT_CLIENT_HELLO) {
-		c->skip = 1;
-		c->cc_left = c->mlen;
-	}
-	return 0;
+	return hs_head(c, want, sizeof(want) / sizeof(want[0]));
 }
 
 static unsigned
 hs12_end(struct eng *c)
 {
 	const unsigned char *m = c->msg;
-	unsigned a;
 
 	switch (m[0]) {
 	case HT_CERTIFICATE:
-		if ((a = hs_cert_end(c)) == 0)
-			c->phase = P_CKE;
-		return a;
+		return hs_cert_end(c, P_CKE);
 	case HT_CLIENT_KEY_EXCHANGE:
 		return client_kx(c, m, 4 + c->mlen);
 	case HT_CERTIFICATE_VERIFY:
@@ -505,44 +484,17 @@ hs12_record(struct eng *c)
 		/* Opened in place: the content is after the explicit nonce. */
 		p = r + rp_head12(&c->rd);
 		type = rp_open12(&c->rd, r, len + 5, &len);
-		if (type == RP_ERR_MAC)
-			return eng_refuse(c, BR_ALERT_BAD_RECORD_MAC, "bad-mac");
-		if (type == RP_ERR_OVERFLOW)
-			return BR_ALERT_RECORD_OVERFLOW;
-		if (type < 0)
-			return BR_ALERT_INTERNAL_ERROR;
 	}
-	/* Nothing between the fragments of one handshake message. */
-	if (c->hs_len > 0 && type != CT_HANDSHAKE)
-		return BR_ALERT_UNEXPECTED_MESSAGE;
 	if (type != CT_ALERT)
 		c->warnings = 0;
-	switch (type) {
-	case CT_CHANGE_CIPHER_SPEC:
-		if (c->phase != P_CCS || len != 1 || p[0] != 1)
-			return BR_ALERT_UNEXPECTED_MESSAGE;
-		c->rd_on = 1;
-		c->phase = P_FIN;
-		return 0;
-	case CT_ALERT:
-		eng_alert_in(c, p, len);
-		return 0;
-	case CT_HANDSHAKE:
-		if (len == 0 || c->phase == P_FLIGHT || c->phase == P_SFIN)
-			return BR_ALERT_UNEXPECTED_MESSAGE;
-		return hs_message(c, p, len);
-	case CT_APPLICATION_DATA:
-		if (c->phase != P_APP)
-			return BR_ALERT_UNEXPECTED_MESSAGE;
-		/* After our close_notify what comes is dropped. */
-		if (!c->closing && len > 0) {
-			c->app_off = (size_t)(p - r);
-			c->app_len = len;
-			c->ipos = c->app_off + len;
-		}
-		return 0;
-	}
-	return BR_ALERT_UNEXPECTED_MESSAGE;
+	if (type != CT_CHANGE_CIPHER_SPEC)
+		return hs_content(c, type, p, len, c->phase != P_FLIGHT &&
+		    c->phase != P_SFIN);
+	if (c->hs_len > 0 || c->phase != P_CCS || len != 1 || p[0] != 1)
+		return BR_ALERT_UNEXPECTED_MESSAGE;
+	c->rd_on = 1;
+	c->phase = P_FIN;
+	return 0;
 }
 
 const struct eng_hs hs12_class = {

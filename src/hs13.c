@@ -498,51 +498,27 @@ client_cv(struct eng *c, const unsigned char *m, size_t len)
 	return 0;
 }
 
-/*
- * A client handshake message's header is in c->msg: is it what the
- * phase expects, of a length it may have?  A Certificate starts
- * streaming; the others are read whole into c->msg.
- */
 static unsigned
 hs13_head(struct eng *c)
 {
-	static const struct {
-		int		phase, type;
-		size_t		min, max;
-	} want[] = {
+	const struct hs_want want[] = {
 		{ P_CCERT, HT_CERTIFICATE, 4, 0xffffff },
 		{ P_CCV, HT_CERTIFICATE_VERIFY, 4, sizeof(c->msg) - 4 },
-		{ P_FIN, HT_FINISHED, 0, 0 },	/* the hash's length */
+		{ P_FIN, HT_FINISHED, c->ks.hlen, c->ks.hlen },
 		{ P_APP, HT_KEY_UPDATE, 1, 1 },
 	};
-	size_t i;
 
-	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-		if (want[i].phase == c->phase)
-			break;
-	if (i == sizeof(want) / sizeof(want[0]) || c->msg[0] != want[i].type)
-		return BR_ALERT_UNEXPECTED_MESSAGE;
-	if (c->phase == P_FIN ? c->mlen != c->ks.hlen :
-	    c->mlen < want[i].min || c->mlen > want[i].max)
-		return BR_ALERT_DECODE_ERROR;
-	if (c->phase == P_CCERT) {
-		th_add(&c->th, c->msg, 4);
-		hs_cert_start(c);
-	}
-	return 0;
+	return hs_head(c, want, sizeof(want) / sizeof(want[0]));
 }
 
 static unsigned
 hs13_end(struct eng *c)
 {
 	const unsigned char *m = c->msg;
-	unsigned a;
 
 	switch (m[0]) {
 	case HT_CERTIFICATE:
-		if ((a = hs_cert_end(c)) == 0)
-			c->phase = P_CCV;
-		return a;
+		return hs_cert_end(c, P_CCV);
 	case HT_CERTIFICATE_VERIFY:
 		return client_cv(c, m, 4 + c->mlen);
 	case HT_FINISHED:
@@ -669,36 +645,7 @@ hs13_record(struct eng *c)
 		return 0;
 	}
 	c->skip_early = 0;
-	/* RFC 8446 5.1: nothing between the records of one message. */
-	if (c->hs_len > 0 && type != CT_HANDSHAKE && type >= 0)
-		return BR_ALERT_UNEXPECTED_MESSAGE;
-	switch (type) {
-	case RP_ERR_MAC:
-		return eng_refuse(c, BR_ALERT_BAD_RECORD_MAC, "bad-mac");
-	case RP_ERR_OVERFLOW:
-		return BR_ALERT_RECORD_OVERFLOW;
-	case RP_ERR_SEQ:
-		return BR_ALERT_INTERNAL_ERROR;
-	case CT_ALERT:
-		eng_alert_in(c, r + 5, len);
-		return 0;
-	case CT_HANDSHAKE:
-		if (len == 0 || c->phase == P_FLIGHT)
-			return BR_ALERT_UNEXPECTED_MESSAGE;
-		return hs_message(c, r + 5, len);
-	case CT_APPLICATION_DATA:
-		if (c->phase != P_APP)
-			return BR_ALERT_UNEXPECTED_MESSAGE;
-		/* After our close_notify what comes is dropped. */
-		if (!c->closing && len > 0) {
-			c->app_off = 5;
-			c->app_len = len;
-			c->ipos = 5 + len;
-		}
-		return 0;
-	default:		/* RP_ERR_EMPTY, an unknown type */
-		return BR_ALERT_UNEXPECTED_MESSAGE;
-	}
+	return hs_content(c, type, r + 5, len, c->phase != P_FLIGHT);
 }
 
 const struct eng_hs hs13_class = {
