@@ -133,7 +133,6 @@ struct eng {
 	unsigned char		*ibuf, *obuf;
 	size_t			 olen;
 	const struct eng_ops	*ops;
-	const br_prng_class	**rng;
 	const char		*reason;	/* the hello's fault, for the log */
 	unsigned		 version;	/* TLS12 or TLS13, once chosen */
 	int			 err;		/* BR_ERR_*, as BearSSL's */
@@ -146,7 +145,7 @@ struct eng {
 	unsigned char		 phase;		/* hs12.c's and hs13.c's P_* */
 	unsigned char		 owed[2];	/* an alert to send once */
 	unsigned char		 owed_on;	/* ... output drains */
-	unsigned char		 ccs_sent, ccs_in;
+	unsigned char		 ccs_in;
 	unsigned char		 ku_owed;	/* a KeyUpdate to send */
 	unsigned char		 closing;	/* close_notify queued or sent */
 	unsigned char		 rclosed;	/* the peer's close_notify came */

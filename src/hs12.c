@@ -233,10 +233,10 @@ hs12_hello(struct eng *c, const unsigned char *m, size_t len,
 		 * ticket to carry the session instead (none, as OpenSSL's).
 		 */
 		c->sid_len = c->ops->save != NULL && !c->nst_owed ? 32 : 0;
-		(*c->rng)->generate(c->rng, c->sid, c->sid_len);
+		(*c->ops->rng)->generate(c->ops->rng, c->sid, c->sid_len);
 	}
 	memcpy(c->cr, m + h->random, 32);
-	(*c->rng)->generate(c->rng, c->sr, 32);
+	(*c->ops->rng)->generate(c->ops->rng, c->sr, 32);
 	/* RFC 8446 4.1.3: the downgrade sentinel, "DOWNGRD" and 01. */
 	if (c->ops->vmax >= TLS13)
 		memcpy(c->sr + 24, "DOWNGRD\1", 8);
@@ -245,8 +245,6 @@ hs12_hello(struct eng *c, const unsigned char *m, size_t len,
 	th_add(&c->th, m, len);
 	if (c->resumed)
 		keys(c);
-	c->fl_stage = 0;		/* F_SH: hs12flight.c */
-	c->piece.n = 0;
 	c->phase = P_FLIGHT;
 	return 0;
 }

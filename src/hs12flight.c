@@ -46,7 +46,7 @@ sign(struct eng *c, const struct tls_sig *s, const unsigned char *hv,
 	if (rsa == NULL)
 		return 0;
 	if (s->kind == SIG_PSS)
-		return sig_pss_sign(dig, rsa, hv, c->rng, sig, cap);
+		return sig_pss_sign(dig, rsa, hv, c->ops->rng, sig, cap);
 	if (cap < (rsa->n_bitlen + 7) / 8 || !br_rsa_pkcs1_sign_get_default()(
 	    s->oid, hv, hash_len(dig), rsa, sig))
 		return 0;
@@ -71,7 +71,7 @@ server_kx(struct eng *c, struct tw *w)
 	tw_u8(w, 3);				/* named_curve */
 	tw_u16(w, c->group);
 	tw_u8(w, 0);
-	if (w->err || (n = kx_gen(&c->kx, (int)c->group, c->rng,
+	if (w->err || (n = kx_gen(&c->kx, (int)c->group, c->ops->rng,
 	    w->b + w->n, w->cap - w->n)) == 0)
 		return -1;
 	w->b[w->n - 1] = (unsigned char)n;

@@ -97,7 +97,7 @@ server_hello(struct eng *c, const unsigned char *pub, size_t publen)
 	if (pub == NULL)
 		memcpy(r, hrr_random, 32);
 	else
-		(*c->rng)->generate(c->rng, r, 32);
+		(*c->ops->rng)->generate(c->ops->rng, r, 32);
 	tw_put(&w, r, 32);
 	tw_open(&w, 1);
 	tw_put(&w, c->sid, c->sid_len);
@@ -129,11 +129,13 @@ server_hello(struct eng *c, const unsigned char *pub, size_t publen)
 	th_add(&c->th, m, n);
 	if (eng_put_record(c, CT_HANDSHAKE, m, n) < 0)
 		return -1;
-	/* Middlebox compatibility (RFC 8446 D.4): one CCS, after the first. */
-	if (c->sid_len > 0 && !c->ccs_sent) {
+	/*
+	 * Middlebox compatibility (RFC 8446 D.4): one CCS, after the first
+	 * of HelloRetryRequest and ServerHello.
+	 */
+	if (c->sid_len > 0 && (pub == NULL || !c->hrr)) {
 		static const unsigned char one = 1;
 
-		c->ccs_sent = 1;
 		return eng_put_record(c, CT_CHANGE_CIPHER_SPEC, &one, 1);
 	}
 	return 0;
@@ -294,12 +296,12 @@ answer_share(struct eng *c, const unsigned char *m, const struct hello *h,
 #ifndef TLSGATE_NO_MLKEM
 	if (group == GROUP_X25519MLKEM768) {
 		publen = hybrid_answer(m + hello_share(h, group),
-		    HYBRID_CLIENT_SHARE, c->rng, pub, cap, dhe);
+		    HYBRID_CLIENT_SHARE, c->ops->rng, pub, cap, dhe);
 		*dhelen = publen != 0 ? HYBRID_SHARED : 0;
 		return publen;
 	}
 #endif
-	publen = kx_gen(&c->kx, (int)group, c->rng, pub, cap);
+	publen = kx_gen(&c->kx, (int)group, c->ops->rng, pub, cap);
 	*dhelen = kx_shared(&c->kx, m + hello_share(h, group),
 	    tls_group_find(group)->share, dhe);
 	kx_wipe(&c->kx);
@@ -370,13 +372,10 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 		return alert;
 	th_add(&c->th, m, len);
 	publen = answer_share(c, m, &h, group, pub, sizeof(pub), dhe, &dhelen);
-	if (publen == 0) {
+	if (publen == 0 || server_hello(c, pub, publen) < 0) {
 		wipe(dhe, sizeof(dhe));
-		return BR_ALERT_ILLEGAL_PARAMETER;
-	}
-	if (server_hello(c, pub, publen) < 0) {
-		wipe(dhe, sizeof(dhe));
-		return BR_ALERT_INTERNAL_ERROR;
+		return publen == 0 ? BR_ALERT_ILLEGAL_PARAMETER :
+		    BR_ALERT_INTERNAL_ERROR;
 	}
 	if (!c->resumed)
 		ks_early(&c->ks, dig, NULL, hash_len(dig));
@@ -388,8 +387,6 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 	rp_init(&c->rd, (int)ch.suite, c->c_secret);
 	rp_init(&c->wr, (int)ch.suite, c->s_secret);
 	c->wr_on = 1;
-	c->fl_stage = 0;		/* F_EE: hs13flight.c */
-	c->piece.n = 0;
 	c->phase = P_FLIGHT;
 	return 0;
 }
@@ -420,14 +417,14 @@ ticket(struct eng *c)
 	if (c->ops->seal != NULL)
 		idlen = c->ops->seal(c->ops->ctx, &sp, id, sizeof(id));
 	else {
-		(*c->rng)->generate(c->rng, sp.id, sizeof(sp.id));
+		(*c->ops->rng)->generate(c->ops->rng, sp.id, sizeof(sp.id));
 		memcpy(id, sp.id, sizeof(sp.id));
 		c->ops->save(c->ops->ctx, &sp);
 	}
 	wipe(&sp, sizeof(sp));
 	if (idlen == 0 || idlen > sizeof(id))
 		return;
-	(*c->rng)->generate(c->rng, age_add, sizeof(age_add));
+	(*c->ops->rng)->generate(c->ops->rng, age_add, sizeof(age_add));
 	tw_init(&w, c->nst, sizeof(c->nst));
 	tw_msg(&w, HT_NEW_SESSION_TICKET);
 	tw_u16(&w, c->ops->lifetime >> 16);	/* ticket_lifetime */

@@ -110,7 +110,7 @@ hs13_piece(struct eng *c)
 	case F_CV:	/* CertificateVerify over the transcript so far */
 		th_hash(&c->th, th);
 		n = sig_cv_sign((int)c->ch.scheme, 1, th, c->ks.hlen,
-		    c->ch.ec, c->ch.rsa, c->rng, c->msg + 8,
+		    c->ch.ec, c->ch.rsa, c->ops->rng, c->msg + 8,
 		    sizeof(c->msg) - 8);
 		if (n == 0)
 			return -1;
