@@ -27,7 +27,8 @@ struct hs_want {
 	size_t		min, max;
 };
 unsigned hs_head(struct eng *, const struct hs_want *, size_t n);
-/* hs.c: the bytes of the CA names a CertificateRequest lists, or 0. */
+/* hs.c: a CertificateRequest's schemes, at most cap; its CA names' bytes. */
+size_t	hs_cr_sigs(const struct eng *, unsigned *out, size_t cap);
 size_t	hs_ca_names_len(const struct eng_choice *, size_t others);
 /* hs.c: max_fragment_length and ALPN, if owed, into a list of extensions. */
 void	hs_put_exts(const struct eng *, struct tw *);

@@ -255,7 +255,27 @@ hs_content(struct eng *c, int type, unsigned char *p, size_t len, int hs)
 		}
 		return 0;
 	}
-	return BR_ALERT_UNEXPECTED_MESSAGE;	/* RP_ERR_EMPTY, unknown types */
+	return BR_ALERT_UNEXPECTED_MESSAGE;	/* RP_ERR_EMPTY, or unknown */
+}
+
+/*
+ * A CertificateRequest's signature schemes, what the client's
+ * CertificateVerify may use: the registry's TLS 1.3 ones, or in TLS 1.2
+ * those of the transcript's hash.  No signature_algorithms_cert in 1.3:
+ * BearSSL's validator takes the PKCS#1 v1.5 certificates CAs sign, which
+ * a client then need not avoid.
+ */
+size_t
+hs_cr_sigs(const struct eng *c, unsigned *out, size_t cap)
+{
+	const struct tls_sig *s = tls_sigs;
+	size_t n = 0;
+
+	for (; s < tls_sigs + tls_nsigs && n < cap; s++)
+		if (c->version == TLS13 ? s->v13 : s->kind != 0 &&
+		    s->hash == hash_id(c->th.h.vtable))
+			out[n++] = s->code;
+	return n;
 }
 
 /*

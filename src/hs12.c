@@ -372,7 +372,7 @@ client_cv(struct eng *c, const unsigned char *m, size_t len)
 
 	if (len < 8 || len != 8 + tw_get16(m + 6))
 		return BR_ALERT_DECODE_ERROR;
-	/* One our CertificateRequest offered (cr_sigs()), for the key. */
+	/* One our CertificateRequest offered (hs_cr_sigs()), for the key. */
 	s = sig_find((unsigned)tw_get16(m + 4));
 	if (s == NULL || s->hash != hash_id(c->th.h.vtable))
 		return BR_ALERT_ILLEGAL_PARAMETER;

@@ -16,19 +16,6 @@ enum {
 	F_CA_DN, F_SHD, F_DONE
 };
 
-/* The CertificateRequest's schemes: those of the transcript's hash. */
-static size_t
-cr_sigs(const struct eng *c, unsigned *out)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < tls_nsigs; i++)
-		if (tls_sigs[i].kind != 0 &&
-		    tls_sigs[i].hash == hash_id(c->th.h.vtable))
-			out[n++] = tls_sigs[i].code;
-	return n;
-}
-
 /* Sign hv (the hash of what is signed) with the scheme: its length. */
 static size_t
 sign(struct eng *c, const struct tls_sig *s, const unsigned char *hv,
@@ -172,7 +159,7 @@ hs12_piece(struct eng *c)
 		break;
 	case F_CR:	/* the CA names stream after: lengths by count */
 		total = hs_ca_names_len(&c->ch, 64);
-		n = cr_sigs(c, sigs);
+		n = hs_cr_sigs(c, sigs, sizeof(sigs) / sizeof(sigs[0]));
 		tw_u8(&w, HT_CERTIFICATE_REQUEST);
 		tw_u24(&w, 3 + 2 + 2 * n + 2 + total);
 		tw_u8(&w, 2);
