@@ -532,6 +532,13 @@ hs13_end(struct eng *c)
 }
 
 /*
+ * A fragment of the ClientHello after HRR (RFC 8446 5.1: any split), in
+ * ibuf after its record's header.  It is joined in obuf, which has
+ * nothing to send until it is answered; what obuf cannot take is joined
+ * in ibuf, over the header, and the next record is read after it
+ * (eng_ibase()).  Whole, it is parsed and answered from obuf, or from
+ * the scratch buffer when it spans both.
+ *
  * The longest second hello: obuf and ibuf, and as long as the scratch
  * buffer it is read whole in.  The first hello may be longer (hello.h's
  * HELLO_MAX, over 128 KiB): it waits whole in the kernel, looked at in
@@ -543,29 +550,12 @@ hs13_end(struct eng *c)
  * and clients' hellos are under 2 KiB, tlsfuzzer's longest (4,096
  * extensions) just over 16 KiB.
  */
-static size_t
-hello2_max(const struct eng *c)
-{
-	size_t max = ENG_HELLO2_MAX(c->olen);
-
-	return c->ops->scratch != NULL && c->ops->scratch_len >= max ?
-	    max : c->olen;
-}
-
-/*
- * A fragment of the ClientHello after HRR (RFC 8446 5.1: any split), in
- * ibuf after its record's header.  It is joined in obuf, which has
- * nothing to send until it is answered; what obuf cannot take is joined
- * in ibuf, over the header, and the next record is read after it
- * (eng_ibase()).  Whole, it is parsed and answered from obuf, or from
- * the scratch buffer when it spans both.
- */
 static unsigned
 hello2_in(struct eng *c, const unsigned char *p, size_t n)
 {
 	struct hello h;
 	unsigned char *m = c->obuf;
-	size_t k, need;
+	size_t k, need, max = ENG_HELLO2_MAX(c->olen);
 	unsigned a;
 
 	k = c->h2len < c->olen ? c->olen - c->h2len : 0;
@@ -579,7 +569,9 @@ hello2_in(struct eng *c, const unsigned char *p, size_t n)
 	if (c->obuf[0] != HT_CLIENT_HELLO)
 		return BR_ALERT_UNEXPECTED_MESSAGE;
 	need = 4 + tw_get24(c->obuf + 1);
-	if (need > hello2_max(c))
+	if (c->ops->scratch == NULL || c->ops->scratch_len < max)
+		max = c->olen;
+	if (need > max)
 		return eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
 		    "hello-too-large");
 	if (c->h2len < need)
@@ -628,19 +620,18 @@ hs13_record(struct eng *c)
 	default:
 		return BR_ALERT_UNEXPECTED_MESSAGE;
 	}
-	/* 0-RTT records we refused: dropped while they fit the budget. */
-	if (c->phase == P_HELLO2 && c->skip_early &&
-	    c->early_left >= reclen) {
-		c->early_left -= reclen;
-		return 0;
-	}
-	if (c->phase < P_FLIGHT)
-		return BR_ALERT_UNEXPECTED_MESSAGE;
-	type = rp_open(&c->rd, r, reclen, &len);
+	/*
+	 * 0-RTT records we refused, which no key of ours opens (none yet
+	 * before the second hello): dropped while they fit the budget.
+	 */
+	type = c->phase == P_HELLO2 ? RP_ERR_MAC :
+	    rp_open(&c->rd, r, reclen, &len);
 	if (type == RP_ERR_MAC && c->skip_early && c->early_left >= reclen) {
 		c->early_left -= reclen;
 		return 0;
 	}
+	if (c->phase == P_HELLO2)
+		return BR_ALERT_UNEXPECTED_MESSAGE;
 	c->skip_early = 0;
 	return hs_content(c, type, r + 5, len, c->phase != P_FLIGHT);
 }
