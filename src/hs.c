@@ -27,10 +27,8 @@ hs_cert_start(struct eng *c)
 	c->ncert = 0;
 	c->cc_left = c->mlen;
 	/* TLS 1.2 has no request context. */
-	if (c->version == TLS13)
-		cc_next(c, CC_CTX, 1);
-	else
-		cc_next(c, CC_LIST, 3);
+	cc_next(c, c->version == TLS13 ? CC_CTX : CC_LIST,
+	    c->version == TLS13 ? 1 : 3);
 }
 
 /*
@@ -79,10 +77,8 @@ hs_cert_in(struct eng *c, const unsigned char *p, size_t n)
 			break;
 		case CC_DER:
 			(*x)->end_cert(x);
-			if (c->version == TLS13)
-				cc_next(c, CC_EXTLEN, 2);
-			else
-				cc_next(c, CC_LEN, 3);
+			cc_next(c, c->version == TLS13 ? CC_EXTLEN : CC_LEN,
+			    c->version == TLS13 ? 2 : 3);
 			break;
 		case CC_EXTLEN:
 			if (c->cc_acc > left)

@@ -94,11 +94,9 @@ server_hello(struct eng *c, const unsigned char *pub, size_t publen)
 	tw_init(&w, m, sizeof(m));
 	tw_msg(&w, HT_SERVER_HELLO);
 	tw_u16(&w, TLS12);		/* legacy_version */
-	if (pub == NULL)
-		memcpy(r, hrr_random, 32);
-	else
+	if (pub != NULL)
 		(*c->ops->rng)->generate(c->ops->rng, r, 32);
-	tw_put(&w, r, 32);
+	tw_put(&w, pub == NULL ? hrr_random : r, 32);
 	tw_open(&w, 1);
 	tw_put(&w, c->sid, c->sid_len);
 	tw_close(&w);
