@@ -53,23 +53,20 @@ chosen(const struct eng *c)
 	return s != NULL ? s : &tls_suites[TLS_NSUITES - 1];
 }
 
-/* The PRF's hash: SHA-384 for the AES-256 suites (RFC 5289 3.2). */
-static int
-prf384(const struct eng *c)
-{
-	return chosen(c)->hash == br_sha384_ID;
-}
-
-/* PRF(secret, label, seed1 + seed2) (RFC 5246 5), len bytes. */
+/*
+ * PRF(secret, label, seed1 + seed2) (RFC 5246 5), len bytes, on the
+ * suite's hash: SHA-384 for the AES-256 suites (RFC 5289 3.2).
+ */
 static void
 prf(const struct eng *c, unsigned char *out, size_t len,
     const unsigned char *secret, size_t slen, const char *label,
     const unsigned char *s1, size_t n1, const unsigned char *s2, size_t n2)
 {
 	br_tls_prf_seed_chunk seed[2] = { { s1, n1 }, { s2, n2 } };
+	br_tls_prf_impl f = chosen(c)->hash == br_sha384_ID ?
+	    br_tls12_sha384_prf : br_tls12_sha256_prf;
 
-	(prf384(c) ? br_tls12_sha384_prf : br_tls12_sha256_prf)(
-	    out, len, secret, slen, label, s2 != NULL ? 2 : 1, seed);
+	f(out, len, secret, slen, label, s2 != NULL ? 2 : 1, seed);
 }
 
 /* Record keys from the master secret (RFC 5246 6.3): AEADs, no MAC. */
@@ -241,8 +238,7 @@ hs12_hello(struct eng *c, const unsigned char *m, size_t len,
 	/* RFC 8446 4.1.3: the downgrade sentinel, "DOWNGRD" and 01. */
 	if (c->ops->vmax >= TLS13)
 		memcpy(c->sr + 24, "DOWNGRD\1", 8);
-	th_init(&c->th, prf384(c) ? &br_sha384_vtable :
-	    &br_sha256_vtable);
+	th_init(&c->th, hash_class(chosen(c)->hash));
 	th_add(&c->th, m, len);
 	if (c->resumed)
 		keys(c);
