@@ -1,8 +1,8 @@
 /*
- * hs.c - what both versions' handshakes share: handshake messages joined
- * across records (RFC 5246 7.4, RFC 8446 4), and the client's
- * Certificate streamed into the X.509 validator as it comes, never held
- * whole.
+ * hs.c - what both versions' handshakes share: an opened record's
+ * content, handshake messages joined across records (RFC 5246 7.4,
+ * RFC 8446 4) and held to the phase, the client's Certificate streamed
+ * into the X.509 validator as it comes, never whole, and our extensions.
  */
 #include <string.h>
 

@@ -537,16 +537,15 @@ hs13_end(struct eng *c)
  * (eng_ibase()).  Whole, it is parsed and answered from obuf, or from
  * the scratch buffer when it spans both.
  *
- * The longest second hello: obuf and ibuf, and as long as the scratch
- * buffer it is read whole in.  The first hello may be longer (hello.h's
- * HELLO_MAX, over 128 KiB): it waits whole in the kernel, looked at in
- * the pending table's buffer (pend.h), before the connection owns any
- * memory.  The second comes to a connection that holds its keys and
- * its transcript, and has only its two buffers to put it in: 33,109
- * bytes with the default obuf, 16,469 + 16,640.  Every hello a client
- * sends after HRR repeats the first, its share aside (RFC 8446 4.1.2),
- * and clients' hellos are under 2 KiB, tlsfuzzer's longest (4,096
- * extensions) just over 16 KiB.
+ * ENG_HELLO2_MAX bounds it, not HELLO_MAX (over 128 KiB) as the first
+ * hello: that one waits whole in the kernel, looked at in the pending
+ * table's buffer (pend.h), before the connection owns any memory.  The
+ * second comes to a connection that holds its keys and its transcript,
+ * and has only its two buffers to put it in: 33,109 bytes with the
+ * default obuf, 16,469 + 16,640.  Every hello a client sends after HRR
+ * repeats the first, its share aside (RFC 8446 4.1.2), and clients'
+ * hellos are under 2 KiB, tlsfuzzer's longest (4,096 extensions) just
+ * over 16 KiB.
  */
 static unsigned
 hello2_in(struct eng *c, const unsigned char *p, size_t n)
