@@ -22,7 +22,6 @@ eng_start(struct eng *c, unsigned char *ibuf, size_t ilen,
 	c->obuf = obuf;
 	c->olen = olen;
 	c->ops = ops;
-	c->rng = ops->rng;
 	/* Records are read whole into ibuf: it must hold the largest. */
 	if (ilen < ENG_IBUF_SIZE)
 		alert = BR_ALERT_INTERNAL_ERROR;

@@ -19,17 +19,13 @@
  * records in place and never touches the input buffer past the record
  * it is reading, so a caller may read ahead into the rest of it.
  *
- * Resumption: by the caller's tickets (eng_ops seal and open: the
- * session sealed into the ticket the client keeps; TLS 1.2's SessionTicket
- * extension and NewSessionTicket of RFC 5077, TLS 1.3's NewSessionTicket),
- * else by its session store (load and save: TLS 1.2 sessions under the
- * session ID, TLS 1.3 tickets under the ticket's identity).  A ticket
- * that does not open is a full handshake.  A TLS 1.3 ticket resumes
- * until its lifetime (ops->lifetime, which the caller enforces) is over,
- * never with 0-RTT (early data is skipped, within a bound, as RFC 8446
- * 4.2.10 allows).  Client certificates: a CertificateRequest when the
- * caller gives a validator; the client's chain is streamed into it as it
- * comes.
+ * Resumption: by the caller's tickets (RFC 5077's in TLS 1.2), else by
+ * its session store (eng_ops); a ticket that does not open is a full
+ * handshake.  A TLS 1.3 ticket resumes until its lifetime is over (the
+ * caller enforces it), never with 0-RTT (early data is skipped, within
+ * a bound, as RFC 8446 4.2.10 allows).  Client certificates: a
+ * CertificateRequest when the caller gives a validator; the client's
+ * chain is streamed into it as it comes.
  */
 #ifndef TLSGATE_ENG_H
 #define TLSGATE_ENG_H
@@ -133,7 +129,6 @@ struct eng {
 	unsigned char		*ibuf, *obuf;
 	size_t			 olen;
 	const struct eng_ops	*ops;
-	const br_prng_class	**rng;
 	const char		*reason;	/* the hello's fault, for the log */
 	unsigned		 version;	/* TLS12 or TLS13, once chosen */
 	int			 err;		/* BR_ERR_*, as BearSSL's */
@@ -146,7 +141,7 @@ struct eng {
 	unsigned char		 phase;		/* hs12.c's and hs13.c's P_* */
 	unsigned char		 owed[2];	/* an alert to send once */
 	unsigned char		 owed_on;	/* ... output drains */
-	unsigned char		 ccs_sent, ccs_in;
+	unsigned char		 ccs_in;
 	unsigned char		 ku_owed;	/* a KeyUpdate to send */
 	unsigned char		 closing;	/* close_notify queued or sent */
 	unsigned char		 rclosed;	/* the peer's close_notify came */

@@ -19,14 +19,16 @@ int	eng_put_record(struct eng *, int type, const unsigned char *p,
 void	eng_write_flight(struct eng *);
 /* Whatever output is owed, once what was written before it is out. */
 void	eng_pump(struct eng *);
-/*
- * hs.c: a Certificate's header is in (start), n more bytes of it (in),
- * all of it (end): 0 or an alert.
- */
-void	hs_cert_start(struct eng *);
-unsigned hs_cert_in(struct eng *, const unsigned char *p, size_t n);
-unsigned hs_cert_end(struct eng *);
-/* hs.c: the bytes of the CA names a CertificateRequest lists, or 0. */
+/* hs.c: the client's Certificate is all in: 0 or an alert; phase next. */
+unsigned hs_cert_end(struct eng *, int next);
+/* hs.c: the messages a phase may read, for a class's head(). */
+struct hs_want {
+	int		phase, type;
+	size_t		min, max;
+};
+unsigned hs_head(struct eng *, const struct hs_want *, size_t n);
+/* hs.c: a CertificateRequest's schemes, at most cap; its CA names' bytes. */
+size_t	hs_cr_sigs(const struct eng *, unsigned *out, size_t cap);
 size_t	hs_ca_names_len(const struct eng_choice *, size_t others);
 /* hs.c: max_fragment_length and ALPN, if owed, into a list of extensions. */
 void	hs_put_exts(const struct eng *, struct tw *);
@@ -57,8 +59,9 @@ extern const struct eng_hs hs12_class, hs13_class;
  */
 int	hs12_piece(struct eng *);
 int	hs13_piece(struct eng *);
-/* hs.c: handshake bytes of the client, in any records' split. */
-unsigned hs_message(struct eng *, const unsigned char *p, size_t n);
+/* hs.c: a record's content, opened, or its RP_ERR_*: 0 or an alert. */
+unsigned hs_content(struct eng *, int type, unsigned char *p, size_t len,
+	    int hs);
 void	eng_alert_in(struct eng *, const unsigned char *p, size_t n);
 
 /*

@@ -275,7 +275,7 @@ group_bit(size_t code)
 {
 	const struct tls_group *gr = tls_group_find((unsigned)code);
 
-	return gr != NULL ? gr->bit : 0;
+	return gr != NULL ? 1u << (gr - tls_groups) : 0;
 }
 
 /* The extensions read, in the order of HELLO_EXT_*'s bits. */
@@ -385,9 +385,9 @@ shares(const unsigned char *m, size_t p, size_t end, size_t g, size_t gn,
 		j += 2;
 		if ((gr = tls_group_find((unsigned)grp)) == NULL)
 			continue;
-		if (gr->bit & h->shares)
+		if (h->shares & 1u << (gr - tls_groups))
 			return bad(h, ILLEGAL_PARAMETER, "two-shares-a-group");
-		h->shares |= gr->bit;
+		h->shares |= 1u << (gr - tls_groups);
 		if (n != gr->share || (gr->point && m[at] != 4))
 			return bad(h, ILLEGAL_PARAMETER, gr->why);
 		h->share_at[gr - tls_groups] = at;
@@ -428,7 +428,7 @@ ext(const unsigned char *m, size_t t, size_t p, size_t end,
 			else if (t == EXT_SUPPORTED_GROUPS)
 				h->groups |= group_bit(tw_get16(m + i));
 			else if ((sg = tls_sig((unsigned)tw_get16(m + i))))
-				h->sigalgs |= sg->bit;
+				h->sigalgs |= 1u << (sg - tls_sigs);
 		return 0;
 	case EXT_ALPN:
 		return alpn(m, p, end, h);

@@ -1,8 +1,8 @@
 /*
- * hs.c - what both versions' handshakes share: handshake messages joined
- * across records (RFC 5246 7.4, RFC 8446 4), and the client's
- * Certificate streamed into the X.509 validator as it comes, never held
- * whole.
+ * hs.c - what both versions' handshakes share: an opened record's
+ * content, handshake messages joined across records (RFC 5246 7.4,
+ * RFC 8446 4) and held to the phase, the client's Certificate streamed
+ * into the X.509 validator as it comes, never whole, and our extensions.
  */
 #include <string.h>
 
@@ -20,17 +20,15 @@ cc_next(struct eng *c, int field, size_t need)
 	c->cc_acc = 0;
 }
 
-void
+static void
 hs_cert_start(struct eng *c)
 {
 	(*c->ch.x509)->start_chain(c->ch.x509, NULL);
 	c->ncert = 0;
 	c->cc_left = c->mlen;
 	/* TLS 1.2 has no request context. */
-	if (c->version == TLS13)
-		cc_next(c, CC_CTX, 1);
-	else
-		cc_next(c, CC_LIST, 3);
+	cc_next(c, c->version == TLS13 ? CC_CTX : CC_LIST,
+	    c->version == TLS13 ? 1 : 3);
 }
 
 /*
@@ -38,7 +36,7 @@ hs_cert_start(struct eng *c)
  * certificate's DER goes to the validator as it comes, lengths are
  * checked against what is left of the message.
  */
-unsigned
+static unsigned
 hs_cert_in(struct eng *c, const unsigned char *p, size_t n)
 {
 	const br_x509_class **x = c->ch.x509;
@@ -79,10 +77,8 @@ hs_cert_in(struct eng *c, const unsigned char *p, size_t n)
 			break;
 		case CC_DER:
 			(*x)->end_cert(x);
-			if (c->version == TLS13)
-				cc_next(c, CC_EXTLEN, 2);
-			else
-				cc_next(c, CC_LEN, 3);
+			cc_next(c, c->version == TLS13 ? CC_EXTLEN : CC_LEN,
+			    c->version == TLS13 ? 2 : 3);
 			break;
 		case CC_EXTLEN:
 			if (c->cc_acc > left)
@@ -98,9 +94,12 @@ hs_cert_in(struct eng *c, const unsigned char *p, size_t n)
 	return 0;
 }
 
-/* The whole Certificate is in: an empty one, or a chain we trust. */
+/*
+ * The whole Certificate is in: an empty one, or a chain we trust, and
+ * then the phase is next.
+ */
 unsigned
-hs_cert_end(struct eng *c)
+hs_cert_end(struct eng *c, int next)
 {
 	const br_x509_class **x = c->ch.x509;
 	unsigned usages, err;
@@ -128,6 +127,34 @@ hs_cert_end(struct eng *c)
 		c->why = BR_ERR_WRONG_KEY_USAGE;
 		return BR_ALERT_UNSUPPORTED_CERTIFICATE;
 	}
+	c->phase = (unsigned char)next;
+	return 0;
+}
+
+/*
+ * A client message's header is in c->msg: is it one the phase expects,
+ * in want[0..n), of a length it may have?  A Certificate starts
+ * streaming; a ClientHello once established (TLS 1.2) is read, dropped.
+ */
+unsigned
+hs_head(struct eng *c, const struct hs_want *want, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (want[i].phase == c->phase && want[i].type == c->msg[0])
+			break;
+	if (i == n)
+		return BR_ALERT_UNEXPECTED_MESSAGE;
+	if (c->mlen < want[i].min || c->mlen > want[i].max)
+		return BR_ALERT_DECODE_ERROR;
+	if (c->msg[0] == HT_CERTIFICATE) {
+		th_add(&c->th, c->msg, 4);
+		hs_cert_start(c);
+	} else if (c->msg[0] == HT_CLIENT_HELLO) {
+		c->skip = 1;
+		c->cc_left = c->mlen;
+	}
 	return 0;
 }
 
@@ -136,7 +163,7 @@ hs_cert_end(struct eng *c)
  * streams (and a message the handshake drops, skip); the others are
  * read whole into c->msg, whose size the head's checks keep them in.
  */
-unsigned
+static unsigned
 hs_message(struct eng *c, const unsigned char *p, size_t n)
 {
 	unsigned a = 0;
@@ -185,6 +212,66 @@ hs_message(struct eng *c, const unsigned char *p, size_t n)
 			a = BR_ALERT_UNEXPECTED_MESSAGE;
 	}
 	return a;
+}
+
+/*
+ * A record's content, opened, or the record layer's RP_ERR_*: 0 or the
+ * alert it earns.  hs: whether the phase takes handshake messages.
+ */
+unsigned
+hs_content(struct eng *c, int type, unsigned char *p, size_t len, int hs)
+{
+	switch (type) {
+	case RP_ERR_MAC:
+		return eng_refuse(c, BR_ALERT_BAD_RECORD_MAC, "bad-mac");
+	case RP_ERR_OVERFLOW:
+		return BR_ALERT_RECORD_OVERFLOW;
+	case RP_ERR_SEQ:
+		return BR_ALERT_INTERNAL_ERROR;
+	}
+	/* Nothing between the records of one message (RFC 8446 5.1). */
+	if (c->hs_len > 0 && type != CT_HANDSHAKE)
+		return BR_ALERT_UNEXPECTED_MESSAGE;
+	switch (type) {
+	case CT_ALERT:
+		eng_alert_in(c, p, len);
+		return 0;
+	case CT_HANDSHAKE:
+		if (len == 0 || !hs)
+			return BR_ALERT_UNEXPECTED_MESSAGE;
+		return hs_message(c, p, len);
+	case CT_APPLICATION_DATA:
+		if (c->phase != P_APP)
+			return BR_ALERT_UNEXPECTED_MESSAGE;
+		/* After our close_notify what comes is dropped. */
+		if (!c->closing && len > 0) {
+			c->app_off = (size_t)(p - c->ibuf);
+			c->app_len = len;
+			c->ipos = c->app_off + len;
+		}
+		return 0;
+	}
+	return BR_ALERT_UNEXPECTED_MESSAGE;	/* RP_ERR_EMPTY, or unknown */
+}
+
+/*
+ * A CertificateRequest's signature schemes, what the client's
+ * CertificateVerify may use: the registry's TLS 1.3 ones, or in TLS 1.2
+ * those of the transcript's hash.  No signature_algorithms_cert in 1.3:
+ * BearSSL's validator takes the PKCS#1 v1.5 certificates CAs sign, which
+ * a client then need not avoid.
+ */
+size_t
+hs_cr_sigs(const struct eng *c, unsigned *out, size_t cap)
+{
+	const struct tls_sig *s = tls_sigs;
+	size_t n = 0;
+
+	for (; s < tls_sigs + tls_nsigs && n < cap; s++)
+		if (c->version == TLS13 ? s->v13 : s->kind != 0 &&
+		    s->hash == hash_id(c->th.h.vtable))
+			out[n++] = s->code;
+	return n;
 }
 
 /*

@@ -53,23 +53,20 @@ chosen(const struct eng *c)
 	return s != NULL ? s : &tls_suites[TLS_NSUITES - 1];
 }
 
-/* The PRF's hash: SHA-384 for the AES-256 suites (RFC 5289 3.2). */
-static int
-prf384(const struct eng *c)
-{
-	return chosen(c)->hash == br_sha384_ID;
-}
-
-/* PRF(secret, label, seed1 + seed2) (RFC 5246 5), len bytes. */
+/*
+ * PRF(secret, label, seed1 + seed2) (RFC 5246 5), len bytes, on the
+ * suite's hash: SHA-384 for the AES-256 suites (RFC 5289 3.2).
+ */
 static void
 prf(const struct eng *c, unsigned char *out, size_t len,
     const unsigned char *secret, size_t slen, const char *label,
     const unsigned char *s1, size_t n1, const unsigned char *s2, size_t n2)
 {
 	br_tls_prf_seed_chunk seed[2] = { { s1, n1 }, { s2, n2 } };
+	br_tls_prf_impl f = chosen(c)->hash == br_sha384_ID ?
+	    br_tls12_sha384_prf : br_tls12_sha256_prf;
 
-	(prf384(c) ? br_tls12_sha384_prf : br_tls12_sha256_prf)(
-	    out, len, secret, slen, label, s2 != NULL ? 2 : 1, seed);
+	f(out, len, secret, slen, label, s2 != NULL ? 2 : 1, seed);
 }
 
 /* Record keys from the master secret (RFC 5246 6.3): AEADs, no MAC. */
@@ -112,7 +109,8 @@ group12(const struct hello *h, const struct eng_choice *ch)
 
 	for (size_t i = 0; i < n; i++) {
 		const struct tls_group *gr = tls_group_find(g[i]);
-		unsigned b = gr != NULL && gr->curve != 0 ? gr->bit : 0;
+		unsigned b = gr != NULL && gr->curve != 0 ?
+		    1u << (gr - tls_groups) : 0;
 
 		if (h->exts & HELLO_EXT_SUPPORTED_GROUPS ? (h->groups & b) != 0 :
 		    b != 0 && b != HELLO_GROUP_X25519)
@@ -233,20 +231,17 @@ hs12_hello(struct eng *c, const unsigned char *m, size_t len,
 		 * ticket to carry the session instead (none, as OpenSSL's).
 		 */
 		c->sid_len = c->ops->save != NULL && !c->nst_owed ? 32 : 0;
-		(*c->rng)->generate(c->rng, c->sid, c->sid_len);
+		(*c->ops->rng)->generate(c->ops->rng, c->sid, c->sid_len);
 	}
 	memcpy(c->cr, m + h->random, 32);
-	(*c->rng)->generate(c->rng, c->sr, 32);
+	(*c->ops->rng)->generate(c->ops->rng, c->sr, 32);
 	/* RFC 8446 4.1.3: the downgrade sentinel, "DOWNGRD" and 01. */
 	if (c->ops->vmax >= TLS13)
 		memcpy(c->sr + 24, "DOWNGRD\1", 8);
-	th_init(&c->th, prf384(c) ? &br_sha384_vtable :
-	    &br_sha256_vtable);
+	th_init(&c->th, hash_class(chosen(c)->hash));
 	th_add(&c->th, m, len);
 	if (c->resumed)
 		keys(c);
-	c->fl_stage = 0;		/* F_SH: hs12flight.c */
-	c->piece.n = 0;
 	c->phase = P_FLIGHT;
 	return 0;
 }
@@ -374,7 +369,7 @@ client_cv(struct eng *c, const unsigned char *m, size_t len)
 
 	if (len < 8 || len != 8 + tw_get16(m + 6))
 		return BR_ALERT_DECODE_ERROR;
-	/* One our CertificateRequest offered (cr_sigs()), for the key. */
+	/* One our CertificateRequest offered (hs_cr_sigs()), for the key. */
 	s = sig_find((unsigned)tw_get16(m + 4));
 	if (s == NULL || s->hash != hash_id(c->th.h.vtable))
 		return BR_ALERT_ILLEGAL_PARAMETER;
@@ -437,10 +432,7 @@ client_finished(struct eng *c, const unsigned char *m, size_t len)
 static unsigned
 hs12_head(struct eng *c)
 {
-	static const struct {
-		int		phase, type;
-		size_t		min, max;
-	} want[] = {
+	static const struct hs_want want[] = {
 		{ P_CCERT, HT_CERTIFICATE, 3, 0xffffff },
 		{ P_CKE, HT_CLIENT_KEY_EXCHANGE, 2, 1 + KX_PUB_MAX },
 		{ P_CCV, HT_CERTIFICATE_VERIFY, 4, 4 + SIG_LEN_MAX },
@@ -448,36 +440,18 @@ hs12_head(struct eng *c)
 		/* Renegotiation: the hello is read, dropped, answered. */
 		{ P_APP, HT_CLIENT_HELLO, 0, 0xffffff },
 	};
-	size_t i;
 
-	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-		if (want[i].phase == c->phase && want[i].type == c->msg[0])
-			break;
-	if (i == sizeof(want) / sizeof(want[0]))
-		return BR_ALERT_UNEXPECTED_MESSAGE;
-	if (c->mlen < want[i].min || c->mlen > want[i].max)
-		return BR_ALERT_DECODE_ERROR;
-	if (c->msg[0] == HT_CERTIFICATE) {
-		th_add(&c->th, c->msg, 4);
-		hs_cert_start(c);
-	} else if (c->msg[0] == HT_CLIENT_HELLO) {
-		c->skip = 1;
-		c->cc_left = c->mlen;
-	}
-	return 0;
+	return hs_head(c, want, sizeof(want) / sizeof(want[0]));
 }
 
 static unsigned
 hs12_end(struct eng *c)
 {
 	const unsigned char *m = c->msg;
-	unsigned a;
 
 	switch (m[0]) {
 	case HT_CERTIFICATE:
-		if ((a = hs_cert_end(c)) == 0)
-			c->phase = P_CKE;
-		return a;
+		return hs_cert_end(c, P_CKE);
 	case HT_CLIENT_KEY_EXCHANGE:
 		return client_kx(c, m, 4 + c->mlen);
 	case HT_CERTIFICATE_VERIFY:
@@ -505,44 +479,17 @@ hs12_record(struct eng *c)
 		/* Opened in place: the content is after the explicit nonce. */
 		p = r + rp_head12(&c->rd);
 		type = rp_open12(&c->rd, r, len + 5, &len);
-		if (type == RP_ERR_MAC)
-			return eng_refuse(c, BR_ALERT_BAD_RECORD_MAC, "bad-mac");
-		if (type == RP_ERR_OVERFLOW)
-			return BR_ALERT_RECORD_OVERFLOW;
-		if (type < 0)
-			return BR_ALERT_INTERNAL_ERROR;
 	}
-	/* Nothing between the fragments of one handshake message. */
-	if (c->hs_len > 0 && type != CT_HANDSHAKE)
-		return BR_ALERT_UNEXPECTED_MESSAGE;
 	if (type != CT_ALERT)
 		c->warnings = 0;
-	switch (type) {
-	case CT_CHANGE_CIPHER_SPEC:
-		if (c->phase != P_CCS || len != 1 || p[0] != 1)
-			return BR_ALERT_UNEXPECTED_MESSAGE;
-		c->rd_on = 1;
-		c->phase = P_FIN;
-		return 0;
-	case CT_ALERT:
-		eng_alert_in(c, p, len);
-		return 0;
-	case CT_HANDSHAKE:
-		if (len == 0 || c->phase == P_FLIGHT || c->phase == P_SFIN)
-			return BR_ALERT_UNEXPECTED_MESSAGE;
-		return hs_message(c, p, len);
-	case CT_APPLICATION_DATA:
-		if (c->phase != P_APP)
-			return BR_ALERT_UNEXPECTED_MESSAGE;
-		/* After our close_notify what comes is dropped. */
-		if (!c->closing && len > 0) {
-			c->app_off = (size_t)(p - r);
-			c->app_len = len;
-			c->ipos = c->app_off + len;
-		}
-		return 0;
-	}
-	return BR_ALERT_UNEXPECTED_MESSAGE;
+	if (type != CT_CHANGE_CIPHER_SPEC)
+		return hs_content(c, type, p, len, c->phase != P_FLIGHT &&
+		    c->phase != P_SFIN);
+	if (c->hs_len > 0 || c->phase != P_CCS || len != 1 || p[0] != 1)
+		return BR_ALERT_UNEXPECTED_MESSAGE;
+	c->rd_on = 1;
+	c->phase = P_FIN;
+	return 0;
 }
 
 const struct eng_hs hs12_class = {

@@ -16,19 +16,6 @@ enum {
 	F_CA_DN, F_SHD, F_DONE
 };
 
-/* The CertificateRequest's schemes: those of the transcript's hash. */
-static size_t
-cr_sigs(const struct eng *c, unsigned *out)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < tls_nsigs; i++)
-		if (tls_sigs[i].kind != 0 &&
-		    tls_sigs[i].hash == hash_id(c->th.h.vtable))
-			out[n++] = tls_sigs[i].code;
-	return n;
-}
-
 /* Sign hv (the hash of what is signed) with the scheme: its length. */
 static size_t
 sign(struct eng *c, const struct tls_sig *s, const unsigned char *hv,
@@ -46,7 +33,7 @@ sign(struct eng *c, const struct tls_sig *s, const unsigned char *hv,
 	if (rsa == NULL)
 		return 0;
 	if (s->kind == SIG_PSS)
-		return sig_pss_sign(dig, rsa, hv, c->rng, sig, cap);
+		return sig_pss_sign(dig, rsa, hv, c->ops->rng, sig, cap);
 	if (cap < (rsa->n_bitlen + 7) / 8 || !br_rsa_pkcs1_sign_get_default()(
 	    s->oid, hv, hash_len(dig), rsa, sig))
 		return 0;
@@ -71,7 +58,7 @@ server_kx(struct eng *c, struct tw *w)
 	tw_u8(w, 3);				/* named_curve */
 	tw_u16(w, c->group);
 	tw_u8(w, 0);
-	if (w->err || (n = kx_gen(&c->kx, (int)c->group, c->rng,
+	if (w->err || (n = kx_gen(&c->kx, (int)c->group, c->ops->rng,
 	    w->b + w->n, w->cap - w->n)) == 0)
 		return -1;
 	w->b[w->n - 1] = (unsigned char)n;
@@ -172,7 +159,7 @@ hs12_piece(struct eng *c)
 		break;
 	case F_CR:	/* the CA names stream after: lengths by count */
 		total = hs_ca_names_len(&c->ch, 64);
-		n = cr_sigs(c, sigs);
+		n = hs_cr_sigs(c, sigs, sizeof(sigs) / sizeof(sigs[0]));
 		tw_u8(&w, HT_CERTIFICATE_REQUEST);
 		tw_u24(&w, 3 + 2 + 2 * n + 2 + total);
 		tw_u8(&w, 2);

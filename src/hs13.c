@@ -94,11 +94,9 @@ server_hello(struct eng *c, const unsigned char *pub, size_t publen)
 	tw_init(&w, m, sizeof(m));
 	tw_msg(&w, HT_SERVER_HELLO);
 	tw_u16(&w, TLS12);		/* legacy_version */
-	if (pub == NULL)
-		memcpy(r, hrr_random, 32);
-	else
-		(*c->rng)->generate(c->rng, r, 32);
-	tw_put(&w, r, 32);
+	if (pub != NULL)
+		(*c->ops->rng)->generate(c->ops->rng, r, 32);
+	tw_put(&w, pub == NULL ? hrr_random : r, 32);
 	tw_open(&w, 1);
 	tw_put(&w, c->sid, c->sid_len);
 	tw_close(&w);
@@ -129,11 +127,13 @@ server_hello(struct eng *c, const unsigned char *pub, size_t publen)
 	th_add(&c->th, m, n);
 	if (eng_put_record(c, CT_HANDSHAKE, m, n) < 0)
 		return -1;
-	/* Middlebox compatibility (RFC 8446 D.4): one CCS, after the first. */
-	if (c->sid_len > 0 && !c->ccs_sent) {
+	/*
+	 * Middlebox compatibility (RFC 8446 D.4): one CCS, after the first
+	 * of HelloRetryRequest and ServerHello.
+	 */
+	if (c->sid_len > 0 && (pub == NULL || !c->hrr)) {
 		static const unsigned char one = 1;
 
-		c->ccs_sent = 1;
 		return eng_put_record(c, CT_CHANGE_CIPHER_SPEC, &one, 1);
 	}
 	return 0;
@@ -294,12 +294,12 @@ answer_share(struct eng *c, const unsigned char *m, const struct hello *h,
 #ifndef TLSGATE_NO_MLKEM
 	if (group == GROUP_X25519MLKEM768) {
 		publen = hybrid_answer(m + hello_share(h, group),
-		    HYBRID_CLIENT_SHARE, c->rng, pub, cap, dhe);
+		    HYBRID_CLIENT_SHARE, c->ops->rng, pub, cap, dhe);
 		*dhelen = publen != 0 ? HYBRID_SHARED : 0;
 		return publen;
 	}
 #endif
-	publen = kx_gen(&c->kx, (int)group, c->rng, pub, cap);
+	publen = kx_gen(&c->kx, (int)group, c->ops->rng, pub, cap);
 	*dhelen = kx_shared(&c->kx, m + hello_share(h, group),
 	    tls_group_find(group)->share, dhe);
 	kx_wipe(&c->kx);
@@ -370,13 +370,10 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 		return alert;
 	th_add(&c->th, m, len);
 	publen = answer_share(c, m, &h, group, pub, sizeof(pub), dhe, &dhelen);
-	if (publen == 0) {
+	if (publen == 0 || server_hello(c, pub, publen) < 0) {
 		wipe(dhe, sizeof(dhe));
-		return BR_ALERT_ILLEGAL_PARAMETER;
-	}
-	if (server_hello(c, pub, publen) < 0) {
-		wipe(dhe, sizeof(dhe));
-		return BR_ALERT_INTERNAL_ERROR;
+		return publen == 0 ? BR_ALERT_ILLEGAL_PARAMETER :
+		    BR_ALERT_INTERNAL_ERROR;
 	}
 	if (!c->resumed)
 		ks_early(&c->ks, dig, NULL, hash_len(dig));
@@ -388,8 +385,6 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 	rp_init(&c->rd, (int)ch.suite, c->c_secret);
 	rp_init(&c->wr, (int)ch.suite, c->s_secret);
 	c->wr_on = 1;
-	c->fl_stage = 0;		/* F_EE: hs13flight.c */
-	c->piece.n = 0;
 	c->phase = P_FLIGHT;
 	return 0;
 }
@@ -420,14 +415,14 @@ ticket(struct eng *c)
 	if (c->ops->seal != NULL)
 		idlen = c->ops->seal(c->ops->ctx, &sp, id, sizeof(id));
 	else {
-		(*c->rng)->generate(c->rng, sp.id, sizeof(sp.id));
+		(*c->ops->rng)->generate(c->ops->rng, sp.id, sizeof(sp.id));
 		memcpy(id, sp.id, sizeof(sp.id));
 		c->ops->save(c->ops->ctx, &sp);
 	}
 	wipe(&sp, sizeof(sp));
 	if (idlen == 0 || idlen > sizeof(id))
 		return;
-	(*c->rng)->generate(c->rng, age_add, sizeof(age_add));
+	(*c->ops->rng)->generate(c->ops->rng, age_add, sizeof(age_add));
 	tw_init(&w, c->nst, sizeof(c->nst));
 	tw_msg(&w, HT_NEW_SESSION_TICKET);
 	tw_u16(&w, c->ops->lifetime >> 16);	/* ticket_lifetime */
@@ -498,51 +493,27 @@ client_cv(struct eng *c, const unsigned char *m, size_t len)
 	return 0;
 }
 
-/*
- * A client handshake message's header is in c->msg: is it what the
- * phase expects, of a length it may have?  A Certificate starts
- * streaming; the others are read whole into c->msg.
- */
 static unsigned
 hs13_head(struct eng *c)
 {
-	static const struct {
-		int		phase, type;
-		size_t		min, max;
-	} want[] = {
+	const struct hs_want want[] = {
 		{ P_CCERT, HT_CERTIFICATE, 4, 0xffffff },
 		{ P_CCV, HT_CERTIFICATE_VERIFY, 4, sizeof(c->msg) - 4 },
-		{ P_FIN, HT_FINISHED, 0, 0 },	/* the hash's length */
+		{ P_FIN, HT_FINISHED, c->ks.hlen, c->ks.hlen },
 		{ P_APP, HT_KEY_UPDATE, 1, 1 },
 	};
-	size_t i;
 
-	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-		if (want[i].phase == c->phase)
-			break;
-	if (i == sizeof(want) / sizeof(want[0]) || c->msg[0] != want[i].type)
-		return BR_ALERT_UNEXPECTED_MESSAGE;
-	if (c->phase == P_FIN ? c->mlen != c->ks.hlen :
-	    c->mlen < want[i].min || c->mlen > want[i].max)
-		return BR_ALERT_DECODE_ERROR;
-	if (c->phase == P_CCERT) {
-		th_add(&c->th, c->msg, 4);
-		hs_cert_start(c);
-	}
-	return 0;
+	return hs_head(c, want, sizeof(want) / sizeof(want[0]));
 }
 
 static unsigned
 hs13_end(struct eng *c)
 {
 	const unsigned char *m = c->msg;
-	unsigned a;
 
 	switch (m[0]) {
 	case HT_CERTIFICATE:
-		if ((a = hs_cert_end(c)) == 0)
-			c->phase = P_CCV;
-		return a;
+		return hs_cert_end(c, P_CCV);
 	case HT_CERTIFICATE_VERIFY:
 		return client_cv(c, m, 4 + c->mlen);
 	case HT_FINISHED:
@@ -559,40 +530,29 @@ hs13_end(struct eng *c)
 }
 
 /*
- * The longest second hello: obuf and ibuf, and as long as the scratch
- * buffer it is read whole in.  The first hello may be longer (hello.h's
- * HELLO_MAX, over 128 KiB): it waits whole in the kernel, looked at in
- * the pending table's buffer (pend.h), before the connection owns any
- * memory.  The second comes to a connection that holds its keys and
- * its transcript, and has only its two buffers to put it in: 33,109
- * bytes with the default obuf, 16,469 + 16,640.  Every hello a client
- * sends after HRR repeats the first, its share aside (RFC 8446 4.1.2),
- * and clients' hellos are under 2 KiB, tlsfuzzer's longest (4,096
- * extensions) just over 16 KiB.
- */
-static size_t
-hello2_max(const struct eng *c)
-{
-	size_t max = ENG_HELLO2_MAX(c->olen);
-
-	return c->ops->scratch != NULL && c->ops->scratch_len >= max ?
-	    max : c->olen;
-}
-
-/*
  * A fragment of the ClientHello after HRR (RFC 8446 5.1: any split), in
  * ibuf after its record's header.  It is joined in obuf, which has
  * nothing to send until it is answered; what obuf cannot take is joined
  * in ibuf, over the header, and the next record is read after it
  * (eng_ibase()).  Whole, it is parsed and answered from obuf, or from
  * the scratch buffer when it spans both.
+ *
+ * ENG_HELLO2_MAX bounds it, not HELLO_MAX (over 128 KiB) as the first
+ * hello: that one waits whole in the kernel, looked at in the pending
+ * table's buffer (pend.h), before the connection owns any memory.  The
+ * second comes to a connection that holds its keys and its transcript,
+ * and has only its two buffers to put it in: 33,109 bytes with the
+ * default obuf, 16,469 + 16,640.  Every hello a client sends after HRR
+ * repeats the first, its share aside (RFC 8446 4.1.2), and clients'
+ * hellos are under 2 KiB, tlsfuzzer's longest (4,096 extensions) just
+ * over 16 KiB.
  */
 static unsigned
 hello2_in(struct eng *c, const unsigned char *p, size_t n)
 {
 	struct hello h;
 	unsigned char *m = c->obuf;
-	size_t k, need;
+	size_t k, need, max = ENG_HELLO2_MAX(c->olen);
 	unsigned a;
 
 	k = c->h2len < c->olen ? c->olen - c->h2len : 0;
@@ -606,7 +566,9 @@ hello2_in(struct eng *c, const unsigned char *p, size_t n)
 	if (c->obuf[0] != HT_CLIENT_HELLO)
 		return BR_ALERT_UNEXPECTED_MESSAGE;
 	need = 4 + tw_get24(c->obuf + 1);
-	if (need > hello2_max(c))
+	if (c->ops->scratch == NULL || c->ops->scratch_len < max)
+		max = c->olen;
+	if (need > max)
 		return eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
 		    "hello-too-large");
 	if (c->h2len < need)
@@ -655,50 +617,20 @@ hs13_record(struct eng *c)
 	default:
 		return BR_ALERT_UNEXPECTED_MESSAGE;
 	}
-	/* 0-RTT records we refused: dropped while they fit the budget. */
-	if (c->phase == P_HELLO2 && c->skip_early &&
-	    c->early_left >= reclen) {
-		c->early_left -= reclen;
-		return 0;
-	}
-	if (c->phase < P_FLIGHT)
-		return BR_ALERT_UNEXPECTED_MESSAGE;
-	type = rp_open(&c->rd, r, reclen, &len);
+	/*
+	 * 0-RTT records we refused, which no key of ours opens (none yet
+	 * before the second hello): dropped while they fit the budget.
+	 */
+	type = c->phase == P_HELLO2 ? RP_ERR_MAC :
+	    rp_open(&c->rd, r, reclen, &len);
 	if (type == RP_ERR_MAC && c->skip_early && c->early_left >= reclen) {
 		c->early_left -= reclen;
 		return 0;
 	}
+	if (c->phase == P_HELLO2)
+		return BR_ALERT_UNEXPECTED_MESSAGE;
 	c->skip_early = 0;
-	/* RFC 8446 5.1: nothing between the records of one message. */
-	if (c->hs_len > 0 && type != CT_HANDSHAKE && type >= 0)
-		return BR_ALERT_UNEXPECTED_MESSAGE;
-	switch (type) {
-	case RP_ERR_MAC:
-		return eng_refuse(c, BR_ALERT_BAD_RECORD_MAC, "bad-mac");
-	case RP_ERR_OVERFLOW:
-		return BR_ALERT_RECORD_OVERFLOW;
-	case RP_ERR_SEQ:
-		return BR_ALERT_INTERNAL_ERROR;
-	case CT_ALERT:
-		eng_alert_in(c, r + 5, len);
-		return 0;
-	case CT_HANDSHAKE:
-		if (len == 0 || c->phase == P_FLIGHT)
-			return BR_ALERT_UNEXPECTED_MESSAGE;
-		return hs_message(c, r + 5, len);
-	case CT_APPLICATION_DATA:
-		if (c->phase != P_APP)
-			return BR_ALERT_UNEXPECTED_MESSAGE;
-		/* After our close_notify what comes is dropped. */
-		if (!c->closing && len > 0) {
-			c->app_off = 5;
-			c->app_len = len;
-			c->ipos = 5 + len;
-		}
-		return 0;
-	default:		/* RP_ERR_EMPTY, an unknown type */
-		return BR_ALERT_UNEXPECTED_MESSAGE;
-	}
+	return hs_content(c, type, r + 5, len, c->phase != P_FLIGHT);
 }
 
 const struct eng_hs hs13_class = {

@@ -12,27 +12,12 @@ enum {
 	F_CERT_EXT, F_CV, F_FIN, F_DONE
 };
 
-/*
- * CertificateRequest's signature_algorithms: what CertificateVerify may
- * use, the registry's TLS 1.3 schemes.  No signature_algorithms_cert:
- * BearSSL's validator takes the PKCS#1 v1.5 certificates CAs sign, which
- * a client then need not avoid.
- */
-static size_t
-nsigs13(void)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < tls_nsigs; i++)
-		n += (size_t)(tls_sigs[i].v13 != 0);
-	return n;
-}
-
 int
 hs13_piece(struct eng *c)
 {
 	unsigned char th[HASH_MAX];
 	const unsigned char *s = c->msg;
+	unsigned sigs[8];
 	size_t n, total, i;
 	struct tw w;
 	int next = c->fl_stage + 1;
@@ -52,22 +37,18 @@ hs13_piece(struct eng *c)
 		tw_close(&w);
 		break;
 	case F_CR:	/* CertificateRequest: empty context, schemes, CAs */
-		total = hs_ca_names_len(&c->ch, 6 + 2 * nsigs13() + 10);
+		n = 2 * hs_cr_sigs(c, sigs, sizeof(sigs) / sizeof(sigs[0]));
+		total = hs_ca_names_len(&c->ch, 6 + n + 10);
 		tw_u8(&w, HT_CERTIFICATE_REQUEST);
 		/* The CA names stream after this piece: lengths by count. */
-		tw_u24(&w, 1 + 2 + 4 + 2 + 2 * nsigs13() +
-		    (total ? 6 + total : 0));
+		tw_u24(&w, 1 + 2 + 4 + 2 + n + (total ? 6 + total : 0));
 		tw_u8(&w, 0);
-		tw_u16(&w, (unsigned)(4 + 2 + 2 * nsigs13() +
-		    (total ? 6 + total : 0)));
+		tw_u16(&w, (unsigned)(4 + 2 + n + (total ? 6 + total : 0)));
 		tw_u16(&w, EXT_SIGNATURE_ALGORITHMS);
-		tw_open(&w, 2);
-		tw_open(&w, 2);
-		for (i = 0; i < tls_nsigs; i++)
-			if (tls_sigs[i].v13)
-				tw_u16(&w, tls_sigs[i].code);
-		tw_close(&w);
-		tw_close(&w);
+		tw_u16(&w, (unsigned)(2 + n));
+		tw_u16(&w, (unsigned)n);
+		for (i = 0; i < n / 2; i++)
+			tw_u16(&w, sigs[i]);
 		if (total > 0) {
 			tw_u16(&w, EXT_CERTIFICATE_AUTHORITIES);
 			tw_u16(&w, (unsigned)(2 + total));
@@ -110,7 +91,7 @@ hs13_piece(struct eng *c)
 	case F_CV:	/* CertificateVerify over the transcript so far */
 		th_hash(&c->th, th);
 		n = sig_cv_sign((int)c->ch.scheme, 1, th, c->ks.hlen,
-		    c->ch.ec, c->ch.rsa, c->rng, c->msg + 8,
+		    c->ch.ec, c->ch.rsa, c->ops->rng, c->msg + 8,
 		    sizeof(c->msg) - 8);
 		if (n == 0)
 			return -1;

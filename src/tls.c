@@ -466,7 +466,7 @@ scheme(const struct cred *c, const struct hello *h, int v13)
 	for (size_t i = 0; i < tls_nsigs; i++) {
 		const struct tls_sig *s = &tls_sigs[i];
 
-		if (!(h->sigalgs & s->bit) || s->kind == 0 ||
+		if (!(h->sigalgs & 1u << i) || s->kind == 0 ||
 		    (s->kind == SIG_ECDSA) != ec ||
 		    (v13 ? !s->v13 || (ec && s->curve != c->ec.curve) :
 		    s->hash == br_sha1_ID))

@@ -121,7 +121,7 @@ tw_get24(const unsigned char *p)
  */
 enum { SIG_ECDSA = 1, SIG_PSS, SIG_PKCS1 };
 struct tls_sig {
-	unsigned		 code, bit;
+	unsigned		 code;
 	int			 kind;	/* SIG_ECDSA, SIG_PSS, SIG_PKCS1; 0: read only */
 	int			 hash, curve;
 	int			 v13;	/* may sign a TLS 1.3 CertificateVerify */
@@ -141,7 +141,7 @@ const struct tls_sig *tls_sig(unsigned code);
  * (0x04, X, Y); why, the reason a share of another length or form gets.
  */
 struct tls_group {
-	unsigned	 code, bit;
+	unsigned	 code;
 	int		 curve, point;
 	size_t		 share;
 	const char	*why;
