@@ -34,7 +34,6 @@
 #include "precomp.h"
 #include "ticket.h"
 #include "tls.h"
-#include "tlsint.h"
 #include "tlswire.h"
 #include "wipe.h"
 
@@ -416,7 +415,37 @@ client_auth(struct tls_conn *t, const struct tls_area *a,
 		t->subj[i].len = TLS_SUBJ_LEN;
 	}
 	br_x509_minimal_set_name_elements(x, t->subj, TLS_SUBJ_ELTS);
-	t->bounded = &tls_bounded_class;
+}
+
+size_t
+tls_client_subject(const struct tls_conn *t, char *buf, size_t cap)
+{
+	static const char *const tags[TLS_SUBJ_ELTS] = { "CN", "O", "OU", "C" };
+	size_t n = 0;
+
+	if (!t->client_auth || cap == 0)
+		return 0;
+	for (unsigned i = 0; i < TLS_SUBJ_ELTS; i++) {
+		const char *v = t->subj_buf[i];
+		size_t need = strlen(tags[i]) + 2;
+
+		if (t->subj[i].status <= 0)
+			continue;
+		if (n + need + strlen(v) >= cap)
+			break;
+		n += (size_t)snprintf(buf + n, cap - n, "%s%s=", n ? "," : "",
+		    tags[i]);
+		/* Header-safe: printable ASCII; ',' and '\\' escaped. */
+		for (; *v != '\0' && n + 2 < cap; v++) {
+			unsigned char c = (unsigned char)*v;
+
+			if (c == ',' || c == '\\')
+				buf[n++] = '\\';
+			buf[n++] = (char)(c >= 0x20 && c < 0x7f ? c : '?');
+		}
+	}
+	buf[n] = '\0';
+	return n;
 }
 
 void
@@ -431,7 +460,7 @@ tls_conn_init(struct tls_conn *t, void *ibuf, size_t ilen, void *obuf,
 	t->area = TLSGATE_MAX_SERVICES;	/* none */
 }
 
-int
+void
 tls_conn_reset(struct tls_conn *t, unsigned svc)
 {
 	struct tls_area *a = &areas[active];
@@ -447,7 +476,6 @@ tls_conn_reset(struct tls_conn *t, unsigned svc)
 	memset(&t->eng, 0, sizeof(t->eng));
 	if (t->client_auth)
 		client_auth(t, a, sv);
-	return 0;
 }
 
 /*
@@ -514,7 +542,7 @@ choose(void *ctx, const unsigned char *m, const struct hello *h,
 	out->hybrid_retry = sv->hybrid_retry != 0;
 	out->ems_required = sv->ems != 0;
 	if (t->client_auth) {
-		out->x509 = &t->bounded;
+		out->x509 = &t->x509.vtable;
 		out->cas = &a->anchors.ta[sv->anchor0];
 		out->ncas = sv->nanchor;
 	}
@@ -524,12 +552,6 @@ choose(void *ctx, const unsigned char *m, const struct hello *h,
 		return BR_ALERT_HANDSHAKE_FAILURE;
 	}
 	return 0;
-}
-
-int
-tls_peeking(const struct tls_conn *t)
-{
-	return t->peek;
 }
 
 /* The peek buffer holds the longest second hello too. */
@@ -573,30 +595,6 @@ tls_hello(struct tls_conn *t, unsigned char *buf, size_t len, size_t *end,
 	return TLS_HELLO_STARTED;
 }
 
-unsigned
-tls_version(const struct tls_conn *t)
-{
-	return t->eng.version;
-}
-
-unsigned
-tls_suite(const struct tls_conn *t)
-{
-	return t->eng.ch.suite;
-}
-
-unsigned
-tls_group(const struct tls_conn *t)
-{
-	return t->eng.group;
-}
-
-const char *
-tls_server_name(const struct tls_conn *t)
-{
-	return t->sni;
-}
-
 void
 tls_conn_release(struct tls_conn *t)
 {
@@ -609,12 +607,6 @@ tls_conn_release(struct tls_conn *t)
 	t->area = TLSGATE_MAX_SERVICES;
 	if (--a->refs == 0 && a != &areas[active])
 		wipe_area(a);
-}
-
-int
-tls_resumed(const struct tls_conn *t)
-{
-	return t->eng.resumed;
 }
 
 /*
