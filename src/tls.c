@@ -404,11 +404,8 @@ client_auth(struct tls_conn *t, const struct tls_area *a,
 	br_x509_minimal_set_rsa(x, br_rsa_pkcs1_vrfy_get_default());
 	br_x509_minimal_set_ecdsa(x, br_ec_get_default(),
 	    br_ecdsa_vrfy_asn1_get_default());
-	br_x509_minimal_set_hash(x, br_sha1_ID, &br_sha1_vtable);
-	br_x509_minimal_set_hash(x, br_sha224_ID, &br_sha224_vtable);
-	br_x509_minimal_set_hash(x, br_sha256_ID, &br_sha256_vtable);
-	br_x509_minimal_set_hash(x, br_sha384_ID, &br_sha384_vtable);
-	br_x509_minimal_set_hash(x, br_sha512_ID, &br_sha512_vtable);
+	for (int id = br_sha1_ID; id <= br_sha512_ID; id++)
+		br_x509_minimal_set_hash(x, id, hash_class(id));
 	for (unsigned i = 0; i < TLS_SUBJ_ELTS; i++) {
 		t->subj[i].oid = oids[i];
 		t->subj[i].buf = t->subj_buf[i];
