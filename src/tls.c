@@ -213,10 +213,8 @@ session_save(void *ctx, const struct eng_session *s)
 }
 
 static struct ticket_keys *
-keys_of(const struct tls_conn *t)
+keys_of(struct tls_area *a)
 {
-	struct tls_area *a = &areas[t->area];
-
 	return a->key_file ? &a->file_keys : &rot_keys;
 }
 
@@ -239,8 +237,8 @@ ticket_seal_cb(void *ctx, const struct eng_session *s, unsigned char *out,
 	st.secret_len = sizeof(s->secret);
 	st.born = now;
 	st.lifetime = areas[t->area].svc[t->svc].lifetime;
-	n = ticket_seal(keys_of(t), &st, c, ticket_ctx(t, NULL, 0, c),
-	    &seed_drbg.vtable, now, out, cap);
+	n = ticket_seal(keys_of(&areas[t->area]), &st, c,
+	    ticket_ctx(t, NULL, 0, c), &seed_drbg.vtable, now, out, cap);
 	wipe(&st, sizeof(st));
 	if (n > 0)
 		stats.tickets++;
@@ -258,7 +256,7 @@ ticket_open_cb(void *ctx, const unsigned char *tk, size_t len,
 	struct ticket_state st;
 	int ok;
 
-	ok = ticket_open(keys_of(t), tk, len, c,
+	ok = ticket_open(keys_of(&areas[t->area]), tk, len, c,
 	    ticket_ctx(t, s->host, s->host_len, c),
 	    s->version, port_time(), &st) &&
 	    svc_takes(sv, st.version, st.suite) &&
@@ -696,8 +694,8 @@ tls_wipe(void)
 void
 tls_ticket_report(int (*put)(const char *))
 {
-	const struct tls_area *a = &areas[active];
-	const struct ticket_keys *k = a->key_file ? &a->file_keys : &rot_keys;
+	struct tls_area *a = &areas[active];
+	const struct ticket_keys *k = keys_of(a);
 	char line[CONFIG_PATH_MAX + 128];
 
 	if (a->key_file)
