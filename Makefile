@@ -48,7 +48,7 @@ endif
 export PQ
 
 SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c \
-	  src/tlsauth.c src/tlsname.c \
+	  src/tlsname.c \
 	  src/slot.c src/slotin.c src/forward.c src/pool.c src/http.c \
 	  src/httpchunk.c src/loop.c src/log.c src/der.c src/certgen.c \
 	  src/plain.c src/kdf.c src/recprot.c src/prim.c src/kx.c src/sig.c src/hello.c \
@@ -396,7 +396,7 @@ build/fuzz/fuzz_slot: tests/fuzz/fuzz_slot.c tests/fuzz/fakeport.c \
 	    src/slot.c src/slotin.c src/forward.c src/http.c src/httpchunk.c \
 	    src/slotio.c \
 	    src/tls.c src/cred.c src/config.c \
-	    src/tlsauth.c src/tlsname.c \
+	    src/tlsname.c \
 	    src/pool.c src/cache.c src/ticket.c $(ENG_SRC) \
 	    src/confprint.c src/confproxy.c \
 	    src/log.c src/certname.c src/der.c src/proxyin.c src/plain.c \

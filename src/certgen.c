@@ -44,7 +44,10 @@ static struct {
 static struct cred old;
 static br_x509_decoder_context xd;
 
-/* The parts of a certificate certgen looks at; pointers into its DER. */
+/*
+ * The parts of a certificate certgen looks at, pointers into its DER:
+ * the whole tbsCertificate, the contents of the rest.
+ */
 struct view {
 	const unsigned char	*tbs, *issuer, *subject, *sigalg, *sig, *san;
 	size_t			 tbslen, issuerlen, subjectlen, sigalglen;
@@ -92,21 +95,13 @@ view(const unsigned char *der, size_t len, struct view *v)
 	    &c, &cl) < 0)
 		return -1;
 	if (der_get(&t, &tl, DER_INTEGER, &c, &cl) < 0 ||
-	    der_get(&t, &tl, DER_SEQUENCE, &c, &cl) < 0)
-		return -1;
-	v->issuer = t;
-	if (der_get(&t, &tl, DER_SEQUENCE, &c, &cl) < 0)
-		return -1;
-	v->issuerlen = (size_t)(t - v->issuer);
-	if (der_get(&t, &tl, DER_SEQUENCE, &c, &cl) < 0 ||
+	    der_get(&t, &tl, DER_SEQUENCE, &c, &cl) < 0 ||
+	    der_get(&t, &tl, DER_SEQUENCE, &v->issuer, &v->issuerlen) < 0 ||
+	    der_get(&t, &tl, DER_SEQUENCE, &c, &cl) < 0 ||
 	    get_time(&c, &cl, &not_before) < 0 ||
-	    get_time(&c, &cl, &v->not_after) < 0)
-		return -1;
-	v->subject = t;
-	if (der_get(&t, &tl, DER_SEQUENCE, &c, &cl) < 0)
-		return -1;
-	v->subjectlen = (size_t)(t - v->subject);
-	if (der_get(&t, &tl, DER_SEQUENCE, &c, &cl) < 0)	/* the key */
+	    get_time(&c, &cl, &v->not_after) < 0 ||
+	    der_get(&t, &tl, DER_SEQUENCE, &v->subject, &v->subjectlen) < 0 ||
+	    der_get(&t, &tl, DER_SEQUENCE, &c, &cl) < 0)	/* the key */
 		return -1;
 	/* Unique identifiers, then the extensions. */
 	while (tl > 0) {
@@ -364,25 +359,23 @@ make_pair(const struct service *s, const struct svc_cert *p,
 	return 0;
 }
 
-/* Does the Name (a whole element) hold this RDN, byte for byte? */
+/* Does the Name's content hold this RDN, byte for byte? */
 static int
 has_rdn(const unsigned char *name, size_t len, const char *oid,
     const char *value)
 {
 	unsigned char want[128];
-	const unsigned char *c, *start, *e;
-	size_t cl, el;
+	const unsigned char *start, *e;
+	size_t el;
 	struct der d;
 
 	der_init(&d, want, sizeof(want));
 	rdn(&d, oid, value);
-	if (d.err || der_get(&name, &len, DER_SEQUENCE, &c, &cl) < 0)
-		return 0;
-	while (cl > 0) {
-		start = c;
-		if (der_get(&c, &cl, DER_SET, &e, &el) < 0)
+	while (!d.err && len > 0) {
+		start = name;
+		if (der_get(&name, &len, DER_SET, &e, &el) < 0)
 			return 0;
-		if ((size_t)(c - start) == d.len && memcmp(start, want,
+		if ((size_t)(name - start) == d.len && memcmp(start, want,
 		    d.len) == 0)
 			return 1;
 	}

@@ -125,8 +125,10 @@ cred_load_chain(struct cred *c, const char *path, char *err, size_t cap)
 
 	n = pem_decode(path, "CERTIFICATE", c->der,
 	    sizeof(c->der), off, len, TLSGATE_MAX_CERTS, &why);
-	if (n <= 0)
-		goto fail;
+	if (n <= 0) {
+		snprintf(err, cap, "cert %s: %s", path, why);
+		return -1;
+	}
 	for (int i = 0; i < n; i++) {
 		c->chain[i].data = c->der + off[i];
 		c->chain[i].data_len = len[i];
@@ -135,9 +137,6 @@ cred_load_chain(struct cred *c, const char *path, char *err, size_t cap)
 	c->nnames = certname_get(c->chain[0].data, c->chain[0].data_len,
 	    c->names);
 	return 0;
-fail:
-	snprintf(err, cap, "cert %s: %s", path, why);
-	return -1;
 }
 
 /* Copy a key component into the credential so the decoder can be wiped. */

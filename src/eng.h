@@ -37,6 +37,9 @@
 #include "tlscrypto.h"
 #include "hello.h"
 
+/* The longest client chain taken: its certificates, the client's own first. */
+#define ENG_CHAIN_MAX	8
+
 /* What the caller chose for a hello; see eng_ops. */
 struct eng_choice {
 	unsigned			 suite;		/* the wire code */

@@ -71,8 +71,17 @@ hs_cert_in(struct eng *c, const unsigned char *p, size_t n)
 			if (c->cc_acc == 0 || c->cc_acc +
 			    (c->version == TLS13 ? 2 : 0) > left)
 				return BR_ALERT_DECODE_ERROR;
+			/*
+			 * BearSSL's validator checks each certificate's
+			 * signature with the next one's key, whether or not
+			 * the chain ends at a CA of ours: a long chain would
+			 * buy a client thousands of signature checks.
+			 */
+			if (++c->ncert > ENG_CHAIN_MAX) {
+				c->why = BR_ERR_X509_LIMIT_EXCEEDED;
+				return BR_ALERT_BAD_CERTIFICATE;
+			}
 			(*x)->start_cert(x, c->cc_acc);
-			c->ncert++;
 			cc_next(c, CC_DER, c->cc_acc);
 			break;
 		case CC_DER:

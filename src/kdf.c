@@ -71,30 +71,21 @@ expand_label(const br_hash_class *dig, const unsigned char *secret,
     const char *label, const void *ctx, size_t ctxlen, unsigned char *out,
     size_t outlen)
 {
-	br_hmac_key_context kc;
-	br_hmac_context hc;
-	unsigned char hd[3], t[HASH_MAX], c;
+	unsigned char info[2 + 1 + 255 + 1 + 255 + 1], t[HASH_MAX];
 	size_t llen = strlen(label);
 
-	hd[0] = (unsigned char)(outlen >> 8);
-	hd[1] = (unsigned char)outlen;
-	hd[2] = (unsigned char)(6 + llen);
-	br_hmac_key_init(&kc, dig, secret, hash_len(dig));
-	br_hmac_init(&hc, &kc, 0);
-	br_hmac_update(&hc, hd, 3);
-	br_hmac_update(&hc, "tls13 ", 6);
-	br_hmac_update(&hc, label, llen);
-	c = (unsigned char)ctxlen;
-	br_hmac_update(&hc, &c, 1);
+	info[0] = (unsigned char)(outlen >> 8);
+	info[1] = (unsigned char)outlen;
+	info[2] = (unsigned char)(6 + llen);
+	memcpy(info + 3, "tls13 ", 6);
+	memcpy(info + 9, label, llen);
+	info[9 + llen] = (unsigned char)ctxlen;
 	if (ctxlen > 0)
-		br_hmac_update(&hc, ctx, ctxlen);
-	c = 1;
-	br_hmac_update(&hc, &c, 1);
-	br_hmac_out(&hc, t);
+		memcpy(info + 10 + llen, ctx, ctxlen);
+	info[10 + llen + ctxlen] = 1;
+	hmac(dig, secret, hash_len(dig), info, 11 + llen + ctxlen, t);
 	memcpy(out, t, outlen);
 	wipe(t, sizeof(t));
-	wipe(&kc, sizeof(kc));
-	wipe(&hc, sizeof(hc));
 }
 
 void
@@ -213,12 +204,8 @@ ks_ticket_psk(const br_hash_class *dig, const unsigned char *res,
 void
 ks_next_secret(const br_hash_class *dig, unsigned char *secret)
 {
-	unsigned char t[HASH_MAX];
-	size_t hlen = hash_len(dig);
-
-	expand_label(dig, secret, "traffic upd", NULL, 0, t, hlen);
-	memcpy(secret, t, hlen);
-	wipe(t, sizeof(t));
+	expand_label(dig, secret, "traffic upd", NULL, 0, secret,
+	    hash_len(dig));
 }
 
 void

@@ -7,19 +7,19 @@
  * point).  The first two depend on nothing the client sends, so the loop
  * makes them between connections: a pool of pairs (k, kG), k uniform in
  * [1, n-1] (br_ec_keygen; X25519's clamped), a pool a curve.  A handshake
- * takes a pair for its share or its nonce; with the pool empty (a burst,
- * or load past what the idle time refills) it computes inline as before.
- * The CPU spent is the same; what moves is when: a client no longer
- * waits for the two multiplications, only for the one that needs it.
+ * takes a pair for its share or its nonce, or computes inline when the
+ * pool is empty (a burst, or load past what the idle time refills).  The
+ * CPU spent is the same; a client waits only for the multiplication
+ * that needs its share.
  *
  * A pair is used once, for one purpose, and wiped from the pool as it is
  * taken, so no nonce or share is ever used twice.  The pools fill only
  * after precomp_init(), which tls_reseed() calls in each worker after
  * the fork, with fresh entropy, to seed this module's own HMAC-DRBG (and
- * to empty the pools): two workers never hold the same pair.  A curve gets a pool the first time a
- * handshake asks for it, so a service that never meets P-384 spends no
- * idle time on it.  Fixed size: PRECOMP_DEPTH pairs for each of the four
- * curves, in static storage, nothing allocated.
+ * to empty the pools): two workers never hold the same pair.  A curve
+ * gets a pool the first time a handshake asks for it, so a service that
+ * never meets P-384 spends no idle time on it.  Fixed size: PRECOMP_DEPTH
+ * pairs for each of the four curves, in static storage.
  *
  * An ECDSA nonce taken here is random, not RFC 6979's (which hashes the
  * message, so it cannot be made ahead): FIPS 186-4's own method, safe

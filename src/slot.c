@@ -76,11 +76,7 @@ slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
 	if (s == NULL)
 		return NULL;
 	s->svc = svc;
-	if (tls_conn_reset(&s->tls, svc->index) < 0) {
-		tls_conn_release(&s->tls);
-		connset_delete(&slot_set, &s->c);
-		return NULL;
-	}
+	tls_conn_reset(&s->tls, svc->index);
 	s->state = SLOT_HANDSHAKE;
 	s->c.cfd = cfd;
 	s->flags = config_proxy_trusted(svc, peer) ? SLOT_F_PROXY : 0;
@@ -124,15 +120,15 @@ slot_close(struct slot *s, int abort)
 	int hs = (s->flags & SLOT_F_HSDONE) != 0;
 
 	conn_log_head(head, &s->c, "conn", 1, s->svc, &s->peer, &s->via);
-	log_name(tls_server_name(&s->tls), sni, sizeof(sni));
+	log_name(s->tls.sni, sni, sizeof(sni));
 	log_msg(LOG_INFO, "%s in=%llu out=%llu requests=%u resumed=%s "
 	    "version=%s suite=%s group=%s sni=%s status=%d alert=%u "
 	    "outcome=%s", head,
 	    s->c2b, s->b2c, s->fwd.nreq,
-	    hs && tls_resumed(&s->tls) ? "yes" : "no",
-	    hs ? tls_version_name(tls_version(&s->tls)) : "none",
-	    hs ? tls_suite_name(tls_suite(&s->tls)) : "none",
-	    hs ? tls_group_name(tls_group(&s->tls)) : "none",
+	    hs && s->tls.eng.resumed ? "yes" : "no",
+	    hs ? tls_version_name(s->tls.eng.version) : "none",
+	    hs ? tls_suite_name(s->tls.eng.ch.suite) : "none",
+	    hs ? tls_group_name(s->tls.eng.group) : "none",
 	    sni, s->status, s->alert, s->c.outcome != NULL ? s->c.outcome :
 	    tls_error_name(s->err));
 	stats.bytes_in += s->c2b;
@@ -324,11 +320,11 @@ handshake_done(struct slot *s)
 {
 	s->flags |= SLOT_F_HSDONE;
 	stats.handshakes++;
-	if (tls_resumed(&s->tls))
+	if (s->tls.eng.resumed)
 		stats.resumed++;
 	else
 		stats.handshakes_full++;
-	if (tls_version(&s->tls) == 0x0304) {
+	if (s->tls.eng.version == 0x0304) {
 		stats.tls13++;
 		stats.hrr += (unsigned long long)eng_hrr(&s->tls.eng);
 	}
@@ -528,7 +524,7 @@ events(const struct conn *c, short *cev, short *bev)
 	if ((st & BR_SSL_SENDREC) && !(s->flags & SLOT_F_CSHUT))
 		*cev |= PORT_OUT;
 	if ((st & BR_SSL_RECVREC) && (s->ra_len == 0 ||
-	    tls_peeking(&s->tls)) && !(s->flags & SLOT_F_CEOF))
+	    s->tls.peek) && !(s->flags & SLOT_F_CEOF))
 		*cev |= PORT_IN;
 	if (s->state == SLOT_CONNECT)
 		*bev = PORT_OUT;

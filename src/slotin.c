@@ -176,7 +176,7 @@ slotin_hello(struct slot *s)
 void
 slotin_eof(struct slot *s)
 {
-	if ((s->flags & SLOT_F_LOCAL) && tls_peeking(&s->tls) &&
+	if ((s->flags & SLOT_F_LOCAL) && s->tls.peek &&
 	    s->ra_len == 0)
 		s->c.outcome = "proxy-local";
 	else if ((s->flags & SLOT_F_PROXY) && s->ra_len > 0) {

@@ -69,7 +69,7 @@ from_client(struct slot *s, unsigned st)
 	if (!(st & BR_SSL_RECVREC) || s->state == SLOT_LINGER ||
 	    (s->flags & SLOT_F_CEOF))
 		return 0;
-	if (tls_peeking(&s->tls))
+	if (s->tls.peek)
 		return slotin_hello(s);
 	if (s->ra_len == 0 && !(s->flags & SLOT_F_CRD))
 		return 0;

@@ -34,7 +34,6 @@
 #include "precomp.h"
 #include "ticket.h"
 #include "tls.h"
-#include "tlsint.h"
 #include "tlswire.h"
 #include "wipe.h"
 
@@ -214,10 +213,8 @@ session_save(void *ctx, const struct eng_session *s)
 }
 
 static struct ticket_keys *
-keys_of(const struct tls_conn *t)
+keys_of(struct tls_area *a)
 {
-	struct tls_area *a = &areas[t->area];
-
 	return a->key_file ? &a->file_keys : &rot_keys;
 }
 
@@ -240,8 +237,8 @@ ticket_seal_cb(void *ctx, const struct eng_session *s, unsigned char *out,
 	st.secret_len = sizeof(s->secret);
 	st.born = now;
 	st.lifetime = areas[t->area].svc[t->svc].lifetime;
-	n = ticket_seal(keys_of(t), &st, c, ticket_ctx(t, NULL, 0, c),
-	    &seed_drbg.vtable, now, out, cap);
+	n = ticket_seal(keys_of(&areas[t->area]), &st, c,
+	    ticket_ctx(t, NULL, 0, c), &seed_drbg.vtable, now, out, cap);
 	wipe(&st, sizeof(st));
 	if (n > 0)
 		stats.tickets++;
@@ -259,7 +256,7 @@ ticket_open_cb(void *ctx, const unsigned char *tk, size_t len,
 	struct ticket_state st;
 	int ok;
 
-	ok = ticket_open(keys_of(t), tk, len, c,
+	ok = ticket_open(keys_of(&areas[t->area]), tk, len, c,
 	    ticket_ctx(t, s->host, s->host_len, c),
 	    s->version, port_time(), &st) &&
 	    svc_takes(sv, st.version, st.suite) &&
@@ -405,18 +402,45 @@ client_auth(struct tls_conn *t, const struct tls_area *a,
 	br_x509_minimal_set_rsa(x, br_rsa_pkcs1_vrfy_get_default());
 	br_x509_minimal_set_ecdsa(x, br_ec_get_default(),
 	    br_ecdsa_vrfy_asn1_get_default());
-	br_x509_minimal_set_hash(x, br_sha1_ID, &br_sha1_vtable);
-	br_x509_minimal_set_hash(x, br_sha224_ID, &br_sha224_vtable);
-	br_x509_minimal_set_hash(x, br_sha256_ID, &br_sha256_vtable);
-	br_x509_minimal_set_hash(x, br_sha384_ID, &br_sha384_vtable);
-	br_x509_minimal_set_hash(x, br_sha512_ID, &br_sha512_vtable);
+	for (int id = br_sha1_ID; id <= br_sha512_ID; id++)
+		br_x509_minimal_set_hash(x, id, hash_class(id));
 	for (unsigned i = 0; i < TLS_SUBJ_ELTS; i++) {
 		t->subj[i].oid = oids[i];
 		t->subj[i].buf = t->subj_buf[i];
 		t->subj[i].len = TLS_SUBJ_LEN;
 	}
 	br_x509_minimal_set_name_elements(x, t->subj, TLS_SUBJ_ELTS);
-	t->bounded = &tls_bounded_class;
+}
+
+size_t
+tls_client_subject(const struct tls_conn *t, char *buf, size_t cap)
+{
+	static const char *const tags[TLS_SUBJ_ELTS] = { "CN", "O", "OU", "C" };
+	size_t n = 0;
+
+	if (!t->client_auth || cap == 0)
+		return 0;
+	for (unsigned i = 0; i < TLS_SUBJ_ELTS; i++) {
+		const char *v = t->subj_buf[i];
+		size_t need = strlen(tags[i]) + 2;
+
+		if (t->subj[i].status <= 0)
+			continue;
+		if (n + need + strlen(v) >= cap)
+			break;
+		n += (size_t)snprintf(buf + n, cap - n, "%s%s=", n ? "," : "",
+		    tags[i]);
+		/* Header-safe: printable ASCII; ',' and '\\' escaped. */
+		for (; *v != '\0' && n + 2 < cap; v++) {
+			unsigned char c = (unsigned char)*v;
+
+			if (c == ',' || c == '\\')
+				buf[n++] = '\\';
+			buf[n++] = (char)(c >= 0x20 && c < 0x7f ? c : '?');
+		}
+	}
+	buf[n] = '\0';
+	return n;
 }
 
 void
@@ -431,7 +455,7 @@ tls_conn_init(struct tls_conn *t, void *ibuf, size_t ilen, void *obuf,
 	t->area = TLSGATE_MAX_SERVICES;	/* none */
 }
 
-int
+void
 tls_conn_reset(struct tls_conn *t, unsigned svc)
 {
 	struct tls_area *a = &areas[active];
@@ -447,7 +471,6 @@ tls_conn_reset(struct tls_conn *t, unsigned svc)
 	memset(&t->eng, 0, sizeof(t->eng));
 	if (t->client_auth)
 		client_auth(t, a, sv);
-	return 0;
 }
 
 /*
@@ -514,7 +537,7 @@ choose(void *ctx, const unsigned char *m, const struct hello *h,
 	out->hybrid_retry = sv->hybrid_retry != 0;
 	out->ems_required = sv->ems != 0;
 	if (t->client_auth) {
-		out->x509 = &t->bounded;
+		out->x509 = &t->x509.vtable;
 		out->cas = &a->anchors.ta[sv->anchor0];
 		out->ncas = sv->nanchor;
 	}
@@ -524,12 +547,6 @@ choose(void *ctx, const unsigned char *m, const struct hello *h,
 		return BR_ALERT_HANDSHAKE_FAILURE;
 	}
 	return 0;
-}
-
-int
-tls_peeking(const struct tls_conn *t)
-{
-	return t->peek;
 }
 
 /* The peek buffer holds the longest second hello too. */
@@ -573,30 +590,6 @@ tls_hello(struct tls_conn *t, unsigned char *buf, size_t len, size_t *end,
 	return TLS_HELLO_STARTED;
 }
 
-unsigned
-tls_version(const struct tls_conn *t)
-{
-	return t->eng.version;
-}
-
-unsigned
-tls_suite(const struct tls_conn *t)
-{
-	return t->eng.ch.suite;
-}
-
-unsigned
-tls_group(const struct tls_conn *t)
-{
-	return t->eng.group;
-}
-
-const char *
-tls_server_name(const struct tls_conn *t)
-{
-	return t->sni;
-}
-
 void
 tls_conn_release(struct tls_conn *t)
 {
@@ -609,12 +602,6 @@ tls_conn_release(struct tls_conn *t)
 	t->area = TLSGATE_MAX_SERVICES;
 	if (--a->refs == 0 && a != &areas[active])
 		wipe_area(a);
-}
-
-int
-tls_resumed(const struct tls_conn *t)
-{
-	return t->eng.resumed;
 }
 
 /*
@@ -707,8 +694,8 @@ tls_wipe(void)
 void
 tls_ticket_report(int (*put)(const char *))
 {
-	const struct tls_area *a = &areas[active];
-	const struct ticket_keys *k = a->key_file ? &a->file_keys : &rot_keys;
+	struct tls_area *a = &areas[active];
+	const struct ticket_keys *k = keys_of(a);
 	char line[CONFIG_PATH_MAX + 128];
 
 	if (a->key_file)

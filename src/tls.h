@@ -30,9 +30,6 @@
 /* The bytes one session takes in a session cache. */
 #define TLS_CACHE_ENTRY	sizeof(struct cache_entry)
 
-/* The longest client chain taken: its certificates, the client's own first. */
-#define TLS_CHAIN_MAX	8
-
 /* Client-certificate subject elements kept for X-Client-Cert-Subject. */
 #define TLS_SUBJ_ELTS	4
 #define TLS_SUBJ_LEN	64
@@ -44,8 +41,6 @@ struct tls_conn {
 	unsigned char		 peek;		/* tls_hello() still to look */
 	unsigned		 area, svc, cred;
 	br_x509_minimal_context	 x509;		/* client certificates */
-	const br_x509_class	*bounded;	/* x509, TLS_CHAIN_MAX at most */
-	unsigned		 ncert;
 	br_name_element		 subj[TLS_SUBJ_ELTS];
 	char			 subj_buf[TLS_SUBJ_ELTS][TLS_SUBJ_LEN];
 	unsigned char		*ibuf, *obuf;	/* the engine's */
@@ -76,8 +71,8 @@ unsigned tls_inactive_refs(void);
 /* Prepare one slot's context once, on its own buffers. */
 void	tls_conn_init(struct tls_conn *, void *ibuf, size_t ilen,
 	    void *obuf, size_t olen);
-/* Ready the context for a new connection to service svc.  0 or -1. */
-int	tls_conn_reset(struct tls_conn *, unsigned svc);
+/* Ready the context for a new connection to service svc. */
+void	tls_conn_reset(struct tls_conn *, unsigned svc);
 /*
  * The client's first bytes buf[0..len), before the engine reads them:
  * in the engine's input buffer or, for a hello longer than that, in one
@@ -91,18 +86,8 @@ int	tls_conn_reset(struct tls_conn *, unsigned svc);
 enum { TLS_HELLO_MORE, TLS_HELLO_STARTED, TLS_HELLO_REFUSE };
 int	tls_hello(struct tls_conn *, unsigned char *buf, size_t len,
 	    size_t *end, unsigned *alert, const char **why);
-/* Is tls_hello() still to decide? */
-int	tls_peeking(const struct tls_conn *);
-
-unsigned tls_version(const struct tls_conn *);
-unsigned tls_suite(const struct tls_conn *);
-/* The key exchange group (its wire code), once the handshake is done. */
-unsigned tls_group(const struct tls_conn *);
-const char *tls_server_name(const struct tls_conn *);
 /* The connection is over: its area may be reused, its secrets go. */
 void	tls_conn_release(struct tls_conn *);
-/* Was the handshake a resumption?  Valid once it is done. */
-int	tls_resumed(const struct tls_conn *);
 /*
  * The verified client certificate's subject as "CN=..,O=..,OU=..,C=..",
  * printable ASCII only, into buf; returns its length (0: none).
@@ -115,8 +100,10 @@ const char *tls_group_name(unsigned group);
 const char *tls_version_name(unsigned version);
 /*
  * Short name for an engine error (BR_ERR_* or an alert), for logs.  The
- * name may be in one static buffer, which the next call overwrites.
+ * name may be in one static buffer of TLS_ERR_NAME bytes, which the next
+ * call overwrites.
  */
+#define TLS_ERR_NAME	32
 const char *tls_error_name(int err);
 /* The leaf of service svc's certificate j, in the active area. */
 const br_x509_certificate *tls_leaf(unsigned svc, unsigned j);

@@ -5,7 +5,6 @@
 #include <stdio.h>
 
 #include "tls.h"
-#include "tlsint.h"
 #include "tlswire.h"
 
 static char err_name[TLS_ERR_NAME];	/* what tls_error_name() returns */

@@ -215,7 +215,7 @@ class ClientAuth(AuthBase):
 
     def test_a_chain_of_eight_is_taken_and_nine_are_refused(self):
         """Each certificate costs a signature check, whatever the chain
-        ends at: past TLS_CHAIN_MAX (8) it fails unread."""
+        ends at: past ENG_CHAIN_MAX (8) it fails unread."""
         g = self.auth_gate(mode="tcp", backend_mode="echo")
         ctx = client_ctx()
         ctx.load_cert_chain(*long_chain(7))
