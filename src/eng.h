@@ -254,8 +254,12 @@ int	eng_last_error(const struct eng *);
 unsigned eng_alert(const struct eng *);
 /* The reason for the log the engine gave with it (NULL: none). */
 const char *eng_reason(const struct eng *);
-/* 1 if the handshake took a HelloRetryRequest. */
-int	eng_hrr(const struct eng *);
+/* What a finished handshake settled: wire codes, resumed, HRR taken. */
+struct eng_result {
+	unsigned	version, suite, group;
+	int		resumed, hrr;
+};
+void	eng_result(const struct eng *, struct eng_result *);
 /* Every secret the connection holds, gone. */
 void	eng_wipe(struct eng *);
 

@@ -341,10 +341,14 @@ eng_reason(const struct eng *c)
 	return c->reason;
 }
 
-int
-eng_hrr(const struct eng *c)
+void
+eng_result(const struct eng *c, struct eng_result *r)
 {
-	return c->hrr != 0;
+	r->version = c->version;
+	r->suite = c->ch.suite;
+	r->group = c->group;
+	r->resumed = c->resumed != 0;
+	r->hrr = c->hrr != 0;
 }
 
 unsigned

@@ -118,17 +118,19 @@ slot_close(struct slot *s, int abort)
 {
 	char head[CONN_LOG_HEAD], sni[256];
 	int hs = (s->flags & SLOT_F_HSDONE) != 0;
+	struct eng_result r;
 
+	eng_result(&s->tls.eng, &r);
 	conn_log_head(head, &s->c, "conn", 1, s->svc, &s->peer, &s->via);
 	log_name(s->tls.sni, sni, sizeof(sni));
 	log_msg(LOG_INFO, "%s in=%llu out=%llu requests=%u resumed=%s "
 	    "version=%s suite=%s group=%s sni=%s status=%d alert=%u "
 	    "outcome=%s", head,
 	    s->c2b, s->b2c, s->fwd.nreq,
-	    hs && s->tls.eng.resumed ? "yes" : "no",
-	    hs ? tls_version_name(s->tls.eng.version) : "none",
-	    hs ? tls_suite_name(s->tls.eng.ch.suite) : "none",
-	    hs ? tls_group_name(s->tls.eng.group) : "none",
+	    hs && r.resumed ? "yes" : "no",
+	    hs ? tls_version_name(r.version) : "none",
+	    hs ? tls_suite_name(r.suite) : "none",
+	    hs ? tls_group_name(r.group) : "none",
 	    sni, s->status, s->alert, s->c.outcome != NULL ? s->c.outcome :
 	    tls_error_name(s->err));
 	stats.bytes_in += s->c2b;
@@ -318,15 +320,18 @@ pump(struct slot *s)
 static void
 handshake_done(struct slot *s)
 {
+	struct eng_result r;
+
+	eng_result(&s->tls.eng, &r);
 	s->flags |= SLOT_F_HSDONE;
 	stats.handshakes++;
-	if (s->tls.eng.resumed)
+	if (r.resumed)
 		stats.resumed++;
 	else
 		stats.handshakes_full++;
-	if (s->tls.eng.version == 0x0304) {
+	if (r.version == 0x0304) {
 		stats.tls13++;
-		stats.hrr += (unsigned long long)eng_hrr(&s->tls.eng);
+		stats.hrr += (unsigned long long)r.hrr;
 	}
 	s->state = SLOT_RELAY;
 	s->c.deadline = conn_now + s->svc->idle_ms;
