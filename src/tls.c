@@ -22,6 +22,7 @@
  * period from the memory it inherited, with no lock and nothing shared
  * (ticket.h).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -372,18 +373,6 @@ tls_inactive_refs(void)
 	return areas[active ^ 1].refs;
 }
 
-/* The service's credential for a server name: the first one by default. */
-static unsigned
-pick_cred(const struct tls_area *a, const struct tls_svc *sv, const char *name)
-{
-	for (unsigned i = sv->cred0; name[0] != '\0' &&
-	    i < sv->cred0 + sv->ncred; i++)
-		for (unsigned j = 0; j < a->creds[i].nnames; j++)
-			if (certname_match(a->creds[i].names[j], name))
-				return i;
-	return sv->cred0;
-}
-
 /* Client auth against the service's CAs, keeping subject elements. */
 static void
 client_auth(struct tls_conn *t, const struct tls_area *a,
@@ -499,6 +488,68 @@ scheme(const struct cred *c, const struct hello *h, int v13)
 	return 0;
 }
 
+/* The service's first suite the hello offers for key c; 0 if none. */
+static unsigned
+suite(const struct tls_svc *sv, const struct cred *c, const struct hello *h,
+    int v13)
+{
+	int k = c->key_type == BR_KEYTYPE_EC ? TS_ECDSA : TS_RSA;
+
+	for (unsigned i = 0; i < sv->suites.n; i++) {
+		unsigned s = sv->suites.v[i];
+
+		if (s < TLS_NSUITES && (v13 ? h->suites >> s & 1 :
+		    h->suites12 >> (s + TLS_NSUITES * k) & 1))
+			return tls_suites[s].code[v13 ? TS_13 : k];
+	}
+	return 0;
+}
+
+/*
+ * At TLS 1.2, an ECDSA key on a curve the hello's supported_groups lists,
+ * if it has the extension (RFC 8422 5.1); TLS 1.3's schemes bind curves.
+ */
+static int
+curve_offered(const struct cred *c, const struct hello *h, int v13)
+{
+	if (v13 || c->key_type != BR_KEYTYPE_EC ||
+	    !(h->exts & HELLO_EXT_SUPPORTED_GROUPS))
+		return 1;
+	for (size_t i = 0; i < tls_ngroups; i++)
+		if (tls_groups[i].curve == c->ec.curve)
+			return (h->groups >> i & 1) != 0;
+	return 0;
+}
+
+/*
+ * The service's credential for a hello: the first whose names match its
+ * server name and that the hello can use, else the first that matches;
+ * with no match, the first it can use, else the first.  So an RSA and an
+ * ECDSA certificate for one name serve every client either suits.
+ */
+static unsigned
+pick_cred(const struct tls_area *a, const struct tls_svc *sv,
+    const char *name, const struct hello *h, int v13)
+{
+	unsigned named = UINT_MAX, fits = UINT_MAX;
+
+	for (unsigned i = sv->cred0; i < sv->cred0 + sv->ncred; i++) {
+		const struct cred *c = &a->creds[i];
+		int n = 0, u = suite(sv, c, h, v13) != 0 &&
+		    scheme(c, h, v13) != 0 && curve_offered(c, h, v13);
+
+		for (unsigned j = 0; name[0] != '\0' && j < c->nnames; j++)
+			n |= certname_match(c->names[j], name);
+		if (n && u)
+			return i;
+		if (n && named == UINT_MAX)
+			named = i;
+		if (u && fits == UINT_MAX)
+			fits = i;
+	}
+	return named != UINT_MAX ? named : fits != UINT_MAX ? fits : sv->cred0;
+}
+
 static unsigned
 choose(void *ctx, const unsigned char *m, const struct hello *h,
     unsigned version, struct eng_choice *out)
@@ -507,25 +558,16 @@ choose(void *ctx, const unsigned char *m, const struct hello *h,
 	const struct tls_area *a = &areas[t->area];
 	const struct tls_svc *sv = &a->svc[t->svc];
 	const struct cred *c;
-	int v13 = version == TLS13, k12;
+	int v13 = version == TLS13;
 
 	memset(out, 0, sizeof(*out));
 	if (h->host_len < sizeof(t->sni)) {
 		memcpy(t->sni, m + h->host, h->host_len);
 		t->sni[h->host_len] = '\0';
 	}
-	t->cred = pick_cred(a, sv, t->sni);
+	t->cred = pick_cred(a, sv, t->sni, h, v13);
 	c = &a->creds[t->cred];
-	k12 = c->key_type == BR_KEYTYPE_EC ? TS_ECDSA : TS_RSA;
-	for (unsigned i = 0; i < sv->suites.n && out->suite == 0; i++) {
-		unsigned s = sv->suites.v[i];
-
-		if (s >= TLS_NSUITES)
-			continue;
-		if (v13 ? (h->suites >> s & 1) != 0 :
-		    (h->suites12 >> (s + TLS_NSUITES * k12) & 1) != 0)
-			out->suite = tls_suites[s].code[v13 ? TS_13 : k12];
-	}
+	out->suite = suite(sv, c, h, v13);
 	out->scheme = scheme(c, h, v13);
 	out->chain = c->chain;
 	out->nchain = c->nchain;
@@ -541,9 +583,10 @@ choose(void *ctx, const unsigned char *m, const struct hello *h,
 		out->cas = &a->anchors.ta[sv->anchor0];
 		out->ncas = sv->nanchor;
 	}
-	if (out->suite == 0 || out->scheme == 0) {
+	if (out->suite == 0 || out->scheme == 0 || !curve_offered(c, h, v13)) {
 		out->why = out->suite == 0 ? "no-shared-suite" :
-		    "no-shared-signature-scheme";
+		    out->scheme == 0 ? "no-shared-signature-scheme" :
+		    "certificate-curve-not-offered";
 		return BR_ALERT_HANDSHAKE_FAILURE;
 	}
 	return 0;

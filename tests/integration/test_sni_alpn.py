@@ -18,7 +18,8 @@ _dir = None
 
 def sni_certs():
     """a.example: EC, the default.  b.example: RSA, with the names
-    b.example and *.wild.example.  Made once per run."""
+    b.example and *.wild.example.  c: RSA, named a.example too (CN
+    c.example).  Made once per run."""
     global _dir
     if _dir is None:
         _dir = tempfile.mkdtemp(prefix="tlsgate-sni-")
@@ -26,7 +27,8 @@ def sni_certs():
                 ("a", ["-newkey", "ec", "-pkeyopt",
                        "ec_paramgen_curve:P-256"], "DNS:a.example"),
                 ("b", ["-newkey", "rsa:2048"],
-                 "DNS:b.example,DNS:*.wild.example")):
+                 "DNS:b.example,DNS:*.wild.example"),
+                ("c", ["-newkey", "rsa:2048"], "DNS:a.example")):
             rc, _, err = run(["openssl", "req", "-x509"] + keyargs + [
                 "-nodes", "-keyout", os.path.join(_dir, name + ".key"),
                 "-out", os.path.join(_dir, name + ".crt"), "-days", "30",
@@ -42,13 +44,15 @@ def tearDownModule():
         shutil.rmtree(_dir, ignore_errors=True)
 
 
-def s_client(port, servername=None, alpn=None):
+def s_client(port, servername=None, alpn=None, groups=None):
     """openssl s_client; returns (subject CN, cipher, ALPN line, text)."""
     cmd = ["openssl", "s_client", "-tls1_2", "-no_ticket", "-connect",
            "%s:%d" % (LOOPBACK, port)]
     cmd += ["-servername", servername] if servername else ["-noservername"]
     if alpn:
         cmd += ["-alpn", alpn]
+    if groups:
+        cmd += ["-groups", groups]
     rc, out, err = run(cmd, 30, stdin=b"")
     text = (out + err).decode("latin-1")
     subj = re.search(r"^subject=.*CN\s*=\s*([^,\s/]+)", text, re.M)
@@ -138,6 +142,47 @@ class Sni(GateTest):
         raw = socket.create_connection((LOOPBACK, self.port), 5 * SLOW)
         with ctx.wrap_socket(raw, server_hostname="b.example") as s:
             self.assertEqual(s.cipher()[0], "ECDHE-RSA-AES128-GCM-SHA256")
+
+    # RFC 8422 5.1: at TLS 1.2 an ECDSA key serves only a client whose
+    # supported_groups lists its curve (OpenSSL refuses it otherwise with
+    # "wrong curve").  a.example's key is on P-256.
+    def test_client_without_the_keys_curve_and_no_name_gets_rsa(self):
+        subj, suite, _, text = s_client(self.port, None, groups="P-384")
+        self.assertEqual(subj, "b.example", text)
+        self.assertTrue(suite.startswith("ECDHE-RSA-"), suite)
+
+    def test_name_whose_key_curve_is_not_offered_is_refused(self):
+        subj, suite, _, text = s_client(self.port, "a.example",
+                                        groups="P-384")
+        self.assertIsNone(suite, text)
+        self.assertIn("handshake failure", text)
+        c = self.g.wait_conns(1)[0]
+        self.assertEqual((c["alert"], c["outcome"]),
+                         ("40", "certificate-curve-not-offered"), c)
+
+    def test_client_with_the_keys_curve_gets_ecdsa(self):
+        subj, suite, _, text = s_client(self.port, "a.example",
+                                        groups="P-384:P-256")
+        self.assertEqual(subj, "a.example", text)
+        self.assertTrue(suite.startswith("ECDHE-ECDSA-"), suite)
+
+    def test_ecdsa_and_rsa_certificates_for_one_name_serve_both(self):
+        d, port = sni_certs(), free_port()
+        g = self.gate_file(self.conf_file([
+            "listen = %s:%d" % (LOOPBACK, port),
+            "backend = " + self.b.addr, "mode = tcp",
+            "cert = " + os.path.join(d, "a.crt"),
+            "key = " + os.path.join(d, "a.key"),
+            "cert = " + os.path.join(d, "c.crt"),
+            "key = " + os.path.join(d, "c.key")] + self.tls_lines(),
+            "dual.conf"))
+        g.wait_log(r"^tlsgate: info: ready ", 10)
+        for groups, cn, kind in (("P-256", "a.example", "ECDHE-ECDSA-"),
+                                 ("P-384", "c.example", "ECDHE-RSA-")):
+            subj, suite, _, text = s_client(port, "a.example",
+                                            groups=groups)
+            self.assertEqual(subj, cn, text)
+            self.assertTrue(suite.startswith(kind), suite)
 
     def test_conn_log_has_the_sni_name(self):
         self.pick("x.wild.example")
