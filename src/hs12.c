@@ -24,7 +24,6 @@
 #include <string.h>
 
 #include "engint.h"
-#include "prim.h"
 #include "tlswire.h"
 
 enum {
@@ -363,9 +362,8 @@ client_cv(struct eng *c, const unsigned char *m, size_t len)
 	const br_x509_class **x = c->ch.x509;
 	const br_x509_pkey *pk = (*x)->get_pkey(x, NULL);
 	const struct tls_sig *s;
-	unsigned char th[HASH_MAX], out[64];
-	size_t hl, siglen;
-	int ok;
+	unsigned char th[HASH_MAX];
+	size_t hl;
 
 	if (len < 8 || len != 8 + tw_get16(m + 6))
 		return BR_ALERT_DECODE_ERROR;
@@ -373,22 +371,11 @@ client_cv(struct eng *c, const unsigned char *m, size_t len)
 	s = sig_find((unsigned)tw_get16(m + 4));
 	if (s == NULL || s->hash != hash_id(c->th.h.vtable))
 		return BR_ALERT_ILLEGAL_PARAMETER;
-	if (pk == NULL || (s->kind == SIG_ECDSA ?
-	    pk->key_type != BR_KEYTYPE_EC :
-	    pk->key_type != BR_KEYTYPE_RSA))
+	if (pk == NULL || pk->key_type != (s->kind == SIG_ECDSA ?
+	    BR_KEYTYPE_EC : BR_KEYTYPE_RSA))
 		return BR_ALERT_ILLEGAL_PARAMETER;
 	hl = th_hash(&c->th, th);
-	siglen = len - 8;
-	if (s->kind == SIG_ECDSA)
-		ok = (int)br_ecdsa_vrfy_asn1_get_default()(&prim_ec,
-		    th, hl, &pk->key.ec, m + 8, siglen);
-	else if (s->kind == SIG_PSS)
-		ok = sig_pss_verify(hash_class(s->hash), &pk->key.rsa, th,
-		    m + 8, siglen);
-	else
-		ok = br_rsa_pkcs1_vrfy_get_default()(m + 8, siglen, s->oid, hl,
-		    &pk->key.rsa, out) && ct_eq(out, th, hl);
-	if (!ok) {
+	if (!sig_verify(s, th, hl, pk, m + 8, len - 8)) {
 		c->why = BR_ERR_BAD_SIGNATURE;
 		return BR_ALERT_DECRYPT_ERROR;
 	}

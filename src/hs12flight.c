@@ -4,10 +4,7 @@
  * ServerKeyExchange, [CertificateRequest and its CA names,]
  * ServerHelloDone.
  */
-#include "ecdsa.h"
 #include "engint.h"
-#include "precomp.h"
-#include "prim.h"
 #include "tlswire.h"
 
 /* The flight's pieces, in order (fl_stage). */
@@ -15,30 +12,6 @@ enum {
 	F_SH, F_CERT, F_CERT_LEN, F_CERT_DER, F_SKE, F_CR, F_CA_LEN,
 	F_CA_DN, F_SHD, F_DONE
 };
-
-/* Sign hv (the hash of what is signed) with the scheme: its length. */
-static size_t
-sign(struct eng *c, const struct tls_sig *s, const unsigned char *hv,
-    unsigned char *sig, size_t cap)
-{
-	const br_rsa_private_key *rsa = c->ch.rsa;
-	const br_hash_class *dig = hash_class(s->hash);
-
-	if (s->kind == SIG_ECDSA) {
-		if (c->ch.ec == NULL || cap < TG_ECDSA_SIG_MAX)
-			return 0;
-		return precomp_ecdsa_sign(&prim_ec, dig, hv,
-		    c->ch.ec, sig);
-	}
-	if (rsa == NULL)
-		return 0;
-	if (s->kind == SIG_PSS)
-		return sig_pss_sign(dig, rsa, hv, c->ops->rng, sig, cap);
-	if (cap < (rsa->n_bitlen + 7) / 8 || !br_rsa_pkcs1_sign_get_default()(
-	    s->oid, hv, hash_len(dig), rsa, sig))
-		return 0;
-	return (rsa->n_bitlen + 7) / 8;
-}
 
 /* ServerKeyExchange: our ECDHE share, signed with the randoms. */
 static int
@@ -71,7 +44,8 @@ server_kx(struct eng *c, struct tw *w)
 	tw_u16(w, s->code);
 	if (w->err || w->cap - w->n < 2)
 		return -1;
-	n = sign(c, s, hv, w->b + w->n + 2, w->cap - w->n - 2);
+	n = sig_sign(s, hv, c->ch.ec, c->ch.rsa, c->ops->rng, w->b + w->n + 2,
+	    w->cap - w->n - 2);
 	if (n == 0)
 		return -1;
 	tw_u16(w, (unsigned)n);

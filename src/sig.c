@@ -165,6 +165,45 @@ sig_cv_hash(int scheme, int server, const unsigned char *thash, size_t thlen,
 }
 
 size_t
+sig_sign(const struct tls_sig *s, const unsigned char *hv,
+    const br_ec_private_key *ec, const br_rsa_private_key *rsa,
+    const br_prng_class **rng, unsigned char *sig, size_t cap)
+{
+	const br_hash_class *dig = hash_class(s->hash);
+	size_t n;
+
+	if (s->kind == SIG_ECDSA)
+		return ec == NULL || cap < TG_ECDSA_SIG_MAX ? 0 :
+		    precomp_ecdsa_sign(&prim_ec, dig, hv, ec, sig);
+	if (rsa == NULL)
+		return 0;
+	if (s->kind == SIG_PSS)
+		return sig_pss_sign(dig, rsa, hv, rng, sig, cap);
+	n = (rsa->n_bitlen + 7) / 8;
+	return cap >= n && br_rsa_pkcs1_sign_get_default()(s->oid, hv,
+	    hash_len(dig), rsa, sig) ? n : 0;
+}
+
+int
+sig_verify(const struct tls_sig *s, const unsigned char *hv, size_t hlen,
+    const br_x509_pkey *pk, const unsigned char *sig, size_t siglen)
+{
+	unsigned char out[64];
+
+	if (pk->key_type != (s->kind == SIG_ECDSA ? BR_KEYTYPE_EC :
+	    BR_KEYTYPE_RSA))
+		return 0;
+	if (s->kind == SIG_ECDSA)
+		return (int)br_ecdsa_vrfy_asn1_get_default()(&prim_ec, hv,
+		    hlen, &pk->key.ec, sig, siglen);
+	if (s->kind == SIG_PSS)
+		return sig_pss_verify(hash_class(s->hash), &pk->key.rsa, hv,
+		    sig, siglen);
+	return br_rsa_pkcs1_vrfy_get_default()(sig, siglen, s->oid, hlen,
+	    &pk->key.rsa, out) && ct_eq(out, hv, hlen);
+}
+
+size_t
 sig_cv_sign(int scheme, int server, const unsigned char *thash, size_t thlen,
     const br_ec_private_key *ec, const br_rsa_private_key *rsa,
     const br_prng_class **rng, unsigned char *sig, size_t cap)
@@ -172,19 +211,11 @@ sig_cv_sign(int scheme, int server, const unsigned char *thash, size_t thlen,
 	const struct tls_sig *sc = scheme_find(scheme);
 	unsigned char h[HASH_ANY_MAX];
 
-	if (sc == NULL)
+	if (sc == NULL || (ec != NULL && ec->curve != sc->curve &&
+	    sc->kind == SIG_ECDSA))
 		return 0;
 	sig_cv_hash(scheme, server, thash, thlen, h);
-	if (sc->kind == SIG_ECDSA) {
-		if (ec == NULL || ec->curve != sc->curve ||
-		    cap < TG_ECDSA_SIG_MAX)
-			return 0;
-		return precomp_ecdsa_sign(&prim_ec,
-		    hash_class(sc->hash), h, ec, sig);
-	}
-	if (rsa == NULL)
-		return 0;
-	return sig_pss_sign(hash_class(sc->hash), rsa, h, rng, sig, cap);
+	return sig_sign(sc, h, ec, rsa, rng, sig, cap);
 }
 
 int
@@ -210,9 +241,5 @@ sig_cv_verify(int scheme, int server, const unsigned char *thash,
 	if (!sig_cv_fits(scheme, pk))
 		return 0;
 	hlen = sig_cv_hash(scheme, server, thash, thlen, h);
-	if (sc->kind == SIG_ECDSA)
-		return (int)br_ecdsa_vrfy_asn1_get_default()(
-		    &prim_ec, h, hlen, &pk->key.ec, sig, siglen);
-	return sig_pss_verify(hash_class(sc->hash), &pk->key.rsa, h, sig,
-	    siglen);
+	return sig_verify(sc, h, hlen, pk, sig, siglen);
 }

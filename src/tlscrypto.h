@@ -251,19 +251,29 @@ size_t	kx_shared(const struct kx *kx, const unsigned char *peer,
 void	kx_wipe(struct kx *kx);
 
 /*
+ * A signature of scheme s (the registry's) over hv, the hash of what is
+ * signed: ECDSA (ASN.1 DER), RSA-PSS, or PKCS#1 v1.5, which only TLS 1.2
+ * schemes name.  sig_sign() returns the signature's length, 0 if the
+ * key of the scheme's kind is NULL, `cap` is short or the private
+ * operation fails; sig_verify() 1 if `pk` is of the scheme's key type
+ * and the signature is valid, 0 otherwise.
+ */
+size_t	sig_sign(const struct tls_sig *s, const unsigned char *hv,
+	    const br_ec_private_key *ec, const br_rsa_private_key *rsa,
+	    const br_prng_class **rng, unsigned char *sig, size_t cap);
+int	sig_verify(const struct tls_sig *s, const unsigned char *hv,
+	    size_t hlen, const br_x509_pkey *pk, const unsigned char *sig,
+	    size_t siglen);
+
+/*
  * CertificateVerify (4.4.3).  sig_cv_hash() hashes the signed content
  * (64 spaces, the server's or client's context string, 0, the
  * transcript hash) with the scheme's hash; it returns that hash's
  * length, 0 for an unknown scheme.
  *
- * sig_cv_sign(): signs for `scheme` with the EC key (ECDSA, ASN.1 DER
- * signature; the key's curve must be the scheme's) or the RSA key
- * (RSA-PSS, salt = hash length, from `rng`).  Returns the signature's
- * length, 0 if the key does not fit the scheme, `cap` is short or the
- * private operation fails.
- *
- * sig_cv_verify(): 1 if `sig` is a valid signature for `scheme` by
- * `pk`, 0 otherwise (wrong key type or curve for the scheme included).
+ * sig_cv_sign() and sig_cv_verify() are sig_sign() and sig_verify()
+ * over that hash, for TLS 1.3's schemes alone; an ECDSA key must be on
+ * the scheme's curve.
  * sig_cv_fits(): 1 if `pk` may sign with `scheme` at all (RSA-PSS for
  * an RSA key, ECDSA on the key's own curve), 0 otherwise.
  */
