@@ -29,7 +29,7 @@ kx_load(struct kx *kx, int group, const unsigned char *sk,
 	kx->group = group;
 	kx->sklen = sklen;
 	memcpy(kx->sk, sk, sklen);
-	return prim_ec.mulgen(pub, kx->sk, sklen, g->curve);
+	return prim_get()->ec->mulgen(pub, kx->sk, sklen, g->curve);
 }
 
 size_t
@@ -48,7 +48,7 @@ kx_gen(struct kx *kx, int group, const br_prng_class **rng,
 		return n;
 	}
 	/* Uniform in [1, order - 1]; X25519 clamps what it gets. */
-	if ((klen = br_ec_keygen(rng, &prim_ec, NULL, k, g->curve)) == 0)
+	if ((klen = br_ec_keygen(rng, prim_get()->ec, NULL, k, g->curve)) == 0)
 		return 0;
 	n = kx_load(kx, group, k, klen, pub, cap);
 	wipe(k, sizeof(k));
@@ -59,7 +59,7 @@ size_t
 kx_shared(const struct kx *kx, const unsigned char *peer,
     size_t peerlen, unsigned char *out)
 {
-	const br_ec_impl *ec = &prim_ec;
+	const br_ec_impl *ec = prim_get()->ec;
 	unsigned char p[KX_PUB_MAX];
 	const struct tls_group *g = ecdhe(kx->group);
 	size_t xoff = 0, xlen = 32;

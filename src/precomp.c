@@ -98,10 +98,10 @@ precomp_fill(void)
 	if (p == NULL)
 		return 0;
 	e = &p->pairs[p->n];
-	k = br_ec_keygen(&drbg.vtable, &prim_ec, NULL, e->sk, p->curve);
+	k = br_ec_keygen(&drbg.vtable, prim_get()->ec, NULL, e->sk, p->curve);
 	e->sklen = (unsigned char)k;
 	e->publen = (unsigned char)(k == 0 ? 0 :
-	    prim_ec.mulgen(e->pub, e->sk, k, p->curve));
+	    prim_get()->ec->mulgen(e->pub, e->sk, k, p->curve));
 	if (e->publen == 0) {
 		/* The EC code lacks the curve: stop asking for it. */
 		wipe(e, sizeof(*e));

@@ -33,11 +33,10 @@ static const char *const names[PRIM_KINDS][NCAND] = {
 	{ "ctmulq", "ctmul", "ctmul32", "i15" },
 	{ "x86ni", "pwr8", "ct64", "ct" },
 	{ "pclmul", "pwr8", "ctmul64", "ctmul", "ctmul32" },
-	{ "m31", "m15", "i31", "i15" },
 	{ "m31", "m15" },
 };
 static const char *const kinds[PRIM_KINDS] = { "chacha20", "poly1305",
-	"aes_ctr", "ghash", "x25519", "p256" };
+	"aes_ctr", "ghash", "ec" };
 
 /*
  * Candidate i of kind into p: 1 if set, 0 if the CPU (or the build)
@@ -46,10 +45,6 @@ static const char *const kinds[PRIM_KINDS] = { "chacha20", "poly1305",
 static int
 candidate(struct prim *p, int kind, size_t i)
 {
-	static const br_ec_impl *const c25519[] = { &br_ec_c25519_m31,
-		&br_ec_c25519_m15, &br_ec_c25519_i31, &br_ec_c25519_i15 };
-	static const br_ec_impl *const p256[] = { &br_ec_p256_m31,
-		&br_ec_p256_m15 };
 	static const br_poly1305_run poly[] = { NULL, &br_poly1305_ctmul_run,
 		&br_poly1305_ctmul32_run, &br_poly1305_i15_run };
 	static const br_ghash ghash[] = { NULL, NULL, &br_ghash_ctmul64,
@@ -73,13 +68,8 @@ candidate(struct prim *p, int kind, size_t i)
 		p->ghash = i == 0 ? br_ghash_pclmul_get() : i == 1 ?
 		    br_ghash_pwr8_get() : ghash[i];
 		break;
-	case PRIM_X25519:
-		p->x25519 = c25519[i];
-		break;
 	default:
-		p->p256 = p256[i];
-		/* The other curves: the same word size, all BearSSL has. */
-		p->prime = i == 1 ? &br_ec_prime_i15 : &br_ec_prime_i31;
+		p->ec = i == 0 ? &br_ec_all_m31 : &br_ec_all_m15;
 		break;
 	}
 	if ((kind == PRIM_CHACHA20 && p->chacha == 0) ||
@@ -98,11 +88,8 @@ defaults(struct prim *p)
 	for (int k = 0; k < PRIM_KINDS; k++)
 		for (size_t i = 0; candidate(p, k, i) == 0; i++)
 			;
-	/* Built for a CPU with a slow multiplier (BR_LOMUL). */
-	if (br_ec_get_default() == &br_ec_all_m15) {
-		(void)candidate(p, PRIM_X25519, 1);
-		(void)candidate(p, PRIM_P256, 1);
-	}
+	/* Built for a CPU with a slow multiplier (BR_LOMUL): m15. */
+	(void)candidate(p, PRIM_EC, br_ec_get_default() == &br_ec_all_m15);
 }
 
 const struct prim *
@@ -168,11 +155,9 @@ run(const struct prim *p, int kind, unsigned char *buf)
 	case PRIM_GHASH:
 		p->ghash(y, key, buf, SYM_LEN);
 		break;
-	case PRIM_X25519:
-		(void)p->x25519->mulgen(pt, key, 32, BR_EC_curve25519);
-		break;
 	default:
-		(void)p->p256->mulgen(pt, key, 32, BR_EC_secp256r1);
+		(void)p->ec->mulgen(pt, key, 32, BR_EC_curve25519);
+		(void)p->ec->mulgen(pt, key, 32, BR_EC_secp256r1);
 		break;
 	}
 }
@@ -252,7 +237,7 @@ prim_choose(const char *pin)
 				    best[i] > 2 * best[fastest(best)]))
 					continue;
 				t = cpu_ns();
-				for (int j = 0; j < (k < PRIM_X25519 ?
+				for (int j = 0; j < (k < PRIM_EC ?
 				    SYM_RUNS : 1); j++)
 					run(&p, k, buf);
 				t = cpu_ns() - t;
@@ -285,61 +270,3 @@ prim_describe(char *buf, size_t cap)
 		n += (size_t)w;
 	}
 }
-
-/* The chosen implementation for a curve. */
-static const br_ec_impl *
-ec_for(int curve)
-{
-	const struct prim *p = prim_get();
-
-	return curve == BR_EC_curve25519 ? p->x25519 :
-	    curve == BR_EC_secp256r1 ? p->p256 : p->prime;
-}
-
-static const unsigned char *
-ec_generator(int curve, size_t *len)
-{
-	return ec_for(curve)->generator(curve, len);
-}
-
-static const unsigned char *
-ec_order(int curve, size_t *len)
-{
-	return ec_for(curve)->order(curve, len);
-}
-
-static size_t
-ec_xoff(int curve, size_t *len)
-{
-	return ec_for(curve)->xoff(curve, len);
-}
-
-static uint32_t
-ec_mul(unsigned char *g, size_t glen, const unsigned char *x, size_t xlen,
-    int curve)
-{
-	return ec_for(curve)->mul(g, glen, x, xlen, curve);
-}
-
-static size_t
-ec_mulgen(unsigned char *r, const unsigned char *x, size_t xlen, int curve)
-{
-	return ec_for(curve)->mulgen(r, x, xlen, curve);
-}
-
-static uint32_t
-ec_muladd(unsigned char *a, const unsigned char *b, size_t len,
-    const unsigned char *x, size_t xlen, const unsigned char *y,
-    size_t ylen, int curve)
-{
-	const br_ec_impl *e = ec_for(curve);
-
-	return e->muladd == NULL ? 0 :
-	    e->muladd(a, b, len, x, xlen, y, ylen, curve);
-}
-
-const br_ec_impl prim_ec = {
-	(uint32_t)1 << BR_EC_secp256r1 | (uint32_t)1 << BR_EC_secp384r1 |
-	    (uint32_t)1 << BR_EC_secp521r1 | (uint32_t)1 << BR_EC_curve25519,
-	&ec_generator, &ec_order, &ec_xoff, &ec_mul, &ec_mulgen, &ec_muladd
-};

@@ -15,13 +15,9 @@
  *   poly1305   ctmulq, ctmul, ctmul32, i15
  *   aes_ctr    x86ni, pwr8, ct64, ct
  *   ghash      pclmul, pwr8, ctmul64, ctmul, ctmul32
- *   x25519     m31, m15, i31, i15        (BearSSL's c25519_*)
- *   p256       m31, m15                  (p256_*)
- * BearSSL 0.6 has no m62 or m64 EC code.  The generic prime_i31 and
- * prime_i15 are always slower on P-256 than the p256 code of the same
- * word size (and prime_i15 takes 10 ms a point: too long to time); they
- * serve P-384 and P-521, following the p256 choice's word size.  A
- * candidate twice as slow as the best after a round is not timed again.
+ *   ec         m31, m15 (br_ec_all_*: p256_*, c25519_* and prime_i* of
+ *              the same word size; timed on a P-256 and an X25519 key)
+ * A candidate twice as slow as the best after a round is not timed again.
  *
  * Until prim_choose() or prim_force() runs, prim_get() gives BearSSL's
  * defaults, as BearSSL's own engine would pick them.
@@ -32,15 +28,15 @@
 #include <stddef.h>
 #include <bearssl.h>
 
-enum { PRIM_CHACHA20, PRIM_POLY1305, PRIM_AES_CTR, PRIM_GHASH, PRIM_X25519,
-	PRIM_P256, PRIM_KINDS };
+enum { PRIM_CHACHA20, PRIM_POLY1305, PRIM_AES_CTR, PRIM_GHASH, PRIM_EC,
+	PRIM_KINDS };
 
 struct prim {
 	br_chacha20_run			chacha;
 	br_poly1305_run			poly;
 	const br_block_ctr_class	*ctr;
 	br_ghash			ghash;
-	const br_ec_impl		*x25519, *p256, *prime;
+	const br_ec_impl		*ec;
 	unsigned char			pick[PRIM_KINDS];	/* candidate */
 };
 
@@ -65,12 +61,5 @@ int	prim_force(int kind, size_t i);
 
 /* "chacha20=ct poly1305=ctmulq ...": the choice, for -t and the log. */
 void	prim_describe(char *buf, size_t cap);
-
-/*
- * An EC implementation for every curve BearSSL has, each curve going to
- * the chosen candidate: for kx.c and sig.c in place of
- * br_ec_get_default().
- */
-extern const br_ec_impl prim_ec;
 
 #endif

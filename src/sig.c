@@ -174,7 +174,7 @@ sig_sign(const struct tls_sig *s, const unsigned char *hv,
 
 	if (s->kind == SIG_ECDSA)
 		return ec == NULL || cap < TG_ECDSA_SIG_MAX ? 0 :
-		    precomp_ecdsa_sign(&prim_ec, dig, hv, ec, sig);
+		    precomp_ecdsa_sign(prim_get()->ec, dig, hv, ec, sig);
 	if (rsa == NULL)
 		return 0;
 	if (s->kind == SIG_PSS)
@@ -194,7 +194,7 @@ sig_verify(const struct tls_sig *s, const unsigned char *hv, size_t hlen,
 	    BR_KEYTYPE_RSA))
 		return 0;
 	if (s->kind == SIG_ECDSA)
-		return (int)br_ecdsa_vrfy_asn1_get_default()(&prim_ec, hv,
+		return (int)br_ecdsa_vrfy_asn1_get_default()(prim_get()->ec, hv,
 		    hlen, &pk->key.ec, sig, siglen);
 	if (s->kind == SIG_PSS)
 		return sig_pss_verify(hash_class(s->hash), &pk->key.rsa, hv,
