@@ -22,13 +22,6 @@
 #define SCSV		0x5600		/* TLS_FALLBACK_SCSV, RFC 7507 */
 #define RENEG_SCSV	0x00ff		/* RFC 5746 3.3 */
 
-/* RFC 8701: 0x0a0a, 0x1a1a, ... 0xfafa, for versions, groups, suites. */
-static int
-grease(size_t v)
-{
-	return (v & 0x0f0f) == 0x0a0a && v >> 8 == (v & 0xff);
-}
-
 /*
  * The classifier's cursor over a handshake message spread over records
  * already checked to hold all of it: at is the next byte of buf, frag
@@ -86,52 +79,34 @@ rd_skip(struct rd *r, size_t n)
 }
 
 /*
- * The walk to supported_versions over a whole hello of len bytes:
- * fills pk's version fields and returns whether 0x0304 is offered, or
- * -1 if the framing is wrong.  A malformed supported_versions offers
- * nothing here (hello_parse() has the error).
+ * Whether a whole hello of len bytes is framed well, up to its
+ * extensions' own lengths: 0, or -1 (hello_parse() reads the rest).
  */
 static int
-offers13(struct rd *r, struct hello_peek *pk)
+framed(struct rd *r)
 {
-	size_t n, stop, v, top = 0;
-	int v13 = 0;
+	size_t n;
 
-	rd_skip(r, 4);				/* type and length */
-	pk->max_version = (unsigned)rd_get(r, 2);
-	rd_skip(r, 32);
+	rd_skip(r, 4 + 2 + 32);			/* header, version, random */
 	rd_skip(r, rd_get(r, 1));		/* legacy_session_id */
 	n = rd_get(r, 2);
 	if (n % 2 != 0)
 		return -1;
-	for (; n > 0 && !r->bad; n -= 2)
-		pk->scsv |= rd_get(r, 2) == SCSV;
+	rd_skip(r, n);				/* cipher_suites */
 	rd_skip(r, rd_get(r, 1));		/* compression methods */
 	if (r->left > 0) {			/* the extensions' length */
 		n = rd_get(r, 2);
-		if (n != r->left || r->bad)
+		if (n != r->left)
 			return -1;
 	}
 	while (r->left > 0 && !r->bad) {
-		v = rd_get(r, 2);
+		rd_skip(r, 2);
 		n = rd_get(r, 2);
-		if (n > r->left || r->bad)
+		if (n > r->left)
 			return -1;
-		stop = r->left - n;
-		if (v == EXT_SUPPORTED_VERSIONS && n >= 3 && rd_get(r, 1) == n - 1 && n % 2 == 1) {
-			pk->sv = 1;
-			while (r->left > stop) {
-				v = rd_get(r, 2);
-				v13 |= v == TLS13;
-				if (!grease(v) && v > top)
-					top = v;
-			}
-		}
-		rd_skip(r, r->left - stop);
+		rd_skip(r, n);
 	}
-	if (pk->sv)
-		pk->max_version = (unsigned)top;
-	return r->bad ? -1 : v13;
+	return r->bad ? -1 : 0;
 }
 
 static int
@@ -160,9 +135,8 @@ hello_classify(const unsigned char *b, size_t len, size_t cap,
 {
 	unsigned char head[4];
 	size_t at, i, rl = 0, got = 0, need = 0;
-	struct hello_peek r = { 0, 0, 0, 0, 0, 0, 0 };
 	struct rd c;
-	int empty = 0, v13;
+	int empty = 0;
 
 	memset(pk, 0, sizeof(*pk));
 	/* Whole records, until they hold the message its header announces. */
@@ -197,14 +171,14 @@ hello_classify(const unsigned char *b, size_t len, size_t cap,
 		got += rl;
 	}
 	c = (struct rd){ b, 5, tw_get16(b + 3), need, 0 };
-	if ((v13 = offers13(&c, &r)) < 0)
+	pk->wire = 0;
+	if (framed(&c) < 0)
 		return refuse(pk, DECODE_ERROR);
-	r.end = at;
-	*pk = r;
+	pk->end = at;
 	/* RFC 5246 6.2.1, RFC 8446 5.1: nothing else in its records. */
 	if (got > need || empty)
 		return refuse(pk, UNEXPECTED_MESSAGE);
-	return v13 ? HELLO_V13 : HELLO_V12;
+	return HELLO_WHOLE;
 }
 
 size_t

@@ -24,7 +24,7 @@
  *	switch (hello_classify(buf, len, cap, &pk))
  *	  HELLO_MORE: read more, call again
  *	  HELLO_ALERT: send pk.alert, close
- *	  HELLO_V12, HELLO_V13: n = hello_defrag(buf, pk.end);
+ *	  HELLO_WHOLE: n = hello_defrag(buf, pk.end);
  *	    alert = hello_parse(buf + 5, n, &h);  the hello is buf[5..5+n)
  *	    bytes buf[pk.end..len) are the next records (CCS, early data)
  *
@@ -65,23 +65,13 @@
 /* hello_classify()'s answers. */
 enum {
 	HELLO_MORE,	/* the hello is not all there yet, and may fit */
-	HELLO_V12,	/* a whole hello that does not offer 0x0304 */
-	HELLO_V13,	/* a whole hello offering 0x0304 */
+	HELLO_WHOLE,	/* a whole hello, framed well */
 	HELLO_ALERT	/* a first flight that must be refused: pk->alert */
 };
 
 struct hello_peek {
 	unsigned	alert;		/* with HELLO_ALERT */
-	/*
-	 * Set once a whole hello is framed well: the highest version in
-	 * supported_versions (GREASE aside) or, without it, legacy_version;
-	 * whether the extension was there; whether TLS_FALLBACK_SCSV
-	 * (0x5600) is among the suites.
-	 */
-	unsigned	max_version;
-	int		sv;
-	int		scsv;
-	size_t		end;		/* HELLO_V13: bytes the hello's records take */
+	size_t		end;		/* HELLO_WHOLE: its records' bytes */
 	/*
 	 * HELLO_MORE: how many bytes buf must hold before more can be
 	 * judged: the next record header whole, the record under way
@@ -106,8 +96,8 @@ struct hello_peek {
  * hello or another major version; record_overflow; decode_error for bad
  * framing or a length no hello can have; handshake_failure for a hello
  * that could be well formed but does not fit in cap.
- * HELLO_V13 when supported_versions offers 0x0304, else HELLO_V12; the
- * hello's records end at pk->end.
+ * HELLO_WHOLE when the hello and its vectors up to the extensions'
+ * lengths are framed well; its records end at pk->end.
  */
 int	hello_classify(const unsigned char *buf, size_t len, size_t cap,
 	    struct hello_peek *pk);
@@ -116,7 +106,7 @@ int	hello_classify(const unsigned char *buf, size_t len, size_t cap,
  * Join the fragments of the records in buf[0..end) in place, after the
  * first record's header: they are then buf[5..5+n), n returned.  The
  * first header and the bytes from 5+n to end are left as they were.
- * Call it with pk.end of a HELLO_V13 answer; any end is safe.
+ * Call it with pk.end of a HELLO_WHOLE answer; any end is safe.
  */
 size_t	hello_defrag(unsigned char *buf, size_t end);
 

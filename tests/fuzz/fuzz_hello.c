@@ -18,9 +18,9 @@
  *    (supported_versions lists 0x0303, or without it legacy_version is
  *    0x0303 or more); an ALPN list naming http/1.1 has the name in it;
  *  - classifier and parser agree: a hello the parser accepts, put in
- *    one record, is HELLO_V13 if it offers 0x0304 and HELLO_V12 if not, and
- *    so is a whole hello of one record that the parser accepts;
- *  - a HELLO_V13 or HELLO_V12 hello, joined, and put back in one record, is
+ *    one record, is HELLO_WHOLE, and so is a whole hello of one record
+ *    that the parser accepts;
+ *  - a HELLO_WHOLE hello, joined, and put back in one record, is
  *    classified, joined and parsed to the same answer;
  *  - hello_defrag stays inside what it is given.
  */
@@ -124,13 +124,6 @@ parse(const uint8_t *m, size_t len, struct hello *h)
 	return a;
 }
 
-/* What the classifier must say of a hello the parser accepted. */
-static int
-version_of(const struct hello *h)
-{
-	return h->v13 ? HELLO_V13 : HELLO_V12;
-}
-
 /* m in one record of again[], classified, joined: its answer, or -1. */
 static int
 one_record(const uint8_t *m, size_t n, size_t *joined)
@@ -145,7 +138,7 @@ one_record(const uint8_t *m, size_t n, size_t *joined)
 	again[4] = (uint8_t)n;
 	memmove(again + 5, m, n);
 	c = hello_classify(again, n + 5, IBUF, &pk);
-	if ((c == HELLO_V13 || c == HELLO_V12) && (pk.end != n + 5 ||
+	if (c == HELLO_WHOLE && (pk.end != n + 5 ||
 	    (*joined = hello_defrag(again, pk.end)) != n))
 		abort();
 	return c;
@@ -165,7 +158,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The input as a bare message. */
 	a = parse(data, size, &h);
 	if (a == 0 && size <= 16384 &&
-	    one_record(data, size, &j) != version_of(&h))
+	    one_record(data, size, &j) != HELLO_WHOLE)
 		abort();
 	/* The input as records. */
 	c = hello_classify(data, size, IBUF, &pk);
@@ -178,7 +171,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (c == HELLO_MORE && (size >= IBUF || pk.want <= size))
 		abort();
 	/* A cut of a whole hello wants more, and no more than it has. */
-	if ((c == HELLO_V12 || c == HELLO_V13) &&
+	if (c == HELLO_WHOLE &&
 	    (hello_classify(data, pk.end / 2, IBUF, &pk2) != HELLO_MORE ||
 	    pk2.want <= pk.end / 2 || pk2.want > pk.end))
 		abort();
@@ -193,24 +186,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    data[1] == 3 && data[5] == 1 &&
 	    (size_t)(data[3] << 8 | data[4]) == size - 5 &&
 	    (size_t)(data[6] << 16 | data[7] << 8 | data[8]) == size - 9 &&
-	    hello_parse(data + 5, size - 5, &h) == 0 && c != version_of(&h))
+	    hello_parse(data + 5, size - 5, &h) == 0 && c != HELLO_WHOLE)
 		abort();
 	memcpy(buf, data, size);
-	if (c != HELLO_V13 && c != HELLO_V12) {
+	if (c != HELLO_WHOLE) {
 		if (hello_defrag(buf, size) + 5 > size && size >= 5)
 			abort();
 		return 0;
 	}
-	if (pk.end > size || (c == HELLO_V13 &&
-	    (pk.max_version < 0x0304 || !pk.sv)))
+	if (pk.end > size)
 		abort();
 	n = hello_defrag(buf, pk.end);
 	if (n + 5 > pk.end || memcmp(buf + pk.end, data + pk.end,
 	    size - pk.end) != 0)
 		abort();
 	a = parse(buf + 5, n, &h);
-	if (a == 0 && version_of(&h) != c)
-		abort();
 	/* Joined, in one record, again: the same answer. */
 	if (one_record(buf + 5, n, &j) != c)
 		abort();

@@ -252,7 +252,7 @@ same(const struct hello *a, const struct hello *b)
 }
 
 /*
- * Records as a client sent them: classified HELLO_V13 with buf's size,
+ * Records as a client sent them: classified HELLO_WHOLE with buf's size,
  * joined; m gets the message.  Returns the parser's answer, or 999.
  */
 static unsigned
@@ -262,7 +262,7 @@ real(const char *hex, struct buf *m, struct hello *h)
 	struct buf r = { { 0 }, 0 };
 
 	puthex(&r, hex);
-	if (classify(r.b, r.n, IBUF, &pk) != HELLO_V13 || pk.end != r.n)
+	if (classify(r.b, r.n, IBUF, &pk) != HELLO_WHOLE || pk.end != r.n)
 		return 999;
 	m->n = hello_defrag(r.b, pk.end);
 	memcpy(m->b, r.b + 5, m->n);
@@ -381,8 +381,7 @@ python_hello_offers_13_and_12(void)
 	CHECK(h.host_len == 15 &&
 	    memcmp(m.b + h.host, "www.example.org", 15) == 0);
 	puthex(&r, python);
-	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_V13);
-	CHECK(pk.sv && pk.max_version == 0x0304 && !pk.scsv);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_WHOLE);
 	return 1;
 }
 
@@ -446,8 +445,7 @@ tls12_hello_is_t12_and_parsed(void)
 	struct hello h;
 
 	puthex(&r, openssl_tls12);
-	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_V12 && pk.end == r.n);
-	CHECK(!pk.sv && !pk.scsv && pk.max_version == 0x0303);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_WHOLE && pk.end == r.n);
 	m.n = r.n - 5;
 	memcpy(m.b, r.b + 5, m.n);
 	CHECK(parse(m.b, m.n, &h) == 0 && inside(&h, m.n));
@@ -469,26 +467,18 @@ fallback_scsv_is_reported(void)
 	struct hello h;
 
 	puthex(&r, openssl_scsv);
-	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_V12);
-	CHECK(pk.scsv && !pk.sv && pk.max_version == 0x0303);
-	/* 1.2 and 1.1 in supported_versions, GREASE first: max 1.2. */
-	hello_hex(&m, "002b0007067a7a03030302");
-	m.b[79] = 0x56;				/* 0xc02b -> 0x5600 */
-	m.b[80] = 0x00;
-	records(&r, &m, NULL);
-	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_V12);
-	CHECK(pk.scsv && pk.sv && pk.max_version == 0x0303);
-	/* A second supported_versions lowers nothing (and is refused). */
+	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_WHOLE);
+	m.n = r.n - 5;
+	memcpy(m.b, r.b + 5, m.n);
+	CHECK(parse(m.b, m.n, &h) == 0 && h.scsv && !h.v13);
+	/* A second supported_versions is refused, whole as it is. */
 	hello_hex(&m, BASE "002b0003020300");
 	records(&r, &m, NULL);
-	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_V13);
-	CHECK(pk.max_version == 0x0304);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_WHOLE);
 	CHECK(parse(m.b, m.n, &h) == ILLEGAL);
 	/* GREASE above 0x0304 is no version. */
 	hello_hex(&m, "002b0005047a7a0304" GROUPS KS_X SIGS);
-	records(&r, &m, NULL);
-	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_V13);
-	CHECK(!pk.scsv && pk.max_version == 0x0304);
+	CHECK(parse(m.b, m.n, &h) == 0 && h.v13 && !h.scsv);
 	return 1;
 }
 
@@ -517,7 +507,7 @@ hello_over_records_is_joined(void)
 	for (size_t len = 0; len < r.n; len++)
 		CHECK(classify(r.b, len, IBUF, &pk) == HELLO_MORE &&
 		    pk.want > len && pk.want <= r.n);
-	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_V13 && pk.end == r.n);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_WHOLE && pk.end == r.n);
 	j = r;
 	n = hello_defrag(j.b, pk.end);
 	CHECK(n == m.n && memcmp(j.b + 5, m.b, n) == 0);
@@ -536,7 +526,7 @@ bytes_after_the_hello_are_left(void)
 	puthex(&r, openssl_tls13);
 	n = r.n;
 	puthex(&r, "140303000101" "170303");	/* CCS, early data */
-	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_V13 && pk.end == n);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_WHOLE && pk.end == n);
 	CHECK(hello_defrag(r.b, pk.end) == n - 5);
 	CHECK(memcmp(r.b + n, "\x14\x03\x03\x00\x01\x01", 6) == 0);
 	return 1;
@@ -632,7 +622,7 @@ record_version_major_not_3_is_protocol_version(void)
 	CHECK(first_flight_alert(&g, 0) == VERSION);
 	g.b[1] = 3;				/* the minor is not looked at */
 	g.b[2] = 0x7f;
-	CHECK(classify(g.b, g.n, IBUF, &(struct hello_peek){ 0 }) == HELLO_V12);
+	CHECK(classify(g.b, g.n, IBUF, &(struct hello_peek){ 0 }) == HELLO_WHOLE);
 	return 1;
 }
 
@@ -671,7 +661,7 @@ hello_too_large_for_the_buffer_is_handshake_failure(void)
 	struct hello_peek pk;
 
 	puthex(&r, openssl_tls13);
-	CHECK(classify(r.b, r.n, r.n, &pk) == HELLO_V13);
+	CHECK(classify(r.b, r.n, r.n, &pk) == HELLO_WHOLE);
 	CHECK(classify(r.b, 100, r.n - 1, &pk) == HELLO_ALERT &&
 	    pk.alert == FAILURE);
 	CHECK(classify(r.b, 100, r.n, &pk) == HELLO_MORE);
@@ -773,7 +763,7 @@ every_changed_byte_gets_a_clean_answer(void)
 			}
 			records(&r, &c, NULL);
 			k = classify(r.b, r.n, IBUF, &pk);
-			if (a == 0 && k != (h.v13 ? HELLO_V13 : HELLO_V12))
+			if (a == 0 && k != HELLO_WHOLE)
 				CHECK(!"classifier disagrees");
 		}
 	return 1;
@@ -865,9 +855,9 @@ crafted_hellos_earn_their_alerts(void)
 		records(&r, &m, NULL);
 		k = classify(r.b, r.n, IBUF, &pk);
 		if (a == 0)
-			CHECK(k == (h.v13 ? HELLO_V13 : HELLO_V12));
+			CHECK(k == HELLO_WHOLE);
 		if (a == VERSION)
-			CHECK(k == HELLO_V12);
+			CHECK(k == HELLO_WHOLE);
 	}
 	return 1;
 }
@@ -948,7 +938,7 @@ mlkem_and_grease_shares_are_skipped(void)
 	/* Not among the default groups (NULL): X25519 answers. */
 	CHECK(hello_choose_group(&h, NULL, 0, &g) == HELLO_SHARE && g == 0x001d);
 	records(&r, &m, NULL);
-	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_V13);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_WHOLE);
 #ifndef TLSGATE_NO_MLKEM
 	{
 		static const unsigned ours[] = { 0x11ec, 0x001d };
@@ -1110,8 +1100,7 @@ tls12_hello_without_extensions_is_accepted(void)
 	CHECK(h.suites12 == (T12_SUITE_ECDSA_AES_128_GCM |
 	    T12_SUITE_RSA_AES_128_GCM));
 	records(&r, &m, NULL);
-	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_V12);
-	CHECK(pk.max_version == 0x0303 && !pk.sv);
+	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_WHOLE);
 	return 1;
 }
 
