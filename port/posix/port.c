@@ -522,14 +522,15 @@ static volatile sig_atomic_t sigflags;
 static void
 on_signal(int sig)
 {
-	sigflags |= sig == SIGHUP ? PORT_SIG_HUP :
-	    sig == SIGUSR1 ? PORT_SIG_USR1 : PORT_SIG_TERM;
+	sigflags |= sig == SIGHUP ? PORT_SIG_HUP : sig == SIGUSR1 ?
+	    PORT_SIG_USR1 : sig == SIGCHLD ? 0 : PORT_SIG_TERM;
 }
 
 void
 port_signals_init(void)
 {
-	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1,
+	    SIGCHLD };
 	struct sigaction sa;
 	sigset_t block;
 
