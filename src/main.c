@@ -172,7 +172,7 @@ generate(const struct config *c)
 static void
 report_certs(const struct config *c, int check)
 {
-	char fp[CERTGEN_FP_LEN], days[24];
+	char fp[CERTGEN_FP_LEN], days[24], line[512];
 	int64_t now = port_time(), soonest = INT64_MAX, end, left;
 
 	for (unsigned i = 0; i < c->nsvc; i++)
@@ -192,14 +192,13 @@ report_certs(const struct config *c, int check)
 				    (long long)left);
 			if (end >= 0 && end < soonest)
 				soonest = end;
+			snprintf(line, sizeof(line), "cert svc=%s path=%s "
+			    "sha256=%s days_left=%s", c->svc[i].name,
+			    c->svc[i].certs[j].cert, fp, days);
 			if (check)
-				printf("cert svc=%s path=%s sha256=%s "
-				    "days_left=%s\n", c->svc[i].name,
-				    c->svc[i].certs[j].cert, fp, days);
+				puts(line);
 			else
-				log_msg(LOG_INFO, "cert svc=%s path=%s sha256=%s "
-				    "days_left=%s", c->svc[i].name,
-				    c->svc[i].certs[j].cert, fp, days);
+				log_msg(LOG_INFO, "%s", line);
 		}
 	stats_cert_end = soonest == INT64_MAX ? 0 : soonest;
 }
