@@ -249,7 +249,7 @@ static const struct config *
 reload(void)
 {
 	struct config *next = &cfgs[cur ^ 1];
-	const char *what;
+	const char *what = NULL;
 	char err[512];
 	unsigned refs;
 
@@ -263,17 +263,14 @@ reload(void)
 		return NULL;
 	}
 	if (config_defaults(next, err, sizeof(err)) < 0 ||
-	    config_load(next, cfg_path, err, sizeof(err)) < 0) {
-		log_msg(LOG_ERROR, "reload: refused: %s", err);
-		return NULL;
-	}
-	if ((what = needs_restart(&cfgs[cur], next)) != NULL) {
-		log_msg(LOG_ERROR, "reload: refused: %s changed: that needs a "
-		    "restart", what);
-		return NULL;
-	}
-	if (tls_load(next, err, sizeof(err)) < 0) {
-		log_msg(LOG_ERROR, "reload: refused: %s", err);
+	    config_load(next, cfg_path, err, sizeof(err)) < 0 ||
+	    (what = needs_restart(&cfgs[cur], next)) != NULL ||
+	    tls_load(next, err, sizeof(err)) < 0) {
+		if (what != NULL)
+			log_msg(LOG_ERROR, "reload: refused: %s changed: that "
+			    "needs a restart", what);
+		else
+			log_msg(LOG_ERROR, "reload: refused: %s", err);
 		return NULL;
 	}
 	tls_commit();
