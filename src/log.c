@@ -2,8 +2,6 @@
  * log.c - see log.h.
  */
 #include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 

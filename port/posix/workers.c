@@ -9,7 +9,6 @@
  */
 #define _GNU_SOURCE
 #include <sys/mman.h>
-#include <sys/types.h>
 #include <sys/wait.h>
 #include <errno.h>
 #include <pthread.h>
