@@ -68,12 +68,16 @@ port_unlock(void *m)
 	pthread_mutex_unlock(m);
 }
 
-static pid_t
+static pid_t pid[64];
+static time_t born[64];
+
+/* Fork worker k; 1 if it runs. */
+static int
 spawn(unsigned k, int (*run)(unsigned))
 {
-	pid_t pid = fork();
-
-	if (pid == 0) {
+	born[k] = time(NULL);
+	pid[k] = fork();
+	if (pid[k] == 0) {
 #if defined(__linux__)
 		/* A parent killed outright: drain and go, unsupervised. */
 		(void)prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -82,12 +86,12 @@ spawn(unsigned k, int (*run)(unsigned))
 #endif
 		_exit(run(k));
 	}
-	return pid;
+	return pid[k] > 0;
 }
 
 /* A signal that came is passed on to the workers, once each time. */
 static void
-pass(unsigned got, const pid_t *pid, unsigned n, int sig)
+pass(unsigned got, unsigned n, int sig)
 {
 	if (got == 0)
 		return;
@@ -98,35 +102,28 @@ pass(unsigned got, const pid_t *pid, unsigned n, int sig)
 
 /*
  * The workers inherit port_signals_init()'s blocked signals: one sent
- * before a worker's loop waits for it, as in the parent.
+ * to a worker before its loop runs waits for the loop.
  */
 int
 port_run_workers(unsigned n, int (*run)(unsigned k))
 {
-	pid_t pid[64];
-	time_t born[64];
 	unsigned live = 0, got, term = 0;
 
 	if (n > 64)
 		return 111;
 	port_signals_init();
-	for (unsigned k = 0; k < n; k++) {
-		pid[k] = spawn(k, run);
-		born[k] = time(NULL);
-		if (pid[k] < 0)
+	for (unsigned k = 0; k < n; k++, live++)
+		if (!spawn(k, run))
 			return 111;
-		live++;
-	}
 	for (;;) {
 		pid_t dead;
-		int st;
 
 		got = port_signals();
 		term |= got & PORT_SIG_TERM;
-		pass(got & PORT_SIG_HUP, pid, n, SIGHUP);
-		pass(got & PORT_SIG_USR1, pid, n, SIGUSR1);
-		pass(got & PORT_SIG_TERM, pid, n, SIGTERM);
-		while ((dead = waitpid(-1, &st, WNOHANG)) > 0)
+		pass(got & PORT_SIG_HUP, n, SIGHUP);
+		pass(got & PORT_SIG_USR1, n, SIGUSR1);
+		pass(got & PORT_SIG_TERM, n, SIGTERM);
+		while ((dead = waitpid(-1, NULL, WNOHANG)) > 0)
 			for (unsigned k = 0; k < n; k++) {
 				if (pid[k] != dead)
 					continue;
@@ -137,10 +134,7 @@ port_run_workers(unsigned n, int (*run)(unsigned k))
 				/* A crash loop forks no faster than once a second. */
 				if (time(NULL) == born[k])
 					sleep(1);
-				pid[k] = spawn(k, run);
-				born[k] = time(NULL);
-				if (pid[k] > 0)
-					live++;
+				live += (unsigned)spawn(k, run);
 			}
 		if (live == 0)
 			return 0;
