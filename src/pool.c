@@ -40,10 +40,7 @@ pool_put(int fd, const void *key, uint64_t now)
 		port_close(fd, 0);
 		return;
 	}
-	idle[nidle].fd = fd;
-	idle[nidle].key = key;
-	idle[nidle].since = now;
-	nidle++;
+	idle[nidle++] = (struct idle){ fd, key, now };
 }
 
 /* Idle means silent: any byte, EOF or error ends its use. */
