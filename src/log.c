@@ -20,10 +20,10 @@ static unsigned long long dropped;
 struct stats stats;
 int64_t stats_cert_end;
 
-#define F(f)	{ #f, offsetof(struct stats, f) },
+#define F(f)	{ #f, &stats.f },
 static const struct {
-	const char	*name;
-	size_t		 off;
+	const char			*name;
+	const unsigned long long	*val;
 } fields[] = { STATS_COUNTERS(F) };
 #undef F
 
@@ -38,8 +38,7 @@ stats_text(char *buf, size_t cap, const char *eq, const char *sep)
 	    (unsigned long long)left / 86400;
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		k = snprintf(buf + n, cap - n, "%s%s%llu%s", fields[i].name, eq,
-		    *(const unsigned long long *)(const void *)((const char *)
-		    &stats + fields[i].off), sep);
+		    *fields[i].val, sep);
 		if (k < 0 || (size_t)k >= cap - n)
 			return n;
 		n += (size_t)k;
@@ -59,9 +58,7 @@ vlog(enum log_level lv, const char *tag, const char *fmt, va_list ap)
 
 	n = snprintf(buf, sizeof(buf), "%s: ", tag);
 	m = vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
-	if (m < 0)
-		m = 0;
-	n += m;
+	n += m > 0 ? m : 0;
 	if ((size_t)n >= sizeof(buf))
 		n = sizeof(buf) - 1;
 	log_lines++;
