@@ -43,15 +43,6 @@ pool_put(int fd, const void *key, uint64_t now)
 	idle[nidle++] = (struct idle){ fd, key, now };
 }
 
-/* Idle means silent: any byte, EOF or error ends its use. */
-static int
-silent(int fd)
-{
-	struct port_pfd p = { fd, PORT_IN, 0 };
-
-	return port_poll(&p, 1, 0) == 0;
-}
-
 int
 pool_take(const void *key, uint64_t now)
 {
@@ -64,7 +55,9 @@ pool_take(const void *key, uint64_t now)
 		fd = idle[i].fd;
 		since = idle[i].since;
 		drop(i);
-		if (now - since < POOL_IDLE_MS && silent(fd))
+		/* Idle means silent: any byte, EOF or error ends its use. */
+		if (now - since < POOL_IDLE_MS &&
+		    port_poll(&(struct port_pfd){ fd, PORT_IN, 0 }, 1, 0) == 0)
 			return fd;
 		port_close(fd, 0);
 	}
