@@ -412,7 +412,6 @@ main(int argc, char **argv)
 		if (stats_fd < 0)
 			log_fatal(111, "stats %s: %s", addr, why);
 	}
-	if (cfg->workers == 1)
-		return run_worker(0);
-	return port_run_workers(cfg->workers, run_worker);
+	return cfg->workers == 1 ? run_worker(0) :
+	    port_run_workers(cfg->workers, run_worker);
 }

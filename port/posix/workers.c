@@ -93,9 +93,7 @@ spawn(unsigned k, int (*run)(unsigned))
 static void
 pass(unsigned got, unsigned n, int sig)
 {
-	if (got == 0)
-		return;
-	for (unsigned k = 0; k < n; k++)
+	for (unsigned k = 0; got != 0 && k < n; k++)
 		if (pid[k] > 0)
 			kill(pid[k], sig);
 }
