@@ -121,11 +121,13 @@ $(B)/unit/asan_test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c \
 	    $(UNIT_MORE_$*)
 
 # The workers' shared lock lives in the port layer.
-$(B)/unit/test_workers: tests/unit/test_workers.c port/posix/workers.c
+$(B)/unit/test_workers: tests/unit/test_workers.c port/posix/workers.c \
+    port/posix/port.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g -Iport $(LDFLAGS) -o $@ $^
 
-$(B)/unit/asan_test_workers: tests/unit/test_workers.c port/posix/workers.c
+$(B)/unit/asan_test_workers: tests/unit/test_workers.c port/posix/workers.c \
+    port/posix/port.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(SAN) -Iport -o $@ $^
 

@@ -103,9 +103,8 @@ struct port_pfd {
 #define PORT_ERRS	0x038	/* POLLERR | POLLHUP | POLLNVAL */
 int	port_poll(struct port_pfd *, size_t n, int timeout_ms);
 
-/* Monotonic milliseconds. */
+/* A monotonic clock in milliseconds, and in microseconds. */
 uint64_t port_now_ms(void);
-/* The same clock in microseconds (port_now_ms() is it / 1000). */
 uint64_t port_now_us(void);
 /* Wall-clock seconds since 1970-01-01 UTC (certificate dates). */
 int64_t	port_time(void);
@@ -209,8 +208,7 @@ void	port_unlock(void *);
  * running: a worker that dies is forked again (at most once a second);
  * SIGHUP and SIGUSR1 are passed on; SIGTERM/SIGINT are passed on and
  * waited for.  Returns when every worker is gone after a SIGTERM: 0,
- * or 111 if workers cannot be forked.  The caller must not have
- * installed signal handlers yet; the workers get them from run().
+ * or 111 if workers cannot be forked.
  */
 int	port_run_workers(unsigned n, int (*run)(unsigned k));
 

@@ -2,8 +2,6 @@
  * log.c - see log.h.
  */
 #include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -22,27 +20,12 @@ static unsigned long long dropped;
 struct stats stats;
 int64_t stats_cert_end;
 
-#define F(f)	{ #f, offsetof(struct stats, f) }
+#define F(f)	{ #f, &stats.f },
 static const struct {
-	const char	*name;
-	size_t		 off;
-} fields[] = {
-	F(accepted), F(closed), F(live), F(high_water), F(handshakes),
-	F(handshakes_full), F(resumed), F(cache_hits), F(cache_misses),
-	F(cache_saves), F(tls_errors), F(timeouts), F(backend_errors),
-	F(backend_connects), F(backend_reused), F(backend_retries),
-	F(http_errors), F(evicted), F(refused),
-	F(pending), F(pending_high), F(shed),
-	F(redirects), F(acme_forwarded), F(tls13), F(hrr), F(tickets),
-	F(ticket_hits), F(ticket_misses),
-	F(bytes_in), F(bytes_out), F(log_dropped),
-	F(proxy_in), F(proxy_local), F(proxy_errors),
-	F(cert_days), F(precomp_hits), F(precomp_misses),
-	F(turns), F(turn_p99_us), F(turn_p999_us), F(turn_max_us),
-	F(slow_polled), F(slow_io), F(slow_costly), F(slow_served),
-	F(slow_accepts), F(slow_expired), F(slow_handshakes), F(slow_closed),
-	F(slow_cache), F(slow_logs),
-};
+	const char			*name;
+	const unsigned long long	*val;
+} fields[] = { STATS_COUNTERS(F) };
+#undef F
 
 size_t
 stats_text(char *buf, size_t cap, const char *eq, const char *sep)
@@ -55,8 +38,7 @@ stats_text(char *buf, size_t cap, const char *eq, const char *sep)
 	    (unsigned long long)left / 86400;
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		k = snprintf(buf + n, cap - n, "%s%s%llu%s", fields[i].name, eq,
-		    *(const unsigned long long *)(const void *)((const char *)
-		    &stats + fields[i].off), sep);
+		    *fields[i].val, sep);
 		if (k < 0 || (size_t)k >= cap - n)
 			return n;
 		n += (size_t)k;
@@ -76,9 +58,7 @@ vlog(enum log_level lv, const char *tag, const char *fmt, va_list ap)
 
 	n = snprintf(buf, sizeof(buf), "%s: ", tag);
 	m = vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
-	if (m < 0)
-		m = 0;
-	n += m;
+	n += m > 0 ? m : 0;
 	if ((size_t)n >= sizeof(buf))
 		n = sizeof(buf) - 1;
 	log_lines++;

@@ -268,9 +268,7 @@ promote(const struct config *cfg)
 static int
 poll_add(size_t *n, int fd, short events)
 {
-	pfd[*n].fd = fd;
-	pfd[*n].events = events;
-	pfd[*n].revents = 0;
+	pfd[*n] = (struct port_pfd){ fd, events, 0 };
 	return (int)(*n)++;
 }
 
@@ -376,7 +374,7 @@ drain(int drain_timeout)
 
 int
 loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
-    int stats_fd, loop_reload_fn reload)
+    int stats_fd, const struct config *(*reload)(void))
 {
 	uint64_t accept_after = 0, drain_end = 0;
 	unsigned rotate = 0;

@@ -18,17 +18,13 @@ struct listener {
 };
 
 /*
- * Re-read the configuration (SIGHUP): returns the new one, now in
- * force, or NULL (the old one stays; the reason was logged).
- */
-typedef const struct config *(*loop_reload_fn)(void);
-
-/*
  * Run until SIGTERM/SIGINT and the drain are over.  stats_fd is a
- * listening socket for the stats text, or -1.  Returns the exit code.
+ * listening socket for the stats text, or -1.  reload re-reads the
+ * configuration (SIGHUP): it returns the new one, now in force, or NULL
+ * (the old one stays; the reason was logged).  Returns the exit code.
  */
 int	loop_run(const struct config *, const struct listener *, unsigned n,
-	    int stats_fd, loop_reload_fn);
+	    int stats_fd, const struct config *(*reload)(void));
 size_t	loop_static_bytes(void);
 
 #endif

@@ -172,7 +172,7 @@ generate(const struct config *c)
 static void
 report_certs(const struct config *c, int check)
 {
-	char fp[CERTGEN_FP_LEN], days[24];
+	char fp[CERTGEN_FP_LEN], days[24], line[512];
 	int64_t now = port_time(), soonest = INT64_MAX, end, left;
 
 	for (unsigned i = 0; i < c->nsvc; i++)
@@ -192,14 +192,13 @@ report_certs(const struct config *c, int check)
 				    (long long)left);
 			if (end >= 0 && end < soonest)
 				soonest = end;
+			snprintf(line, sizeof(line), "cert svc=%s path=%s "
+			    "sha256=%s days_left=%s", c->svc[i].name,
+			    c->svc[i].certs[j].cert, fp, days);
 			if (check)
-				printf("cert svc=%s path=%s sha256=%s "
-				    "days_left=%s\n", c->svc[i].name,
-				    c->svc[i].certs[j].cert, fp, days);
+				puts(line);
 			else
-				log_msg(LOG_INFO, "cert svc=%s path=%s sha256=%s "
-				    "days_left=%s", c->svc[i].name,
-				    c->svc[i].certs[j].cert, fp, days);
+				log_msg(LOG_INFO, "%s", line);
 		}
 	stats_cert_end = soonest == INT64_MAX ? 0 : soonest;
 }
@@ -250,7 +249,7 @@ static const struct config *
 reload(void)
 {
 	struct config *next = &cfgs[cur ^ 1];
-	const char *what;
+	const char *what = NULL;
 	char err[512];
 	unsigned refs;
 
@@ -264,17 +263,14 @@ reload(void)
 		return NULL;
 	}
 	if (config_defaults(next, err, sizeof(err)) < 0 ||
-	    config_load(next, cfg_path, err, sizeof(err)) < 0) {
-		log_msg(LOG_ERROR, "reload: refused: %s", err);
-		return NULL;
-	}
-	if ((what = needs_restart(&cfgs[cur], next)) != NULL) {
-		log_msg(LOG_ERROR, "reload: refused: %s changed: that needs a "
-		    "restart", what);
-		return NULL;
-	}
-	if (tls_load(next, err, sizeof(err)) < 0) {
-		log_msg(LOG_ERROR, "reload: refused: %s", err);
+	    config_load(next, cfg_path, err, sizeof(err)) < 0 ||
+	    (what = needs_restart(&cfgs[cur], next)) != NULL ||
+	    tls_load(next, err, sizeof(err)) < 0) {
+		if (what != NULL)
+			log_msg(LOG_ERROR, "reload: refused: %s changed: that "
+			    "needs a restart", what);
+		else
+			log_msg(LOG_ERROR, "reload: refused: %s", err);
 		return NULL;
 	}
 	tls_commit();
@@ -416,7 +412,6 @@ main(int argc, char **argv)
 		if (stats_fd < 0)
 			log_fatal(111, "stats %s: %s", addr, why);
 	}
-	if (cfg->workers == 1)
-		return run_worker(0);
-	return port_run_workers(cfg->workers, run_worker);
+	return cfg->workers == 1 ? run_worker(0) :
+	    port_run_workers(cfg->workers, run_worker);
 }

@@ -40,19 +40,7 @@ pool_put(int fd, const void *key, uint64_t now)
 		port_close(fd, 0);
 		return;
 	}
-	idle[nidle].fd = fd;
-	idle[nidle].key = key;
-	idle[nidle].since = now;
-	nidle++;
-}
-
-/* Idle means silent: any byte, EOF or error ends its use. */
-static int
-silent(int fd)
-{
-	struct port_pfd p = { fd, PORT_IN, 0 };
-
-	return port_poll(&p, 1, 0) == 0;
+	idle[nidle++] = (struct idle){ fd, key, now };
 }
 
 int
@@ -67,7 +55,9 @@ pool_take(const void *key, uint64_t now)
 		fd = idle[i].fd;
 		since = idle[i].since;
 		drop(i);
-		if (now - since < POOL_IDLE_MS && silent(fd))
+		/* Idle means silent: any byte, EOF or error ends its use. */
+		if (now - since < POOL_IDLE_MS &&
+		    port_poll(&(struct port_pfd){ fd, PORT_IN, 0 }, 1, 0) == 0)
 			return fd;
 		port_close(fd, 0);
 	}

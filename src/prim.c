@@ -26,7 +26,6 @@
 #define NCAND		5	/* the most candidates of one kind */
 
 static struct prim cur;
-static int ready;
 
 static const char *const names[PRIM_KINDS][NCAND] = {
 	{ "sse2", "ct" },
@@ -95,10 +94,9 @@ defaults(struct prim *p)
 const struct prim *
 prim_get(void)
 {
-	if (!ready) {
+	/* ChaCha20's portable code is always there: none yet, no choice. */
+	if (cur.chacha == NULL)
 		defaults(&cur);
-		ready = 1;
-	}
 	return &cur;
 }
 
@@ -248,7 +246,6 @@ prim_choose(const char *pin)
 			(void)candidate(&p, k, pick);
 	}
 	cur = p;
-	ready = 1;
 	return 0;
 }
 

@@ -4,12 +4,10 @@
  * its reason, in one static buffer where strerror() cannot say it.
  */
 #define _GNU_SOURCE
-#include <sys/types.h>
 #include <sys/stat.h>
 #include <sys/resource.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>

@@ -160,12 +160,11 @@ port_addr_port(const struct port_addr *a)
 void
 port_addr_ip(const struct port_addr *a, char *buf, size_t cap)
 {
-	const struct sockaddr_in *v4 = (const void *)a->raw;
-	const struct sockaddr_in6 *v6 = (const void *)a->raw;
+	uint8_t ip[16];
 
-	if (a->len == 0 || family(a) == AF_UNIX || (port_addr_is_v6(a) ?
-	    inet_ntop(AF_INET6, &v6->sin6_addr, buf, (socklen_t)cap) :
-	    inet_ntop(AF_INET, &v4->sin_addr, buf, (socklen_t)cap)) == NULL)
+	if (a->len == 0 || family(a) == AF_UNIX ||
+	    inet_ntop(port_addr_raw(a, ip) == 16 ? AF_INET6 : AF_INET, ip, buf,
+	    (socklen_t)cap) == NULL)
 		snprintf(buf, cap, "unknown");
 }
 
@@ -522,14 +521,15 @@ static volatile sig_atomic_t sigflags;
 static void
 on_signal(int sig)
 {
-	sigflags |= sig == SIGHUP ? PORT_SIG_HUP :
-	    sig == SIGUSR1 ? PORT_SIG_USR1 : PORT_SIG_TERM;
+	sigflags |= sig == SIGHUP ? PORT_SIG_HUP : sig == SIGUSR1 ?
+	    PORT_SIG_USR1 : sig == SIGCHLD ? 0 : PORT_SIG_TERM;
 }
 
 void
 port_signals_init(void)
 {
-	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1,
+	    SIGCHLD };
 	struct sigaction sa;
 	sigset_t block;
 

@@ -6,12 +6,10 @@
  * new privilege and only the handful of system calls listed below.
  */
 #define _GNU_SOURCE
-#include <sys/types.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
-#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 #if defined(__linux__)

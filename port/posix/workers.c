@@ -9,7 +9,6 @@
  */
 #define _GNU_SOURCE
 #include <sys/mman.h>
-#include <sys/types.h>
 #include <sys/wait.h>
 #include <errno.h>
 #include <pthread.h>
@@ -69,106 +68,75 @@ port_unlock(void *m)
 	pthread_mutex_unlock(m);
 }
 
-static volatile sig_atomic_t got_term, got_hup, got_usr1;
+static pid_t pid[64];
+static time_t born[64];
 
-static void
-on_parent_signal(int sig)
-{
-	if (sig == SIGHUP)
-		got_hup = 1;
-	else if (sig == SIGUSR1)
-		got_usr1 = 1;
-	else if (sig != SIGCHLD)
-		got_term = 1;
-}
-
-static sigset_t unblocked;
-
-static pid_t
+/* Fork worker k; 1 if it runs. */
+static int
 spawn(unsigned k, int (*run)(unsigned))
 {
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		(void)signal(SIGCHLD, SIG_DFL);
+	born[k] = time(NULL);
+	pid[k] = fork();
+	if (pid[k] == 0) {
 #if defined(__linux__)
 		/* A parent killed outright: drain and go, unsupervised. */
 		(void)prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (getppid() == 1)
 			_exit(0);
 #endif
-		sigprocmask(SIG_SETMASK, &unblocked, NULL);
 		_exit(run(k));
 	}
-	return pid;
+	return pid[k] > 0;
 }
 
-/* A signal that came (*got 1) is passed on to the workers once (2). */
+/* A signal that came is passed on to the workers, once each time. */
 static void
-pass(volatile sig_atomic_t *got, const pid_t *pid, unsigned n, int sig)
+pass(unsigned got, unsigned n, int sig)
 {
-	if (*got != 1)
-		return;
-	*got = 2;
-	for (unsigned k = 0; k < n; k++)
+	for (unsigned k = 0; got != 0 && k < n; k++)
 		if (pid[k] > 0)
 			kill(pid[k], sig);
 }
 
+/*
+ * The workers inherit port_signals_init()'s blocked signals: one sent
+ * to a worker before its loop runs waits for the loop.
+ */
 int
 port_run_workers(unsigned n, int (*run)(unsigned k))
 {
-	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGCHLD };
-	pid_t pid[64];
-	time_t born[64];
-	struct sigaction sa;
-	sigset_t block;
-	unsigned live = 0;
+	unsigned live = 0, got, term = 0;
 
 	if (n > 64)
 		return 111;
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	sigemptyset(&block);
-	sa.sa_handler = on_parent_signal;
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		sigaction(sigs[i], &sa, NULL);
-		sigaddset(&block, sigs[i]);
-	}
-	/* Signals wait while blocked; sigsuspend() lets them in, atomically. */
-	sigprocmask(SIG_BLOCK, &block, &unblocked);
-	for (unsigned k = 0; k < n; k++) {
-		pid[k] = spawn(k, run);
-		born[k] = time(NULL);
-		if (pid[k] < 0)
+	port_signals_init();
+	for (unsigned k = 0; k < n; k++, live++)
+		if (!spawn(k, run))
 			return 111;
-		live++;
-	}
 	for (;;) {
 		pid_t dead;
-		int st;
 
-		pass(&got_hup, pid, n, SIGHUP);
-		pass(&got_usr1, pid, n, SIGUSR1);
-		pass(&got_term, pid, n, SIGTERM);
-		while ((dead = waitpid(-1, &st, WNOHANG)) > 0)
+		got = port_signals();
+		term |= got & PORT_SIG_TERM;
+		pass(got & PORT_SIG_HUP, n, SIGHUP);
+		pass(got & PORT_SIG_USR1, n, SIGUSR1);
+		pass(got & PORT_SIG_TERM, n, SIGTERM);
+		while ((dead = waitpid(-1, NULL, WNOHANG)) > 0)
 			for (unsigned k = 0; k < n; k++) {
 				if (pid[k] != dead)
 					continue;
 				pid[k] = -1;
 				live--;
-				if (got_term)
+				if (term)
 					break;
 				/* A crash loop forks no faster than once a second. */
 				if (time(NULL) == born[k])
 					sleep(1);
-				pid[k] = spawn(k, run);
-				born[k] = time(NULL);
-				if (pid[k] > 0)
-					live++;
+				live += (unsigned)spawn(k, run);
 			}
 		if (live == 0)
 			return 0;
-		sigsuspend(&unblocked);
+		/* A SIGCHLD, too, ends this wait. */
+		(void)port_poll(NULL, 0, -1);
 	}
 }
