@@ -20,12 +20,27 @@ static unsigned long long dropped;
 struct stats stats;
 int64_t stats_cert_end;
 
-#define F(f)	{ #f, &stats.f },
+#define F(f)	{ #f, &stats.f }
 static const struct {
 	const char			*name;
 	const unsigned long long	*val;
-} fields[] = { STATS_COUNTERS(F) };
-#undef F
+} fields[] = {
+	F(accepted), F(closed), F(live), F(high_water), F(handshakes),
+	F(handshakes_full), F(resumed), F(cache_hits), F(cache_misses),
+	F(cache_saves), F(tls_errors), F(timeouts), F(backend_errors),
+	F(backend_connects), F(backend_reused), F(backend_retries),
+	F(http_errors), F(evicted), F(refused),
+	F(pending), F(pending_high), F(shed),
+	F(redirects), F(acme_forwarded), F(tls13), F(hrr), F(tickets),
+	F(ticket_hits), F(ticket_misses),
+	F(bytes_in), F(bytes_out), F(log_dropped),
+	F(proxy_in), F(proxy_local), F(proxy_errors),
+	F(cert_days), F(precomp_hits), F(precomp_misses),
+	F(turns), F(turn_p99_us), F(turn_p999_us), F(turn_max_us),
+	F(slow_polled), F(slow_io), F(slow_costly), F(slow_served),
+	F(slow_accepts), F(slow_expired), F(slow_handshakes), F(slow_closed),
+	F(slow_cache), F(slow_logs),
+};
 
 size_t
 stats_text(char *buf, size_t cap, const char *eq, const char *sep)

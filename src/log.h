@@ -39,44 +39,36 @@ void	log_fatal(int code, const char *fmt, ...);
  */
 void	log_name(const char *name, char *buf, size_t cap);
 
-/*
- * Every counter of this process, in the order the stats report them:
- * X(name) for each, which makes both the field and its name in log.c.
- */
-#define STATS_COUNTERS(X) \
-	X(accepted) X(closed) X(live) X(high_water) \
-	X(handshakes) X(handshakes_full) X(resumed) \
-	X(cache_hits) X(cache_misses) X(cache_saves) \
-	X(tls_errors) X(timeouts) X(backend_errors) \
-	X(backend_connects) X(backend_reused) X(backend_retries) \
-	X(http_errors) X(evicted) X(refused) \
-	/* The pending table (pend.h): now, at most, and hellos shed. */ \
-	X(pending) X(pending_high) X(shed) \
-	X(redirects) X(acme_forwarded) \
-	X(tls13) X(hrr)	/* TLS 1.3 handshakes */ \
-	/* Tickets issued (both versions), and offered: opened or not. */ \
-	X(tickets) X(ticket_hits) X(ticket_misses) \
-	X(bytes_in) X(bytes_out) \
-	X(log_dropped)	/* the sink could not take */ \
-	/* PROXY headers read (proxy_from), of them LOCAL, and refused. */ \
-	X(proxy_in) X(proxy_local) X(proxy_errors) \
-	X(cert_days)	/* the soonest to expire: left */ \
-	/* EC key pairs taken made ahead, and made inline (precomp.h). */ \
-	X(precomp_hits) X(precomp_misses) \
-	/* \
-	 * Loop turns since the last report, their p99, p99.9 and longest \
-	 * (us), and what the longest did (turn.h). \
-	 */ \
-	X(turns) X(turn_p99_us) X(turn_p999_us) X(turn_max_us) \
-	X(slow_polled) X(slow_io) X(slow_costly) X(slow_served) \
-	X(slow_accepts) X(slow_expired) X(slow_handshakes) \
-	X(slow_closed) X(slow_cache) X(slow_logs)
-
-#define STATS_FIELD(f)	unsigned long long f;
+/* Every counter of this process, each named once in log.c. */
 struct stats {
-	STATS_COUNTERS(STATS_FIELD)
+	unsigned long long	accepted, closed, live, high_water;
+	unsigned long long	handshakes, handshakes_full, resumed;
+	unsigned long long	cache_hits, cache_misses, cache_saves;
+	unsigned long long	tls_errors, timeouts, backend_errors;
+	unsigned long long	backend_connects, backend_reused, backend_retries;
+	unsigned long long	http_errors, evicted, refused;
+	/* The pending table (pend.h): now, at most, and hellos shed. */
+	unsigned long long	pending, pending_high, shed;
+	unsigned long long	redirects, acme_forwarded;
+	unsigned long long	tls13, hrr;	/* TLS 1.3 handshakes */
+	/* Tickets issued (both versions), and those offered: opened or not. */
+	unsigned long long	tickets, ticket_hits, ticket_misses;
+	unsigned long long	bytes_in, bytes_out;
+	unsigned long long	log_dropped;	/* the sink could not take */
+	/* PROXY headers read (proxy_from), of them LOCAL, and refused. */
+	unsigned long long	proxy_in, proxy_local, proxy_errors;
+	unsigned long long	cert_days;	/* the soonest to expire: left */
+	/* EC key pairs taken made ahead, and made inline (precomp.h). */
+	unsigned long long	precomp_hits, precomp_misses;
+	/*
+	 * Loop turns since the last report, their p99, p99.9 and longest
+	 * (us), and what the longest did (turn.h).
+	 */
+	unsigned long long	turns, turn_p99_us, turn_p999_us, turn_max_us;
+	unsigned long long	slow_polled, slow_io, slow_costly, slow_served;
+	unsigned long long	slow_accepts, slow_expired, slow_handshakes;
+	unsigned long long	slow_closed, slow_cache, slow_logs;
 };
-#undef STATS_FIELD
 extern struct stats stats;
 /* When the soonest certificate expires (seconds since 1970; 0: unknown). */
 extern int64_t stats_cert_end;
