@@ -1,7 +1,6 @@
 /*
  * http.c - strict HTTP/1.x request framing for http mode; see http.h.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "http.h"
@@ -441,6 +440,18 @@ put(char *out, size_t w, const char *s, size_t len)
 }
 #define PUT_LIT(out, w, lit)	put(out, w, lit, sizeof(lit) - 1)
 
+/* A port number's decimal digits into out[5]: no printf, no locale. */
+static size_t
+digits(unsigned port, char *out)
+{
+	size_t n = port >= 10000 ? 5 : port >= 1000 ? 4 : port >= 100 ? 3 :
+	    port >= 10 ? 2 : 1;
+
+	for (size_t i = n; i-- > 0; port /= 10)
+		out[i] = (char)('0' + port % 10);
+	return n;
+}
+
 /*
  * The headers fwd asks for, into out[HTTP_FWD_SLACK] (at most 17 + 45 +
  * 2 + 26 + 18 + 5 + 2 + 23 + 300 + 2 + 19 = 459 bytes).  Returns -1 if fwd is
@@ -449,7 +460,8 @@ put(char *out, size_t w, const char *s, size_t len)
 static int
 fwd_headers(const struct http_fwd *fwd, char *out, size_t *len)
 {
-	size_t w = 0;
+	char port[5];
+	size_t w = 0, n;
 
 	if (fwd->flags & HTTP_FWD_FOR) {
 		if (!peer_ok(fwd->peer, fwd->peer_len))
@@ -463,8 +475,10 @@ fwd_headers(const struct http_fwd *fwd, char *out, size_t *len)
 	if (fwd->flags & HTTP_FWD_PORT) {
 		if (fwd->port == 0 || fwd->port > 65535)
 			return -1;
-		w += (size_t)snprintf(out + w, HTTP_FWD_SLACK - w,
-		    "X-Forwarded-Port: %u\r\n", fwd->port);
+		n = digits(fwd->port, port);
+		w = PUT_LIT(out, w, "X-Forwarded-Port: ");
+		w = put(out, w, port, n);
+		w = PUT_LIT(out, w, "\r\n");
 	}
 	if (fwd->flags & HTTP_FWD_SUBJECT) {
 		if (fwd->subject_len == 0 || fwd->subject_len > HTTP_SUBJECT_MAX)
@@ -619,7 +633,7 @@ http_redirect(uint8_t *buf, size_t cap, const struct http_req *req,
 	    "Connection: close\r\n\r\n";
 	const uint8_t *t = buf + req->target_off, *host, *path;
 	size_t tlen = req->target_len, hlen, plen, at, i;
-	char h[260], pt[7];
+	char h[260], pt[6];
 	size_t ptlen = 0;
 
 	/* RFC 9112 3.2.2: an absolute-form target's authority wins. */
@@ -645,8 +659,10 @@ http_redirect(uint8_t *buf, size_t cap, const struct http_req *req,
 	if (!host_ok(host, hlen))
 		return 0;
 	memcpy(h, host, hlen);
-	if (port != 443 && port > 0 && port <= 65535)
-		ptlen = (size_t)snprintf(pt, sizeof(pt), ":%u", port);
+	if (port != 443 && port > 0 && port <= 65535) {
+		ptlen = digits(port, pt + 1) + 1;
+		pt[0] = ':';
+	}
 	/* The path moves first: what goes before it is not from buf. */
 	at = sizeof(pre) - 1 + hlen + ptlen;
 	if (at + 1 + plen + sizeof(post) - 1 > cap)
