@@ -10,7 +10,7 @@
 /* Per-request parse state that does not go into struct http_req. */
 struct fields {
 	unsigned	cl, te, host, upgrade, close;
-	int		keep, conn_upgrade, expect;
+	int		keep, conn_upgrade;
 	unsigned	conn_other;	/* Connection tokens but close */
 	unsigned	close_dropped;	/* close tokens in dropped lines */
 };
@@ -313,8 +313,6 @@ parse_field(const uint8_t *p, size_t len, size_t off, unsigned idx,
 		return rc;
 	} else if (eq_ci(p, n, "upgrade"))
 		f->upgrade += vlen > 0;
-	else if (eq_ci(p, n, "expect"))
-		f->expect |= eq_ci(val, vlen, "100-continue");
 	else if (is_spoofable(p, n))
 		req->drop[idx / 32] |= (uint32_t)1 << (idx % 32);
 	return HTTP_OK;
@@ -383,8 +381,7 @@ http_parse_head(const uint8_t *buf, size_t len, struct http_req *req)
 	/* What the backend reads in the rewritten head. */
 	req->fwd_keep_alive = (req->minor == 1 || f.keep) &&
 	    f.close == f.close_dropped;
-	/* RFC 9110 10.1.1 and 7.8: both are ignored in HTTP/1.0. */
-	req->expect_continue = req->minor == 1 && f.expect;
+	/* RFC 9110 7.8: Upgrade is ignored in HTTP/1.0. */
 	req->upgrade = req->minor == 1 && f.conn_upgrade && f.upgrade > 0;
 	return HTTP_OK;
 }

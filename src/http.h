@@ -109,7 +109,6 @@ struct http_req {
 	uint64_t	body_len;	/* for HTTP_BODY_LENGTH */
 	int		keep_alive;	/* the connection may carry another */
 	int		fwd_keep_alive;	/* so may the backend's, rewritten */
-	int		expect_continue; /* HTTP/1.1 Expect: 100-continue */
 	int		upgrade;	/* Connection: upgrade + Upgrade: */
 	uint32_t	drop[(HTTP_MAX_FIELDS + 31) / 32];
 };
