@@ -156,7 +156,6 @@ parse_v1(const unsigned char *buf, size_t len, struct proxyin_hdr *h)
 	if (buf[cr + 1] != '\n' || cr < 6)
 		return PROXYIN_E_V1_SYNTAX;
 	memset(h, 0, sizeof(*h));
-	h->version = 1;
 	h->len = cr + 2;
 	if (cr >= 13 && memcmp(l + 6, "UNKNOWN", 7) == 0 &&
 	    (cr == 13 || l[13] == ' '))
@@ -224,7 +223,6 @@ parse_v2(const unsigned char *buf, size_t len, struct proxyin_hdr *h)
 	if (len < total)
 		return PROXYIN_MORE;
 	memset(h, 0, sizeof(*h));
-	h->version = 2;
 	h->len = total;
 	if (cmd == V2_LOCAL) {
 		h->local = 1;

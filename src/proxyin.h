@@ -62,7 +62,6 @@ enum {
 
 struct proxyin_hdr {
 	size_t		len;		/* header bytes, CRLF/TLVs included */
-	unsigned	version;	/* 1 or 2 */
 	int		local;		/* v2 LOCAL: the balancer's own */
 	size_t		alen;		/* 4 or 16; 0: no address carried */
 	uint8_t		src[16], dst[16];	/* client, and where it went */
