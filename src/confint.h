@@ -10,7 +10,7 @@
 #include "config.h"
 #include "httpchar.h"
 
-enum kind { K_ADDR, K_PATH, K_NAME, K_UINT, K_MS, K_TLS, K_ENUM, K_LISTEN,
+enum kind { K_ADDR, K_STR, K_UINT, K_MS, K_TLS, K_ENUM, K_LISTEN,
 	K_REDIRECT, K_CERT, K_KEY, K_NAMES, K_LIST, K_NETS };
 enum scope { GLOBAL, SERVICE };
 
@@ -19,7 +19,7 @@ struct key {
 	enum kind	 kind;
 	enum scope	 scope;
 	size_t		 off;
-	unsigned	 min, max;
+	unsigned	 min, max;	/* K_STR: size, 0: CONFIG_PATH_MAX */
 	const struct config_name *names;	/* K_ENUM, K_LIST */
 };
 
