@@ -13,8 +13,8 @@
 #include "httpchar.h"
 #include "proxyin.h"
 
-static const unsigned char v2sig[12] = { 0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d,
-	0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a };
+const unsigned char proxyin_v2sig[12] = { 0x0d, 0x0a, 0x0d, 0x0a, 0x00,
+	0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a };
 
 #define V2_LOCAL	0x0
 #define V2_PROXY	0x1
@@ -198,7 +198,7 @@ parse_v2(const unsigned char *buf, size_t len, struct proxyin_hdr *h)
 	size_t total, ab = 0, off, tl;
 	unsigned cmd, fam;
 
-	if (memcmp(buf, v2sig, len < 12 ? len : 12) != 0)
+	if (memcmp(buf, proxyin_v2sig, len < 12 ? len : 12) != 0)
 		return PROXYIN_E_MISSING;
 	if (len < 13)
 		return PROXYIN_MORE;
@@ -256,7 +256,7 @@ proxyin_parse(const unsigned char *buf, size_t len, struct proxyin_hdr *h)
 		return PROXYIN_MORE;
 	if (buf[0] == 'P')
 		return parse_v1(buf, len, h);
-	if (buf[0] == v2sig[0])
+	if (buf[0] == proxyin_v2sig[0])
 		return parse_v2(buf, len, h);
 	return PROXYIN_E_MISSING;
 }

@@ -79,6 +79,7 @@ int	proxyin_parse(const unsigned char *buf, size_t len,
 	    struct proxyin_hdr *h);
 /* The reason as the log's outcome ("proxy-missing", ...). */
 const char *proxyin_strerror(int rc);
+extern const unsigned char proxyin_v2sig[12];	/* v2's first bytes */
 
 /* A trusted source: an IPv4 or IPv6 prefix. */
 struct proxyin_net {
