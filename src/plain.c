@@ -120,16 +120,19 @@ flush(struct plain *p, int fd)
 	return p->off == p->len;
 }
 
+static void	io(struct conn *, int, int);
+
 /* Answer with our page, or the 308 already in buf, then linger. */
 static void
 answer(struct plain *p, int status, const char *why)
 {
 	const char *page;
 	size_t n;
-	int rc;
 
 	p->status = status;
 	conn_set_outcome(&p->c, why);
+	if (status == 502 || status == 504)
+		stats.backend_errors++;
 	if (p->c.bfd >= 0)
 		port_close(p->c.bfd, 1);
 	p->c.bfd = -1;
@@ -141,10 +144,7 @@ answer(struct plain *p, int status, const char *why)
 	p->off = 0;
 	p->state = PLAIN_WRITE;
 	p->c.deadline = conn_now + svc_of(p)->idle_ms;
-	if ((rc = flush(p, p->c.cfd)) < 0)
-		plain_abort(&p->c, "client-reset");
-	else if (rc > 0)
-		linger(p);
+	io(&p->c, 0, 0);
 }
 
 static int
@@ -184,7 +184,6 @@ to_backend(struct plain *p, struct http_req *req)
 	p->c.bfd = port_connect(&svc->backend, &why);
 	if (p->c.bfd < 0) {
 		log_msg(LOG_WARN, "backend plain id=%u connect: %s", p->c.id, why);
-		stats.backend_errors++;
 		answer(p, 502, "backend-refused");
 		return;
 	}
@@ -301,7 +300,6 @@ relay(struct plain *p, int brev)
 	if (n == PORT_AGAIN)
 		return;
 	if (n < 0 || (n == 0 && p->out == 0)) {
-		stats.backend_errors++;
 		answer(p, 502, n < 0 ? "backend-reset" : "backend-closed");
 		return;
 	}
@@ -365,7 +363,6 @@ io(struct conn *c, int crev, int brev)
 		if ((why = port_connect_result(p->c.bfd)) != NULL) {
 			log_msg(LOG_WARN, "backend plain id=%u connect: %s",
 			    p->c.id, why);
-			stats.backend_errors++;
 			answer(p, 502, "backend-refused");
 			break;
 		}
@@ -373,7 +370,6 @@ io(struct conn *c, int crev, int brev)
 		/* FALLTHROUGH */
 	case PLAIN_TOBACK:
 		if ((n = flush(p, p->c.bfd)) < 0) {
-			stats.backend_errors++;
 			answer(p, 502, "backend-reset");
 		} else if (n > 0) {
 			p->len = p->off = 0;
@@ -415,7 +411,6 @@ expire(struct conn *c)
 		break;
 	case PLAIN_CONNECT:
 	case PLAIN_TOBACK:
-		stats.backend_errors++;
 		answer(p, 504, "backend-timeout");
 		break;
 	case PLAIN_WRITE:
