@@ -637,8 +637,8 @@ http_redirect(uint8_t *buf, size_t cap, const struct http_req *req,
 	if (hlen == 0) {
 		host = (const uint8_t *)own;
 		hlen = strlen(own);
-	} else
-		hlen = strip_port(host, hlen);
+	}
+	hlen = strip_port(host, hlen);
 	if (!host_ok(host, hlen))
 		return 0;
 	memcpy(h, host, hlen);

@@ -197,15 +197,11 @@ to_backend(struct plain *p, struct http_req *req)
 static size_t
 redirect(struct plain *p, const struct http_req *req)
 {
-	const struct port_addr *tls = &svc_of(p)->listen[0];
-	char ip[48];
+	char own[64];
 
-	ip[0] = '[';
-	port_addr_ip(&p->local, ip + 1, sizeof(ip) - 2);
-	if (port_addr_is_v6(&p->local))
-		memcpy(ip + strlen(ip), "]", 2);
-	return http_redirect(p->buf, sizeof(p->buf), req,
-	    ip + !port_addr_is_v6(&p->local), port_addr_port(tls));
+	port_addr_str(&p->local, own, sizeof(own));
+	return http_redirect(p->buf, sizeof(p->buf), req, own,
+	    port_addr_port(&svc_of(p)->listen[0]));
 }
 
 /* The head is complete: the 308, the ACME request, or an error page. */
