@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "confint.h"
+#include "httpchar.h"
 #include "log.h"
 #include "tlswire.h"
 
@@ -207,6 +208,24 @@ copy_str(char *dst, size_t cap, const char *v, size_t len)
 	return NULL;
 }
 
+/*
+ * Lists (cert_names, suites, groups, proxy_from) separate their items
+ * by commas or blanks: skip to the next item from *at and return its
+ * length, 0 when none is left.
+ */
+static size_t
+next_token(const char *v, size_t len, size_t *at)
+{
+	size_t i = *at, j;
+
+	while (i < len && (v[i] == ',' || is_ws(v[i])))
+		i++;
+	for (j = i; j < len && v[j] != ',' && !is_ws(v[j]); j++)
+		;
+	*at = i;
+	return j - i;
+}
+
 /* cert_names: DNS names and IP addresses. */
 static const char *
 set_names(struct service *s, const char *v, size_t len, char *msg,
@@ -234,6 +253,40 @@ set_names(struct service *s, const char *v, size_t len, char *msg,
 		s->cert_names[s->ncert_names++][n] = '\0';
 	}
 	return s->ncert_names == 0 ? "no name" : NULL;
+}
+
+/* proxy_from: IPv4 and IPv6 addresses or prefixes, or "none". */
+static const char *
+set_nets(struct service *s, const char *v, size_t len, char *msg,
+    size_t msgcap)
+{
+	size_t i = 0, n;
+	const char *why;
+
+	s->nproxy_from = 0;
+	if (len == 4 && memcmp(v, "none", 4) == 0)
+		return NULL;
+	for (; (n = next_token(v, len, &i)) > 0; i += n) {
+		if (s->nproxy_from == TLSGATE_MAX_PROXY_FROM)
+			return "too many prefixes (TLSGATE_MAX_PROXY_FROM)";
+		why = proxyin_net_parse(&s->proxy_from[s->nproxy_from], v + i,
+		    n);
+		if (why != NULL) {
+			snprintf(msg, msgcap, "\"%.*s\": %s", (int)n, v + i, why);
+			return msg;
+		}
+		s->nproxy_from++;
+	}
+	return s->nproxy_from == 0 ? "an empty list (none: no source)" : NULL;
+}
+
+int
+config_proxy_trusted(const struct service *s, const struct port_addr *a)
+{
+	uint8_t ip[16];
+	size_t n = port_addr_raw(a, ip);
+
+	return proxyin_trusted(s->proxy_from, s->nproxy_from, ip, n);
 }
 
 /* The entry of names spelled v (len bytes), or NULL. */
