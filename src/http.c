@@ -386,12 +386,6 @@ http_parse_head(const uint8_t *buf, size_t len, struct http_req *req)
 	return HTTP_OK;
 }
 
-static int
-is_dropped(const struct http_req *req, size_t idx)
-{
-	return idx < HTTP_MAX_FIELDS && (req->drop[idx / 32] >> (idx % 32) & 1);
-}
-
 /*
  * Length of the head without its dropped lines (final CRLF included);
  * with move set, also slide the kept lines down into place.  Lines are
@@ -407,8 +401,9 @@ compact(uint8_t *buf, const struct http_req *req, int move)
 		if (eol + 2 > req->head_len)
 			break;
 		n = eol + 2 - r;
-		/* Line 0 is the request line, field idx is line idx + 1. */
-		if (line > 0 && is_dropped(req, line - 1))
+		/* Line 0 is the request line, field i is line i + 1. */
+		if (line > 0 && line - 1 < HTTP_MAX_FIELDS &&
+		    (req->drop[(line - 1) / 32] >> ((line - 1) % 32) & 1))
 			continue;
 		if (move && w != r)
 			memmove(buf + w, buf + r, n);

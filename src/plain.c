@@ -208,7 +208,6 @@ redirect(struct plain *p, const struct http_req *req)
 static void
 head_done(struct plain *p)
 {
-	const struct service *svc = svc_of(p);
 	struct http_req req;
 	int rc = http_parse_head(p->buf, p->scan, &req);
 
@@ -216,7 +215,7 @@ head_done(struct plain *p)
 		answer(p, http_err_status(rc), http_strerror(rc));
 	else if (conn_draining)
 		answer(p, 503, "draining");
-	else if (svc->acme && is_acme(p->buf, &req))
+	else if (svc_of(p)->acme && is_acme(p->buf, &req))
 		to_backend(p, &req);
 	else if ((p->len = redirect(p, &req)) == 0)
 		answer(p, 400, "bad-host");

@@ -310,17 +310,11 @@ proxyin_trusted(const struct proxyin_net *nets, unsigned n,
 	return 0;
 }
 
-/* The i-th 16-bit group of an IPv6 address. */
-static unsigned
-group(const uint8_t *ip, int i)
-{
-	return (unsigned)ip[2 * (size_t)i] << 8 | ip[2 * (size_t)i + 1];
-}
-
 void
 proxyin_net_str(const struct proxyin_net *p, char *buf, size_t cap)
 {
 	int best = -1, blen = 1, run = 0, n = 0;
+	unsigned g[8];
 
 	if (p->len == 4)
 		n = snprintf(buf, cap, "%u.%u.%u.%u", p->ip[0], p->ip[1],
@@ -328,7 +322,9 @@ proxyin_net_str(const struct proxyin_net *p, char *buf, size_t cap)
 	else {
 		/* RFC 5952: the longest run of two or more zero groups. */
 		for (int i = 0; i < 8; i++) {
-			run = group(p->ip, i) == 0 ? run + 1 : 0;
+			g[i] = (unsigned)p->ip[2 * (size_t)i] << 8 |
+			    p->ip[2 * (size_t)i + 1];
+			run = g[i] == 0 ? run + 1 : 0;
 			if (run > blen) {
 				blen = run;
 				best = i - run + 1;
@@ -340,8 +336,7 @@ proxyin_net_str(const struct proxyin_net *p, char *buf, size_t cap)
 				i += blen - 1;
 				continue;
 			}
-			n += snprintf(buf + n, cap - (size_t)n, "%x%s",
-			    group(p->ip, i),
+			n += snprintf(buf + n, cap - (size_t)n, "%x%s", g[i],
 			    i < 7 && i + 1 != best ? ":" : "");
 		}
 	}
