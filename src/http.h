@@ -158,8 +158,7 @@ int	http_head_end(const uint8_t *buf, size_t len, size_t *head_len);
 /*
  * Parse the complete head buf[0..len) strictly into *req.  len must be
  * exactly the head (as found by http_head_end()); bytes after the first
- * empty line are an error (HTTP_E_INCOMPLETE).  Deterministic: the same
- * bytes always give the same result.
+ * empty line are an error (HTTP_E_INCOMPLETE).
  *
  * Returns HTTP_OK with *req filled, or an HTTP_E_* reason (*req is then
  * unspecified).  Map the reason to a status with http_err_status().

@@ -49,6 +49,8 @@ plain_open(int cfd, const struct port_addr *peer,
 
 	if (p == NULL)
 		return NULL;
+	memset(&p->state, 0, offsetof(struct plain, buf) -
+	    offsetof(struct plain, state));
 	p->state = PLAIN_HEAD;
 	p->c.cfd = cfd;
 	p->svc = svc;
@@ -57,10 +59,6 @@ plain_open(int cfd, const struct port_addr *peer,
 	p->peer = p->via = *peer;
 	p->local = *local;
 	p->proxy = config_proxy_trusted(svc_of(p), peer);
-	p->lb_local = 0;
-	p->len = p->off = p->scan = 0;
-	p->in = p->out = 0;
-	p->status = 0;
 	return p;
 }
 
