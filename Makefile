@@ -54,7 +54,7 @@ SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c \
 	  src/plain.c src/kdf.c src/recprot.c src/prim.c src/kx.c src/sig.c src/hello.c \
 	  src/cache.c src/eng.c src/rec.c src/hs.c src/hs12.c src/hs13.c src/tlswire.c \
 	  src/ecdsa.c src/proxyin.c src/pend.c src/conn.c src/turn.c \
-	  src/confprint.c src/confproxy.c \
+	  src/confprint.c \
 	  src/hs13flight.c \
 	  src/hs12flight.c \
 	  src/slotio.c src/precomp.c \
@@ -370,7 +370,7 @@ endif
 
 build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/config.c src/certname.c \
 	    src/der.c \
-	    src/confprint.c src/confproxy.c \
+	    src/confprint.c \
 	    src/proxyin.c port/posix/port.c port/posix/file.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
@@ -400,7 +400,7 @@ build/fuzz/fuzz_slot: tests/fuzz/fuzz_slot.c tests/fuzz/fakeport.c \
 	    src/tls.c src/cred.c src/config.c \
 	    src/tlsname.c \
 	    src/pool.c src/cache.c src/ticket.c $(ENG_SRC) \
-	    src/confprint.c src/confproxy.c \
+	    src/confprint.c \
 	    src/log.c src/certname.c src/der.c src/proxyin.c src/plain.c \
 	    src/conn.c \
 	    src/*.h \

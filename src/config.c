@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "confint.h"
+#include "httpchar.h"
 #include "log.h"
 #include "tlswire.h"
 
@@ -105,13 +106,13 @@ static const struct key keys[] = {
 	{ "log_rate",		K_UINT,	G(log_rate), 0, 1000000, NULL },
 	{ "log",		K_ENUM,	G(log_to), 0, 0, logto },
 	{ "syslog_facility",	K_ENUM,	G(syslog_facility), 0, 0, facilities },
-	{ "syslog_socket",	K_PATH,	G(syslog_socket), 0, 0, NULL },
+	{ "syslog_socket",	K_STR,	G(syslog_socket), 0, 0, NULL },
 	{ "stats",		K_ADDR,	G(stats), 0, 0, NULL },
-	{ "user",		K_NAME,	G(user), 0, 0, NULL },
-	{ "group",		K_NAME,	G(group), 0, 0, NULL },
-	{ "chroot",		K_PATH,	G(chroot), 0, 0, NULL },
+	{ "user",		K_STR,	G(user), 0, CONFIG_USER_MAX, NULL },
+	{ "group",		K_STR,	G(group), 0, CONFIG_USER_MAX, NULL },
+	{ "chroot",		K_STR,	G(chroot), 0, 0, NULL },
 	{ "seccomp",		K_ENUM,	G(seccomp), 0, 0, onoff },
-	{ "ticket_key_file",	K_PATH,	G(ticket_key_file), 0, 0, NULL },
+	{ "ticket_key_file",	K_STR,	G(ticket_key_file), 0, 0, NULL },
 	{ "ticket_key_rotate",	K_MS,	G(ticket_rotate_ms), 0, 7 * 24 * H, NULL },
 	{ "listen",		K_LISTEN, S(listen), 0, 0, NULL },
 	{ "redirect",		K_REDIRECT, S(redirect), 0, 0, NULL },
@@ -119,7 +120,7 @@ static const struct key keys[] = {
 	{ "backend",		K_ADDR,	S(backend), 0, 0, NULL },
 	{ "cert",		K_CERT,	S(certs), 0, 0, NULL },
 	{ "key",		K_KEY,	S(certs), 0, 0, NULL },
-	{ "client_ca",		K_PATH,	S(client_ca), 0, 0, NULL },
+	{ "client_ca",		K_STR,	S(client_ca), 0, 0, NULL },
 	{ "session_cache",	K_UINT,	S(cache), 0, TLSGATE_MAX_CACHE, NULL },
 	{ "session_lifetime",	K_MS,	S(lifetime_ms), 1000, 7 * 24 * H, NULL },
 	{ "tickets",		K_ENUM,	S(tickets), 0, 0, onoff },
@@ -207,6 +208,24 @@ copy_str(char *dst, size_t cap, const char *v, size_t len)
 	return NULL;
 }
 
+/*
+ * Lists (cert_names, suites, groups, proxy_from) separate their items
+ * by commas or blanks: skip to the next item from *at and return its
+ * length, 0 when none is left.
+ */
+static size_t
+next_token(const char *v, size_t len, size_t *at)
+{
+	size_t i = *at, j;
+
+	while (i < len && (v[i] == ',' || is_ws(v[i])))
+		i++;
+	for (j = i; j < len && v[j] != ',' && !is_ws(v[j]); j++)
+		;
+	*at = i;
+	return j - i;
+}
+
 /* cert_names: DNS names and IP addresses. */
 static const char *
 set_names(struct service *s, const char *v, size_t len, char *msg,
@@ -234,6 +253,40 @@ set_names(struct service *s, const char *v, size_t len, char *msg,
 		s->cert_names[s->ncert_names++][n] = '\0';
 	}
 	return s->ncert_names == 0 ? "no name" : NULL;
+}
+
+/* proxy_from: IPv4 and IPv6 addresses or prefixes, or "none". */
+static const char *
+set_nets(struct service *s, const char *v, size_t len, char *msg,
+    size_t msgcap)
+{
+	size_t i = 0, n;
+	const char *why;
+
+	s->nproxy_from = 0;
+	if (len == 4 && memcmp(v, "none", 4) == 0)
+		return NULL;
+	for (; (n = next_token(v, len, &i)) > 0; i += n) {
+		if (s->nproxy_from == TLSGATE_MAX_PROXY_FROM)
+			return "too many prefixes (TLSGATE_MAX_PROXY_FROM)";
+		why = proxyin_net_parse(&s->proxy_from[s->nproxy_from], v + i,
+		    n);
+		if (why != NULL) {
+			snprintf(msg, msgcap, "\"%.*s\": %s", (int)n, v + i, why);
+			return msg;
+		}
+		s->nproxy_from++;
+	}
+	return s->nproxy_from == 0 ? "an empty list (none: no source)" : NULL;
+}
+
+int
+config_proxy_trusted(const struct service *s, const struct port_addr *a)
+{
+	uint8_t ip[16];
+	size_t n = port_addr_raw(a, ip);
+
+	return proxyin_trusted(s->proxy_from, s->nproxy_from, ip, n);
 }
 
 /* The entry of names spelled v (len bytes), or NULL. */
@@ -310,7 +363,7 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 {
 	struct service *s = p->cur;
 	char *field = (k->scope == GLOBAL ? (char *)p->c : (char *)s) + k->off;
-	unsigned long long n = 0, mul = 1000;
+	unsigned long long n = 0, mul = k->kind == K_MS ? 1000 : 1;
 	const struct config_name *e;
 	struct svc_cert *ce;
 	struct port_addr *addrs;
@@ -361,10 +414,9 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 		return set_names(s, v, len, msg, msgcap);
 	case K_NETS:
 		return set_nets(s, v, len, msg, msgcap);
-	case K_PATH:
-		return copy_str(field, CONFIG_PATH_MAX, v, len);
-	case K_NAME:
-		return copy_str(field, sizeof(p->c->user), v, len);
+	case K_STR:
+		return copy_str(field, k->max > 0 ? k->max : CONFIG_PATH_MAX, v,
+		    len);
 	case K_ENUM:
 		if ((e = find_name(k->names, v, len)) != NULL) {
 			*(unsigned *)(void *)field = e->code;
@@ -379,20 +431,18 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 	case K_LIST:
 		return set_list((struct config_list *)(void *)field, k->names, v,
 		    len, msg, msgcap);
-	case K_UINT:
 	case K_MS:
-		if (k->kind == K_MS) {
-			if (len > 2 && memcmp(v + len - 2, "ms", 2) == 0) {
-				mul = 1;
-				len -= 2;
-			} else if (len > 1 && v[len - 1] == 's') {
-				len--;
-			} else if (len > 1 && v[len - 1] == 'm') {
-				mul = 60000;
-				len--;
-			}
-		} else
+		if (len > 2 && memcmp(v + len - 2, "ms", 2) == 0) {
 			mul = 1;
+			len -= 2;
+		} else if (len > 1 && v[len - 1] == 's') {
+			len--;
+		} else if (len > 1 && v[len - 1] == 'm') {
+			mul = 60000;
+			len--;
+		}
+		/* FALLTHROUGH */
+	case K_UINT:
 		if ((why = parse_uint(v, len, 1ULL << 40, &n)) != NULL)
 			return why;
 		n *= mul;
@@ -687,8 +737,8 @@ config_defaults(struct config *c, char *err, size_t cap)
 	/* A value left out would be 0, past every range check: only what
 	 * may be empty (paths, names, the stats socket) may be missing. */
 	for (size_t i = 0; i < NKEYS; i++)
-		if (keys[i].kind != K_PATH && keys[i].kind != K_NAME &&
-		    keys[i].kind != K_NAMES && keys[i].kind != K_REDIRECT &&
+		if (keys[i].kind != K_STR && keys[i].kind != K_NAMES &&
+		    keys[i].kind != K_REDIRECT &&
 		    (keys[i].kind != K_ADDR || keys[i].scope != GLOBAL) &&
 		    !(keys[i].scope == GLOBAL ? p.gseen : p.sseen)[i])
 			return fail(err, cap, "defaults.h: %s: missing from "

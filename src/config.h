@@ -19,6 +19,7 @@
 
 #define CONFIG_PATH_MAX	256
 #define CONFIG_NAME_MAX	32
+#define CONFIG_USER_MAX	64	/* user, group */
 
 enum { MODE_TCP, MODE_HTTP };
 enum { PROXY_OFF, PROXY_V1, PROXY_V2 };
@@ -94,8 +95,8 @@ struct config {
 	char		syslog_socket[CONFIG_PATH_MAX];
 	struct port_addr stats;		/* stats socket, if stats_on */
 	unsigned	stats_on;
-	char		user[64];
-	char		group[64];
+	char		user[CONFIG_USER_MAX];
+	char		group[CONFIG_USER_MAX];
 	char		chroot[CONFIG_PATH_MAX];
 	unsigned	seccomp;
 	/* Ticket keys: from this file ("": drawn at start-up, rotating). */

@@ -43,8 +43,7 @@ print_key(const struct key *k, const void *base, int (*put)(const char *))
 		    sizeof(addr));
 		snprintf(line, sizeof(line), "%s = %s", k->name, addr);
 		break;
-	case K_PATH:
-	case K_NAME:
+	case K_STR:
 		snprintf(line, sizeof(line), "%s = %s", k->name, f);
 		break;
 	case K_NAMES:

@@ -31,21 +31,15 @@ fwd_begin(struct slot *s)
 {
 	struct fwd *f = &s->fwd;
 
+	memset(f, 0, offsetof(struct fwd, hbuf));
 	f->phase = s->svc->mode == MODE_HTTP ? FWD_HEAD : FWD_RAW;
-	f->hlen = f->hscan = f->hout_off = f->hout_len = 0;
-	f->nreq = 0;
-	f->awaiting = 0;
 	f->resp = s->svc->mode == MODE_HTTP ? FWD_R_NONE : FWD_R_RAW;
-	f->reuse = 0;
-	f->retry_len = 0;
 }
 
 /* PROXY protocol v1 (text) or v2 (binary), before the first byte. */
 static size_t
 proxy_header(const struct slot *s, unsigned char *out, size_t cap)
 {
-	static const unsigned char sig[12] = { 0x0d, 0x0a, 0x0d, 0x0a, 0x00,
-	    0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a };
 	uint8_t src[16], dst[16];
 	size_t alen = port_addr_raw(&s->peer, src);
 	unsigned sp = port_addr_port(&s->peer), dp = port_addr_port(&s->local);
@@ -60,7 +54,7 @@ proxy_header(const struct slot *s, unsigned char *out, size_t cap)
 		    alen == 4 ? "TCP4" : "TCP6", a, b, sp, dp);
 		return n > 0 && (size_t)n < cap ? (size_t)n : 0;
 	}
-	memcpy(out, sig, 12);
+	memcpy(out, proxyin_v2sig, 12);
 	out[12] = 0x21;				/* version 2, PROXY */
 	out[13] = alen == 4 ? 0x11 : 0x21;	/* TCP over IPv4 / IPv6 */
 	out[14] = 0;

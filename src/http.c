@@ -9,7 +9,7 @@
 /* Per-request parse state that does not go into struct http_req. */
 struct fields {
 	unsigned	cl, te, host, upgrade, close;
-	int		keep, conn_upgrade, expect;
+	int		keep, conn_upgrade;
 	unsigned	conn_other;	/* Connection tokens but close */
 	unsigned	close_dropped;	/* close tokens in dropped lines */
 };
@@ -312,8 +312,6 @@ parse_field(const uint8_t *p, size_t len, size_t off, unsigned idx,
 		return rc;
 	} else if (eq_ci(p, n, "upgrade"))
 		f->upgrade += vlen > 0;
-	else if (eq_ci(p, n, "expect"))
-		f->expect |= eq_ci(val, vlen, "100-continue");
 	else if (is_spoofable(p, n))
 		req->drop[idx / 32] |= (uint32_t)1 << (idx % 32);
 	return HTTP_OK;
@@ -382,16 +380,9 @@ http_parse_head(const uint8_t *buf, size_t len, struct http_req *req)
 	/* What the backend reads in the rewritten head. */
 	req->fwd_keep_alive = (req->minor == 1 || f.keep) &&
 	    f.close == f.close_dropped;
-	/* RFC 9110 10.1.1 and 7.8: both are ignored in HTTP/1.0. */
-	req->expect_continue = req->minor == 1 && f.expect;
+	/* RFC 9110 7.8: Upgrade is ignored in HTTP/1.0. */
 	req->upgrade = req->minor == 1 && f.conn_upgrade && f.upgrade > 0;
 	return HTTP_OK;
-}
-
-static int
-is_dropped(const struct http_req *req, size_t idx)
-{
-	return idx < HTTP_MAX_FIELDS && (req->drop[idx / 32] >> (idx % 32) & 1);
 }
 
 /*
@@ -409,8 +400,9 @@ compact(uint8_t *buf, const struct http_req *req, int move)
 		if (eol + 2 > req->head_len)
 			break;
 		n = eol + 2 - r;
-		/* Line 0 is the request line, field idx is line idx + 1. */
-		if (line > 0 && is_dropped(req, line - 1))
+		/* Line 0 is the request line, field i is line i + 1. */
+		if (line > 0 && line - 1 < HTTP_MAX_FIELDS &&
+		    (req->drop[(line - 1) / 32] >> ((line - 1) % 32) & 1))
 			continue;
 		if (move && w != r)
 			memmove(buf + w, buf + r, n);
@@ -654,8 +646,8 @@ http_redirect(uint8_t *buf, size_t cap, const struct http_req *req,
 	if (hlen == 0) {
 		host = (const uint8_t *)own;
 		hlen = strlen(own);
-	} else
-		hlen = strip_port(host, hlen);
+	}
+	hlen = strip_port(host, hlen);
 	if (!host_ok(host, hlen))
 		return 0;
 	memcpy(h, host, hlen);

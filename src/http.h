@@ -109,7 +109,6 @@ struct http_req {
 	uint64_t	body_len;	/* for HTTP_BODY_LENGTH */
 	int		keep_alive;	/* the connection may carry another */
 	int		fwd_keep_alive;	/* so may the backend's, rewritten */
-	int		expect_continue; /* HTTP/1.1 Expect: 100-continue */
 	int		upgrade;	/* Connection: upgrade + Upgrade: */
 	uint32_t	drop[(HTTP_MAX_FIELDS + 31) / 32];
 };
@@ -159,8 +158,7 @@ int	http_head_end(const uint8_t *buf, size_t len, size_t *head_len);
 /*
  * Parse the complete head buf[0..len) strictly into *req.  len must be
  * exactly the head (as found by http_head_end()); bytes after the first
- * empty line are an error (HTTP_E_INCOMPLETE).  Deterministic: the same
- * bytes always give the same result.
+ * empty line are an error (HTTP_E_INCOMPLETE).
  *
  * Returns HTTP_OK with *req filled, or an HTTP_E_* reason (*req is then
  * unspecified).  Map the reason to a status with http_err_status().

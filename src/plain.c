@@ -49,6 +49,8 @@ plain_open(int cfd, const struct port_addr *peer,
 
 	if (p == NULL)
 		return NULL;
+	memset(&p->state, 0, offsetof(struct plain, buf) -
+	    offsetof(struct plain, state));
 	p->state = PLAIN_HEAD;
 	p->c.cfd = cfd;
 	p->svc = svc;
@@ -57,10 +59,6 @@ plain_open(int cfd, const struct port_addr *peer,
 	p->peer = p->via = *peer;
 	p->local = *local;
 	p->proxy = config_proxy_trusted(svc_of(p), peer);
-	p->lb_local = 0;
-	p->len = p->off = p->scan = 0;
-	p->in = p->out = 0;
-	p->status = 0;
 	return p;
 }
 
@@ -120,16 +118,19 @@ flush(struct plain *p, int fd)
 	return p->off == p->len;
 }
 
+static void	io(struct conn *, int, int);
+
 /* Answer with our page, or the 308 already in buf, then linger. */
 static void
 answer(struct plain *p, int status, const char *why)
 {
 	const char *page;
 	size_t n;
-	int rc;
 
 	p->status = status;
 	conn_set_outcome(&p->c, why);
+	if (status == 502 || status == 504)
+		stats.backend_errors++;
 	if (p->c.bfd >= 0)
 		port_close(p->c.bfd, 1);
 	p->c.bfd = -1;
@@ -141,10 +142,7 @@ answer(struct plain *p, int status, const char *why)
 	p->off = 0;
 	p->state = PLAIN_WRITE;
 	p->c.deadline = conn_now + svc_of(p)->idle_ms;
-	if ((rc = flush(p, p->c.cfd)) < 0)
-		plain_abort(&p->c, "client-reset");
-	else if (rc > 0)
-		linger(p);
+	io(&p->c, 0, 0);
 }
 
 static int
@@ -184,7 +182,6 @@ to_backend(struct plain *p, struct http_req *req)
 	p->c.bfd = port_connect(&svc->backend, &why);
 	if (p->c.bfd < 0) {
 		log_msg(LOG_WARN, "backend plain id=%u connect: %s", p->c.id, why);
-		stats.backend_errors++;
 		answer(p, 502, "backend-refused");
 		return;
 	}
@@ -198,22 +195,17 @@ to_backend(struct plain *p, struct http_req *req)
 static size_t
 redirect(struct plain *p, const struct http_req *req)
 {
-	const struct port_addr *tls = &svc_of(p)->listen[0];
-	char ip[48];
+	char own[64];
 
-	ip[0] = '[';
-	port_addr_ip(&p->local, ip + 1, sizeof(ip) - 2);
-	if (port_addr_is_v6(&p->local))
-		memcpy(ip + strlen(ip), "]", 2);
-	return http_redirect(p->buf, sizeof(p->buf), req,
-	    ip + !port_addr_is_v6(&p->local), port_addr_port(tls));
+	port_addr_str(&p->local, own, sizeof(own));
+	return http_redirect(p->buf, sizeof(p->buf), req, own,
+	    port_addr_port(&svc_of(p)->listen[0]));
 }
 
 /* The head is complete: the 308, the ACME request, or an error page. */
 static void
 head_done(struct plain *p)
 {
-	const struct service *svc = svc_of(p);
 	struct http_req req;
 	int rc = http_parse_head(p->buf, p->scan, &req);
 
@@ -221,7 +213,7 @@ head_done(struct plain *p)
 		answer(p, http_err_status(rc), http_strerror(rc));
 	else if (conn_draining)
 		answer(p, 503, "draining");
-	else if (svc->acme && is_acme(p->buf, &req))
+	else if (svc_of(p)->acme && is_acme(p->buf, &req))
 		to_backend(p, &req);
 	else if ((p->len = redirect(p, &req)) == 0)
 		answer(p, 400, "bad-host");
@@ -301,7 +293,6 @@ relay(struct plain *p, int brev)
 	if (n == PORT_AGAIN)
 		return;
 	if (n < 0 || (n == 0 && p->out == 0)) {
-		stats.backend_errors++;
 		answer(p, 502, n < 0 ? "backend-reset" : "backend-closed");
 		return;
 	}
@@ -365,7 +356,6 @@ io(struct conn *c, int crev, int brev)
 		if ((why = port_connect_result(p->c.bfd)) != NULL) {
 			log_msg(LOG_WARN, "backend plain id=%u connect: %s",
 			    p->c.id, why);
-			stats.backend_errors++;
 			answer(p, 502, "backend-refused");
 			break;
 		}
@@ -373,7 +363,6 @@ io(struct conn *c, int crev, int brev)
 		/* FALLTHROUGH */
 	case PLAIN_TOBACK:
 		if ((n = flush(p, p->c.bfd)) < 0) {
-			stats.backend_errors++;
 			answer(p, 502, "backend-reset");
 		} else if (n > 0) {
 			p->len = p->off = 0;
@@ -415,7 +404,6 @@ expire(struct conn *c)
 		break;
 	case PLAIN_CONNECT:
 	case PLAIN_TOBACK:
-		stats.backend_errors++;
 		answer(p, 504, "backend-timeout");
 		break;
 	case PLAIN_WRITE:

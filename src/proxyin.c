@@ -13,8 +13,8 @@
 #include "httpchar.h"
 #include "proxyin.h"
 
-static const unsigned char v2sig[12] = { 0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d,
-	0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a };
+const unsigned char proxyin_v2sig[12] = { 0x0d, 0x0a, 0x0d, 0x0a, 0x00,
+	0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a };
 
 #define V2_LOCAL	0x0
 #define V2_PROXY	0x1
@@ -156,7 +156,6 @@ parse_v1(const unsigned char *buf, size_t len, struct proxyin_hdr *h)
 	if (buf[cr + 1] != '\n' || cr < 6)
 		return PROXYIN_E_V1_SYNTAX;
 	memset(h, 0, sizeof(*h));
-	h->version = 1;
 	h->len = cr + 2;
 	if (cr >= 13 && memcmp(l + 6, "UNKNOWN", 7) == 0 &&
 	    (cr == 13 || l[13] == ' '))
@@ -199,7 +198,7 @@ parse_v2(const unsigned char *buf, size_t len, struct proxyin_hdr *h)
 	size_t total, ab = 0, off, tl;
 	unsigned cmd, fam;
 
-	if (memcmp(buf, v2sig, len < 12 ? len : 12) != 0)
+	if (memcmp(buf, proxyin_v2sig, len < 12 ? len : 12) != 0)
 		return PROXYIN_E_MISSING;
 	if (len < 13)
 		return PROXYIN_MORE;
@@ -224,7 +223,6 @@ parse_v2(const unsigned char *buf, size_t len, struct proxyin_hdr *h)
 	if (len < total)
 		return PROXYIN_MORE;
 	memset(h, 0, sizeof(*h));
-	h->version = 2;
 	h->len = total;
 	if (cmd == V2_LOCAL) {
 		h->local = 1;
@@ -258,7 +256,7 @@ proxyin_parse(const unsigned char *buf, size_t len, struct proxyin_hdr *h)
 		return PROXYIN_MORE;
 	if (buf[0] == 'P')
 		return parse_v1(buf, len, h);
-	if (buf[0] == v2sig[0])
+	if (buf[0] == proxyin_v2sig[0])
 		return parse_v2(buf, len, h);
 	return PROXYIN_E_MISSING;
 }
@@ -312,17 +310,11 @@ proxyin_trusted(const struct proxyin_net *nets, unsigned n,
 	return 0;
 }
 
-/* The i-th 16-bit group of an IPv6 address. */
-static unsigned
-group(const uint8_t *ip, int i)
-{
-	return (unsigned)ip[2 * (size_t)i] << 8 | ip[2 * (size_t)i + 1];
-}
-
 void
 proxyin_net_str(const struct proxyin_net *p, char *buf, size_t cap)
 {
 	int best = -1, blen = 1, run = 0, n = 0;
+	unsigned g[8];
 
 	if (p->len == 4)
 		n = snprintf(buf, cap, "%u.%u.%u.%u", p->ip[0], p->ip[1],
@@ -330,7 +322,9 @@ proxyin_net_str(const struct proxyin_net *p, char *buf, size_t cap)
 	else {
 		/* RFC 5952: the longest run of two or more zero groups. */
 		for (int i = 0; i < 8; i++) {
-			run = group(p->ip, i) == 0 ? run + 1 : 0;
+			g[i] = (unsigned)p->ip[2 * (size_t)i] << 8 |
+			    p->ip[2 * (size_t)i + 1];
+			run = g[i] == 0 ? run + 1 : 0;
 			if (run > blen) {
 				blen = run;
 				best = i - run + 1;
@@ -342,8 +336,7 @@ proxyin_net_str(const struct proxyin_net *p, char *buf, size_t cap)
 				i += blen - 1;
 				continue;
 			}
-			n += snprintf(buf + n, cap - (size_t)n, "%x%s",
-			    group(p->ip, i),
+			n += snprintf(buf + n, cap - (size_t)n, "%x%s", g[i],
 			    i < 7 && i + 1 != best ? ":" : "");
 		}
 	}

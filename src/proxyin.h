@@ -62,7 +62,6 @@ enum {
 
 struct proxyin_hdr {
 	size_t		len;		/* header bytes, CRLF/TLVs included */
-	unsigned	version;	/* 1 or 2 */
 	int		local;		/* v2 LOCAL: the balancer's own */
 	size_t		alen;		/* 4 or 16; 0: no address carried */
 	uint8_t		src[16], dst[16];	/* client, and where it went */
@@ -80,6 +79,7 @@ int	proxyin_parse(const unsigned char *buf, size_t len,
 	    struct proxyin_hdr *h);
 /* The reason as the log's outcome ("proxy-missing", ...). */
 const char *proxyin_strerror(int rc);
+extern const unsigned char proxyin_v2sig[12];	/* v2's first bytes */
 
 /* A trusted source: an IPv4 or IPv6 prefix. */
 struct proxyin_net {

@@ -6,8 +6,8 @@
  * without TLVs, followed by a TLS hello), and also the text of a
  * proxy_from prefix.  Invariants checked, each with abort():
  *  - an answer is OK, MORE or one named reason, the same each time;
- *  - OK: the header is at most the input and PROXYIN_MAX long, has a
- *    version, 0, 4 or 16 address bytes, none with LOCAL; bytes after it
+ *  - OK: the header is at most the input and PROXYIN_MAX long, has
+ *    0, 4 or 16 address bytes, none with LOCAL; bytes after it
  *    never change the answer, and any shorter prefix of it is MORE;
  *  - MORE never comes with PROXYIN_MAX bytes or more;
  *  - a prefix that parses prints as text that parses to the same, and
@@ -38,7 +38,6 @@ check_header(const uint8_t *data, size_t size)
 		return;
 	if (memcmp(&h, &again, sizeof(h)) != 0 || h.len == 0 ||
 	    h.len > size || h.len > PROXYIN_MAX ||
-	    (h.version != 1 && h.version != 2) ||
 	    (h.alen != 0 && h.alen != 4 && h.alen != 16) ||
 	    (h.local && h.alen != 0) || h.sport > 65535 || h.dport > 65535)
 		abort();

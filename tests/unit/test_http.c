@@ -721,23 +721,6 @@ keep_alive_http10_on_request(void)
 }
 
 static int
-flags_expect_100_continue_in_http11_only(void)
-{
-	struct http_req req;
-
-	CHECK(parse_str("PUT / HTTP/1.1\r\nHost: a\r\nExpect: 100-Continue\r\n"
-	    "Content-Length: 3\r\n\r\n", &req) == HTTP_OK);
-	CHECK(req.expect_continue == 1);
-	CHECK(parse_str("PUT / HTTP/1.0\r\nExpect: 100-continue\r\n"
-	    "Content-Length: 3\r\n\r\n", &req) == HTTP_OK);
-	CHECK(req.expect_continue == 0);
-	CHECK(parse_str("PUT / HTTP/1.1\r\nHost: a\r\nExpect: 200-ok\r\n"
-	    "\r\n", &req) == HTTP_OK);
-	CHECK(req.expect_continue == 0);
-	return 1;
-}
-
-static int
 flags_upgrade_only_with_connection_and_upgrade(void)
 {
 	struct http_req req;
@@ -1583,7 +1566,6 @@ static const struct unit_test tests[] = {
 	T(closes_http11_on_connection_close),
 	T(closes_http10_by_default),
 	T(keep_alive_http10_on_request),
-	T(flags_expect_100_continue_in_http11_only),
 	T(flags_upgrade_only_with_connection_and_upgrade),
 	T(rewrite_drops_spoofed_headers_any_case),
 	T(rewrite_drops_connection_close_alone),
