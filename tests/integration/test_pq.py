@@ -159,11 +159,12 @@ class Hybrid(GateTest):
                           HANDSHAKE_FAILURE)
 
     def test_tls12_never_uses_it(self):
-        # A TLS 1.2 hello that lists only the hybrid group and X25519.
+        # A TLS 1.2 hello that lists the hybrid group first, X25519, and
+        # P-256 for the certificate's key (RFC 8422 5.1).
         g = self.gate13()
         c = Conn(g.port)
         c.send(record(HANDSHAKE, client_hello(exts=ext(10, vec16(
-            u16(HYBRID) + u16(X25519))) + hello_extensions()[
+            u16(HYBRID) + u16(X25519) + u16(23))) + hello_extensions()[
                 len(ext(10, vec16(b"\x00" * 6))):])))
         msgs = c.first_flight()
         c.close()
