@@ -1,12 +1,12 @@
 /*
  * fuzz_t13cert.c - libFuzzer target for the TLS 1.3 engine's reading of
  * a client's authentication: Certificate (streamed into the validator),
- * CertificateVerify and Finished, as hs_message() (hs.c) gets them
+ * CertificateVerify and Finished, as hs_content() (hs.c) gets them
  * once records are open, in any split.  Those records are protected
  * under keys no fuzzer can know, so this target sets up an engine in
  * hs13.c's phase that waits for the client's Certificate, with the
  * client's handshake traffic secret all zeros, and feeds the bytes to
- * hs_message() directly.  It includes src/hs13.c for the names of
+ * hs_content() directly.  It includes src/hs13.c for the names of
  * its phases (and links the other engine files), nothing more.
  *
  * The input is one byte (bit 0: BearSSL's X.509 validator, or a known
@@ -106,7 +106,9 @@ feed(int known, size_t step, const uint8_t *p, size_t n)
 	start(known);
 	for (size_t i = 0; i < n && a == 0; i += step) {
 		cv = c.phase == P_CCV;
-		a = hs_message(&c, p + i, n - i < step ? n - i : step);
+		/* hs_content() writes nothing of a handshake record. */
+		a = hs_content(&c, CT_HANDSHAKE, (unsigned char *)p + i,
+		    n - i < step ? n - i : step, 1);
 	}
 	if (c.hs_len > sizeof(c.msg))
 		abort();
