@@ -68,27 +68,31 @@ class Sni(GateTest):
 
     def setUp(self):
         super().setUp()
-        d = sni_certs()
-        # Two cert/key pairs in one service: a config file of our own.
         self.b = self.backend("echo")
+        self.g, self.port = self.start("a", "b")
+
+    def start(self, *pairs):
+        """tlsgate on a config file of our own with these cert/key pairs
+        in one service; (gate, port), a busy port tried again."""
+        d = sni_certs()
+        certs = []
+        for name in pairs:
+            certs += ["cert = " + os.path.join(d, name + ".crt"),
+                      "key = " + os.path.join(d, name + ".key")]
         for i in range(3):
             port = free_port()
             path = self.conf_file([
                 "listen = %s:%d" % (LOOPBACK, port),
-                "backend = " + self.b.addr, "mode = tcp",
-                "cert = " + os.path.join(d, "a.crt"),
-                "key = " + os.path.join(d, "a.key"),
-                "cert = " + os.path.join(d, "b.crt"),
-                "key = " + os.path.join(d, "b.key")] + self.tls_lines(),
-                "sni%d.conf" % i)
+                "backend = " + self.b.addr, "mode = tcp"] + certs +
+                self.tls_lines(), "%s%d.conf" % ("".join(pairs), i))
             g = self.gate_file(path)
             try:
                 g.wait_log(r"^tlsgate: info: ready ", 10)
-                break
+                return g, port
             except AssertionError:
                 if "Address already in use" not in g.log():
                     raise
-        self.g, self.port = g, port
+        raise AssertionError("no free port in three tries")
 
     def pick(self, servername):
         subj, suite, _, text = s_client(self.port, servername)
@@ -167,16 +171,7 @@ class Sni(GateTest):
         self.assertTrue(suite.startswith("ECDHE-ECDSA-"), suite)
 
     def test_ecdsa_and_rsa_certificates_for_one_name_serve_both(self):
-        d, port = sni_certs(), free_port()
-        g = self.gate_file(self.conf_file([
-            "listen = %s:%d" % (LOOPBACK, port),
-            "backend = " + self.b.addr, "mode = tcp",
-            "cert = " + os.path.join(d, "a.crt"),
-            "key = " + os.path.join(d, "a.key"),
-            "cert = " + os.path.join(d, "c.crt"),
-            "key = " + os.path.join(d, "c.key")] + self.tls_lines(),
-            "dual.conf"))
-        g.wait_log(r"^tlsgate: info: ready ", 10)
+        _, port = self.start("a", "c")
         for groups, cn, kind in (("P-256", "a.example", "ECDHE-ECDSA-"),
                                  ("P-384", "c.example", "ECDHE-RSA-")):
             subj, suite, _, text = s_client(port, "a.example",
