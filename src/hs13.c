@@ -189,7 +189,7 @@ psk(struct eng *c, const unsigned char *m, const struct hello *h,
 	int ok;
 
 	if ((c->ops->open == NULL && c->ops->load == NULL) ||
-	    !(h->exts & HELLO_EXT_PRE_SHARED_KEY) || !h->psk_dhe_ke)
+	    !(h->exts & hello_ext(EXT_PRE_SHARED_KEY)) || !h->psk_dhe_ke)
 		return 0;
 	idlen = tw_get16(m + h->psk_ids);
 	memset(&sp, 0, sizeof(sp));
@@ -257,7 +257,7 @@ choose_group(const struct eng *c, const struct hello *h,
 #ifndef TLSGATE_NO_MLKEM
 		if (ch->groups[i] == GROUP_X25519MLKEM768) {
 			if (eng_room(c) < SH_MAX(HYBRID_SERVER_SHARE) + 6 ||
-			    (!(h->shares & HELLO_GROUP_X25519MLKEM768) &&
+			    (!(h->shares & hello_group(GROUP_X25519MLKEM768)) &&
 			    !ch->hybrid_retry))
 				continue;
 			pq = n;
@@ -269,7 +269,7 @@ choose_group(const struct eng *c, const struct hello *h,
 	/* The share it would answer ranks below the hybrid it listed: ask. */
 	if (r == HELLO_SHARE && pq != (size_t)-1 && !c->hrr &&
 	    *group != GROUP_X25519MLKEM768 &&
-	    (h->groups & HELLO_GROUP_X25519MLKEM768)) {
+	    (h->groups & hello_group(GROUP_X25519MLKEM768))) {
 		for (size_t i = 0; i < pq; i++)
 			if (g[i] == *group)
 				return r;
@@ -336,7 +336,7 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 		th_init(&c->th, dig);
 		memcpy(c->sid, m + h.sid, h.sid_len);
 		c->sid_len = h.sid_len;
-		c->skip_early = (h.exts & HELLO_EXT_EARLY_DATA) != 0;
+		c->skip_early = (h.exts & hello_ext(EXT_EARLY_DATA)) != 0;
 		c->early_left = EARLY_MAX;
 	}
 	if (alert == HELLO_HRR) {
@@ -359,7 +359,7 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 		hello_digest(m, len, d);
 		if (group != c->group || ch.suite != c->ch.suite ||
 		    memcmp(d, c->ch1, sizeof(d)) != 0 ||
-		    (h.exts & HELLO_EXT_EARLY_DATA))
+		    (h.exts & hello_ext(EXT_EARLY_DATA)))
 			return BR_ALERT_ILLEGAL_PARAMETER;
 		/* 0-RTT records come before this hello, never after it. */
 		c->skip_early = 0;

@@ -3,7 +3,6 @@
  */
 #include <string.h>
 
-#include "hello.h"
 #include "tlswire.h"
 
 #define SHA1	br_sha1_ID
@@ -46,19 +45,33 @@ tls_sig(unsigned code)
 	return NULL;
 }
 
+/*
+ * bsi: BSI TR-02102-2 lists the NIST curves, not X25519; modern:
+ * Mozilla's, without secp521r1.
+ */
+#define NO_BSI	(IN_ALL & ~(1u << PROFILE_BSI))
+#define NO_MODERN	(IN_ALL & ~(1u << PROFILE_MODERN))
 const struct tls_group tls_groups[] = {
-	{ GROUP_X25519, BR_EC_curve25519, 0, 32, "bad-x25519-share" },
-	{ GROUP_SECP256R1, P256, 1, 65, "bad-p256-share" },
-	{ GROUP_SECP384R1, P384, 1, 97, "bad-p384-share" },
-	{ GROUP_SECP521R1, P521, 1, 133, "bad-p521-share" },
 #ifndef TLSGATE_NO_MLKEM
-	/* ML-KEM-768's key, then X25519's; checked (FIPS 203 7.2) if used. */
-	{ GROUP_X25519MLKEM768, 0, 0, 1184 + 32, "bad-x25519mlkem768-share" },
+	/*
+	 * draft-ietf-tls-ecdhe-mlkem: ML-KEM-768's key, then X25519's;
+	 * checked (FIPS 203 7.2) if used.  First: post-quantum wins.
+	 */
+	{ GROUP_X25519MLKEM768, "x25519mlkem768", NO_BSI, 0, 0, 1184 + 32,
+	    "bad-x25519mlkem768-share" },
 #endif
+	{ GROUP_X25519, "x25519", NO_BSI, BR_EC_curve25519, 0, 32,
+	    "bad-x25519-share" },
+	{ GROUP_SECP256R1, "secp256r1", IN_ALL, P256, 1, 65,
+	    "bad-p256-share" },
+	{ GROUP_SECP384R1, "secp384r1", IN_ALL, P384, 1, 97,
+	    "bad-p384-share" },
+	{ GROUP_SECP521R1, "secp521r1", NO_MODERN, P521, 1, 133,
+	    "bad-p521-share" },
 };
 const size_t tls_ngroups = sizeof(tls_groups) / sizeof(tls_groups[0]);
-_Static_assert(sizeof(tls_groups) / sizeof(tls_groups[0]) <= HELLO_NGROUPS,
-    "struct hello has a share offset for each group");
+_Static_assert(sizeof(tls_groups) / sizeof(tls_groups[0]) <= TLS_NGROUPS_MAX,
+    "a hello has a bit and a share offset for each group");
 
 const struct tls_group *
 tls_group_find(unsigned code)
@@ -69,14 +82,15 @@ tls_group_find(unsigned code)
 	return NULL;
 }
 
+/* bsi: BSI TR-02102-2 lists no ChaCha20-Poly1305. */
 const struct tls_suite tls_suites[TLS_NSUITES] = {
-	{ { 0xc02b, 0xc02f, SUITE_AES_128_GCM_SHA256 },
+	{ "aes128-gcm", IN_ALL, { 0xc02b, 0xc02f, SUITE_AES_128_GCM_SHA256 },
 	    { "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256",
 	    "TLS_AES_128_GCM_SHA256" }, 16, 4, SHA256, 0 },
-	{ { 0xc02c, 0xc030, SUITE_AES_256_GCM_SHA384 },
+	{ "aes256-gcm", IN_ALL, { 0xc02c, 0xc030, SUITE_AES_256_GCM_SHA384 },
 	    { "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-RSA-AES256-GCM-SHA384",
 	    "TLS_AES_256_GCM_SHA384" }, 32, 4, SHA384, 0 },
-	{ { 0xcca9, 0xcca8, SUITE_CHACHA20_POLY1305_SHA256 },
+	{ "chacha20-poly1305", NO_BSI, { 0xcca9, 0xcca8, SUITE_CHACHA20_POLY1305_SHA256 },
 	    { "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305",
 	    "TLS_CHACHA20_POLY1305_SHA256" }, 32, 12, SHA256, 1 },
 };
