@@ -108,13 +108,13 @@ UNITS	= http der hello cache proxyin turn
 .SECONDEXPANSION:
 UNIT_MORE_http = src/httpchunk.c
 UNIT_MORE_hello = src/tlswire.c
-$(B)/unit/test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/*.h \
+$(B)/unit/test_%: tests/unit/test_%.c tests/unit/*.h src/%.c src/*.h \
 	    $$(UNIT_MORE_$$*) | $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) $(LDFLAGS) \
 	    -o $@ $< src/$*.c $(UNIT_MORE_$*)
 
-$(B)/unit/asan_test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c \
+$(B)/unit/asan_test_%: tests/unit/test_%.c tests/unit/*.h src/%.c \
 	    src/*.h $$(UNIT_MORE_$$*) | $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< src/$*.c \
@@ -369,7 +369,7 @@ FUZZERS	+= mlkem
 endif
 
 build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/config.c src/certname.c \
-	    src/der.c \
+	    src/der.c src/tlswire.c \
 	    src/confprint.c \
 	    src/proxyin.c port/posix/port.c port/posix/file.c
 	@mkdir -p $(@D)
@@ -381,9 +381,10 @@ build/fuzz/fuzz_der: tests/fuzz/fuzz_der.c $(CERTGEN_SRC) src/*.h \
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(CERTGEN_SRC) \
 	    $(BEARSSL_LIBS)
 
-build/fuzz/fuzz_hello: tests/fuzz/fuzz_hello.c src/hello.c src/tlswire.c
+build/fuzz/fuzz_hello: tests/fuzz/fuzz_hello.c tests/unit/hellobuf.h \
+	    src/hello.c src/tlswire.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Itests/unit -o $@ $(filter %.c,$^)
 
 build/fuzz/fuzz_http: tests/fuzz/fuzz_http.c src/http.c src/httpchunk.c
 	@mkdir -p $(@D)
