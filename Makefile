@@ -58,7 +58,7 @@ SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c \
 	  src/hs13flight.c \
 	  src/hs12flight.c \
 	  src/slotio.c src/precomp.c \
-	  src/ticket.c $(PQ_SRC)
+	  src/ticket.c src/stats.c $(PQ_SRC)
 PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c \
 	  port/posix/file.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)
@@ -155,7 +155,7 @@ $(B)/unit/asan_test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) \
 
 # The TLS 1.3 cryptography, against RFC 8448, Python and OpenSSL.
 TLSCRYPTO_SRC = src/kdf.c src/recprot.c src/prim.c src/kx.c src/sig.c src/ecdsa.c src/precomp.c \
-	  src/tlswire.c
+	  src/tlswire.c src/stats.c
 $(B)/unit/test_tlscrypto: tests/unit/test_tlscrypto.c tests/unit/unit.h \
 	    $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)

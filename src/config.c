@@ -554,11 +554,10 @@ open_section(struct parse *p, const char *v, size_t len, unsigned line)
 static int
 check_rotate(struct parse *p, const char *name, char *err, size_t cap)
 {
-	unsigned long long r = p->c->ticket_rotate_ms, l = 0;
+	unsigned long long r = p->c->ticket_rotate_ms, l;
+	unsigned def;
 
-	for (unsigned i = 0; i < p->c->nsvc; i++)
-		if (p->c->svc[i].tickets && p->c->svc[i].lifetime_ms > l)
-			l = p->c->svc[i].lifetime_ms;
+	l = config_ticket_life(p->c, &def);
 	if (r == 0 || l == 0)
 		return 0;
 	if (r < 1000)
@@ -573,6 +572,19 @@ check_rotate(struct parse *p, const char *name, char *err, size_t cap)
 		    "session_lifetime / 7 (%llus): more than 8 keys to keep",
 		    name, line_of(p, "ticket_key_rotate"), l / 7000);
 	return 0;
+}
+
+unsigned
+config_ticket_life(const struct config *c, unsigned *rotate_ms)
+{
+	unsigned l = 0;
+
+	for (unsigned i = 0; i < c->nsvc; i++)
+		if (c->svc[i].tickets && c->svc[i].lifetime_ms > l)
+			l = c->svc[i].lifetime_ms;
+	*rotate_ms = c->ticket_rotate_ms != 0 ? c->ticket_rotate_ms :
+	    l / 2 >= 1000 ? l / 2 : 1000;
+	return l;
 }
 
 /* After the last line: every service complete, limits kept. */

@@ -124,6 +124,14 @@ size_t	config_static_bytes(void);
 /* Is this a proxy_from source of the service (its connections begin
  * with a PROXY header)? */
 int	config_proxy_trusted(const struct service *, const struct port_addr *);
+/*
+ * The ticket keys' lifetime rule: the longest session_lifetime L of the
+ * services with tickets (ms, 0: none has them), and into *rotate_ms how
+ * often a new key comes: ticket_key_rotate (checked to lie in L / 7 ..
+ * L), else L / 2, 1 s at the least, so that three keys are kept and
+ * none lives longer than 1.5 L.
+ */
+unsigned config_ticket_life(const struct config *, unsigned *rotate_ms);
 /* Print every resolved value as "key = value" lines through put(). */
 void	config_print(const struct config *, int (*put)(const char *));
 

@@ -11,6 +11,7 @@
 uint64_t conn_now;
 unsigned conn_worker;
 int conn_draining;
+unsigned char conn_scratch[PROXYIN_MAX + HELLO_WIRE_MAX];
 const struct config *conn_cfg;
 
 /* The sets whose connections have a peer: slots and redirect slots. */

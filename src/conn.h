@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "hello.h"
 #include "port.h"
 
 #define CONN_FREE	UINT32_MAX	/* conn.pos of an entry not in use */
@@ -138,6 +139,13 @@ extern uint64_t conn_now;
 extern unsigned conn_worker;
 /* Set at SIGTERM: new requests get 503. */
 extern int conn_draining;
+/*
+ * The loop's scratch: a first flight looked at whole (a PROXY header and
+ * a hello, pend.c), a hello longer than a slot's ibuf (slotin.c), the
+ * engine's second hello (tls_hello()).  One user at a time, inside a
+ * call: the loop has one thread.
+ */
+extern unsigned char conn_scratch[PROXYIN_MAX + HELLO_WIRE_MAX];
 /*
  * The config the connections serve, set by the loop at start and at a
  * reload (which keeps the services, by name and count: only their

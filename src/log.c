@@ -17,7 +17,6 @@ static uint64_t window;		/* the second being counted */
 static unsigned in_window;
 static unsigned long long dropped;
 
-struct stats stats;
 int64_t stats_cert_end;
 
 #define F(f)	{ #f, &stats.f }

@@ -45,8 +45,6 @@ stats_sync(void)
 	turn_report();
 	stats.live = slot_set.nlive;
 	stats.pending = pend_set.nlive;
-	stats.precomp_hits = precomp_hits;
-	stats.precomp_misses = precomp_misses;
 }
 
 static void

@@ -15,7 +15,6 @@ static uint32_t freel[TLSGATE_MAX_PENDING];
 struct connset pend_set = CONNSET(tab, live, freel);
 static const struct conn_class pend_class;
 static unsigned nready[2];	/* TLS, plain */
-unsigned char pend_peekbuf[PROXYIN_MAX + HELLO_WIRE_MAX];
 
 /*
  * A hello over one record (5 + 2^14 bytes) is rare, a usual one under
@@ -143,8 +142,8 @@ io(struct conn *c, int crev, int brev)
 {
 	struct pend *e = (struct pend *)c;
 	size_t want, room;
-	long k = port_peek(c->cfd, pend_peekbuf, e->plain ? TLSGATE_HEAD_MAX :
-	    e->proxy ? sizeof(pend_peekbuf) : HELLO_WIRE_MAX);
+	long k = port_peek(c->cfd, conn_scratch, e->plain ? TLSGATE_HEAD_MAX :
+	    e->proxy ? sizeof(conn_scratch) : HELLO_WIRE_MAX);
 
 	(void)crev;
 	(void)brev;
@@ -173,7 +172,7 @@ io(struct conn *c, int crev, int brev)
 	}
 	e->stalled = 0;
 	e->len = (uint32_t)k;
-	if ((want = wanting(e, pend_peekbuf, (size_t)k, &room)) == 0) {
+	if ((want = wanting(e, conn_scratch, (size_t)k, &room)) == 0) {
 		ready(e);
 		return;
 	}

@@ -54,11 +54,6 @@ struct pend {
 
 /* n entries, for the services of conn_cfg (conn.h). */
 void	pend_init(unsigned n);
-/*
- * The one peek buffer.  One message is looked at a time, by the loop's
- * one thread: a slot looks at a hello longer than its ibuf here too.
- */
-extern unsigned char pend_peekbuf[PROXYIN_MAX + HELLO_WIRE_MAX];
 extern struct connset pend_set;
 
 /*

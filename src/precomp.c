@@ -5,6 +5,7 @@
 #include <bearssl.h>
 
 #include "ecdsa.h"
+#include "log.h"
 #include "precomp.h"
 #include "prim.h"
 #include "wipe.h"
@@ -30,7 +31,6 @@ static struct pool {
 
 static br_hmac_drbg_context drbg;
 static int seeded;
-unsigned long long precomp_hits, precomp_misses;
 
 static struct pool *
 pool_of(int curve)
@@ -61,10 +61,10 @@ precomp_take(int curve, unsigned char *sk, size_t *sklen,
 		return 0;
 	p->wanted = seeded;
 	if (p->n == 0) {
-		precomp_misses++;
+		stats.precomp_misses++;
 		return 0;
 	}
-	precomp_hits++;
+	stats.precomp_hits++;
 	e = &p->pairs[--p->n];
 	memcpy(sk, e->sk, e->sklen);
 	memcpy(pub, e->pub, e->publen);

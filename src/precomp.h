@@ -60,9 +60,6 @@ int	precomp_wanted(void);
 size_t	precomp_ecdsa_sign(const br_ec_impl *impl, const br_hash_class *hf,
 	    const void *hash_value, const br_ec_private_key *sk, void *sig);
 
-/* Pairs taken from a pool, and asked for with none ready. */
-extern unsigned long long precomp_hits, precomp_misses;
-
 size_t	precomp_static_bytes(void);
 void	precomp_wipe(void);
 

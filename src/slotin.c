@@ -81,7 +81,8 @@ judge_hello(struct slot *s)
 	int rc;
 
 	s->ra_off = 0;
-	rc = tls_hello(&s->tls, s->ibuf, s->ra_len, &end, &alert, &why);
+	rc = tls_hello(&s->tls, s->ibuf, s->ra_len, conn_scratch, &end, &alert,
+	    &why);
 	if (rc == TLS_HELLO_REFUSE) {
 		hello_refused(s, alert, why);
 		return 0;
@@ -102,7 +103,7 @@ judge_hello(struct slot *s)
 static int
 long_hello(struct slot *s)
 {
-	unsigned char *w = pend_peekbuf;
+	unsigned char *w = conn_scratch;
 	size_t n, end, have = s->ra_len;
 	const char *why;
 	unsigned alert;
@@ -112,7 +113,8 @@ long_hello(struct slot *s)
 	if (n == 0)
 		return 0;
 	memcpy(w, s->ibuf, have);
-	switch (tls_hello(&s->tls, w, have + n, &end, &alert, &why)) {
+	switch (tls_hello(&s->tls, w, have + n, conn_scratch, &end, &alert,
+	    &why)) {
 	case TLS_HELLO_MORE:
 		/*
 		 * It stopped half way (the pending table hands on no other):

@@ -31,7 +31,6 @@
 #include "defaults.h"
 #include "log.h"
 #include "hello.h"
-#include "pend.h"
 #include "precomp.h"
 #include "ticket.h"
 #include "tls.h"
@@ -594,13 +593,13 @@ choose(void *ctx, const unsigned char *m, const struct hello *h,
 	return 0;
 }
 
-/* The peek buffer holds the longest second hello too. */
+/* The scratch holds the longest second hello too. */
 _Static_assert(HELLO_WIRE_MAX >= ENG_HELLO2_MAX(TLSGATE_OBUF_SIZE),
-    "pend_peekbuf joins a second hello");
+    "the scratch joins a second hello");
 
 int
-tls_hello(struct tls_conn *t, unsigned char *buf, size_t len, size_t *end,
-    unsigned *alert, const char **why)
+tls_hello(struct tls_conn *t, unsigned char *buf, size_t len,
+    unsigned char *scratch, size_t *end, unsigned *alert, const char **why)
 {
 	const struct tls_svc *sv = &areas[t->area].svc[t->svc];
 	struct hello_peek pk;
@@ -628,7 +627,7 @@ tls_hello(struct tls_conn *t, unsigned char *buf, size_t len, size_t *end,
 	t->ops.vmax = sv->tls_max;
 	t->ops.lifetime = sv->lifetime;
 	/* The loop's one thread: the engine uses it inside a call only. */
-	t->ops.scratch = pend_peekbuf;
+	t->ops.scratch = scratch;
 	t->ops.scratch_len = HELLO_WIRE_MAX;
 	(void)eng_start(&t->eng, t->ibuf, t->ilen, t->obuf, t->olen,
 	    buf + 5, hello_defrag(buf, pk.end), &t->ops);
@@ -650,24 +649,17 @@ tls_conn_release(struct tls_conn *t)
 }
 
 /*
- * The rotating keys, from a secret of the DRBG, before any fork: every
- * rotate seconds a new key (config.c keeps rotate within the longest
- * lifetime L of a service with tickets, and at least L / 7); 0 means
- * L / 2, so that three keys are kept and none lives longer than 1.5 L.
+ * The rotating keys, from a secret of the DRBG, before any fork, on
+ * config_ticket_life()'s rule.
  */
 static void
 init_rotation(const struct config *c)
 {
 	unsigned char seed[32];
-	uint32_t l = 0, r = c->ticket_rotate_ms / 1000;
+	unsigned r, l = config_ticket_life(c, &r);
 
-	for (unsigned i = 0; i < c->nsvc; i++)
-		if (c->svc[i].tickets && c->svc[i].lifetime_ms / 1000 > l)
-			l = c->svc[i].lifetime_ms / 1000;
-	if (r == 0)
-		r = l / 2 > 0 ? l / 2 : 1;
 	seed_drbg.vtable->generate(&seed_drbg.vtable, seed, sizeof(seed));
-	ticket_keys_rotating(&rot_keys, seed, r, l, port_time());
+	ticket_keys_rotating(&rot_keys, seed, r / 1000, l / 1000, port_time());
 	wipe(seed, sizeof(seed));
 }
 

@@ -76,7 +76,8 @@ void	tls_conn_reset(struct tls_conn *, unsigned svc);
 /*
  * The client's first bytes buf[0..len), before the engine reads them:
  * in the engine's input buffer or, for a hello longer than that, in one
- * of HELLO_WIRE_MAX bytes.  TLS_HELLO_MORE: the hello is not all there
+ * of HELLO_WIRE_MAX bytes; scratch, HELLO_WIRE_MAX bytes the engine may
+ * use inside a call (a second hello).  TLS_HELLO_MORE: the hello is not all there
  * yet (if buf is full, it is longer than buf).  TLS_HELLO_STARTED: the
  * engine has started on the hello, which took buf[0..*end) (an alert may
  * be what it answers: the state says).  TLS_HELLO_REFUSE: the first
@@ -85,7 +86,8 @@ void	tls_conn_reset(struct tls_conn *, unsigned svc);
  */
 enum { TLS_HELLO_MORE, TLS_HELLO_STARTED, TLS_HELLO_REFUSE };
 int	tls_hello(struct tls_conn *, unsigned char *buf, size_t len,
-	    size_t *end, unsigned *alert, const char **why);
+	    unsigned char *scratch, size_t *end, unsigned *alert,
+	    const char **why);
 /* The connection is over: its area may be reused, its secrets go. */
 void	tls_conn_release(struct tls_conn *);
 /*

@@ -13,8 +13,8 @@
 struct turn_work turn_work;
 
 static uint32_t hist[TURN_BUCKETS];
-static uint64_t t0, nturns, slowest;
-static struct turn_work slow;
+static uint64_t t0;
+static int reported;	/* a report ended the period: the next turn starts one */
 /* The counters' values when the turn began. */
 static unsigned long long b_hs, b_closed, b_cache, b_logs;
 
@@ -71,29 +71,43 @@ turn_end(uint64_t us)
 {
 	uint64_t d = us >= t0 ? us - t0 : 0;
 
+	if (reported) {
+		for (unsigned b = 0; b < TURN_BUCKETS; b++)
+			hist[b] = 0;
+		stats.turns = stats.turn_max_us = 0;
+		reported = 0;
+	}
 	hist[turn_bucket(d)]++;
-	nturns++;
-	if (nturns > 1 && d <= slowest)
+	if (stats.turns++ > 0 && d <= stats.turn_max_us)
 		return;
-	slowest = d;
-	slow = turn_work;
-	slow.handshakes = (uint32_t)(stats.handshakes - b_hs);
-	slow.closed = (uint32_t)(stats.closed - b_closed);
-	slow.cache = (uint32_t)(stats.cache_hits + stats.cache_misses +
-	    stats.cache_saves - b_cache);
-	slow.logs = (uint32_t)(log_lines - b_logs);
+	stats.turn_max_us = d;
+	stats.slow_polled = turn_work.polled;
+	stats.slow_io = turn_work.io;
+	stats.slow_costly = turn_work.costly;
+	stats.slow_served = turn_work.served;
+	stats.slow_accepts = turn_work.accepts;
+	stats.slow_expired = turn_work.expired;
+	stats.slow_handshakes = stats.handshakes - b_hs;
+	stats.slow_closed = stats.closed - b_closed;
+	stats.slow_cache = stats.cache_hits + stats.cache_misses +
+	    stats.cache_saves - b_cache;
+	stats.slow_logs = log_lines - b_logs;
 }
 
-/* The upper bound of the bucket that holds the p-th per mille turn. */
+/*
+ * The upper bound of the bucket that holds the p-th per mille turn, or
+ * the longest turn if less: a bucket's bound may be above any turn.
+ */
 static uint64_t
 pct(unsigned permille)
 {
-	uint64_t want = (nturns * permille + 999) / 1000, cum = 0;
+	uint64_t want = (stats.turns * permille + 999) / 1000, cum = 0;
 
 	for (unsigned b = 0; b < TURN_BUCKETS; b++) {
 		cum += hist[b];
 		if (cum >= want && cum > 0)
-			return turn_bucket_max(b);
+			return turn_bucket_max(b) < stats.turn_max_us ?
+			    turn_bucket_max(b) : stats.turn_max_us;
 	}
 	return 0;
 }
@@ -101,28 +115,13 @@ pct(unsigned permille)
 void
 turn_report(void)
 {
-	stats.turns = nturns;
 	stats.turn_p99_us = pct(990);
 	stats.turn_p999_us = pct(999);
-	stats.turn_max_us = slowest;
-	stats.slow_polled = slow.polled;
-	stats.slow_io = slow.io;
-	stats.slow_costly = slow.costly;
-	stats.slow_served = slow.served;
-	stats.slow_accepts = slow.accepts;
-	stats.slow_expired = slow.expired;
-	stats.slow_handshakes = slow.handshakes;
-	stats.slow_closed = slow.closed;
-	stats.slow_cache = slow.cache;
-	stats.slow_logs = slow.logs;
-	for (unsigned b = 0; b < TURN_BUCKETS; b++)
-		hist[b] = 0;
-	nturns = slowest = 0;
-	slow = (struct turn_work){ 0 };
+	reported = 1;
 }
 
 size_t
 turn_static_bytes(void)
 {
-	return sizeof(hist) + sizeof(slow) + sizeof(turn_work);
+	return sizeof(hist) + sizeof(turn_work);
 }

@@ -16,8 +16,10 @@
  *
  *	turn_begin(t0);		after poll(), t0 in microseconds
  *	... turn_work.io++; turn_work.accepts++; ...
- *	turn_end(t1);		before the next poll()
- *	turn_report();		fills stats.turn_* and stats.slow_*, clears
+ *	turn_end(t1);		before the next poll(): stats.turns,
+ *				turn_max_us and slow_* as it goes
+ *	turn_report();		stats.turn_p99_us, turn_p999_us; the
+ *				next turn starts a new period
  */
 #ifndef TLSGATE_TURN_H
 #define TLSGATE_TURN_H
@@ -49,9 +51,10 @@ void	turn_begin(uint64_t us);
 /* It ends at us: into the histogram, and kept if the slowest yet. */
 void	turn_end(uint64_t us);
 /*
- * Into stats: turns, turn_p99_us, turn_p999_us (each the upper bound
- * of its bucket), turn_max_us and the slowest turn's work (slow_*),
- * all since the last report; then starts the next period.
+ * Into stats: turn_p99_us and turn_p999_us, each the upper bound of its
+ * bucket but no more than turn_max_us, over the turns since the last
+ * report; the next turn_end() starts the next period (turns, turn_max_us
+ * and slow_* begin again), so reports in one turn agree.
  */
 void	turn_report(void);
 /* The bucket of a duration, and the largest duration in a bucket. */

@@ -140,8 +140,6 @@ static int have_saved, client_suite, peer_v6;
 static int balancer;
 static unsigned seq, seq_base;	/* clients opened (seeds) */
 static unsigned char boot_caches[1 << 20];	/* as boot() left them */
-/* pend.c's (not linked: the harness gives slots their clients itself). */
-unsigned char pend_peekbuf[PROXYIN_MAX + HELLO_WIRE_MAX];
 static size_t boot_caches_len;
 
 static const char *const requests[4] = {

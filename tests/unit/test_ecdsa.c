@@ -13,6 +13,7 @@
 #include <bearssl.h>
 
 #include "ecdsa.h"
+#include "log.h"
 #include "precomp.h"
 #include "unit.h"
 
@@ -430,7 +431,7 @@ nonces_made_ahead_sign_verify_and_never_repeat(void)
 		CHECK(n == br_ecdsa_i31_sign_asn1(impl, &br_sha256_vtable, h,
 		    &sk, theirs) && memcmp(sig, theirs, n) == 0);
 		CHECK(fill_all() == PRECOMP_DEPTH);
-		hits = precomp_hits;
+		hits = stats.precomp_hits;
 		for (int i = 0; i < PRECOMP_DEPTH; i++) {
 			n = precomp_ecdsa_sign(impl, &br_sha256_vtable, h, &sk,
 			    sig);
@@ -444,7 +445,7 @@ nonces_made_ahead_sign_verify_and_never_repeat(void)
 			for (int j = 0; j < i; j++)
 				CHECK(memcmp(rs[i], rs[j], sizeof(rs[i])) != 0);
 		}
-		CHECK(precomp_hits == hits + PRECOMP_DEPTH);
+		CHECK(stats.precomp_hits == hits + PRECOMP_DEPTH);
 		n = precomp_ecdsa_sign(impl, &br_sha256_vtable, h, &sk, sig);
 		CHECK(n == br_ecdsa_i31_sign_asn1(impl, &br_sha256_vtable, h,
 		    &sk, theirs) && memcmp(sig, theirs, n) == 0);
