@@ -22,9 +22,6 @@
 #include "log.h"
 #include "tlswire.h"
 
-const struct config_name config_levels[] = { { "error", LOG_ERROR },
-	{ "warn", LOG_WARN }, { "info", LOG_INFO }, { "debug", LOG_DEBUG },
-	{ NULL, 0 } };
 static const struct config_name onoff[] = { { "off", 0 }, { "on", 1 },
 	{ NULL, 0 } };
 static const struct config_name modes[] = { { "tcp", MODE_TCP },
@@ -98,7 +95,7 @@ static const struct key keys[] = {
 	    NULL },
 	{ "pending",		K_UINT,	G(pending), 1, TLSGATE_MAX_PENDING, NULL },
 	{ "drain_timeout",	K_MS,	G(drain_ms), 0, H, NULL },
-	{ "log_level",		K_ENUM,	G(log_level), 0, 0, config_levels },
+	{ "log_level",		K_LEVEL, G(log_level), 0, 0, NULL },
 	{ "log_rate",		K_UINT,	G(log_rate), 0, 1000000, NULL },
 	{ "log",		K_ENUM,	G(log_to), 0, 0, logto },
 	{ "syslog_facility",	K_ENUM,	G(syslog_facility), 0, 0, facilities },
@@ -285,6 +282,18 @@ config_proxy_trusted(const struct service *s, const struct port_addr *a)
 	return proxyin_trusted(s->proxy_from, s->nproxy_from, ip, n);
 }
 
+/* K_ENUM's and K_LEVEL's names: row i of the key's table, NULL past it. */
+static const char *
+enum_row(const struct key *k, size_t i, unsigned *code)
+{
+	if (k->kind == K_LEVEL) {
+		*code = (unsigned)i;
+		return log_level_names[i];
+	}
+	*code = k->names[i].code;
+	return k->names[i].name;
+}
+
 /* The entry of names spelled v (len bytes), or NULL. */
 static const struct config_name *
 find_name(const struct config_name *e, const char *v, size_t len)
@@ -309,7 +318,8 @@ set_list(struct config_list *l, const struct key *k, const char *v,
 
 	l->n = 0;
 	for (; (j = next_token(v, len, &i)) > 0; i += j) {
-		for (r = 0; (e = config_row(k->kind, r, &code, &prof)) != NULL; r++)
+		for (r = 0; (e = config_row(k->kind, r, &code, &prof)) != NULL;
+		    r++)
 			if (strlen(e) == j && memcmp(e, v + i, j) == 0)
 				break;
 		if (e == NULL) {
@@ -318,9 +328,10 @@ set_list(struct config_list *l, const struct key *k, const char *v,
 			    "\"%.*s\": the CBC suites were removed with TLS 1.0 "
 			    "and 1.1; the AEAD ones remain:" :
 			    "unknown name \"%.*s\", not one of", (int)j, v + i);
-			for (r = 0; (e = config_row(k->kind, r, &code, &prof)) != NULL &&
-			    n < msgcap; r++)
-				n += (size_t)snprintf(msg + n, msgcap - n, " %s", e);
+			for (r = 0; n < msgcap && (e = config_row(k->kind, r,
+			    &code, &prof)) != NULL; r++)
+				n += (size_t)snprintf(msg + n, msgcap - n, " %s",
+				    e);
 			return msg;
 		}
 		for (unsigned q = 0; q < l->n; q++)
@@ -363,10 +374,9 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 	struct service *s = p->cur;
 	char *field = (k->scope == GLOBAL ? (char *)p->c : (char *)s) + k->off;
 	unsigned long long n = 0, mul = k->kind == K_MS ? 1000 : 1;
-	const struct config_name *e;
 	struct svc_cert *ce;
 	struct port_addr *addrs;
-	unsigned *na;
+	unsigned *na, u;
 	const char *why, *unit;
 
 	switch (k->kind) {
@@ -417,15 +427,18 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 		return copy_str(field, k->max > 0 ? k->max : CONFIG_PATH_MAX, v,
 		    len);
 	case K_ENUM:
-		if ((e = find_name(k->names, v, len)) != NULL) {
-			*(unsigned *)(void *)field = e->code;
-			return NULL;
-		}
+	case K_LEVEL:
+		for (size_t i = 0; (why = enum_row(k, i, &u)) != NULL; i++)
+			if (strlen(why) == len && memcmp(why, v, len) == 0) {
+				*(unsigned *)(void *)field = u;
+				return NULL;
+			}
 		n = (unsigned long long)snprintf(msg, msgcap, "expected");
-		for (unsigned i = 0; k->names[i].name != NULL && n < msgcap; i++)
+		for (size_t i = 0; (why = enum_row(k, i, &u)) != NULL &&
+		    n < msgcap; i++)
 			n += (unsigned long long)snprintf(msg + n, msgcap - n,
-			    "%s %s", i == 0 ? "" : k->names[i + 1].name == NULL ?
-			    " or" : ",", k->names[i].name);
+			    "%s %s", i == 0 ? "" :
+			    enum_row(k, i + 1, &u) == NULL ? " or" : ",", why);
 		return msg;
 	case K_SUITES:
 	case K_GROUPS:
@@ -502,7 +515,8 @@ set_profile(struct parse *p)
 		k = find_key(lists[i], strlen(lists[i]));
 		l = (struct config_list *)(void *)((char *)p->cur + k->off);
 		l->n = 0;
-		for (size_t r = 0; config_row(k->kind, r, &code, &prof) != NULL; r++)
+		for (size_t r = 0; config_row(k->kind, r, &code, &prof) != NULL;
+		    r++)
 			if (prof & 1u << p->cur->profile)
 				l->v[l->n++] = (unsigned short)code;
 	}

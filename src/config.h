@@ -103,7 +103,6 @@ struct config_name {
 	const char	*name;
 	unsigned	 code;
 };
-extern const struct config_name config_levels[];
 
 /*
  * The compiled-in defaults (TLSGATE_CONFIG in defaults.h), through the

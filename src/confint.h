@@ -9,7 +9,7 @@
 
 #include "config.h"
 
-enum kind { K_ADDR, K_STR, K_UINT, K_MS, K_TLS, K_ENUM, K_LISTEN,
+enum kind { K_ADDR, K_STR, K_UINT, K_MS, K_TLS, K_ENUM, K_LEVEL, K_LISTEN,
 	K_REDIRECT, K_CERT, K_KEY, K_NAMES, K_SUITES, K_GROUPS, K_NETS };
 enum scope { GLOBAL, SERVICE };
 

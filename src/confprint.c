@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "confint.h"
+#include "log.h"
 
 static void
 print_key(const struct key *k, const void *base, int (*put)(const char *))
@@ -83,6 +84,10 @@ print_key(const struct key *k, const void *base, int (*put)(const char *))
 		break;
 	case K_TLS:
 		snprintf(line, sizeof(line), "%s = 1.%u", k->name, u - 0x0301);
+		break;
+	case K_LEVEL:
+		snprintf(line, sizeof(line), "%s = %s", k->name,
+		    log_level_names[u]);
 		break;
 	case K_ENUM:
 		for (const struct config_name *e = k->names; e->name; e++)

@@ -23,33 +23,34 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "conn.h"
 #include "forward.h"
-#include "slot.h"
+#include "proxyin.h"
+#include "tls.h"
 
 void
-fwd_begin(struct slot *s)
+fwd_begin(struct fwd *f, const struct service *svc)
 {
-	struct fwd *f = &s->fwd;
 
 	memset(f, 0, offsetof(struct fwd, hbuf));
-	f->phase = s->svc->mode == MODE_HTTP ? FWD_HEAD : FWD_RAW;
-	f->resp = s->svc->mode == MODE_HTTP ? FWD_R_NONE : FWD_R_RAW;
+	f->phase = svc->mode == MODE_HTTP ? FWD_HEAD : FWD_RAW;
+	f->resp = svc->mode == MODE_HTTP ? FWD_R_NONE : FWD_R_RAW;
 }
 
 /* PROXY protocol v1 (text) or v2 (binary), before the first byte. */
 static size_t
-proxy_header(const struct slot *s, unsigned char *out, size_t cap)
+proxy_header(const struct fwd_peer *s, unsigned char *out, size_t cap)
 {
 	uint8_t src[16], dst[16];
-	size_t alen = port_addr_raw(&s->peer, src);
-	unsigned sp = port_addr_port(&s->peer), dp = port_addr_port(&s->local);
+	size_t alen = port_addr_raw(s->peer, src);
+	unsigned sp = port_addr_port(s->peer), dp = port_addr_port(s->local);
 	char a[48], b[48];
 	int n;
 
-	(void)port_addr_raw(&s->local, dst);
+	(void)port_addr_raw(s->local, dst);
 	if (s->svc->proxy == PROXY_V1) {
-		port_addr_ip(&s->peer, a, sizeof(a));
-		port_addr_ip(&s->local, b, sizeof(b));
+		port_addr_ip(s->peer, a, sizeof(a));
+		port_addr_ip(s->local, b, sizeof(b));
 		n = snprintf((char *)out, cap, "PROXY %s %s %s %u %u\r\n",
 		    alen == 4 ? "TCP4" : "TCP6", a, b, sp, dp);
 		return n > 0 && (size_t)n < cap ? (size_t)n : 0;
@@ -69,13 +70,12 @@ proxy_header(const struct slot *s, unsigned char *out, size_t cap)
 }
 
 void
-fwd_connected(struct slot *s)
+fwd_connected(struct fwd *f, const struct fwd_peer *s)
 {
-	s->fwd.reuse = s->svc->mode == MODE_HTTP;
+	f->reuse = s->svc->mode == MODE_HTTP;
 	if (s->svc->mode == MODE_TCP && s->svc->proxy != PROXY_OFF) {
-		s->fwd.hout_off = 0;
-		s->fwd.hout_len = proxy_header(s, s->fwd.hbuf,
-		    sizeof(s->fwd.hbuf));
+		f->hout_off = 0;
+		f->hout_len = proxy_header(s, f->hbuf, sizeof(f->hbuf));
 	}
 }
 
@@ -121,7 +121,7 @@ request_done(struct fwd *f)
 
 /* A complete head is in hbuf[0..hlen): check it, rewrite it, stage it. */
 static enum fwd_verdict
-head_complete(struct slot *s, struct fwd *f)
+head_complete(const struct fwd_peer *s, struct fwd *f)
 {
 	const struct service *svc = s->svc;
 	struct http_req req;
@@ -138,14 +138,14 @@ head_complete(struct slot *s, struct fwd *f)
 	/* Without parsing responses, a 101 is only placed safely first. */
 	if (req.upgrade && f->nreq > 0)
 		return refuse(f, 400, "upgrade-not-first");
-	port_addr_ip(&s->peer, ip, sizeof(ip));
+	port_addr_ip(s->peer, ip, sizeof(ip));
 	hf.flags = (svc->xff ? HTTP_FWD_FOR : 0) | (svc->xfproto ?
 	    HTTP_FWD_PROTO : 0) | (svc->xfport ? HTTP_FWD_PORT : 0);
 	hf.peer = ip;
 	hf.peer_len = strlen(ip);
-	hf.port = port_addr_port(&s->local);
+	hf.port = port_addr_port(s->local);
 	hf.subject = subject;
-	hf.subject_len = tls_client_subject(&s->tls, subject, sizeof(subject));
+	hf.subject_len = tls_client_subject(s->tls, subject, sizeof(subject));
 	if (hf.subject_len > 0)
 		hf.flags |= HTTP_FWD_SUBJECT;
 	f->head_req = req.method_len == 4 && memcmp(f->hbuf, "HEAD", 4) == 0;
@@ -176,7 +176,7 @@ head_complete(struct slot *s, struct fwd *f)
 
 /* Stage plaintext into hbuf until the head's end. */
 static enum fwd_verdict
-stage_head(struct slot *s, struct fwd *f, const unsigned char *buf,
+stage_head(const struct fwd_peer *s, struct fwd *f, const unsigned char *buf,
     size_t len, size_t *used)
 {
 	size_t room = TLSGATE_HEAD_MAX - f->hlen, n = len < room ? len : room;
@@ -204,10 +204,9 @@ stage_head(struct slot *s, struct fwd *f, const unsigned char *buf,
 }
 
 enum fwd_verdict
-fwd_client(struct slot *s, const unsigned char *in, size_t inlen,
-    size_t *used, const unsigned char **buf, size_t *len)
+fwd_client(struct fwd *f, const struct fwd_peer *s, const unsigned char *in,
+    size_t inlen, size_t *used, const unsigned char **buf, size_t *len)
 {
-	struct fwd *f = &s->fwd;
 	size_t chunk;
 	int rc;
 
@@ -253,9 +252,8 @@ fwd_client(struct slot *s, const unsigned char *in, size_t inlen,
 }
 
 enum fwd_verdict
-fwd_wrote(struct slot *s, size_t n, size_t *used)
+fwd_wrote(struct fwd *f, size_t n, size_t *used)
 {
-	struct fwd *f = &s->fwd;
 
 	*used = 0;
 	if (f->hout_len > 0) {

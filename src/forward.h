@@ -5,9 +5,10 @@
  * head after another, each followed by exactly the body its framing
  * says.
  *
- * Owns struct fwd and nothing else: it reads the slot (engine, service,
- * addresses) but never changes its state, its sockets or its deadlines.
- * Each call returns a verdict that slot.c acts on.  Never allocates,
+ * Owns struct fwd and nothing else: it reads the connection's struct
+ * fwd_peer (service, addresses, engine) but knows no slot: never its
+ * state, its sockets or its deadlines.  Each call returns a verdict that
+ * slot.c acts on.  Never allocates,
  * never copies a body: bodies go from the TLS engine's buffer straight to
  * the backend socket; only heads are staged.  Never lets a byte through
  * that the parser did not frame.
@@ -20,7 +21,16 @@
 #include "defaults.h"
 #include "http.h"
 
-struct slot;
+struct port_addr;
+struct service;
+struct tls_conn;
+
+/* The connection a struct fwd serves, as its slot holds it. */
+struct fwd_peer {
+	const struct service	*svc;
+	const struct port_addr	*peer, *local;
+	const struct tls_conn	*tls;		/* the client's certificate */
+};
 
 enum fwd_phase {
 	FWD_RAW,		/* bytes as they come (tcp mode, upgraded) */
@@ -75,22 +85,22 @@ enum fwd_verdict {
 };
 
 /* A new connection: the first phase, by the service's mode. */
-void	fwd_begin(struct slot *);
+void	fwd_begin(struct fwd *, const struct service *);
 /* The backend is connected (queues a PROXY header in tcp mode). */
-void	fwd_connected(struct slot *);
+void	fwd_connected(struct fwd *, const struct fwd_peer *);
 /*
  * What the client's plaintext in[0..inlen) (in NULL: none is ready)
  * asks for now.  The first *used bytes of it are taken: the caller gives
  * them back to the engine.  FWD_WRITE sets *buf and *len.
  */
-enum fwd_verdict fwd_client(struct slot *, const unsigned char *in,
-	    size_t inlen, size_t *used, const unsigned char **buf,
-	    size_t *len);
+enum fwd_verdict fwd_client(struct fwd *, const struct fwd_peer *,
+	    const unsigned char *in, size_t inlen, size_t *used,
+	    const unsigned char **buf, size_t *len);
 /*
  * n bytes of the FWD_WRITE went out: FWD_MOVED or FWD_LAST; *used of
  * them were the client's plaintext.
  */
-enum fwd_verdict fwd_wrote(struct slot *, size_t n, size_t *used);
+enum fwd_verdict fwd_wrote(struct fwd *, size_t n, size_t *used);
 /*
  * The backend sent these bytes to the client: they are framed as
  * responses (a copy of each head is parsed) but never held back.

@@ -445,13 +445,16 @@ ext(const unsigned char *m, size_t t, size_t p, size_t end,
 	case EXT_SIGNATURE_ALGORITHMS:
 		if (list16(m, p, end, &at, &n))
 			return bad(h, DECODE_ERROR, "bad-groups-or-sigalgs");
-		for (i = at; i < end; i += 2)
-			if (t == EXT_SUPPORTED_GROUPS && obsolete(tw_get16(m + i)))
+		for (i = at; i < end; i += 2) {
+			unsigned v = (unsigned)tw_get16(m + i);
+
+			if (t == EXT_SUPPORTED_GROUPS && obsolete(v))
 				h->obsolete = 1;
 			else if (t == EXT_SUPPORTED_GROUPS)
-				h->groups |= hello_group((unsigned)tw_get16(m + i));
+				h->groups |= hello_group(v);
 			else
-				h->sigalgs |= hello_sig((unsigned)tw_get16(m + i));
+				h->sigalgs |= hello_sig(v);
+		}
 		return 0;
 	case EXT_ALPN:
 		return alpn(m, p, end, h);

@@ -153,7 +153,7 @@ struct hello {
 	 */
 	unsigned	 alert12;
 	const char	*why12;
-	unsigned	 groups;		/* hello_group() bits supported */
+	unsigned	 groups;		/* hello_group() bits listed */
 	unsigned	 shares;		/* ... with a key share */
 	/* Where each group's share is, in tls_groups' order (hello_share). */
 	size_t		 share_at[TLS_NGROUPS_MAX];

@@ -108,7 +108,8 @@ group12(const struct hello *h, const struct eng_choice *ch)
 
 	for (size_t i = 0; i < n; i++) {
 		const struct tls_group *gr = tls_group_find(g[i]);
-		unsigned b = gr != NULL && gr->curve != 0 ? hello_group(g[i]) : 0;
+		unsigned b = gr != NULL && gr->curve != 0 ?
+		    hello_group(g[i]) : 0;
 
 		if ((h->exts & hello_ext(EXT_SUPPORTED_GROUPS)) ?
 		    (h->groups & b) != 0 : b != 0 && g[i] != GROUP_X25519)

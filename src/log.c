@@ -5,10 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "config.h"
 #include "log.h"
 #include "port.h"
 
+const char *const log_level_names[] = { "error", "warn", "info", "debug",
+	NULL };
 int log_level = LOG_INFO;
 unsigned log_rate;
 unsigned long long log_lines;
@@ -105,7 +106,7 @@ log_msg(enum log_level lv, const char *fmt, ...)
 		}
 	}
 	va_start(ap, fmt);
-	vlog(lv, config_levels[lv].name, fmt, ap);
+	vlog(lv, log_level_names[lv], fmt, ap);
 	va_end(ap);
 }
 

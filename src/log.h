@@ -16,6 +16,8 @@
 #include <stdint.h>
 
 enum log_level { LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG };
+/* Their names, by level, NULL after the last: the log's and the config's. */
+extern const char *const log_level_names[];
 
 extern int log_level;
 /* Lines per second at most (0: no limit); the rest are counted, dropped. */

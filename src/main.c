@@ -75,8 +75,8 @@ print_footprint(const struct config *c)
 	cache = (size_t)nsess * TLS_CACHE_ENTRY;
 	other = tls_static_bytes() + loop_static_bytes() + pool_static_bytes() +
 	    config_static_bytes() + sizeof(cfgs) + sizeof(lst) +
-	    port_static_bytes() + certgen_static_bytes() + sizeof(conn_scratch) +
-	    precomp_static_bytes();
+	    port_static_bytes() + certgen_static_bytes() +
+	    sizeof(conn_scratch) + precomp_static_bytes();
 	total = slot * c->slots + plain * plain_slots(c) + cache +
 	    pend * c->pending + other;
 	max = slot * TLSGATE_MAX_SLOTS + plain * TLSGATE_MAX_PLAIN +

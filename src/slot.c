@@ -87,7 +87,7 @@ slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
 	s->err = 0;
 	s->alert = 0;
 	s->status = s->pending_status = 0;
-	fwd_begin(s);
+	fwd_begin(&s->fwd, s->svc);
 	s->peer = s->via = *peer;
 	s->local = *local;
 	if (slot_set.nlive > stats.high_water)
@@ -237,6 +237,7 @@ finish(struct slot *s)
 static int
 to_backend(struct slot *s, unsigned st)
 {
+	const struct fwd_peer fp = { s->svc, &s->peer, &s->local, &s->tls };
 	const unsigned char *in = NULL, *buf;
 	size_t inlen = 0, used, len;
 	enum fwd_verdict v;
@@ -246,7 +247,7 @@ to_backend(struct slot *s, unsigned st)
 		return 0;
 	if (st & BR_SSL_RECVAPP)
 		in = eng_recvapp_buf(&s->tls.eng, &inlen);
-	v = fwd_client(s, in, inlen, &used, &buf, &len);
+	v = fwd_client(&s->fwd, &fp, in, inlen, &used, &buf, &len);
 	if (used > 0)
 		eng_recvapp_ack(&s->tls.eng, used);
 	switch (v) {
@@ -278,7 +279,7 @@ to_backend(struct slot *s, unsigned st)
 	if (n <= 0)
 		return 0;
 	s->c2b += (unsigned long long)n;
-	v = fwd_wrote(s, (size_t)n, &used);
+	v = fwd_wrote(&s->fwd, (size_t)n, &used);
 	if (used > 0)
 		eng_recvapp_ack(&s->tls.eng, used);
 	if (v == FWD_LAST)
@@ -356,13 +357,15 @@ backend_failed(struct slot *s, const char *why, int status,
 static void
 backend_up(struct slot *s, const char *why)
 {
+	const struct fwd_peer fp = { s->svc, &s->peer, &s->local, &s->tls };
+
 	if (why != NULL) {
 		backend_failed(s, why, 502, "backend-refused");
 		return;
 	}
 	s->state = SLOT_RELAY;
 	s->c.deadline = conn_now + s->svc->idle_ms;
-	fwd_connected(s);
+	fwd_connected(&s->fwd, &fp);
 }
 
 /* An idle connection from the pool, unless fresh; else a new one. */

@@ -77,10 +77,10 @@ void	tls_conn_reset(struct tls_conn *, unsigned svc);
  * The client's first bytes buf[0..len), before the engine reads them:
  * in the engine's input buffer or, for a hello longer than that, in one
  * of HELLO_WIRE_MAX bytes; scratch, HELLO_WIRE_MAX bytes the engine may
- * use inside a call (a second hello).  TLS_HELLO_MORE: the hello is not all there
- * yet (if buf is full, it is longer than buf).  TLS_HELLO_STARTED: the
- * engine has started on the hello, which took buf[0..*end) (an alert may
- * be what it answers: the state says).  TLS_HELLO_REFUSE: the first
+ * use inside a call (a second hello).  TLS_HELLO_MORE: the hello is not
+ * all there yet (if buf is full, it is longer than buf).
+ * TLS_HELLO_STARTED: the engine has started on the hello, which took
+ * buf[0..*end) (an alert may be what it answers: the state says).  TLS_HELLO_REFUSE: the first
  * flight is no hello the engine can read: *alert in the clear, and *why
  * for the log.
  */

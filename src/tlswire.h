@@ -115,7 +115,8 @@ tw_get24(const unsigned char *p)
  * says which ones take it, as a bit 1 << PROFILE_*.
  */
 enum { PROFILE_DEFAULT, PROFILE_BSI, PROFILE_MODERN };
-#define IN_ALL	(1u << PROFILE_DEFAULT | 1u << PROFILE_BSI | 1u << PROFILE_MODERN)
+#define IN_ALL	(1u << PROFILE_DEFAULT | 1u << PROFILE_BSI | \
+	    1u << PROFILE_MODERN)
 
 /*
  * The registry of signature schemes: every scheme a hello's

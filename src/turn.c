@@ -14,7 +14,7 @@ struct turn_work turn_work;
 
 static uint32_t hist[TURN_BUCKETS];
 static uint64_t t0;
-static int reported;	/* a report ended the period: the next turn starts one */
+static int reported;	/* a report ended the period: a turn starts one */
 /* The counters' values when the turn began. */
 static unsigned long long b_hs, b_closed, b_cache, b_logs;
 

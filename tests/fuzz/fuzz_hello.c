@@ -72,8 +72,9 @@ parse(const uint8_t *m, size_t len, struct hello *h)
 		if (h->obsolete || m[comp] != 1 || m[comp + 1] != 0)
 			abort();
 	}
-	if (a == 0 && !h->v13 && !((h->exts & hello_ext(EXT_SUPPORTED_VERSIONS)) ?
-	    h->v12 : h->legacy_version >= 0x0303))
+	if (a == 0 && !h->v13 &&
+	    !((h->exts & hello_ext(EXT_SUPPORTED_VERSIONS)) ? h->v12 :
+	    h->legacy_version >= 0x0303))
 		abort();
 	if (h->alpn_http11 && !has_http11(m + h->alpn, h->alpn_len))
 		abort();

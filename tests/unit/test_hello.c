@@ -339,7 +339,8 @@ openssl_hello_is_tls13_and_parsed(void)
 	CHECK(m.n == 240 && inside(&h, m.n));
 	CHECK(h.legacy_version == 0x0303 && h.v13 && h.sid_len == 32);
 	CHECK(h.suites == all_suites(TS_13) && !h.scsv);
-	CHECK(h.groups == ecdhe_groups() && h.shares == hello_group(GROUP_X25519));
+	CHECK(h.groups == ecdhe_groups() &&
+	    h.shares == hello_group(GROUP_X25519));
 	x = m.b + hello_share(&h, GROUP_X25519);
 	CHECK(memcmp(x, "\xb6\xae\x93\xf4\x5b\x98", 6) == 0);
 	CHECK(memcmp(x + 26, "\x76\xb9\xa4\x8e\xfe\x1d", 6) == 0);
@@ -458,8 +459,8 @@ tls12_hello_is_t12_and_parsed(void)
 	CHECK(h.suites == 0 && h.suites12 == (all_suites(TS_ECDSA) |
 	    all_suites(TS_RSA)) && h.reneg_scsv);
 	CHECK(h.ecpf_uncompressed && !h.reneg_bad && !h.obsolete);
-	CHECK(h.exts == bits(hello_ext, 6, EXT_SERVER_NAME, EXT_EC_POINT_FORMATS,
-	    EXT_SUPPORTED_GROUPS, EXT_SESSION_TICKET,
+	CHECK(h.exts == bits(hello_ext, 6, EXT_SERVER_NAME,
+	    EXT_EC_POINT_FORMATS, EXT_SUPPORTED_GROUPS, EXT_SESSION_TICKET,
 	    EXT_EXTENDED_MASTER_SECRET, EXT_SIGNATURE_ALGORITHMS));
 	CHECK(h.host_len == 11 && memcmp(m.b + h.host, "example.com", 11) == 0);
 	return 1;
