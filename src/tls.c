@@ -44,16 +44,17 @@ struct tls_caches {
 	struct cache_entry store[TLSGATE_MAX_CACHE];
 };
 
+/*
+ * A service's settings are read where the config keeps them (cfg: the
+ * config tls_load() filled the area from, which a reload overwrites only
+ * once no connection is left on the area); here, what the area adds.
+ */
 struct tls_svc {
+	const struct service	*cfg;
 	unsigned		cred0, ncred;
 	unsigned		anchor0, nanchor;
-	struct config_list	suites;		/* SUITE_*, in order */
-	unsigned		tls_min, tls_max, cache_on, alpn, ems;
-	unsigned		tickets_on;
-	uint32_t		lifetime;	/* seconds */
-	char			name[CONFIG_NAME_MAX];
-	unsigned		groups[CONFIG_LIST_MAX], ngroups;
-	unsigned		hybrid_retry;
+	unsigned		cache_on, tickets_on;	/* not with client auth */
+	unsigned		groups[CONFIG_LIST_MAX];	/* eng_choice's */
 };
 
 struct tls_area {
@@ -105,9 +106,10 @@ svc_takes(const struct tls_svc *sv, unsigned version, unsigned suite)
 {
 	const struct tls_suite *s = tls_suite_find(suite, NULL);
 
-	for (unsigned i = 0; s != NULL && i < sv->suites.n; i++)
-		if (sv->suites.v[i] == (unsigned)(s - tls_suites))
-			return version >= sv->tls_min && version <= sv->tls_max;
+	for (unsigned i = 0; s != NULL && i < sv->cfg->suites.n; i++)
+		if (sv->cfg->suites.v[i] == (unsigned)(s - tls_suites))
+			return version >= sv->cfg->tls_min &&
+			    version <= sv->cfg->tls_max;
 	return 0;
 }
 
@@ -120,7 +122,7 @@ static size_t
 ticket_ctx(const struct tls_conn *t, const unsigned char *host, size_t len,
     unsigned char *out)
 {
-	const char *name = areas[t->area].svc[t->svc].name;
+	const char *name = areas[t->area].svc[t->svc].cfg->name;
 	size_t n = strlen(name);
 
 	if (host == NULL) {
@@ -174,7 +176,7 @@ session_load(void *ctx, struct eng_session *s)
 	bind_id(t, s, id);
 	cache_lock();
 	hit = cache_get(&caches->c[t->svc], caches->store, id, cache_now(),
-	    sv->lifetime, &e);
+	    sv->cfg->lifetime_ms / 1000, &e);
 	port_unlock(caches->lock);
 	hit = hit && svc_takes(sv, e.version, e.suite);
 	if (hit) {
@@ -236,7 +238,7 @@ ticket_seal_cb(void *ctx, const struct eng_session *s, unsigned char *out,
 	memcpy(st.secret, s->secret, sizeof(s->secret));
 	st.secret_len = sizeof(s->secret);
 	st.born = now;
-	st.lifetime = areas[t->area].svc[t->svc].lifetime;
+	st.lifetime = areas[t->area].svc[t->svc].cfg->lifetime_ms / 1000;
 	n = ticket_seal(keys_of(&areas[t->area]), &st, c,
 	    ticket_ctx(t, NULL, 0, c), &seed_drbg.vtable, now, out, cap);
 	wipe(&st, sizeof(st));
@@ -329,21 +331,13 @@ tls_load(const struct config *c, char *err, size_t cap)
 		    cred_load_anchors(&a->anchors, s->client_ca, err, cap) < 0)
 			goto fail;
 		sv->nanchor = a->anchors.n - sv->anchor0;
-		sv->suites = s->suites;
-		sv->ngroups = s->groups.n;
+		sv->cfg = s;
 		for (unsigned k = 0; k < s->groups.n; k++)
 			sv->groups[k] = s->groups.v[k];
-		sv->hybrid_retry = s->hybrid_retry;
-		sv->ems = s->ems_required;
-		sv->lifetime = s->lifetime_ms / 1000;
-		sv->tls_min = s->tls_min;
-		sv->tls_max = s->tls_max;
-		sv->alpn = s->mode == MODE_HTTP;
 		/* A resumed session skips client auth: no cache with it. */
 		sv->cache_on = s->cache > 0 && sv->nanchor == 0;
 		/* ... nor tickets, which would carry no client identity. */
 		sv->tickets_on = s->tickets && sv->nanchor == 0;
-		snprintf(sv->name, sizeof(sv->name), "%s", s->name);
 	}
 	if (c->ticket_key_file[0] != '\0' &&
 	    load_key_file(a, c->ticket_key_file, err, cap) < 0)
@@ -494,8 +488,8 @@ suite(const struct tls_svc *sv, const struct cred *c, const struct hello *h,
 {
 	int k = c->key_type == BR_KEYTYPE_EC ? TS_ECDSA : TS_RSA;
 
-	for (unsigned i = 0; i < sv->suites.n; i++) {
-		unsigned s = sv->suites.v[i], code;
+	for (unsigned i = 0; i < sv->cfg->suites.n; i++) {
+		unsigned s = sv->cfg->suites.v[i], code;
 
 		if (s >= TLS_NSUITES)
 			continue;
@@ -574,11 +568,11 @@ choose(void *ctx, const unsigned char *m, const struct hello *h,
 	out->nchain = c->nchain;
 	out->ec = c->key_type == BR_KEYTYPE_EC ? &c->ec : NULL;
 	out->rsa = c->key_type == BR_KEYTYPE_EC ? NULL : &c->rsa;
-	out->alpn = sv->alpn && h->alpn_http11;
+	out->alpn = sv->cfg->mode == MODE_HTTP && h->alpn_http11;
 	out->groups = sv->groups;
-	out->ngroups = sv->ngroups;
-	out->hybrid_retry = sv->hybrid_retry != 0;
-	out->ems_required = sv->ems != 0;
+	out->ngroups = sv->cfg->groups.n;
+	out->hybrid_retry = sv->cfg->hybrid_retry != 0;
+	out->ems_required = sv->cfg->ems_required != 0;
 	if (t->client_auth) {
 		out->x509 = &t->x509.vtable;
 		out->cas = &a->anchors.ta[sv->anchor0];
@@ -623,9 +617,9 @@ tls_hello(struct tls_conn *t, unsigned char *buf, size_t len,
 	t->ops.open = sv->tickets_on ? ticket_open_cb : NULL;
 	t->ops.ctx = t;
 	t->ops.rng = &seed_drbg.vtable;
-	t->ops.vmin = sv->tls_min;
-	t->ops.vmax = sv->tls_max;
-	t->ops.lifetime = sv->lifetime;
+	t->ops.vmin = sv->cfg->tls_min;
+	t->ops.vmax = sv->cfg->tls_max;
+	t->ops.lifetime = sv->cfg->lifetime_ms / 1000;
 	/* The loop's one thread: the engine uses it inside a call only. */
 	t->ops.scratch = scratch;
 	t->ops.scratch_len = HELLO_WIRE_MAX;
