@@ -63,25 +63,26 @@ static const char *const profile_sets[][4] = {
 	{ "1.3", "1.3", "optional", "on" },
 };
 
-/*
- * K_SUITES' and K_GROUPS' names: row i of their registry, its config
- * name, the code a config_list keeps (a suite's index, a group's wire
- * code) and the profiles that list it; NULL past the end.
- */
 const char *
-config_row(enum kind kind, size_t i, unsigned *code, unsigned *profiles)
+config_row(const struct key *k, size_t i, unsigned *code, unsigned *profiles)
 {
-	if (kind == K_SUITES && i < TLS_NSUITES) {
-		*code = (unsigned)i;
+	*code = (unsigned)i;
+	*profiles = 0;
+	if (k->kind == K_SUITES && i < TLS_NSUITES) {
 		*profiles = tls_suites[i].profiles;
 		return tls_suites[i].cipher;
 	}
-	if (kind == K_GROUPS && i < tls_ngroups) {
+	if (k->kind == K_GROUPS && i < tls_ngroups) {
 		*code = tls_groups[i].code;
 		*profiles = tls_groups[i].profiles;
 		return tls_groups[i].name;
 	}
-	return NULL;
+	if (k->kind == K_LEVEL)
+		return log_level_names[i];
+	if (k->kind != K_ENUM)
+		return NULL;
+	*code = k->names[i].code;
+	return k->names[i].name;
 }
 
 #define G(f)	GLOBAL, offsetof(struct config, f)
@@ -282,18 +283,6 @@ config_proxy_trusted(const struct service *s, const struct port_addr *a)
 	return proxyin_trusted(s->proxy_from, s->nproxy_from, ip, n);
 }
 
-/* K_ENUM's and K_LEVEL's names: row i of the key's table, NULL past it. */
-static const char *
-enum_row(const struct key *k, size_t i, unsigned *code)
-{
-	if (k->kind == K_LEVEL) {
-		*code = (unsigned)i;
-		return log_level_names[i];
-	}
-	*code = k->names[i].code;
-	return k->names[i].name;
-}
-
 /* The entry of names spelled v (len bytes), or NULL. */
 static const struct config_name *
 find_name(const struct config_name *e, const char *v, size_t len)
@@ -318,8 +307,7 @@ set_list(struct config_list *l, const struct key *k, const char *v,
 
 	l->n = 0;
 	for (; (j = next_token(v, len, &i)) > 0; i += j) {
-		for (r = 0; (e = config_row(k->kind, r, &code, &prof)) != NULL;
-		    r++)
+		for (r = 0; (e = config_row(k, r, &code, &prof)) != NULL; r++)
 			if (strlen(e) == j && memcmp(e, v + i, j) == 0)
 				break;
 		if (e == NULL) {
@@ -328,8 +316,8 @@ set_list(struct config_list *l, const struct key *k, const char *v,
 			    "\"%.*s\": the CBC suites were removed with TLS 1.0 "
 			    "and 1.1; the AEAD ones remain:" :
 			    "unknown name \"%.*s\", not one of", (int)j, v + i);
-			for (r = 0; n < msgcap && (e = config_row(k->kind, r,
-			    &code, &prof)) != NULL; r++)
+			for (r = 0; n < msgcap && (e = config_row(k, r, &code,
+			    &prof)) != NULL; r++)
 				n += (size_t)snprintf(msg + n, msgcap - n, " %s",
 				    e);
 			return msg;
@@ -376,7 +364,7 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 	unsigned long long n = 0, mul = k->kind == K_MS ? 1000 : 1;
 	struct svc_cert *ce;
 	struct port_addr *addrs;
-	unsigned *na, u;
+	unsigned *na, u, prof;
 	const char *why, *unit;
 
 	switch (k->kind) {
@@ -428,17 +416,18 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 		    len);
 	case K_ENUM:
 	case K_LEVEL:
-		for (size_t i = 0; (why = enum_row(k, i, &u)) != NULL; i++)
+		for (size_t i = 0; (why = config_row(k, i, &u, &prof)); i++)
 			if (strlen(why) == len && memcmp(why, v, len) == 0) {
 				*(unsigned *)(void *)field = u;
 				return NULL;
 			}
 		n = (unsigned long long)snprintf(msg, msgcap, "expected");
-		for (size_t i = 0; (why = enum_row(k, i, &u)) != NULL &&
+		for (size_t i = 0; (why = config_row(k, i, &u, &prof)) != NULL &&
 		    n < msgcap; i++)
 			n += (unsigned long long)snprintf(msg + n, msgcap - n,
 			    "%s %s", i == 0 ? "" :
-			    enum_row(k, i + 1, &u) == NULL ? " or" : ",", why);
+			    config_row(k, i + 1, &u, &prof) == NULL ? " or" : ",",
+			    why);
 		return msg;
 	case K_SUITES:
 	case K_GROUPS:
@@ -515,8 +504,7 @@ set_profile(struct parse *p)
 		k = find_key(lists[i], strlen(lists[i]));
 		l = (struct config_list *)(void *)((char *)p->cur + k->off);
 		l->n = 0;
-		for (size_t r = 0; config_row(k->kind, r, &code, &prof) != NULL;
-		    r++)
+		for (size_t r = 0; config_row(k, r, &code, &prof) != NULL; r++)
 			if (prof & 1u << p->cur->profile)
 				l->v[l->n++] = (unsigned short)code;
 	}

@@ -26,12 +26,11 @@ struct key {
 extern const struct key *const config_keys;
 extern const size_t config_nkeys;
 /*
- * K_SUITES' and K_GROUPS' names, from the registries (tlswire.h): row i's
- * config name, the code a config_list keeps (a suite's index in
- * tls_suites[], a group's wire code) and its profiles (1 << PROFILE_*);
- * NULL past the last row.
+ * Name i a K_ENUM, K_LEVEL (log.h's), K_SUITES or K_GROUPS (tlswire.h's
+ * registries) key takes, its code and profiles (1 << PROFILE_*); NULL
+ * past the last.
  */
-const char *config_row(enum kind, size_t i, unsigned *code,
+const char *config_row(const struct key *, size_t i, unsigned *code,
 	    unsigned *profiles);
 
 #endif

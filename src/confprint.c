@@ -5,7 +5,6 @@
 #include <stdio.h>
 
 #include "confint.h"
-#include "log.h"
 
 static void
 print_key(const struct key *k, const void *base, int (*put)(const char *))
@@ -70,7 +69,7 @@ print_key(const struct key *k, const void *base, int (*put)(const char *))
 		l = *(const struct config_list *)(const void *)f;
 		n = (size_t)snprintf(line, sizeof(line), "%s =", k->name);
 		for (unsigned i = 0; i < l.n && n < sizeof(line); i++)
-			for (size_t r = 0; (name = config_row(k->kind, r, &code,
+			for (size_t r = 0; (name = config_row(k, r, &code,
 			    &prof)) != NULL; r++)
 				if (code == l.v[i])
 					n += (size_t)snprintf(line + n,
@@ -86,14 +85,12 @@ print_key(const struct key *k, const void *base, int (*put)(const char *))
 		snprintf(line, sizeof(line), "%s = 1.%u", k->name, u - 0x0301);
 		break;
 	case K_LEVEL:
-		snprintf(line, sizeof(line), "%s = %s", k->name,
-		    log_level_names[u]);
-		break;
 	case K_ENUM:
-		for (const struct config_name *e = k->names; e->name; e++)
-			if (e->code == u)
+		for (size_t r = 0; (name = config_row(k, r, &code, &prof)) !=
+		    NULL; r++)
+			if (code == u)
 				snprintf(line, sizeof(line), "%s = %s", k->name,
-				    e->name);
+				    name);
 		break;
 	}
 	(void)put(line);

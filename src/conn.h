@@ -140,10 +140,9 @@ extern unsigned conn_worker;
 /* Set at SIGTERM: new requests get 503. */
 extern int conn_draining;
 /*
- * The loop's scratch: a first flight looked at whole (a PROXY header and
- * a hello, pend.c), a hello longer than a slot's ibuf (slotin.c), the
- * engine's second hello (tls_hello()).  One user at a time, inside a
- * call: the loop has one thread.
+ * The loop's scratch, one user at a time inside a call: a first flight
+ * (pend.c), a hello longer than a slot's ibuf (slotin.c), the engine's
+ * second hello (tls_hello()).
  */
 extern unsigned char conn_scratch[PROXYIN_MAX + HELLO_WIRE_MAX];
 /*

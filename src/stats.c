@@ -1,7 +1,6 @@
 /*
- * stats.c - the counters of log.h's struct stats, alone: every module
- * adds to them at the site (stats.x++), the crypto that tests link
- * without the logger too (precomp.c).  log.c prints them.
+ * stats.c - log.h's counters, alone, so that what the tests link without
+ * log.c (precomp.c) can count at the site as every module does.
  */
 #include "log.h"
 

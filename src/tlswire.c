@@ -13,6 +13,7 @@
 #define P256	BR_EC_secp256r1
 #define P384	BR_EC_secp384r1
 #define P521	BR_EC_secp521r1
+#define C25519	BR_EC_curve25519
 
 const struct tls_sig tls_sigs[] = {
 	{ SIG_ECDSA_SECP256R1_SHA256, SIG_ECDSA, SHA256, P256, 1, NULL },
@@ -53,19 +54,13 @@ tls_sig(unsigned code)
 #define NO_MODERN	(IN_ALL & ~(1u << PROFILE_MODERN))
 const struct tls_group tls_groups[] = {
 #ifndef TLSGATE_NO_MLKEM
-	/*
-	 * draft-ietf-tls-ecdhe-mlkem: ML-KEM-768's key, then X25519's;
-	 * checked (FIPS 203 7.2) if used.  First: post-quantum wins.
-	 */
+	/* ML-KEM-768's key, then X25519's; checked (FIPS 203 7.2) if used. */
 	{ GROUP_X25519MLKEM768, "x25519mlkem768", NO_BSI, 0, 0, 1184 + 32,
 	    "bad-x25519mlkem768-share" },
 #endif
-	{ GROUP_X25519, "x25519", NO_BSI, BR_EC_curve25519, 0, 32,
-	    "bad-x25519-share" },
-	{ GROUP_SECP256R1, "secp256r1", IN_ALL, P256, 1, 65,
-	    "bad-p256-share" },
-	{ GROUP_SECP384R1, "secp384r1", IN_ALL, P384, 1, 97,
-	    "bad-p384-share" },
+	{ GROUP_X25519, "x25519", NO_BSI, C25519, 0, 32, "bad-x25519-share" },
+	{ GROUP_SECP256R1, "secp256r1", IN_ALL, P256, 1, 65, "bad-p256-share" },
+	{ GROUP_SECP384R1, "secp384r1", IN_ALL, P384, 1, 97, "bad-p384-share" },
 	{ GROUP_SECP521R1, "secp521r1", NO_MODERN, P521, 1, 133,
 	    "bad-p521-share" },
 };

@@ -110,10 +110,7 @@ tw_get24(const unsigned char *p)
 	return (size_t)p[0] << 16 | tw_get16(p + 1);
 }
 
-/*
- * The TLS profiles (tls_profile in the config file): each registry row
- * says which ones take it, as a bit 1 << PROFILE_*.
- */
+/* The config's tls_profile values: a row's profiles has 1 << PROFILE_*. */
 enum { PROFILE_DEFAULT, PROFILE_BSI, PROFILE_MODERN };
 #define IN_ALL	(1u << PROFILE_DEFAULT | 1u << PROFILE_BSI | \
 	    1u << PROFILE_MODERN)
