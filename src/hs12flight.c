@@ -163,10 +163,5 @@ hs12_piece(struct eng *c)
 	default:
 		return 0;
 	}
-	if (w.err)
-		return -1;
-	c->fl_stage = next;
-	c->piece.p = s;
-	c->piece.n = w.n;
-	return 1;
+	return hs_piece_done(c, &w, s, next);
 }
