@@ -108,6 +108,7 @@ UNITS	= http der hello cache proxyin turn
 .SECONDEXPANSION:
 UNIT_MORE_http = src/httpchunk.c
 UNIT_MORE_hello = src/tlswire.c
+UNIT_MORE_proxyin = port/posix/port.c
 $(B)/unit/test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/*.h \
 	    $$(UNIT_MORE_$$*) | $(BEARSSL_DEP)
 	@mkdir -p $(@D)
@@ -390,7 +391,7 @@ build/fuzz/fuzz_http: tests/fuzz/fuzz_http.c src/http.c src/httpchunk.c
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 
 build/fuzz/fuzz_proxyin: tests/fuzz/fuzz_proxyin.c src/proxyin.c src/proxyin.h \
-	    src/httpchar.h
+	    port/posix/port.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(filter %.c,$^)
 

@@ -500,11 +500,8 @@ port_ip_parse(const char *s, size_t len, uint8_t out[16])
 		return 0;
 	memcpy(buf, s, len);
 	buf[len] = '\0';
-	if (inet_pton(AF_INET, buf, out) == 1)
-		return 4;
-	if (inet_pton(AF_INET6, buf, out) == 1)
-		return 16;
-	return 0;
+	return inet_pton(AF_INET, buf, out) == 1 ? 4 :
+	    inet_pton(AF_INET6, buf, out) == 1 ? 16 : 0;
 }
 
 int
