@@ -364,7 +364,7 @@ FUZZ_SECONDS ?= 40
 FUZZ_CC	?= clang
 FUZZ_FLAGS = -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined \
 	$(TG_CPPFLAGS)
-FUZZERS	= config der http proxyin slot hello recprot t13cert hs12 ticket
+FUZZERS	= config der http proxyin slot hello recprot hs13cert hs12 ticket
 ifneq ($(PQ),0)
 FUZZERS	+= mlkem
 endif
@@ -423,13 +423,11 @@ build/fuzz/fuzz_ticket: tests/fuzz/fuzz_ticket.c $(TICKET_SRC) \
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(TICKET_SRC) \
 	    $(BEARSSL_LIBS)
 
-# It includes src/hs13.c for the names of its phases: the engine starts
-# there in the one that waits for the client's Certificate.
-build/fuzz/fuzz_t13cert: tests/fuzz/fuzz_t13cert.c $(ENG_SRC) src/*.h \
+build/fuzz/fuzz_hs13cert: tests/fuzz/fuzz_hs13cert.c $(ENG_SRC) src/*.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
-	    $(filter-out src/hs13.c,$(ENG_SRC)) $(BEARSSL_LIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(ENG_SRC) \
+	    $(BEARSSL_LIBS)
 
 build/fuzz/fuzz_hs12: tests/fuzz/fuzz_hs12.c $(ENG_SRC) src/*.h \
 	    $(BEARSSL_DEP)
