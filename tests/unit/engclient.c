@@ -60,18 +60,6 @@ cli_fail(const char *reason)
 }
 
 static size_t
-get16(const unsigned char *p)
-{
-	return (size_t)p[0] << 8 | p[1];
-}
-
-static size_t
-get24(const unsigned char *p)
-{
-	return (size_t)p[0] << 16 | get16(p + 1);
-}
-
-static size_t
 unhex(unsigned char *out, size_t cap, const char *s)
 {
 	size_t n = 0;
@@ -458,7 +446,7 @@ record(struct cli *c, int *type, size_t *n)
 	size_t avail = c->inlen - c->inpos, reclen;
 	int t;
 
-	if (avail < 5 || avail < 5 + get16(c->in + c->inpos + 3)) {
+	if (avail < 5 || avail < 5 + tw_get16(c->in + c->inpos + 3)) {
 		memmove(c->in, c->in + c->inpos, avail);
 		c->inlen = avail;
 		c->inpos = 0;
@@ -466,9 +454,9 @@ record(struct cli *c, int *type, size_t *n)
 		    sizeof(c->in) - c->inlen);
 		avail = c->inlen;
 	}
-	if (avail < 5 || avail < 5 + get16(c->in + c->inpos + 3))
+	if (avail < 5 || avail < 5 + tw_get16(c->in + c->inpos + 3))
 		return cli_fail("no record from the server");
-	reclen = 5 + get16(c->in + c->inpos + 3);
+	reclen = 5 + tw_get16(c->in + c->inpos + 3);
 	memcpy(c->rec, c->in + c->inpos, reclen);
 	c->inpos += reclen;
 	c->rtype = c->rec[0];
@@ -498,7 +486,7 @@ cli_next(struct cli *c, int *type, const unsigned char **p, size_t *n)
 
 	for (;;) {
 		if (c->hslen - c->hspos >= 4) {
-			ml = 4 + get24(c->hs + c->hspos + 1);
+			ml = 4 + tw_get24(c->hs + c->hspos + 1);
 			if (c->hslen - c->hspos >= ml) {
 				*type = CT_HANDSHAKE;
 				*p = c->hs + c->hspos;
