@@ -158,14 +158,14 @@ $(B)/unit/asan_test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) \
 TLSCRYPTO_SRC = src/kdf.c src/recprot.c src/prim.c src/kx.c src/sig.c src/ecdsa.c src/precomp.c \
 	  src/tlswire.c
 $(B)/unit/test_tlscrypto: tests/unit/test_tlscrypto.c tests/unit/unit.h \
-	    $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h $(BEARSSL_DEP)
+	    tests/unit/keys_der.h $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) $(LDFLAGS) \
 	    -o $@ $< \
 	    $(TLSCRYPTO_SRC) $(BEARSSL_LIBS)
 
 $(B)/unit/asan_test_tlscrypto: tests/unit/test_tlscrypto.c \
-	    tests/unit/unit.h $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h \
+	    tests/unit/unit.h tests/unit/keys_der.h $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
@@ -215,7 +215,7 @@ ENG_SRC	= src/eng.c src/rec.c src/hs.c src/hs12.c src/hs13.c src/hello.c src/tic
 	  $(TLSCRYPTO_SRC) $(PQ_SRC)
 ENG_CLIENT = tests/unit/engclient.c tests/unit/enghs.c
 ENG_DEP	= $(ENG_CLIENT) tests/unit/engclient.h tests/unit/engtest.h \
-	  tests/unit/eng_keys.h tests/unit/unit.h $(ENG_SRC) src/*.h \
+	  tests/unit/eng_keys.h tests/unit/keys_der.h tests/unit/unit.h $(ENG_SRC) src/*.h \
 	  $(BEARSSL_DEP)
 $(B)/unit/test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
 	@mkdir -p $(@D)

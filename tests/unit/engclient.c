@@ -84,11 +84,14 @@ keys_load(void)
 		return;
 	K.on = 1;
 	br_skey_decoder_init(&K.ec);
-	br_skey_decoder_push(&K.ec, b, unhex(b, sizeof(b), EC_KEY));
+	br_skey_decoder_push(&K.ec, b,
+	    unhex(b, sizeof(b), key_der[KEY_P256]));
 	br_skey_decoder_init(&K.rsa);
-	br_skey_decoder_push(&K.rsa, b, unhex(b, sizeof(b), RSA_KEY));
+	br_skey_decoder_push(&K.rsa, b,
+	    unhex(b, sizeof(b), key_der[KEY_RSA2048]));
 	br_skey_decoder_init(&K.cli);
-	br_skey_decoder_push(&K.cli, b, unhex(b, sizeof(b), CLI_KEY));
+	br_skey_decoder_push(&K.cli, b,
+	    unhex(b, sizeof(b), key_der[KEY_P384]));
 	K.ec_pk.key_type = BR_KEYTYPE_EC;
 	br_ec_compute_pub(br_ec_get_default(), &K.ec_pk.key.ec, K.ec_pub,
 	    br_skey_decoder_get_ec(&K.ec));
