@@ -22,19 +22,32 @@ struct unit_test {
 };
 #define T(f) { #f, f }
 
-static int
-unit_run(const struct unit_test *t, size_t n)
-{
-	int pass = 0, fail = 0;
+static int unit_pass, unit_fail;
 
+/* Run n tests, a line each; unit_end() sums them all up. */
+static inline void
+unit_tests(const struct unit_test *t, size_t n)
+{
 	for (size_t i = 0; i < n; i++) {
 		int ok = t[i].fn();
 
 		printf("%s %s\n", ok ? "ok  " : "FAIL", t[i].name);
-		ok ? pass++ : fail++;
+		ok ? unit_pass++ : unit_fail++;
 	}
-	printf("%d passed, %d failed\n", pass, fail);
-	return fail == 0 ? 0 : 1;
+}
+
+static inline int
+unit_end(void)
+{
+	printf("%d passed, %d failed\n", unit_pass, unit_fail);
+	return unit_fail == 0 ? 0 : 1;
+}
+
+static inline int
+unit_run(const struct unit_test *t, size_t n)
+{
+	unit_tests(t, n);
+	return unit_end();
 }
 
 #endif
