@@ -103,12 +103,18 @@ build/alloc-selftest: tests/alloc/selftest.c
 	$(CC) -O0 -o $@ tests/alloc/selftest.c
 
 # Unit tests of the pure modules, plain and under the sanitizers.
-UNITS	= http der hello cache proxyin turn
+UNITS	= http der hello cache proxyin turn config
 # A module that is more than one file names the others here.
 .SECONDEXPANSION:
 UNIT_MORE_http = src/httpchunk.c
 UNIT_MORE_hello = src/tlswire.c
 UNIT_MORE_proxyin = port/posix/port.c
+CONFIG_MORE = src/confprint.c src/certname.c src/der.c src/proxyin.c \
+	port/posix/port.c port/posix/file.c
+UNIT_MORE_config = $(CONFIG_MORE)
+UNIT_MORE_conn = src/config.c src/log.c $(CONFIG_MORE)
+UNIT_MORE_prim = $(BEARSSL_LIBS)
+UNIT_MORE_certname = src/der.c
 $(B)/unit/test_%: tests/unit/test_%.c tests/unit/unit.h src/%.c src/*.h \
 	    $$(UNIT_MORE_$$*) | $(BEARSSL_DEP)
 	@mkdir -p $(@D)

@@ -3,9 +3,9 @@
  * its value, in config.c's order, globals first, then each [section].
  *
  * Every value is printed in the grammar config.c reads, from the same
- * keys[] row and names tables, so `tlsgate -t` output is itself a
- * config that parses to the same values: the operator sees what was
- * applied, defaults included, not what was written.
+ * keys[] row and names tables: the operator sees what was applied,
+ * defaults included, not what was written, and the lines read back to
+ * the same values (test_config), but for the empty ones ("user = ").
  */
 #include <stdio.h>
 
