@@ -103,7 +103,7 @@ build/alloc-selftest: tests/alloc/selftest.c
 	$(CC) -O0 -o $@ tests/alloc/selftest.c
 
 # Unit tests of the pure modules, plain and under the sanitizers.
-UNITS	= http der hello cache proxyin turn config certname prim
+UNITS	= http der hello cache proxyin turn config certname prim conn
 # A module that is more than one file names the others here.
 .SECONDEXPANSION:
 UNIT_MORE_http = src/httpchunk.c
