@@ -10,6 +10,7 @@
 #include "eng_keys.h"
 #include "ticket.h"
 #include "tlswire.h"
+#include "unit.h"
 
 /* Keys and certificates, decoded once. */
 static struct {
@@ -59,20 +60,6 @@ cli_fail(const char *reason)
 	return -1;
 }
 
-static size_t
-unhex(unsigned char *out, size_t cap, const char *s)
-{
-	size_t n = 0;
-	unsigned v;
-
-	for (; s[0] != '\0' && s[1] != '\0' && n < cap; s += 2) {
-		if (sscanf(s, "%2x", &v) != 1)
-			return 0;
-		out[n++] = (unsigned char)v;
-	}
-	return n;
-}
-
 static void
 keys_load(void)
 {
@@ -85,13 +72,13 @@ keys_load(void)
 	K.on = 1;
 	br_skey_decoder_init(&K.ec);
 	br_skey_decoder_push(&K.ec, b,
-	    unhex(b, sizeof(b), key_der[KEY_P256]));
+	    unit_unhex(b, sizeof(b), key_der[KEY_P256]));
 	br_skey_decoder_init(&K.rsa);
 	br_skey_decoder_push(&K.rsa, b,
-	    unhex(b, sizeof(b), key_der[KEY_RSA2048]));
+	    unit_unhex(b, sizeof(b), key_der[KEY_RSA2048]));
 	br_skey_decoder_init(&K.cli);
 	br_skey_decoder_push(&K.cli, b,
-	    unhex(b, sizeof(b), key_der[KEY_P384]));
+	    unit_unhex(b, sizeof(b), key_der[KEY_P384]));
 	K.ec_pk.key_type = BR_KEYTYPE_EC;
 	br_ec_compute_pub(br_ec_get_default(), &K.ec_pk.key.ec, K.ec_pub,
 	    br_skey_decoder_get_ec(&K.ec));
@@ -107,7 +94,7 @@ keys_load(void)
 	K.rsa_pk.key.rsa.e = K.e;
 	K.rsa_pk.key.rsa.elen = 3;
 	for (int i = 0; i < 3; i++) {
-		n = unhex(K.der[i], sizeof(K.der[i]), certs[i]);
+		n = unit_unhex(K.der[i], sizeof(K.der[i]), certs[i]);
 		K.cert[i].data = K.der[i];
 		K.cert[i].data_len = n;
 	}

@@ -8,7 +8,6 @@
  *	    IP:192.0.2.1,DNS:c.example" -days 36500 -sha256 -outform DER
  * and, with no extension, -subj /O=tlsgate/CN=Only-CN.example.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "certname.h"
@@ -45,27 +44,13 @@ static const char CN_CERT[] =
     "fe99b711af62a64188ea4230a6e8d625022100f80a39f6c1ccfb8b96b1dd0b78"
     "e681b90917c344159ae7acb1bbed5e65c60193";
 
-static size_t
-unhex(unsigned char *out, size_t cap, const char *s)
-{
-	size_t n = 0;
-	unsigned v;
-
-	for (; s[0] != '\0' && s[1] != '\0' && n < cap; s += 2) {
-		if (sscanf(s, "%2x", &v) != 1)
-			break;
-		out[n++] = (unsigned char)v;
-	}
-	return n;
-}
-
 static unsigned char der[1024];
 static char names[CERTNAME_MAX][CERTNAME_LEN];
 
 static int
 san_dns_names_in_order_lowercased(void)
 {
-	size_t n = unhex(der, sizeof(der), SAN_CERT);
+	size_t n = unit_unhex(der, sizeof(der), SAN_CERT);
 
 	CHECK(certname_get(der, n, names) == 3);
 	CHECK(strcmp(names[0], "a.example") == 0);
@@ -78,7 +63,7 @@ san_dns_names_in_order_lowercased(void)
 static int
 without_san_the_cn_is_the_name(void)
 {
-	size_t n = unhex(der, sizeof(der), CN_CERT);
+	size_t n = unit_unhex(der, sizeof(der), CN_CERT);
 
 	CHECK(certname_get(der, n, names) == 1);
 	CHECK(strcmp(names[0], "only-cn.example") == 0);
@@ -89,7 +74,7 @@ without_san_the_cn_is_the_name(void)
 static int
 truncated_or_foreign_der_has_no_names(void)
 {
-	size_t n = unhex(der, sizeof(der), SAN_CERT);
+	size_t n = unit_unhex(der, sizeof(der), SAN_CERT);
 
 	for (size_t k = 0; k < n; k += 7)
 		CHECK(certname_get(der, k, names) == 0);

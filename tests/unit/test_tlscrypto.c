@@ -347,39 +347,13 @@ static const char NEXT_S256[] =
 
 static unsigned char buf[RP_CIPHER_MAX + 64];
 
-static int
-nibble(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-/* Decodes lower-case hex; 0 if it is malformed or too long for `cap`. */
-static size_t
-unhex(unsigned char *out, size_t cap, const char *s)
-{
-	size_t n = 0;
-
-	for (; s[0] != 0; s += 2) {
-		int hi = nibble(s[0]), lo = s[1] ? nibble(s[1]) : -1;
-
-		if (hi < 0 || lo < 0 || n == cap)
-			return 0;
-		out[n++] = (unsigned char)(hi << 4 | lo);
-	}
-	return n;
-}
-
 /* 1 if the `len` bytes at `b` are exactly the hex `s`. */
 static int
 is_hex(const unsigned char *b, size_t len, const char *s)
 {
 	static unsigned char t[4096];
 
-	return unhex(t, sizeof(t), s) == len && memcmp(t, b, len) == 0;
+	return unit_unhex(t, sizeof(t), s) == len && memcmp(t, b, len) == 0;
 }
 
 static void
@@ -417,10 +391,10 @@ rfc_run(void)
 	struct th t;
 	struct kx kx;
 
-	if (unhex(R.ch, sizeof(R.ch), CH) != 196 ||
-	    unhex(R.sh, sizeof(R.sh), SH) != 90 ||
-	    unhex(R.flight, sizeof(R.flight), FLIGHT) != 657 ||
-	    unhex(k, 32, sk) != 32 || unhex(peer, 32, cpub) != 32)
+	if (unit_unhex(R.ch, sizeof(R.ch), CH) != 196 ||
+	    unit_unhex(R.sh, sizeof(R.sh), SH) != 90 ||
+	    unit_unhex(R.flight, sizeof(R.flight), FLIGHT) != 657 ||
+	    unit_unhex(k, 32, sk) != 32 || unit_unhex(peer, 32, cpub) != 32)
 		return 0;
 	/* Client Finished: header, then the client's verify_data. */
 	memcpy(R.cfin, "\x14\x00\x00\x20", 4);
@@ -456,7 +430,7 @@ rfc8448_x25519_share_and_shared_secret(void)
 	unsigned char k[32], pub[KX_PUB_MAX];
 	struct kx kx;
 
-	CHECK(unhex(k, 32, sk) == 32);
+	CHECK(unit_unhex(k, 32, sk) == 32);
 	CHECK(kx_load(&kx, GROUP_X25519, k, 32, pub, sizeof(pub)) == 32);
 	CHECK(is_hex(pub, 32,
 	    "c9828876112095fe66762bdbf7c672e156d6cc253b833df1dd69b1b04e751f0f"));
@@ -594,7 +568,7 @@ static int
 rfc8448_client_finished_record_opens(void)
 {
 	static struct rp r;
-	size_t n = unhex(buf, sizeof(buf), FIN_REC), len = 0;
+	size_t n = unit_unhex(buf, sizeof(buf), FIN_REC), len = 0;
 
 	CHECK(rfc_run());
 	CHECK(n == 58);
@@ -620,15 +594,15 @@ rfc8448_application_records_in_sequence(void)
 	for (int i = 0; i < 50; i++)
 		app[i] = (unsigned char)i;
 	CHECK(rp_init(&in, SUITE_AES_128_GCM_SHA256, R.s_ap));
-	n = unhex(buf, sizeof(buf), SERVER_APP_REC);
+	n = unit_unhex(buf, sizeof(buf), SERVER_APP_REC);
 	CHECK(rp_open(&in, buf, n, &len) == RP_ERR_MAC);
-	n = unhex(buf, sizeof(buf), TICKET_REC);
+	n = unit_unhex(buf, sizeof(buf), TICKET_REC);
 	CHECK(rp_open(&in, buf, n, &len) == 22);
 	CHECK(len == 205 && buf[5] == 4);	/* NewSessionTicket */
-	n = unhex(buf, sizeof(buf), SERVER_APP_REC);
+	n = unit_unhex(buf, sizeof(buf), SERVER_APP_REC);
 	CHECK(rp_open(&in, buf, n, &len) == 23);
 	CHECK(len == 50 && memcmp(buf + 5, app, 50) == 0);
-	n = unhex(buf, sizeof(buf), SERVER_ALERT_REC);
+	n = unit_unhex(buf, sizeof(buf), SERVER_ALERT_REC);
 	CHECK(rp_open(&in, buf, n, &len) == 21);
 	CHECK(len == 2 && buf[5] == 1 && buf[6] == 0);
 
@@ -651,7 +625,7 @@ rfc8448_resumption_binder(void)
 	struct th t;
 	struct ks ks;
 
-	CHECK(unhex(psk, 32,
+	CHECK(unit_unhex(psk, 32,
 	    "4ecd0eb6ec3b4d87f5d6028f922ca4c5851a277fd41311c9e62d2c9492e1c4f3")
 	    == 32);
 	ks_early(&ks, &br_sha256_vtable, psk, 32);
@@ -663,7 +637,7 @@ rfc8448_resumption_binder(void)
 	sha256("", 0, "", 0, empty);
 	ks_derive(&ks, "res binder", empty, th);
 	CHECK(memcmp(th, bk, 32) == 0);
-	CHECK(unhex(ch, sizeof(ch), PSK_CH_PREFIX) == 477);
+	CHECK(unit_unhex(ch, sizeof(ch), PSK_CH_PREFIX) == 477);
 	th_init(&t, &br_sha256_vtable);
 	th_add(&t, ch, sizeof(ch));
 	th_hash(&t, th);
@@ -691,17 +665,17 @@ rfc8448_hello_retry_request_with_p256(void)
 	struct kx kx;
 	struct ks ks;
 
-	CHECK(unhex(ch1, sizeof(ch1), HRR_CH1) == sizeof(ch1));
-	CHECK(unhex(hrr, sizeof(hrr), HRR_HRR) == sizeof(hrr));
-	CHECK(unhex(ch2, sizeof(ch2), HRR_CH2) == sizeof(ch2));
-	CHECK(unhex(sh, sizeof(sh), HRR_SH) == sizeof(sh));
-	CHECK(unhex(fl, sizeof(fl), HRR_FLIGHT) == sizeof(fl));
-	CHECK(unhex(sk, 32,
+	CHECK(unit_unhex(ch1, sizeof(ch1), HRR_CH1) == sizeof(ch1));
+	CHECK(unit_unhex(hrr, sizeof(hrr), HRR_HRR) == sizeof(hrr));
+	CHECK(unit_unhex(ch2, sizeof(ch2), HRR_CH2) == sizeof(ch2));
+	CHECK(unit_unhex(sh, sizeof(sh), HRR_SH) == sizeof(sh));
+	CHECK(unit_unhex(fl, sizeof(fl), HRR_FLIGHT) == sizeof(fl));
+	CHECK(unit_unhex(sk, 32,
 	    "8c510601f9765bfb8ed693449a48989859b5cfa879cb9f5443c41c5ff10634ed")
 	    == 32);
 	CHECK(kx_load(&kx, GROUP_SECP256R1, sk, 32, pub, sizeof(pub)) == 65);
 	CHECK(is_hex(pub, 65, HRR_SPUB));
-	CHECK(unhex(cpub, 65, HRR_CPUB) == 65);
+	CHECK(unit_unhex(cpub, 65, HRR_CPUB) == 65);
 	CHECK(kx_shared(&kx, cpub, 65, dhe) == 32);
 	CHECK(is_hex(dhe, 32,
 	    "c142ce13ca11b5c2233652e63ad3d97844f1621fbfb9de69d547dc8fedeabeb4"));
@@ -1118,7 +1092,7 @@ x25519_refuses_small_order_and_bad_lengths(void)
 	rng_init();
 	CHECK(kx_gen(&kx, GROUP_X25519, &rng.vtable, pub, sizeof(pub)) == 32);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		CHECK(unhex(p, 32, bad[i]) == 32);
+		CHECK(unit_unhex(p, 32, bad[i]) == 32);
 		CHECK(kx_shared(&kx, p, 32, s) == 0);
 	}
 	memcpy(p, pub, 32);
@@ -1168,7 +1142,7 @@ key(int i)
 {
 	static unsigned char b[2048];
 	struct key *k = &K[i];
-	size_t n = unhex(b, sizeof(b), key_der[i]);
+	size_t n = unit_unhex(b, sizeof(b), key_der[i]);
 
 	br_skey_decoder_init(&k->d);
 	br_skey_decoder_push(&k->d, b, n);
@@ -1210,7 +1184,7 @@ openssl_rsa_pss_signatures_verify(void)
 	CHECK(k2 != NULL && k1 != NULL);
 	CHECK(k2->pk.key.rsa.nlen == 256 && k1->pk.key.rsa.nlen == 129);
 	cv_thash(th);
-	n = unhex(sig, sizeof(sig), OSSL_PSS2048_SHA256);
+	n = unit_unhex(sig, sizeof(sig), OSSL_PSS2048_SHA256);
 	CHECK(n == 256);
 	CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k2->pk, sig,
 	    n) == 1);
@@ -1228,13 +1202,13 @@ openssl_rsa_pss_signatures_verify(void)
 	CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k2->pk, sig,
 	    n) == 0);
 	/* 1025 bits: the encoded message is one byte shorter than n. */
-	n = unhex(sig, sizeof(sig), OSSL_PSS1025_SHA384);
+	n = unit_unhex(sig, sizeof(sig), OSSL_PSS1025_SHA384);
 	CHECK(n == 129);
 	CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA384, 1, th, 32, &k1->pk, sig,
 	    n) == 1);
 	CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA384, 1, th, 32, &k1->pk, sig,
 	    n - 1) == 0);
-	n = unhex(sig, sizeof(sig), OSSL_PSS2048_SHA512);
+	n = unit_unhex(sig, sizeof(sig), OSSL_PSS2048_SHA512);
 	CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA512, 1, th, 32, &k2->pk, sig,
 	    n) == 1);
 	CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k2->pk, sig,
@@ -1248,7 +1222,7 @@ pkcs1_v15_signature_is_refused(void)
 {
 	unsigned char th[32], sig[256];
 	struct key *k = key(0);
-	size_t n = unhex(sig, sizeof(sig), OSSL_PKCS1_2048_SHA256);
+	size_t n = unit_unhex(sig, sizeof(sig), OSSL_PKCS1_2048_SHA256);
 
 	CHECK(k != NULL && n == 256);
 	cv_thash(th);
@@ -1268,7 +1242,7 @@ openssl_ecdsa_signatures_verify_with_the_curve_bound(void)
 
 	CHECK(k256 != NULL && k384 != NULL);
 	cv_thash(th);
-	n = unhex(sig, sizeof(sig), OSSL_ECDSA_P256_SHA256);
+	n = unit_unhex(sig, sizeof(sig), OSSL_ECDSA_P256_SHA256);
 	CHECK(n >= 70);
 	CHECK(sig_cv_verify(SIG_ECDSA_SECP256R1_SHA256, 1, th, 32, &k256->pk,
 	    sig, n) == 1);
@@ -1281,12 +1255,12 @@ openssl_ecdsa_signatures_verify_with_the_curve_bound(void)
 	sig[n - 1] ^= 1;
 	CHECK(sig_cv_verify(SIG_ECDSA_SECP256R1_SHA256, 1, th, 32, &k256->pk,
 	    sig, n) == 0);
-	n = unhex(sig, sizeof(sig), OSSL_ECDSA_P384_SHA384);
+	n = unit_unhex(sig, sizeof(sig), OSSL_ECDSA_P384_SHA384);
 	CHECK(sig_cv_verify(SIG_ECDSA_SECP384R1_SHA384, 1, th, 32, &k384->pk,
 	    sig, n) == 1);
 	CHECK(sig_cv_verify(SIG_ECDSA_SECP256R1_SHA256, 1, th, 32, &k384->pk,
 	    sig, n) == 0);
-	n = unhex(sig, sizeof(sig), OSSL_ECDSA_P521_SHA512);
+	n = unit_unhex(sig, sizeof(sig), OSSL_ECDSA_P521_SHA512);
 	CHECK(key(4) != NULL && n > 130);
 	CHECK(sig_cv_verify(SIG_ECDSA_SECP521R1_SHA512, 1, th, 32, &K[4].pk,
 	    sig, n) == 1);

@@ -8,6 +8,7 @@
 #define TLSGATE_UNIT_H
 
 #include <stdio.h>
+#include <string.h>
 
 #define CHECK(cond) do {						\
 	if (!(cond)) {							\
@@ -22,7 +23,32 @@ struct unit_test {
 };
 #define T(f) { #f, f }
 
-static int unit_pass, unit_fail;
+/* Lower-case hex into out; 0 if it is malformed or longer than cap. */
+static inline size_t
+unit_unhex(unsigned char *out, size_t cap, const char *s)
+{
+	static const char digits[] = "0123456789abcdef";
+	const char *hi, *lo;
+	size_t n = 0;
+
+	for (; s[0] != '\0'; s += 2) {
+		if (s[1] == '\0' || n == cap ||
+		    (hi = strchr(digits, s[0])) == NULL ||
+		    (lo = strchr(digits, s[1])) == NULL)
+			return 0;
+		out[n++] = (unsigned char)((hi - digits) << 4 | (lo - digits));
+	}
+	return n;
+}
+
+/* Tests passed [0] and failed [1] so far, in this binary. */
+static inline int *
+unit_counts(void)
+{
+	static int n[2];
+
+	return n;
+}
 
 /* Run n tests, a line each; unit_end() sums them all up. */
 static inline void
@@ -32,15 +58,17 @@ unit_tests(const struct unit_test *t, size_t n)
 		int ok = t[i].fn();
 
 		printf("%s %s\n", ok ? "ok  " : "FAIL", t[i].name);
-		ok ? unit_pass++ : unit_fail++;
+		unit_counts()[!ok]++;
 	}
 }
 
 static inline int
 unit_end(void)
 {
-	printf("%d passed, %d failed\n", unit_pass, unit_fail);
-	return unit_fail == 0 ? 0 : 1;
+	int *n = unit_counts();
+
+	printf("%d passed, %d failed\n", n[0], n[1]);
+	return n[1] == 0 ? 0 : 1;
 }
 
 static inline int
