@@ -21,6 +21,29 @@ struct sh {
 	unsigned		 mfl;
 };
 
+/*
+ * CertificateVerify (RFC 5246 7.4.8, RFC 8446 4.4.3) around the sn bytes
+ * of signature at cv + 8 (0: signing failed), under scheme; FAULT_CV
+ * flips the signature's last bit.
+ */
+static int
+send_cv(struct cli *c, unsigned char *cv, size_t sn, unsigned scheme)
+{
+	if (sn == 0)
+		return cli_fail("CertificateVerify: no signature");
+	if (c->fault == FAULT_CV)
+		cv[8 + sn - 1] ^= 1;
+	cv[0] = HT_CERTIFICATE_VERIFY;
+	cv[1] = 0;
+	cv[2] = 0;
+	cv[3] = (unsigned char)(4 + sn);
+	cv[4] = (unsigned char)(scheme >> 8);
+	cv[5] = (unsigned char)scheme;
+	cv[6] = 0;
+	cv[7] = (unsigned char)sn;
+	return cli_send_hs(c, cv, 8 + sn);
+}
+
 static size_t
 dig_len(const br_hash_class *dig)
 {
@@ -328,19 +351,7 @@ client_kx12(struct cli *c, unsigned group, const unsigned char *spub,
 	hl = cli_th(c, NULL, 0, h);
 	sn = br_ecdsa_sign_asn1_get_default()(br_ec_get_default(), c->dig, h,
 	    cli_key(), cv + 8);
-	if (sn == 0)
-		return cli_fail("CertificateVerify: no signature");
-	if (c->fault == FAULT_CV)
-		cv[8 + sn - 1] ^= 1;
-	cv[0] = HT_CERTIFICATE_VERIFY;
-	cv[1] = 0;
-	cv[2] = 0;
-	cv[3] = (unsigned char)(4 + sn);
-	cv[4] = (hl == 48 ? ECDSA_SHA384 : ECDSA_SHA256) >> 8;
-	cv[5] = (hl == 48 ? ECDSA_SHA384 : ECDSA_SHA256) & 0xff;
-	cv[6] = 0;
-	cv[7] = (unsigned char)sn;
-	return cli_send_hs(c, cv, 8 + sn);
+	return send_cv(c, cv, sn, hl == 48 ? ECDSA_SHA384 : ECDSA_SHA256);
 }
 
 int
@@ -475,19 +486,7 @@ client_flight13(struct cli *c)
 		cli_th(c, NULL, 0, th);
 		sn = sig_cv_sign(SIG_ECDSA_SECP384R1_SHA384, 0, th, hl,
 		    cli_key(), NULL, cli_rng(), cv + 8, sizeof(cv) - 8);
-		if (sn == 0)
-			return cli_fail("CertificateVerify: no signature");
-		if (c->fault == FAULT_CV)
-			cv[8 + sn - 1] ^= 1;
-		cv[0] = HT_CERTIFICATE_VERIFY;
-		cv[1] = 0;
-		cv[2] = 0;
-		cv[3] = (unsigned char)(4 + sn);
-		cv[4] = SIG_ECDSA_SECP384R1_SHA384 >> 8;
-		cv[5] = SIG_ECDSA_SECP384R1_SHA384 & 0xff;
-		cv[6] = 0;
-		cv[7] = (unsigned char)sn;
-		if (cli_send_hs(c, cv, 8 + sn) < 0)
+		if (send_cv(c, cv, sn, SIG_ECDSA_SECP384R1_SHA384) < 0)
 			return -1;
 	}
 	if (c->fault == FAULT_APP_EARLY &&
