@@ -130,21 +130,6 @@ every_candidate_computes_what_the_portable_one_does(void)
 	return 1;
 }
 
-static int
-the_timed_choice_is_a_candidate_the_cpu_has(void)
-{
-	char d[160];
-
-	CHECK(prim_choose(NULL) == 0);
-	for (int k = 0; k < PRIM_KINDS; k++)
-		CHECK(prim_force(k, prim_get()->pick[k]) == 1);
-	prim_describe(d, sizeof(d));
-	CHECK(strncmp(d, "chacha20=", 9) == 0 && strstr(d, " poly1305=") &&
-	    strstr(d, " aes_ctr=") && strstr(d, " ghash=") &&
-	    strstr(d, " ec=m"));
-	return 1;
-}
-
 /* A pin is taken as it is, its own words come back; an error, nothing. */
 static int
 pins_are_taken_and_bad_ones_choose_nothing(void)
@@ -169,6 +154,21 @@ pins_are_taken_and_bad_ones_choose_nothing(void)
 	return 1;
 }
 
+static int
+the_timed_choice_is_a_candidate_the_cpu_has(void)
+{
+	char d[160];
+
+	CHECK(prim_choose(NULL) == 0);
+	for (int k = 0; k < PRIM_KINDS; k++)
+		CHECK(prim_force(k, prim_get()->pick[k]) == 1);
+	prim_describe(d, sizeof(d));
+	CHECK(strncmp(d, "chacha20=", 9) == 0 && strstr(d, " poly1305=") &&
+	    strstr(d, " aes_ctr=") && strstr(d, " ghash=") &&
+	    strstr(d, " ec=m"));
+	return 1;
+}
+
 int
 main(void)
 {
@@ -176,8 +176,8 @@ main(void)
 		T(defaults_are_bearssls_own),
 		T(candidates_are_counted_and_forced),
 		T(every_candidate_computes_what_the_portable_one_does),
-		T(the_timed_choice_is_a_candidate_the_cpu_has),
 		T(pins_are_taken_and_bad_ones_choose_nothing),
+		T(the_timed_choice_is_a_candidate_the_cpu_has),
 	};
 
 	return unit_run(tests, sizeof(tests) / sizeof(tests[0]));
