@@ -37,7 +37,10 @@ proxyin_strerror(int rc)
 	return rc >= 0 && rc < PROXYIN_E_COUNT ? reasons[rc] : "proxy-bad";
 }
 
-/* A decimal number of 1..maxd digits, no leading zero, at most max. */
+/*
+ * A decimal number of 1..maxd digits, no leading zero, at most max: the
+ * spec's ports (2.1, "no leading zero") and a prefix length.
+ */
 static int
 dec(const char *s, size_t len, size_t maxd, unsigned max, unsigned *out)
 {
@@ -59,7 +62,9 @@ dec(const char *s, size_t len, size_t maxd, unsigned max, unsigned *out)
 /*
  * v1: "PROXY TCP4 192.0.2.1 198.51.100.1 56324 443\r\n", or "PROXY
  * UNKNOWN" and anything up to CRLF.  The whole line is at most 107
- * bytes, so CR is at offset 105 at the latest.
+ * bytes, so CR is at offset 105 at the latest (proxy-protocol.txt 2.1:
+ * the worst case, TCP6 with both addresses and ports at their longest).
+ * A bare LF is refused, not taken for the end: the spec says CRLF.
  */
 static int
 parse_v1(const unsigned char *buf, size_t len, struct proxyin_hdr *h)
@@ -113,9 +118,12 @@ parse_v1(const unsigned char *buf, size_t len, struct proxyin_hdr *h)
 }
 
 /*
- * v2: the signature, version and command, family, a 16-bit length,
- * then that many bytes: the addresses, then TLVs (type, 16-bit length,
- * value) to the end.
+ * v2 (proxy-protocol.txt 2.2): the signature, version and command,
+ * family, a 16-bit length, then that many bytes: the addresses (12 for
+ * TCP4: two addresses, two ports; 36 for TCP6; 216 for UNIX, two
+ * 108-byte paths), then TLVs (type, 16-bit length, value) to
+ * the end.  Every TLV is walked so that one claiming more than the
+ * header holds is refused, though none is used.
  */
 static int
 parse_v2(const unsigned char *buf, size_t len, struct proxyin_hdr *h)
@@ -174,6 +182,11 @@ parse_v2(const unsigned char *buf, size_t len, struct proxyin_hdr *h)
 	return PROXYIN_OK;
 }
 
+/*
+ * The first byte decides (2.1, 2.2: 'P', or v2's CR, which no other
+ * protocol here begins with); a TLS record's 0x16 is MISSING at once,
+ * so a client that skipped its balancer is refused without waiting.
+ */
 int
 proxyin_parse(const unsigned char *buf, size_t len, struct proxyin_hdr *h)
 {
@@ -210,6 +223,7 @@ proxyin_net_parse(struct proxyin_net *n, const char *s, size_t len)
 	return NULL;
 }
 
+/* The first bits of ip equal the prefix's: whole bytes, then a mask. */
 static int
 in_net(const struct proxyin_net *p, const uint8_t *ip, size_t iplen)
 {
@@ -223,6 +237,7 @@ int
 proxyin_trusted(const struct proxyin_net *nets, unsigned n,
     const uint8_t *ip, size_t iplen)
 {
+	/* ::ffff:a.b.c.d (RFC 4291 2.5.5.2): v4 on a dual-stack socket. */
 	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	    0xff, 0xff };
 	int v4 = iplen == 16 && memcmp(ip, mapped, 12) == 0;
