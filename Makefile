@@ -307,6 +307,7 @@ check: all asan unit build/allocshim.so build/alloc-selftest $(B)/tlsload \
     $(B)/cryptobench
 	$(MAKE) lint
 	$(PY) tests/calls.py $(B)
+	$(PY) tests/density.py -q --min 13
 	TLSGATE_TEST_TLS_MAX=1.2 $(PY) tests/run.py --bin $(B)/tlsgate
 	TLSGATE_ASAN=1 $(PY) tests/run.py --bin build/asan/tlsgate
 	$(MAKE) check-system

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Comment density of the C sources (make density).
 
-    python3 tests/density.py [--min PCT] [files...]
+    python3 tests/density.py [-q] [--min PCT] [files...]
 
 A line is a comment line when it holds only comment (inside /* */ or
 after //); a line with any code is a code line.  Blank lines do not
 count.  Prints each file's share and the total over src/*.c and
-port/*/*.c; with --min, fails if the total is below PCT: the auditor
-reads the spec beside the code, and this keeps it there."""
+port/*/*.c (-q: the total only); with --min, fails if the total is
+below PCT: the auditor reads the spec beside the code, and this keeps
+it there."""
 import glob
 import sys
 
@@ -53,7 +54,9 @@ def count(path):
 
 
 def main(argv):
-    floor = None
+    floor, quiet = None, argv[:1] == ["-q"]
+    if quiet:
+        argv = argv[1:]
     if argv[:1] == ["--min"]:
         floor, argv = float(argv[1]), argv[2:]
     files = argv or sorted(glob.glob("src/*.c") + glob.glob("port/*/*.c"))
@@ -61,8 +64,9 @@ def main(argv):
     for p in files:
         c, k = count(p)
         tc, tk = tc + c, tk + k
-        print("%6.1f %%  %5d / %5d  %s" % (100.0 * c / max(c + k, 1), c,
-                                           c + k, p))
+        if not quiet:
+                print("%6.1f %%  %5d / %5d  %s" % (100.0 * c / max(c + k, 1),
+                                               c, c + k, p))
     pct = 100.0 * tc / max(tc + tk, 1)
     print("%6.1f %%  %5d / %5d  total" % (pct, tc, tc + tk))
     if floor is not None and pct < floor:
