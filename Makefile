@@ -103,11 +103,18 @@ build/alloc-selftest: tests/alloc/selftest.c
 	$(CC) -O0 -o $@ tests/alloc/selftest.c
 
 # Unit tests of the pure modules, plain and under the sanitizers.
-UNITS	= http der hello cache proxyin turn
+UNITS	= http der hello cache proxyin turn config certname prim conn
 # A module that is more than one file names the others here.
 .SECONDEXPANSION:
 UNIT_MORE_http = src/httpchunk.c
 UNIT_MORE_hello = src/tlswire.c
+UNIT_MORE_proxyin = port/posix/port.c
+CONFIG_MORE = src/confprint.c src/certname.c src/der.c src/proxyin.c \
+	port/posix/port.c port/posix/file.c
+UNIT_MORE_config = $(CONFIG_MORE)
+UNIT_MORE_conn = src/config.c src/log.c $(CONFIG_MORE)
+UNIT_MORE_prim = $(BEARSSL_LIBS)
+UNIT_MORE_certname = src/der.c
 $(B)/unit/test_%: tests/unit/test_%.c tests/unit/*.h src/%.c src/*.h \
 	    $$(UNIT_MORE_$$*) | $(BEARSSL_DEP)
 	@mkdir -p $(@D)
@@ -157,14 +164,14 @@ $(B)/unit/asan_test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) \
 TLSCRYPTO_SRC = src/kdf.c src/recprot.c src/prim.c src/kx.c src/sig.c src/ecdsa.c src/precomp.c \
 	  src/tlswire.c src/stats.c
 $(B)/unit/test_tlscrypto: tests/unit/test_tlscrypto.c tests/unit/unit.h \
-	    $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h $(BEARSSL_DEP)
+	    tests/unit/keys_der.h $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) $(LDFLAGS) \
 	    -o $@ $< \
 	    $(TLSCRYPTO_SRC) $(BEARSSL_LIBS)
 
 $(B)/unit/asan_test_tlscrypto: tests/unit/test_tlscrypto.c \
-	    tests/unit/unit.h $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h \
+	    tests/unit/unit.h tests/unit/keys_der.h $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
@@ -214,7 +221,7 @@ ENG_SRC	= src/eng.c src/rec.c src/hs.c src/hs12.c src/hs13.c src/hello.c src/tic
 	  $(TLSCRYPTO_SRC) $(PQ_SRC)
 ENG_CLIENT = tests/unit/engclient.c tests/unit/enghs.c
 ENG_DEP	= $(ENG_CLIENT) tests/unit/engclient.h tests/unit/engtest.h \
-	  tests/unit/eng_keys.h tests/unit/unit.h $(ENG_SRC) src/*.h \
+	  tests/unit/eng_keys.h tests/unit/keys_der.h tests/unit/unit.h $(ENG_SRC) src/*.h \
 	  $(BEARSSL_DEP)
 $(B)/unit/test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
 	@mkdir -p $(@D)
@@ -300,6 +307,7 @@ check: all asan unit build/allocshim.so build/alloc-selftest $(B)/tlsload \
     $(B)/cryptobench
 	$(MAKE) lint
 	$(PY) tests/calls.py $(B)
+	$(PY) tests/density.py -q --min 13
 	TLSGATE_TEST_TLS_MAX=1.2 $(PY) tests/run.py --bin $(B)/tlsgate
 	TLSGATE_ASAN=1 $(PY) tests/run.py --bin build/asan/tlsgate
 	$(MAKE) check-system
@@ -363,7 +371,7 @@ FUZZ_SECONDS ?= 40
 FUZZ_CC	?= clang
 FUZZ_FLAGS = -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined \
 	$(TG_CPPFLAGS)
-FUZZERS	= config der http proxyin slot hello recprot t13cert hs12 ticket
+FUZZERS	= config der http proxyin slot hello recprot hs13cert hs12 ticket
 ifneq ($(PQ),0)
 FUZZERS	+= mlkem
 endif
@@ -391,7 +399,7 @@ build/fuzz/fuzz_http: tests/fuzz/fuzz_http.c src/http.c src/httpchunk.c
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 
 build/fuzz/fuzz_proxyin: tests/fuzz/fuzz_proxyin.c src/proxyin.c src/proxyin.h \
-	    src/httpchar.h
+	    port/posix/port.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(filter %.c,$^)
 
@@ -423,13 +431,11 @@ build/fuzz/fuzz_ticket: tests/fuzz/fuzz_ticket.c $(TICKET_SRC) \
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(TICKET_SRC) \
 	    $(BEARSSL_LIBS)
 
-# It includes src/hs13.c for the names of its phases: the engine starts
-# there in the one that waits for the client's Certificate.
-build/fuzz/fuzz_t13cert: tests/fuzz/fuzz_t13cert.c $(ENG_SRC) src/*.h \
+build/fuzz/fuzz_hs13cert: tests/fuzz/fuzz_hs13cert.c $(ENG_SRC) src/*.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
-	    $(filter-out src/hs13.c,$(ENG_SRC)) $(BEARSSL_LIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(ENG_SRC) \
+	    $(BEARSSL_LIBS)
 
 build/fuzz/fuzz_hs12: tests/fuzz/fuzz_hs12.c $(ENG_SRC) src/*.h \
 	    $(BEARSSL_DEP)

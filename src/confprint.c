@@ -1,11 +1,21 @@
 /*
  * confprint.c - the configuration as tlsgate -t prints it: every key with
  * its value, in config.c's order, globals first, then each [section].
+ *
+ * Every value is printed in the grammar config.c reads, from the same
+ * keys[] row and names tables: the operator sees what was applied,
+ * defaults included, not what was written, and the lines read back to
+ * the same values (test_config), but for the empty ones ("user = ").
  */
 #include <stdio.h>
 
 #include "confint.h"
 
+/*
+ * One key of `base` (a struct config or a struct service, as its scope
+ * says), by its kind.  snprintf cuts a line too long for `line`; the
+ * longest, cert and key paths, fit.
+ */
 static void
 print_key(const struct key *k, const void *base, int (*put)(const char *))
 {
@@ -39,6 +49,7 @@ print_key(const struct key *k, const void *base, int (*put)(const char *))
 		}
 		return;
 	case K_KEY:
+		/* Printed with its cert just above: they pair by order. */
 		return;
 	case K_ADDR:
 		port_addr_str((const struct port_addr *)(const void *)f, addr,
@@ -66,6 +77,7 @@ print_key(const struct key *k, const void *base, int (*put)(const char *))
 		break;
 	case K_SUITES:
 	case K_GROUPS:
+		/* Codes back to names, in the order given: it is a preference. */
 		l = *(const struct config_list *)(const void *)f;
 		n = (size_t)snprintf(line, sizeof(line), "%s =", k->name);
 		for (unsigned i = 0; i < l.n && n < sizeof(line); i++)
@@ -82,6 +94,7 @@ print_key(const struct key *k, const void *base, int (*put)(const char *))
 		snprintf(line, sizeof(line), "%s = %ums", k->name, u);
 		break;
 	case K_TLS:
+		/* 0x0303 is TLS 1.2 (RFC 5246 A.1), 0x0304 TLS 1.3. */
 		snprintf(line, sizeof(line), "%s = 1.%u", k->name, u - 0x0301);
 		break;
 	case K_LEVEL:
@@ -101,6 +114,7 @@ config_print(const struct config *c, int (*put)(const char *))
 {
 	char line[CONFIG_NAME_MAX + 8];
 
+	/* The stats address only when set: it has no default to print. */
 	for (size_t i = 0; i < config_nkeys; i++)
 		if (config_keys[i].scope == GLOBAL && (config_keys[i].off !=
 		    offsetof(struct config, stats) || c->stats_on))

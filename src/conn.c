@@ -1,5 +1,11 @@
 /*
  * conn.c - see conn.h.
+ *
+ * A set is three arrays the kind owns: the entries, the dense list of
+ * live ones (what the loop walks, so a pass costs the live count, not
+ * the capacity) and a stack of free indices (O(1) take and give back,
+ * no search).  An entry's pos is its row in the live list and id its
+ * row in the storage: both are kept so delete needs no search either.
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,7 +20,11 @@ int conn_draining;
 unsigned char conn_scratch[PROXYIN_MAX + HELLO_WIRE_MAX];
 const struct config *conn_cfg;
 
-/* The sets whose connections have a peer: slots and redirect slots. */
+/*
+ * The sets whose connections have a peer: slots and redirect slots.
+ * Registered by connset_init, so that max_per_source counts every kind
+ * without the loop naming them; two is all the kinds there are.
+ */
 static struct connset *peered[2];
 
 /* Entry i of the storage, free or not. */
@@ -24,6 +34,7 @@ connset_at(const struct connset *set, uint32_t i)
 	return (struct conn *)(void *)(set->storage + (size_t)i * set->esize);
 }
 
+/* A set registers once, however often it is initialised. */
 void
 connset_init(struct connset *set, const struct conn_class *cls, uint32_t n)
 {
@@ -54,6 +65,7 @@ connset_new(struct connset *set)
 	if (set->nfree == 0)
 		return NULL;
 	c = connset_at(set, set->freel[--set->nfree]);
+	/* The poll rows and the outcome belong to the last owner's life. */
 	c->pos = set->nlive;
 	set->live[set->nlive++] = c;
 	c->ci = c->bi = -1;
@@ -66,6 +78,7 @@ connset_delete(struct connset *set, struct conn *c)
 {
 	struct conn *last = set->live[--set->nlive];
 
+	/* Swap with the last: O(1), and a backward walk sees each once. */
 	last->pos = c->pos;
 	set->live[c->pos] = last;
 	c->pos = CONN_FREE;
@@ -73,6 +86,10 @@ connset_delete(struct connset *set, struct conn *c)
 	set->freel[set->nfree++] = c->id;
 }
 
+/*
+ * A linear scan, run only when a set is full: a heap kept in step with
+ * every state change would cost every connection, not the rare full set.
+ */
 struct conn *
 connset_oldest_waiting(const struct connset *set, uint64_t before)
 {
@@ -95,6 +112,11 @@ connset_bytes(size_t esize, uint32_t n)
 	return (size_t)n * (esize + sizeof(struct conn *) + sizeof(uint32_t));
 }
 
+/*
+ * A scan of the live lists, as s6-tcpserverd counts by IP: at most
+ * slots + redirect slots compares a new client, no table to keep in
+ * step with every close.
+ */
 unsigned
 conn_count_peer(const struct port_addr *peer)
 {
@@ -129,8 +151,10 @@ conn_take_proxy(struct conn *c, const struct service *svc,
 		stats.proxy_local++;
 		*lb_local = 1;
 	}
+	/* The TLS or HTTP reader after us sees the stream from its start. */
 	*len -= h.len;
 	memmove(buf, buf + h.len, *len);
+	/* PROXY UNKNOWN, v2 LOCAL or AF_UNSPEC: the balancer's own address. */
 	if (h.alen == 0)
 		return CONN_PROXY_OK;
 	port_addr_make(peer, h.src, h.alen, h.sport);

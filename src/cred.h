@@ -5,7 +5,7 @@
  * against.
  *
  * Never sees a connection and never allocates.  Key material lives in
- * struct cred, which the caller wipes (memset) when it is done with it;
+ * struct cred, which the caller wipes (wipe()) when it is done with it;
  * what this module decodes through is wiped here.
  */
 #ifndef TLSGATE_CRED_H

@@ -67,6 +67,11 @@ der_tlv(struct der *d, unsigned tag, const void *p, size_t len)
 	der_raw(d, p, len);
 }
 
+/*
+ * A constructed value whose length is not known yet: one length byte is
+ * kept, and der_close() widens it in place (X.690 10.1: DER wants the
+ * shortest form, so the length cannot be reserved at its widest).
+ */
 size_t
 der_open(struct der *d, unsigned tag)
 {
@@ -93,6 +98,11 @@ der_close(struct der *d, size_t mark)
 	d->len += k;
 }
 
+/*
+ * X.690 8.3.2: no leading zero byte unless the next has its top bit set,
+ * which a zero byte then keeps from reading as negative (two's
+ * complement); 0 itself is one zero byte.
+ */
 void
 der_uint(struct der *d, const void *p, size_t len)
 {

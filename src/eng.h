@@ -127,6 +127,11 @@ struct eng_ops {
 
 struct eng_hs;
 
+/*
+ * The engine's context.  Its fields are not part of the API: the caller
+ * allocates it (statically) and uses only the functions below, as
+ * bearssl_ssl.h says of its contexts.
+ */
 struct eng {
 	const struct eng_hs	*hs;		/* the version's handshake */
 	unsigned char		*ibuf, *obuf;

@@ -32,6 +32,9 @@ size_t	hs_cr_sigs(const struct eng *, unsigned *out, size_t cap);
 size_t	hs_ca_names_len(const struct eng_choice *, size_t others);
 /* hs.c: max_fragment_length and ALPN, if owed, into a list of extensions. */
 void	hs_put_exts(const struct eng *, struct tw *);
+/* hs.c: a flight's piece is s, w's n bytes long, or -1 on w's error. */
+int	hs_piece_done(struct eng *, const struct tw *w, const unsigned char *s,
+	    int next);
 /*
  * A version's handshake, as a class (BearSSL's hsrun, picotls's
  * per-version callbacks): eng_start() chooses it once, from the hello,

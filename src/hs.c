@@ -320,3 +320,20 @@ hs_put_exts(const struct eng *c, struct tw *w)
 		tw_close(w);
 	}
 }
+
+/*
+ * Both flights end each piece alike: the bytes, in msg or the chain's
+ * own storage, stay where they are until rec.c has sealed them, so only
+ * the pointer is kept (eng.h's piece), and the stage moves on.
+ */
+int
+hs_piece_done(struct eng *c, const struct tw *w, const unsigned char *s,
+    int next)
+{
+	if (w->err)
+		return -1;
+	c->fl_stage = next;
+	c->piece.p = s;
+	c->piece.n = w->n;
+	return 1;
+}

@@ -13,7 +13,13 @@ enum {
 	F_CA_DN, F_SHD, F_DONE
 };
 
-/* ServerKeyExchange: our ECDHE share, signed with the randoms. */
+/*
+ * ServerKeyExchange (RFC 8422 5.4): ServerECDHParams (named_curve, the
+ * group, our point), then its signature (RFC 5246 7.4.3, with 4.7's
+ * digitally-signed: the scheme, then a 2-byte length) over
+ * client_random + server_random + params, so the share cannot be
+ * replayed into another handshake.
+ */
 static int
 server_kx(struct eng *c, struct tw *w)
 {
@@ -54,7 +60,12 @@ server_kx(struct eng *c, struct tw *w)
 	return 0;
 }
 
-/* ServerHello, with the extensions the client's hello asked for. */
+/*
+ * ServerHello (RFC 5246 7.4.1.3): an extension only in answer to the
+ * client's own (7.4.1.4: a server must not send one it was not
+ * offered); an empty extensions block is still written, which every
+ * client reads.
+ */
 static void
 server_hello(struct eng *c, struct tw *w)
 {
@@ -91,6 +102,14 @@ server_hello(struct eng *c, struct tw *w)
 	tw_close(w);
 }
 
+/*
+ * The flight of RFC 5246 7.3's full handshake, a piece per call, each
+ * into msg or pointing at storage that outlives the flight (the chain,
+ * the CA names): a certificate chain is never copied whole, so the
+ * largest chain needs no larger buffer.  A resumed handshake is the
+ * ServerHello alone (7.3's abbreviated handshake; hs12.c follows it
+ * with ChangeCipherSpec and Finished).
+ */
 int
 hs12_piece(struct eng *c)
 {
@@ -107,7 +126,7 @@ hs12_piece(struct eng *c)
 		if (c->resumed)
 			next = F_DONE;
 		break;
-	case F_CERT:	/* the chain, streamed */
+	case F_CERT:	/* Certificate (7.4.2), streamed: the lengths */
 		total = 0;
 		for (i = 0; i < c->ch.nchain; i++)
 			total += 3 + c->ch.chain[i].data_len;
@@ -131,7 +150,12 @@ hs12_piece(struct eng *c)
 		if (c->ch.x509 == NULL)
 			next = F_SHD;
 		break;
-	case F_CR:	/* the CA names stream after: lengths by count */
+	/*
+	 * CertificateRequest (7.4.4): certificate_types, the schemes we
+	 * check, then certificate_authorities, whose total is counted first
+	 * so the names can stream after it.
+	 */
+	case F_CR:
 		total = hs_ca_names_len(&c->ch, 64);
 		n = hs_cr_sigs(c, sigs, sizeof(sigs) / sizeof(sigs[0]));
 		tw_u8(&w, HT_CERTIFICATE_REQUEST);
@@ -163,10 +187,5 @@ hs12_piece(struct eng *c)
 	default:
 		return 0;
 	}
-	if (w.err)
-		return -1;
-	c->fl_stage = next;
-	c->piece.p = s;
-	c->piece.n = w.n;
-	return 1;
+	return hs_piece_done(c, &w, s, next);
 }

@@ -12,6 +12,13 @@ enum {
 	F_CERT_EXT, F_CV, F_FIN, F_DONE
 };
 
+/*
+ * RFC 8446 4.3-4.4's server flight, in 2's order, a piece per call, all
+ * under the handshake traffic key.  Each message goes into the
+ * transcript as it is written (rec.c), which is why CertificateVerify
+ * and Finished can hash it here without a copy of what went before; the
+ * chain and the CA names are sent from their own storage, never copied.
+ */
 int
 hs13_piece(struct eng *c)
 {
@@ -24,7 +31,7 @@ hs13_piece(struct eng *c)
 
 	tw_init(&w, c->msg, sizeof(c->msg));
 	switch (c->fl_stage) {
-	case F_EE:	/* EncryptedExtensions: ALPN, if asked */
+	case F_EE:	/* EncryptedExtensions (4.3.1): mfl, ALPN, if asked */
 		/* A resumption has the ticket's authentication: Finished. */
 		if (c->resumed)
 			next = F_FIN;
@@ -36,7 +43,7 @@ hs13_piece(struct eng *c)
 		tw_close(&w);
 		tw_close(&w);
 		break;
-	case F_CR:	/* CertificateRequest: empty context, schemes, CAs */
+	case F_CR:	/* CertificateRequest (4.3.2): no context, schemes, CAs */
 		n = 2 * hs_cr_sigs(c, sigs, sizeof(sigs) / sizeof(sigs[0]));
 		total = hs_ca_names_len(&c->ch, 6 + n + 10);
 		tw_u8(&w, HT_CERTIFICATE_REQUEST);
@@ -66,7 +73,7 @@ hs13_piece(struct eng *c)
 		if (++c->fl_cert < c->ch.ncas)
 			next = F_CA_LEN;
 		break;
-	case F_CERT:	/* Certificate: empty context, then the list */
+	case F_CERT:	/* Certificate (4.4.2): no context, then the list */
 		total = 0;
 		for (i = 0; i < c->ch.nchain; i++)
 			total += 3 + c->ch.chain[i].data_len + 2;
@@ -88,7 +95,7 @@ hs13_piece(struct eng *c)
 		if (++c->fl_cert < c->ch.nchain)
 			next = F_CERT_LEN;
 		break;
-	case F_CV:	/* CertificateVerify over the transcript so far */
+	case F_CV:	/* CertificateVerify (4.4.3): the transcript so far */
 		th_hash(&c->th, th);
 		n = sig_cv_sign((int)c->ch.scheme, 1, th, c->ks.hlen,
 		    c->ch.ec, c->ch.rsa, c->ops->rng, c->msg + 8,
@@ -101,7 +108,7 @@ hs13_piece(struct eng *c)
 		w.n += n;
 		tw_close(&w);
 		break;
-	case F_FIN:
+	case F_FIN:	/* Finished (4.4.4): HMAC of the transcript */
 		th_hash(&c->th, th);
 		tw_msg(&w, HT_FINISHED);
 		ks_finished(c->ks.dig, c->s_secret, th, c->msg + 4);
@@ -111,10 +118,5 @@ hs13_piece(struct eng *c)
 	default:
 		return 0;
 	}
-	if (w.err)
-		return -1;
-	c->fl_stage = next;
-	c->piece.p = s;
-	c->piece.n = w.n;
-	return 1;
+	return hs_piece_done(c, &w, s, next);
 }

@@ -31,12 +31,19 @@ http_chunk_init(struct http_chunk *ch)
 	ch->state = CH_SIZE;
 }
 
-/* One byte outside chunk data: HTTP_MORE to go on, HTTP_OK at the end. */
+/*
+ * One byte outside chunk data: HTTP_MORE to go on, HTTP_OK at the end.
+ * RFC 9112 7.1's grammar, strictly: a request smuggled past us must be
+ * framed the same by tlsgate and by every backend behind it, so where
+ * the RFC lets a recipient be lenient (a bare LF, 2.2; folded lines,
+ * 5.2) tlsgate refuses instead.
+ */
 static int
 chunk_byte(struct http_chunk *ch, uint8_t c)
 {
 	int h;
 
+	/* Both bounded: extensions and trailers are walked, never kept. */
 	if (ch->state <= CH_SIZE_LF && ++ch->line > HTTP_CHUNK_LINE_MAX)
 		return HTTP_E_CHUNK_EXT;
 	if (ch->state >= CH_TSTART && ++ch->trailer > HTTP_TRAILER_MAX)
@@ -61,7 +68,7 @@ chunk_byte(struct http_chunk *ch, uint8_t c)
 		else
 			return HTTP_E_CHUNK_SIZE;
 		return HTTP_MORE;
-	case CH_BWS:
+	case CH_BWS:	/* 7.1.1: BWS before ';' */
 		if (c == ';')
 			ch->state = CH_EXT;
 		else if (!is_ws(c))
@@ -76,7 +83,7 @@ chunk_byte(struct http_chunk *ch, uint8_t c)
 		else if (is_ctl(c))
 			return ch->state == CH_EXT ? HTTP_E_CHUNK_EXT : HTTP_E_CTL;
 		return HTTP_MORE;
-	case CH_SIZE_LF:
+	case CH_SIZE_LF:	/* size 0 is last-chunk: trailers next */
 		if (c != '\n')
 			return HTTP_E_BARE_CR;
 		ch->line = 0;
@@ -93,7 +100,7 @@ chunk_byte(struct http_chunk *ch, uint8_t c)
 			return HTTP_E_BARE_CR;
 		ch->state = CH_SIZE;
 		return HTTP_MORE;
-	case CH_TSTART:
+	case CH_TSTART:	/* 7.1.2: trailer-section, then CRLF */
 		if (c == '\r')
 			ch->state = CH_END_LF;
 		else if (c == '\n')
@@ -125,6 +132,11 @@ chunk_byte(struct http_chunk *ch, uint8_t c)
 	return HTTP_E_CHUNK_SIZE;	/* CH_DATA and CH_DONE never get here */
 }
 
+/*
+ * Chunk data is skipped by count, not walked: the relay forwards the
+ * body as it is, and only the framing around it costs a step a byte.
+ * An error sticks, so a caller that feeds on after one gets it again.
+ */
 int
 http_chunk_feed(struct http_chunk *ch, const uint8_t *buf, size_t len,
     size_t *consumed)

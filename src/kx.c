@@ -17,6 +17,11 @@ ecdhe(int group)
 	return g != NULL && g->curve != 0 ? g : NULL;
 }
 
+/*
+ * Our share for a given scalar: the point kG, uncompressed for the NIST
+ * curves (RFC 8446 4.2.8.2, RFC 8422 5.4: the only form either allows),
+ * the u-coordinate for X25519 (RFC 7748 6.1).
+ */
 size_t
 kx_load(struct kx *kx, int group, const unsigned char *sk,
     size_t sklen, unsigned char *pub, size_t cap)
@@ -42,6 +47,7 @@ kx_gen(struct kx *kx, int group, const br_prng_class **rng,
 
 	if (g == NULL || cap < g->share)
 		return 0;
+	/* A pair made while the loop idled, if one is ready (precomp.h). */
 	if ((n = precomp_take(g->curve, kx->sk, &klen, pub)) != 0) {
 		kx->group = group;
 		kx->sklen = klen;
@@ -55,6 +61,11 @@ kx_gen(struct kx *kx, int group, const br_prng_class **rng,
 	return n;
 }
 
+/*
+ * The shared secret: for the NIST curves the x-coordinate of k times the
+ * peer's point (RFC 8446 7.4.2, RFC 8422 5.10), for X25519 the whole
+ * output (RFC 7748 6.1, RFC 8446 7.4.2), which must not be all zeros.
+ */
 size_t
 kx_shared(const struct kx *kx, const unsigned char *peer,
     size_t peerlen, unsigned char *out)
@@ -65,6 +76,7 @@ kx_shared(const struct kx *kx, const unsigned char *peer,
 	size_t xoff = 0, xlen = 32;
 	uint32_t ok, z = 0;
 
+	/* The share's length is its form: 65, 97, 133 or 32 bytes, no other. */
 	if (g == NULL || peerlen != g->share)
 		return 0;
 	memcpy(p, peer, peerlen);

@@ -19,6 +19,10 @@ plain_init(unsigned n)
 	connset_init(&plain_set, &plain_class, n);
 }
 
+/*
+ * Eviction order (conn.h): a lingering one first, it has been served;
+ * one reading its head since it came; one being answered never.
+ */
 static uint64_t
 wait_since(const struct conn *c)
 {
@@ -145,6 +149,12 @@ answer(struct plain *p, int status, const char *why)
 	io(&p->c, 0, 0);
 }
 
+/*
+ * RFC 8555 8.3's http-01 challenge: the CA fetches
+ * /.well-known/acme-challenge/<token> over plain HTTP, port 80, with GET
+ * (HEAD does no harm).  Anything with a body or an upgrade is no
+ * challenge, and the backend never sees it.
+ */
 static int
 is_acme(const uint8_t *b, const struct http_req *r)
 {
@@ -191,7 +201,11 @@ to_backend(struct plain *p, struct http_req *req)
 	p->c.deadline = conn_now + svc->connect_ms;
 }
 
-/* The 308 into buf: the host is ours if the client gave none. */
+/*
+ * The 308 into buf: the host is ours if the client gave none.  308, not
+ * 301 (RFC 9110 15.4.9): the method and body are kept, so a POST to the
+ * http URL is not turned into a GET.
+ */
 static size_t
 redirect(struct plain *p, const struct http_req *req)
 {
@@ -209,6 +223,7 @@ head_done(struct plain *p)
 	struct http_req req;
 	int rc = http_parse_head(p->buf, p->scan, &req);
 
+	/* A draining process still answers what it has: 503, not a reset. */
 	if (rc != HTTP_OK)
 		answer(p, http_err_status(rc), http_strerror(rc));
 	else if (conn_draining)

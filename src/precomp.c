@@ -1,5 +1,10 @@
 /*
  * precomp.c - see precomp.h.
+ *
+ * A pair is the same object for both uses: an ECDHE key pair (RFC 8446
+ * 4.2.8.2, RFC 8422 5.4) and an ECDSA per-message secret with its point
+ * (FIPS 186-4 6.3 and B.5.2; kG's x is r before reduction mod n).  Both
+ * need k uniform and secret, used once: the pool's only rules.
  */
 #include <string.h>
 #include <bearssl.h>
@@ -18,7 +23,10 @@ struct pair {
 	unsigned char	sklen, publen;
 };
 
-/* One pool a curve, pairs[0 .. n-1] ready; `wanted` once asked for. */
+/*
+ * One pool a curve, pairs[0 .. n-1] ready; `wanted` once asked for.
+ * Taken from the top: a stack, so the wiped slot is the next to fill.
+ */
 static struct pool {
 	int		curve, wanted;
 	unsigned	n;
@@ -29,6 +37,10 @@ static struct pool {
 };
 #define NPOOLS	(sizeof(pools) / sizeof(pools[0]))
 
+/*
+ * Its own DRBG, not tls.c's: the pools fill while the loop idles, and
+ * sharing one would tie the order of handshakes' draws to idle time.
+ */
 static br_hmac_drbg_context drbg;
 static int seeded;
 
@@ -41,6 +53,7 @@ pool_of(int curve)
 	return NULL;
 }
 
+/* HMAC-DRBG (SP 800-90A 10.1.2) over SHA-256, as BearSSL's. */
 void
 precomp_init(const void *seed, size_t len)
 {
@@ -59,6 +72,7 @@ precomp_take(int curve, unsigned char *sk, size_t *sklen,
 
 	if (p == NULL)
 		return 0;
+	/* Unseeded (before the fork's reseed), no pool may fill. */
 	p->wanted = seeded;
 	if (p->n == 0) {
 		stats.precomp_misses++;
@@ -97,6 +111,11 @@ precomp_fill(void)
 			p = &pools[i];
 	if (p == NULL)
 		return 0;
+	/*
+	 * br_ec_keygen draws k by testing candidates, in [1, n-1] (FIPS
+	 * 186-4 B.4.2), or clamps it for X25519 (RFC 7748 5); mulgen is
+	 * the same constant-time kG the inline path would compute.
+	 */
 	e = &p->pairs[p->n];
 	k = br_ec_keygen(&drbg.vtable, prim_get()->ec, NULL, e->sk, p->curve);
 	e->sklen = (unsigned char)k;
@@ -119,6 +138,7 @@ precomp_ecdsa_sign(const br_ec_impl *impl, const br_hash_class *hf,
 	unsigned char k[SK_MAX], kg[PUB_MAX];
 	size_t klen, n;
 
+	/* No pair ready: RFC 6979's deterministic nonce, as BearSSL's. */
 	if (precomp_take(sk->curve, k, &klen, kg) == 0)
 		return tg_ecdsa_sign_asn1(impl, hf, hash_value, sk, sig);
 	n = tg_ecdsa_sign_pre(impl, hf, hash_value, sk, sig, k, kg);
@@ -126,6 +146,7 @@ precomp_ecdsa_sign(const br_ec_impl *impl, const br_hash_class *hf,
 	return n;
 }
 
+/* For tlsgate -t's memory line: the pools are the module's cost. */
 size_t
 precomp_static_bytes(void)
 {

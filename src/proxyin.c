@@ -4,13 +4,14 @@
  * The version is told by the first byte: 'P' starts v1's "PROXY ", CR
  * starts v2's 12-byte signature; a TLS record starts with 0x16 and is
  * refused at once.  Every length is checked against len before a byte
- * is read; the addresses of v1 are parsed here rather than by the
- * platform (inet_pton), so that the fuzz target covers them too.
+ * is read.  Addresses, v1's and proxy_from's, are read by
+ * port_ip_parse(), the grammar of every other address in the config:
+ * one grammar for one thing.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "httpchar.h"
+#include "port.h"
 #include "proxyin.h"
 
 const unsigned char proxyin_v2sig[12] = { 0x0d, 0x0a, 0x0d, 0x0a, 0x00,
@@ -36,7 +37,10 @@ proxyin_strerror(int rc)
 	return rc >= 0 && rc < PROXYIN_E_COUNT ? reasons[rc] : "proxy-bad";
 }
 
-/* A decimal number of 1..maxd digits, no leading zero, at most max. */
+/*
+ * A decimal number of 1..maxd digits, no leading zero, at most max: the
+ * spec's ports (2.1, "no leading zero") and a prefix length.
+ */
 static int
 dec(const char *s, size_t len, size_t maxd, unsigned max, unsigned *out)
 {
@@ -55,85 +59,12 @@ dec(const char *s, size_t len, size_t maxd, unsigned max, unsigned *out)
 	return 0;
 }
 
-/* Dotted-quad IPv4, each part decimal without a leading zero. */
-static int
-parse_v4(const char *s, size_t len, uint8_t out[4])
-{
-	size_t i = 0, j;
-	unsigned v;
-
-	for (int k = 0; k < 4; k++) {
-		for (j = i; j < len && s[j] != '.'; j++)
-			;
-		if (dec(s + i, j - i, 3, 255, &v) < 0)
-			return -1;
-		out[k] = (uint8_t)v;
-		if (k < 3 && j == len)
-			return -1;
-		i = j + 1;
-	}
-	return j == len ? 0 : -1;
-}
-
-/*
- * RFC 4291 2.2 text: eight groups of 1-4 hex digits, one "::" for a
- * run of zero groups, the last 32 bits optionally dotted-quad.
- */
-static int
-parse_v6(const char *s, size_t len, uint8_t out[16])
-{
-	unsigned w[8];
-	int nw = 0, gap = -1;
-	size_t i = 0, j;
-	uint8_t q[4];
-
-	if (len >= 2 && s[0] == ':' && s[1] == ':') {
-		gap = 0;
-		i = 2;
-	}
-	while (i < len) {
-		unsigned v = 0;
-
-		for (j = i; j < len && j - i < 5 && hexval(s[j]) >= 0; j++)
-			v = v * 16 + (unsigned)hexval(s[j]);
-		if (j < len && s[j] == '.') {
-			if (nw > 6 || parse_v4(s + i, len - i, q) < 0)
-				return -1;
-			w[nw++] = (unsigned)q[0] << 8 | q[1];
-			w[nw++] = (unsigned)q[2] << 8 | q[3];
-			break;
-		}
-		if (j == i || j - i > 4 || nw == 8)
-			return -1;
-		w[nw++] = v;
-		i = j;
-		if (i == len)
-			break;
-		if (s[i++] != ':' || i == len)
-			return -1;
-		if (s[i] == ':') {
-			if (gap >= 0)
-				return -1;
-			gap = nw;
-			i++;
-		}
-	}
-	if (gap < 0 ? nw != 8 : nw > 7)
-		return -1;
-	memset(out, 0, 16);
-	for (int k = 0; k < nw; k++) {
-		size_t at = (size_t)(gap < 0 || k < gap ? k : 8 - nw + k);
-
-		out[2 * at] = (uint8_t)(w[k] >> 8);
-		out[2 * at + 1] = (uint8_t)w[k];
-	}
-	return 0;
-}
-
 /*
  * v1: "PROXY TCP4 192.0.2.1 198.51.100.1 56324 443\r\n", or "PROXY
  * UNKNOWN" and anything up to CRLF.  The whole line is at most 107
- * bytes, so CR is at offset 105 at the latest.
+ * bytes, so CR is at offset 105 at the latest (proxy-protocol.txt 2.1:
+ * the worst case, TCP6 with both addresses and ports at their longest).
+ * A bare LF is refused, not taken for the end: the spec says CRLF.
  */
 static int
 parse_v1(const unsigned char *buf, size_t len, struct proxyin_hdr *h)
@@ -178,19 +109,21 @@ parse_v1(const unsigned char *buf, size_t len, struct proxyin_hdr *h)
 	if (dec(f[2], fl[2], 5, 65535, &h->sport) < 0 ||
 	    dec(f[3], fl[3], 5, 65535, &h->dport) < 0)
 		return PROXYIN_E_V1_SYNTAX;
-	if (tcp6 ? parse_v6(f[0], fl[0], h->src) < 0 ||
-	    parse_v6(f[1], fl[1], h->dst) < 0 :
-	    parse_v4(f[0], fl[0], h->src) < 0 ||
-	    parse_v4(f[1], fl[1], h->dst) < 0)
+	n = tcp6 ? 16 : 4;
+	if (port_ip_parse(f[0], fl[0], h->src) != n ||
+	    port_ip_parse(f[1], fl[1], h->dst) != n)
 		return PROXYIN_E_V1_ADDRESS;
-	h->alen = tcp6 ? 16 : 4;
+	h->alen = n;
 	return PROXYIN_OK;
 }
 
 /*
- * v2: the signature, version and command, family, a 16-bit length,
- * then that many bytes: the addresses, then TLVs (type, 16-bit length,
- * value) to the end.
+ * v2 (proxy-protocol.txt 2.2): the signature, version and command,
+ * family, a 16-bit length, then that many bytes: the addresses (12 for
+ * TCP4: two addresses, two ports; 36 for TCP6; 216 for UNIX, two
+ * 108-byte paths), then TLVs (type, 16-bit length, value) to
+ * the end.  Every TLV is walked so that one claiming more than the
+ * header holds is refused, though none is used.
  */
 static int
 parse_v2(const unsigned char *buf, size_t len, struct proxyin_hdr *h)
@@ -249,6 +182,11 @@ parse_v2(const unsigned char *buf, size_t len, struct proxyin_hdr *h)
 	return PROXYIN_OK;
 }
 
+/*
+ * The first byte decides (2.1, 2.2: 'P', or v2's CR, which no other
+ * protocol here begins with); a TLS record's 0x16 is MISSING at once,
+ * so a client that skipped its balancer is refused without waiting.
+ */
 int
 proxyin_parse(const unsigned char *buf, size_t len, struct proxyin_hdr *h)
 {
@@ -270,8 +208,7 @@ proxyin_net_parse(struct proxyin_net *n, const char *s, size_t len)
 	while (slash < len && s[slash] != '/')
 		slash++;
 	memset(n, 0, sizeof(*n));
-	n->len = parse_v4(s, slash, n->ip) == 0 ? 4 :
-	    parse_v6(s, slash, n->ip) == 0 ? 16 : 0;
+	n->len = (unsigned char)port_ip_parse(s, slash, n->ip);
 	if (n->len == 0)
 		return "not an IPv4 or IPv6 address";
 	bits = 8u * n->len;
@@ -286,6 +223,7 @@ proxyin_net_parse(struct proxyin_net *n, const char *s, size_t len)
 	return NULL;
 }
 
+/* The first bits of ip equal the prefix's: whole bytes, then a mask. */
 static int
 in_net(const struct proxyin_net *p, const uint8_t *ip, size_t iplen)
 {
@@ -299,6 +237,7 @@ int
 proxyin_trusted(const struct proxyin_net *nets, unsigned n,
     const uint8_t *ip, size_t iplen)
 {
+	/* ::ffff:a.b.c.d (RFC 4291 2.5.5.2): v4 on a dual-stack socket. */
 	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	    0xff, 0xff };
 	int v4 = iplen == 16 && memcmp(ip, mapped, 12) == 0;

@@ -36,7 +36,10 @@ mgf1_xor(const br_hash_class *dig, const unsigned char *seed, size_t slen,
 	}
 }
 
-/* H = Hash(8 zeros || mHash || salt), salt of the hash's length. */
+/*
+ * H = Hash(8 zeros || mHash || salt) (RFC 8017 9.1.1 steps 5-6), the
+ * salt as long as the hash: RFC 8446 4.2.3 requires it for TLS 1.3.
+ */
 static void
 pss_hash(const br_hash_class *dig, const unsigned char *mhash,
     const unsigned char *salt, unsigned char *out)
@@ -72,11 +75,13 @@ sig_pss_sign(const br_hash_class *dig, const br_rsa_private_key *sk,
 	sig[0] = 0;
 	em = sig + (k - emlen);
 	dblen = emlen - hlen - 1;
+	/* 9.1.1 steps 4, 7-8: a random salt, then DB = PS || 0x01 || salt. */
 	(*rng)->generate(rng, salt, hlen);
 	memset(em, 0, dblen - hlen - 1);
 	em[dblen - hlen - 1] = 1;
 	memcpy(em + dblen - hlen, salt, hlen);
 	pss_hash(dig, mhash, salt, em + dblen);
+	/* Steps 9-12: mask DB with MGF1(H), clear the bits past emBits. */
 	mgf1_xor(dig, em + dblen, hlen, em, dblen);
 	em[0] &= (unsigned char)(0xFF >> (8 * emlen - embits));
 	em[emlen - 1] = 0xBC;
@@ -117,11 +122,13 @@ sig_pss_verify(const br_hash_class *dig, const br_rsa_public_key *pk,
 	em = x + (nlen - emlen);
 	dblen = emlen - hlen - 1;
 	top = 0xFF >> (8 * emlen - embits);
+	/* 9.1.2 steps 4 and 6: the 0xbc trailer, the bits past emBits 0. */
 	if ((nlen > emlen && x[0] != 0) || em[emlen - 1] != 0xBC ||
 	    (em[0] & ~top) != 0)
 		return 0;
 	mgf1_xor(dig, em + dblen, hlen, em, dblen);
 	em[0] &= (unsigned char)top;
+	/* Step 10: PS all zeros, then 0x01; the salt length is fixed. */
 	for (size_t i = 0; i < dblen - hlen - 1; i++)
 		if (em[i] != 0)
 			return 0;
@@ -140,6 +147,12 @@ scheme_find(int code)
 	return s != NULL && s->v13 ? s : NULL;
 }
 
+/*
+ * RFC 8446 4.4.3: what a CertificateVerify signs is 64 spaces, the
+ * context string, a 0 byte, then the transcript hash; the spaces and
+ * the string keep a TLS 1.3 signature from being taken for a 1.2 one
+ * or for the other side's.
+ */
 size_t
 sig_cv_hash(int scheme, int server, const unsigned char *thash, size_t thlen,
     unsigned char *out)
@@ -179,6 +192,7 @@ sig_sign(const struct tls_sig *s, const unsigned char *hv,
 		return 0;
 	if (s->kind == SIG_PSS)
 		return sig_pss_sign(dig, rsa, hv, rng, sig, cap);
+	/* RSASSA-PKCS1-v1_5 (RFC 8017 8.2), TLS 1.2 only (the registry). */
 	n = (rsa->n_bitlen + 7) / 8;
 	return cap >= n && br_rsa_pkcs1_sign_get_default()(s->oid, hv,
 	    hash_len(dig), rsa, sig) ? n : 0;
@@ -199,6 +213,7 @@ sig_verify(const struct tls_sig *s, const unsigned char *hv, size_t hlen,
 	if (s->kind == SIG_PSS)
 		return sig_pss_verify(hash_class(s->hash), &pk->key.rsa, hv,
 		    sig, siglen);
+	/* BearSSL recovers the hash from the signature; we compare it. */
 	return br_rsa_pkcs1_vrfy_get_default()(sig, siglen, s->oid, hlen,
 	    &pk->key.rsa, out) && ct_eq(out, hv, hlen);
 }
@@ -211,6 +226,7 @@ sig_cv_sign(int scheme, int server, const unsigned char *thash, size_t thlen,
 	const struct tls_sig *sc = scheme_find(scheme);
 	unsigned char h[HASH_ANY_MAX];
 
+	/* TLS 1.3's ECDSA schemes name the curve too (RFC 8446 4.2.3). */
 	if (sc == NULL || (ec != NULL && ec->curve != sc->curve &&
 	    sc->kind == SIG_ECDSA))
 		return 0;

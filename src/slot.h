@@ -45,8 +45,8 @@ enum slot_state {
 /* flags */
 #define SLOT_F_CRD	0x001	/* client readable: poll said so */
 #define SLOT_F_CWB	0x002	/* client write blocked: wait for POLLOUT */
-#define SLOT_F_BRD	0x004
-#define SLOT_F_BWB	0x008
+#define SLOT_F_BRD	0x004	/* backend readable: poll said so */
+#define SLOT_F_BWB	0x008	/* backend write blocked: wait for POLLOUT */
 #define SLOT_F_CEOF	0x010	/* client closed its side (TCP) */
 #define SLOT_F_BEOF	0x020	/* backend closed its side, or failed */
 #define SLOT_F_BSHUT	0x040	/* we shut the backend's write side */

@@ -11,6 +11,7 @@
 #include "slot.h"
 #include "slotint.h"
 #include "hello.h"
+#include "tlswire.h"
 
 /*
  * The first flight is no hello the engine can read: the alert in the
@@ -20,11 +21,19 @@
 static void
 hello_refused(struct slot *s, unsigned alert, const char *why)
 {
-	const unsigned char rec[7] = { 21, 3, 1, 0, 2, 2, (unsigned char)alert };
+	unsigned char rec[7];
+	struct tw w;
 
+	tw_init(&w, rec, sizeof(rec));
+	tw_u8(&w, CT_ALERT);
+	tw_u16(&w, BR_TLS10);
+	tw_open(&w, 2);
+	tw_u8(&w, ALERT_FATAL);
+	tw_u8(&w, alert);
+	tw_close(&w);
 	stats.tls_errors++;
 	conn_set_outcome(&s->c, why);
-	if (port_write(s->c.cfd, rec, sizeof(rec)) == (long)sizeof(rec))
+	if (port_write(s->c.cfd, rec, tw_len(&w)) == (long)sizeof(rec))
 		s->alert = alert;
 	slotin_linger(s);
 }

@@ -1,5 +1,20 @@
 /*
  * ticket.c - see ticket.h.
+ *
+ * The sealed state (TICKET_STATE_LEN, 67 bytes), big-endian, at these
+ * offsets, the ones ticket_seal() writes and ticket_open() reads:
+ *
+ *	 0  format (1)		TICKET_FORMAT: a later layout is refused
+ *	 1  version (2)		0x0303 or 0x0304: never resumed across
+ *	 3  suite (2)		the wire code of the session's suite
+ *	 5  flags (1)		TICKET_EMS
+ *	 6  secret length (1)	at most TICKET_SECRET_MAX
+ *	 7  secret (48)		zero-padded: every ticket is as long
+ *	55  born (8)		the caller's clock, two's complement
+ *	63  lifetime (4)	seconds, as the NewSessionTicket said
+ *
+ * The whole ticket is fixed-length too (TICKET_LEN), so its length says
+ * nothing of the session.
  */
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +28,7 @@
 static const char chain_salt[] = "tlsgate ticket chain";
 static const char file_salt[] = "tlsgate ticket key file";
 
+/* n bytes of v, network order as the TLS structures around it. */
 static void
 put_be(unsigned char *p, uint64_t v, size_t n)
 {
@@ -22,6 +38,7 @@ put_be(unsigned char *p, uint64_t v, size_t n)
 	}
 }
 
+/* The inverse of put_be(): a field at one of the offsets above. */
 static uint64_t
 get_be(const unsigned char *p, size_t n)
 {
@@ -41,7 +58,12 @@ period_of(const struct ticket_keys *ks, int64_t now)
 	return now >= 0 ? now / r : -((-now + r - 1) / r);
 }
 
-/* From period p's secret: p's key and name, and p+1's secret in place. */
+/*
+ * From period p's secret: p's key and name, and p+1's secret in place.
+ * One HKDF (RFC 5869) call gives all three, so no two of them can be
+ * derived from each other, and the old secret is overwritten before the
+ * function returns: the chain only runs forward.
+ */
 static void
 step(unsigned char *chain, struct ticket_key *k, int64_t p)
 {
@@ -62,6 +84,10 @@ step(unsigned char *chain, struct ticket_key *k, int64_t p)
 	wipe(&hc, sizeof(hc));
 }
 
+/*
+ * keep is 1 + ceil(lifetime / rotate): a ticket sealed at the very end
+ * of a period lives into that many later periods, and must still open.
+ */
 void
 ticket_keys_rotating(struct ticket_keys *ks, const unsigned char *seed,
     uint32_t rotate, uint32_t lifetime, int64_t now)
@@ -171,6 +197,12 @@ b64_decode(const char *s, size_t n, unsigned char *out, size_t cap)
 	return (long)o;
 }
 
+/*
+ * haproxy's tls-ticket-keys format: 48 bytes (the name, then two 16-byte
+ * keys) or 80 (two 32-byte keys).  The keys are not used as haproxy
+ * uses them: everything after the name is HKDF input for one
+ * ChaCha20-Poly1305 key, so a farm shares one file but not a cipher.
+ */
 int
 ticket_keys_parse(struct ticket_keys *ks, const char *text, size_t len,
     char *err, size_t cap)
@@ -229,6 +261,7 @@ ticket_keys_parse(struct ticket_keys *ks, const char *text, size_t len,
 	return 0;
 }
 
+/* BearSSL's fastest constant-time ChaCha20 and Poly1305 on this CPU. */
 static void
 aead_fns(br_chacha20_run *ic, br_poly1305_run *ip)
 {
@@ -248,6 +281,11 @@ aad_of(unsigned char *aad, const unsigned char *name, const void *ctx,
 	return TICKET_NAME_LEN + ctxlen;
 }
 
+/*
+ * The AEAD of RFC 8439 2.8 (ChaCha20-Poly1305), in place over the state,
+ * with a random 96-bit nonce: keys rotate long before 2^48 tickets make
+ * a repeated nonce likely.
+ */
 size_t
 ticket_seal(struct ticket_keys *ks, const struct ticket_state *st,
     const void *ctx, size_t ctxlen, const br_prng_class **rng,
@@ -295,6 +333,7 @@ ticket_open(struct ticket_keys *ks, const unsigned char *t, size_t len,
 	if (len != TICKET_LEN || ctxlen > TICKET_CTX_MAX)
 		return 0;
 	ticket_keys_update(ks, now);
+	/* Every key is compared, with &, not &&: the time names no key. */
 	for (unsigned i = 0; i < TICKET_KEYS_MAX; i++)
 		if (ks->k[i].used & ct_eq(ks->k[i].name, t,
 		    TICKET_NAME_LEN))
@@ -306,6 +345,12 @@ ticket_open(struct ticket_keys *ks, const unsigned char *t, size_t len,
 	ip(k->key, t + TICKET_NAME_LEN, s, TICKET_STATE_LEN, aad,
 	    aad_of(aad, t, ctx, ctxlen), tag, ic, 0);
 	ok = ct_eq(tag, t + TICKET_NAME_LEN + 12 + TICKET_STATE_LEN, 16);
+	/*
+	 * Only an authentic state is read; the version must be the one
+	 * being negotiated (a TLS 1.2 master secret is no TLS 1.3 PSK), and
+	 * a birth further in the future than SKEW is refused as a broken
+	 * clock would be.
+	 */
 	if (ok) {
 		st->version = (unsigned)get_be(s + 1, 2);
 		st->suite = (unsigned)get_be(s + 3, 2);

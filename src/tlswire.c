@@ -104,6 +104,12 @@ tls_suite_find(unsigned code, int *kind)
 	return NULL;
 }
 
+/*
+ * The writer follows RFC 8446 3 (RFC 5246 4 alike): numbers are
+ * big-endian (3.3), and a vector is its length, in as many bytes as its
+ * maximum needs, then its bytes (3.4).  A length is never computed by
+ * the caller: tw_open() leaves room, tw_close() counts.
+ */
 void
 tw_init(struct tw *w, unsigned char *b, size_t cap)
 {
@@ -112,7 +118,10 @@ tw_init(struct tw *w, unsigned char *b, size_t cap)
 	w->cap = cap;
 }
 
-/* The low width bytes of v, big-endian. */
+/*
+ * The low width bytes of v, big-endian.  The room is checked as
+ * cap - n, never n + width, which cannot overflow: n <= cap always.
+ */
 static void
 be(struct tw *w, size_t v, int width)
 {
@@ -178,6 +187,11 @@ tw_close(struct tw *w)
 	at = w->open[--w->depth];
 	width = w->width[w->depth];
 	len = w->n - at - (size_t)width;
+	/*
+	 * A length the field cannot hold is an error, not a truncation
+	 * that would frame the peer's parse elsewhere; a 3-byte field
+	 * holds 16 MiB, more than any buffer here.
+	 */
 	if (width < 3 && len >> (8 * width) != 0) {
 		w->err = 1;
 		return;
@@ -188,6 +202,7 @@ tw_close(struct tw *w)
 	w->n = n;
 }
 
+/* Handshake (RFC 8446 4): msg_type, then a uint24 length. */
 void
 tw_msg(struct tw *w, unsigned type)
 {

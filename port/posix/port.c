@@ -224,8 +224,14 @@ port_listen(const struct port_addr *a, int backlog, int shared,
 		if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
 			(void)unlink(path);
 	} else
+		/* A restart binds while the old sockets sit in TIME_WAIT. */
 		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
 		    sizeof(one));
+	/*
+	 * Workers each bind their own socket to the address and the kernel
+	 * spreads connections over them, rather than all of them waking on
+	 * one socket for each connection (the thundering herd).
+	 */
 #if defined(SO_REUSEPORT)
 	if (shared && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one,
 	    sizeof(one)) < 0) {
@@ -236,6 +242,11 @@ port_listen(const struct port_addr *a, int backlog, int shared,
 #else
 	(void)shared;	/* one socket; every worker accepts from it */
 #endif
+	/*
+	 * [::] means IPv6 only, whatever the system's default: with v4
+	 * mapped in, a service listening on both 0.0.0.0 and [::] would
+	 * find the second bind in use on one system and not on another.
+	 */
 	if (port_addr_is_v6(a))
 		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
 		    sizeof(one));
@@ -258,6 +269,11 @@ port_accept(int lfd, struct port_addr *peer, struct port_addr *local,
 	*emfile = 0;
 	fd = accept4(lfd, (struct sockaddr *)(void *)peer->raw, &sl,
 	    SOCK_NONBLOCK | SOCK_CLOEXEC);
+	/*
+	 * A client that reset before we took it (ECONNABORTED) is no error
+	 * of ours; running out of descriptors or memory is, and the loop
+	 * stops accepting for a while instead of spinning on it.
+	 */
 	if (fd < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ||
 		    errno == ECONNABORTED)
@@ -295,6 +311,7 @@ port_connect(const struct port_addr *a, const char **why)
 		return PORT_ERR;
 	if (family(a) != AF_UNIX)
 		set_nodelay(fd);
+	/* Non-blocking: EINPROGRESS, then POLLOUT and port_connect_result. */
 	if (connect(fd, (const struct sockaddr *)(const void *)a->raw,
 	    (socklen_t)a->len) < 0 && errno != EINPROGRESS) {
 		*why = strerror(errno);
@@ -310,6 +327,7 @@ port_connect_result(int fd)
 	int err = 0;
 	socklen_t sl = sizeof(err);
 
+	/* SO_ERROR is how a non-blocking connect tells its outcome. */
 	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &sl) < 0)
 		err = errno;
 	return err == 0 ? NULL : strerror(err);
@@ -500,11 +518,8 @@ port_ip_parse(const char *s, size_t len, uint8_t out[16])
 		return 0;
 	memcpy(buf, s, len);
 	buf[len] = '\0';
-	if (inet_pton(AF_INET, buf, out) == 1)
-		return 4;
-	if (inet_pton(AF_INET6, buf, out) == 1)
-		return 16;
-	return 0;
+	return inet_pton(AF_INET, buf, out) == 1 ? 4 :
+	    inet_pton(AF_INET6, buf, out) == 1 ? 16 : 0;
 }
 
 int

@@ -174,18 +174,6 @@ static struct {
 	size_t		 app_out_len, app_out_pos;
 } k;
 
-static size_t
-get16(const unsigned char *p)
-{
-	return (size_t)p[0] << 8 | p[1];
-}
-
-static size_t
-get24(const unsigned char *p)
-{
-	return (size_t)p[0] << 16 | get16(p + 1);
-}
-
 static int
 prf384(void)
 {
@@ -349,10 +337,10 @@ server_hello_exts(const unsigned char *m, size_t n, size_t at)
 	unsigned seen = 0;
 	size_t t, len;
 
-	check(n >= at + 2 && n == at + 2 + get16(m + at));
+	check(n >= at + 2 && n == at + 2 + tw_get16(m + at));
 	for (at += 2; at < n; at += 4 + len) {
-		check(n - at >= 4 && n - at - 4 >= (len = get16(m + at + 2)));
-		t = get16(m + at);
+		check(n - at >= 4 && n - at - 4 >= (len = tw_get16(m + at + 2)));
+		t = tw_get16(m + at);
 		switch (t) {
 		case EXT_RENEGOTIATION_INFO:
 			check(!(seen & 1) && len == 1 && m[at + 4] == 0);
@@ -394,12 +382,12 @@ server_msg(const unsigned char *m, size_t n)
 	switch (m[0]) {
 	case HT_SERVER_HELLO:
 		check(k.stage == 0 && n >= 4 + 2 + 32 + 1);
-		check(get16(m + 4) == TLS12);
+		check(tw_get16(m + 4) == TLS12);
 		memcpy(k.sr, m + 6, 32);
 		/* RFC 8446 4.1.3: TLS 1.3 is on, "DOWNGRD" 01. */
 		check(memcmp(k.sr + 24, "DOWNGRD\1", 8) == 0);
 		check(n >= 39 + m[38] + 3);
-		check(get16(m + 39 + m[38]) == suites[cf.si].suite);
+		check(tw_get16(m + 39 + m[38]) == suites[cf.si].suite);
 		k.resumed = m[38] == 32 && cf.resume && cf.store &&
 		    memcmp(m + 39, stored.id, 32) == 0;
 		server_hello_exts(m, n, 39 + m[38] + 3);
@@ -425,10 +413,10 @@ server_msg(const unsigned char *m, size_t n)
 		size_t pl;
 
 		check(k.stage == 2 && n >= 4 + 4 && m[4] == 3);
-		check(get16(m + 5) == groups[cf.group]);
+		check(tw_get16(m + 5) == groups[cf.group]);
 		pl = m[7];
-		check(n >= 8 + pl + 4 && get16(m + 8 + pl) == 0x0403);
-		check(n == 8 + pl + 4 + get16(m + 8 + pl + 2));
+		check(n >= 8 + pl + 4 && tw_get16(m + 8 + pl) == 0x0403);
+		check(n == 8 + pl + 4 + tw_get16(m + 8 + pl + 2));
 		memcpy(k.spub, m + 8, pl);
 		k.spublen = pl;
 		br_sha256_init(&h);
@@ -480,8 +468,8 @@ server_content(int type, const unsigned char *p, size_t n)
 		memcpy(shs + shlen, p, n);
 		shlen += n;
 		while (shlen - shpos >= 4 &&
-		    shlen - shpos >= 4 + get24(shs + shpos + 1)) {
-			size_t ml = 4 + get24(shs + shpos + 1);
+		    shlen - shpos >= 4 + tw_get24(shs + shpos + 1)) {
+			size_t ml = 4 + tw_get24(shs + shpos + 1);
 
 			server_msg(shs + shpos, ml);
 			shpos += ml;
@@ -521,9 +509,9 @@ server_records(void)
 {
 	size_t max = cf.mfl ? 512 : RP_PLAIN_MAX;
 
-	while (slen - spos >= 5 && slen - spos >= 5 + get16(sbuf + spos + 3)) {
+	while (slen - spos >= 5 && slen - spos >= 5 + tw_get16(sbuf + spos + 3)) {
 		unsigned char *r = sbuf + spos;
-		size_t n = get16(r + 3), len;
+		size_t n = tw_get16(r + 3), len;
 		int type = r[0];
 
 		check(r[1] == 3 && r[2] == 3);
@@ -761,7 +749,7 @@ start(const uint8_t *d)
 	cf.step = steps[d[1] >> 3 & 7];
 	cf.olen = d[1] >> 6 & 1 ? OBUF_SMALL : OBUF;
 	cf.mfl = d[1] >> 7 & 1;
-	cf.flip_at = get16(d + 2);
+	cf.flip_at = tw_get16(d + 2);
 	memset(&k, 0, sizeof(k));
 	clen = cpos = slen = spos = shlen = shpos = 0;
 	fin_end = (size_t)-1;

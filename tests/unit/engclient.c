@@ -10,6 +10,7 @@
 #include "eng_keys.h"
 #include "ticket.h"
 #include "tlswire.h"
+#include "unit.h"
 
 /* Keys and certificates, decoded once. */
 static struct {
@@ -59,32 +60,6 @@ cli_fail(const char *reason)
 	return -1;
 }
 
-static size_t
-get16(const unsigned char *p)
-{
-	return (size_t)p[0] << 8 | p[1];
-}
-
-static size_t
-get24(const unsigned char *p)
-{
-	return (size_t)p[0] << 16 | get16(p + 1);
-}
-
-static size_t
-unhex(unsigned char *out, size_t cap, const char *s)
-{
-	size_t n = 0;
-	unsigned v;
-
-	for (; s[0] != '\0' && s[1] != '\0' && n < cap; s += 2) {
-		if (sscanf(s, "%2x", &v) != 1)
-			return 0;
-		out[n++] = (unsigned char)v;
-	}
-	return n;
-}
-
 static void
 keys_load(void)
 {
@@ -96,11 +71,14 @@ keys_load(void)
 		return;
 	K.on = 1;
 	br_skey_decoder_init(&K.ec);
-	br_skey_decoder_push(&K.ec, b, unhex(b, sizeof(b), EC_KEY));
+	br_skey_decoder_push(&K.ec, b,
+	    unit_unhex(b, sizeof(b), key_der[KEY_P256]));
 	br_skey_decoder_init(&K.rsa);
-	br_skey_decoder_push(&K.rsa, b, unhex(b, sizeof(b), RSA_KEY));
+	br_skey_decoder_push(&K.rsa, b,
+	    unit_unhex(b, sizeof(b), key_der[KEY_RSA2048]));
 	br_skey_decoder_init(&K.cli);
-	br_skey_decoder_push(&K.cli, b, unhex(b, sizeof(b), CLI_KEY));
+	br_skey_decoder_push(&K.cli, b,
+	    unit_unhex(b, sizeof(b), key_der[KEY_P384]));
 	K.ec_pk.key_type = BR_KEYTYPE_EC;
 	br_ec_compute_pub(br_ec_get_default(), &K.ec_pk.key.ec, K.ec_pub,
 	    br_skey_decoder_get_ec(&K.ec));
@@ -116,7 +94,7 @@ keys_load(void)
 	K.rsa_pk.key.rsa.e = K.e;
 	K.rsa_pk.key.rsa.elen = 3;
 	for (int i = 0; i < 3; i++) {
-		n = unhex(K.der[i], sizeof(K.der[i]), certs[i]);
+		n = unit_unhex(K.der[i], sizeof(K.der[i]), certs[i]);
 		K.cert[i].data = K.der[i];
 		K.cert[i].data_len = n;
 	}
@@ -459,7 +437,7 @@ record(struct cli *c, int *type, size_t *n)
 	size_t avail = c->inlen - c->inpos, reclen;
 	int t;
 
-	if (avail < 5 || avail < 5 + get16(c->in + c->inpos + 3)) {
+	if (avail < 5 || avail < 5 + tw_get16(c->in + c->inpos + 3)) {
 		memmove(c->in, c->in + c->inpos, avail);
 		c->inlen = avail;
 		c->inpos = 0;
@@ -467,9 +445,9 @@ record(struct cli *c, int *type, size_t *n)
 		    sizeof(c->in) - c->inlen);
 		avail = c->inlen;
 	}
-	if (avail < 5 || avail < 5 + get16(c->in + c->inpos + 3))
+	if (avail < 5 || avail < 5 + tw_get16(c->in + c->inpos + 3))
 		return cli_fail("no record from the server");
-	reclen = 5 + get16(c->in + c->inpos + 3);
+	reclen = 5 + tw_get16(c->in + c->inpos + 3);
 	memcpy(c->rec, c->in + c->inpos, reclen);
 	c->inpos += reclen;
 	c->rtype = c->rec[0];
@@ -499,7 +477,7 @@ cli_next(struct cli *c, int *type, const unsigned char **p, size_t *n)
 
 	for (;;) {
 		if (c->hslen - c->hspos >= 4) {
-			ml = 4 + get24(c->hs + c->hspos + 1);
+			ml = 4 + tw_get24(c->hs + c->hspos + 1);
 			if (c->hslen - c->hspos >= ml) {
 				*type = CT_HANDSHAKE;
 				*p = c->hs + c->hspos;

@@ -21,16 +21,27 @@ struct sh {
 	unsigned		 mfl;
 };
 
-static size_t
-get16(const unsigned char *p)
+/*
+ * CertificateVerify (RFC 5246 7.4.8, RFC 8446 4.4.3) around the sn bytes
+ * of signature at cv + 8 (0: signing failed), under scheme; FAULT_CV
+ * flips the signature's last bit.
+ */
+static int
+send_cv(struct cli *c, unsigned char *cv, size_t sn, unsigned scheme)
 {
-	return (size_t)p[0] << 8 | p[1];
-}
-
-static size_t
-get24(const unsigned char *p)
-{
-	return (size_t)p[0] << 16 | get16(p + 1);
+	if (sn == 0)
+		return cli_fail("CertificateVerify: no signature");
+	if (c->fault == FAULT_CV)
+		cv[8 + sn - 1] ^= 1;
+	cv[0] = HT_CERTIFICATE_VERIFY;
+	cv[1] = 0;
+	cv[2] = 0;
+	cv[3] = (unsigned char)(4 + sn);
+	cv[4] = (unsigned char)(scheme >> 8);
+	cv[5] = (unsigned char)scheme;
+	cv[6] = 0;
+	cv[7] = (unsigned char)sn;
+	return cli_send_hs(c, cv, 8 + sn);
 }
 
 static size_t
@@ -47,27 +58,27 @@ parse_sh(const unsigned char *m, size_t n, struct sh *h)
 	size_t p, end = n, t, len;
 
 	memset(h, 0, sizeof(*h));
-	if (n < 4 + 2 + 32 + 1 + 2 + 1 || get24(m + 1) != n - 4)
+	if (n < 4 + 2 + 32 + 1 + 2 + 1 || tw_get24(m + 1) != n - 4)
 		return cli_fail("ServerHello: short");
-	h->version = (unsigned)get16(m + 4);
+	h->version = (unsigned)tw_get16(m + 4);
 	h->random = m + 6;
 	h->sid_len = m[38];
 	h->sid = m + 39;
 	p = 39 + h->sid_len;
 	if (p + 3 > end || m[p + 2] != 0)
 		return cli_fail("ServerHello: bad suite or compression");
-	h->suite = (unsigned)get16(m + p);
+	h->suite = (unsigned)tw_get16(m + p);
 	p += 3;
-	if (p < end && p + 2 + get16(m + p) != end)
+	if (p < end && p + 2 + tw_get16(m + p) != end)
 		return cli_fail("ServerHello: bad extensions");
 	for (p += 2; p + 4 <= end; p += 4 + len) {
 		const unsigned char *q = m + p + 4;
 
-		t = get16(m + p);
-		if ((len = get16(m + p + 2)) > end - p - 4)
+		t = tw_get16(m + p);
+		if ((len = tw_get16(m + p + 2)) > end - p - 4)
 			return cli_fail("ServerHello: bad extension");
 		if (t == EXT_SUPPORTED_VERSIONS && len == 2)
-			h->version = (unsigned)get16(q);
+			h->version = (unsigned)tw_get16(q);
 		else if (t == EXT_EXTENDED_MASTER_SECRET)
 			h->ems = 1;
 		else if (t == EXT_SESSION_TICKET)
@@ -75,10 +86,10 @@ parse_sh(const unsigned char *m, size_t n, struct sh *h)
 		else if (t == EXT_MAX_FRAGMENT_LENGTH && len == 1)
 			h->mfl = q[0];
 		else if (t == EXT_PRE_SHARED_KEY)
-			h->psk = len == 2 && get16(q) == 0 ? 1 : -1;
+			h->psk = len == 2 && tw_get16(q) == 0 ? 1 : -1;
 		else if (t == EXT_KEY_SHARE && len >= 2) {
-			h->group = (unsigned)get16(q);
-			if (len >= 4 && len == 4 + get16(q + 2)) {
+			h->group = (unsigned)tw_get16(q);
+			if (len >= 4 && len == 4 + tw_get16(q + 2)) {
 				h->pub = q + 4;
 				h->publen = len - 4;
 			}
@@ -113,8 +124,8 @@ ee_mfl(const unsigned char *m, size_t n)
 	size_t p, len;
 
 	for (p = 6; n >= 6 && p + 4 <= n; p += 4 + len) {
-		len = get16(m + p + 2);
-		if (get16(m + p) == EXT_MAX_FRAGMENT_LENGTH && len == 1 &&
+		len = tw_get16(m + p + 2);
+		if (tw_get16(m + p) == EXT_MAX_FRAGMENT_LENGTH && len == 1 &&
 		    p + 5 <= n)
 			return m[p + 4];
 	}
@@ -159,7 +170,7 @@ server_cert(struct cli *c, int v13)
 	if (cli_next_hs(c, HT_CERTIFICATE, &m, &n) < 0)
 		return -1;
 	if (n != p + 3 + 3 + l + (v13 ? 2 : 0) || (v13 && m[4] != 0) ||
-	    get24(m + p) != n - p - 3 || get24(m + p + 3) != l ||
+	    tw_get24(m + p) != n - p - 3 || tw_get24(m + p + 3) != l ||
 	    memcmp(m + p + 6, x->data, l) != 0)
 		return cli_fail("Certificate: not our chain");
 	return cli_log(c, m, n);
@@ -279,12 +290,12 @@ server_finished12(struct cli *c)
 	/* RFC 5077 3.3: a ticket, before the CCS, promised in ServerHello. */
 	if (!c->ccs_peeked && t == CT_HANDSHAKE &&
 	    m[0] == HT_NEW_SESSION_TICKET) {
-		if (!c->sh_ticket || n < 10 || get16(m + 8) != n - 10 ||
+		if (!c->sh_ticket || n < 10 || tw_get16(m + 8) != n - 10 ||
 		    n - 10 > sizeof(c->got.ticket))
 			return cli_fail("NewSessionTicket: not what we know");
 		c->nst12 = 1;
-		c->ticket_lifetime = (unsigned long)get16(m + 4) << 16 |
-		    get16(m + 6);
+		c->ticket_lifetime = (unsigned long)tw_get16(m + 4) << 16 |
+		    tw_get16(m + 6);
 		memcpy(c->got.ticket, m + 10, n - 10);
 		c->got.ticket_len = n - 10;
 		if (cli_log(c, m, n) < 0 || cli_next(c, &t, &m, &n) < 0)
@@ -340,19 +351,7 @@ client_kx12(struct cli *c, unsigned group, const unsigned char *spub,
 	hl = cli_th(c, NULL, 0, h);
 	sn = br_ecdsa_sign_asn1_get_default()(br_ec_get_default(), c->dig, h,
 	    cli_key(), cv + 8);
-	if (sn == 0)
-		return cli_fail("CertificateVerify: no signature");
-	if (c->fault == FAULT_CV)
-		cv[8 + sn - 1] ^= 1;
-	cv[0] = HT_CERTIFICATE_VERIFY;
-	cv[1] = 0;
-	cv[2] = 0;
-	cv[3] = (unsigned char)(4 + sn);
-	cv[4] = (hl == 48 ? ECDSA_SHA384 : ECDSA_SHA256) >> 8;
-	cv[5] = (hl == 48 ? ECDSA_SHA384 : ECDSA_SHA256) & 0xff;
-	cv[6] = 0;
-	cv[7] = (unsigned char)sn;
-	return cli_send_hs(c, cv, 8 + sn);
+	return send_cv(c, cv, sn, hl == 48 ? ECDSA_SHA384 : ECDSA_SHA256);
 }
 
 int
@@ -404,11 +403,11 @@ hs12(struct cli *c, const unsigned char *sh, size_t shn)
 		return -1;
 	if (n < 8 || m[4] != NAMED_CURVE || (splen = m[7]) + 8 + 4 > n)
 		return cli_fail("ServerKeyExchange: bad params");
-	group = (unsigned)get16(m + 5);
+	group = (unsigned)tw_get16(m + 5);
 	memcpy(spub, m + 8, splen);
 	q = 8 + splen;
-	sl = get16(m + q + 2);
-	if (q + 4 + sl != n || !ske_verify(c, (unsigned)get16(m + q), m + 4,
+	sl = tw_get16(m + q + 2);
+	if (q + 4 + sl != n || !ske_verify(c, (unsigned)tw_get16(m + q), m + 4,
 	    q - 4, m + q + 4, sl))
 		return cli_fail("ServerKeyExchange: bad signature");
 	c->group = group;
@@ -487,19 +486,7 @@ client_flight13(struct cli *c)
 		cli_th(c, NULL, 0, th);
 		sn = sig_cv_sign(SIG_ECDSA_SECP384R1_SHA384, 0, th, hl,
 		    cli_key(), NULL, cli_rng(), cv + 8, sizeof(cv) - 8);
-		if (sn == 0)
-			return cli_fail("CertificateVerify: no signature");
-		if (c->fault == FAULT_CV)
-			cv[8 + sn - 1] ^= 1;
-		cv[0] = HT_CERTIFICATE_VERIFY;
-		cv[1] = 0;
-		cv[2] = 0;
-		cv[3] = (unsigned char)(4 + sn);
-		cv[4] = SIG_ECDSA_SECP384R1_SHA384 >> 8;
-		cv[5] = SIG_ECDSA_SECP384R1_SHA384 & 0xff;
-		cv[6] = 0;
-		cv[7] = (unsigned char)sn;
-		if (cli_send_hs(c, cv, 8 + sn) < 0)
+		if (send_cv(c, cv, sn, SIG_ECDSA_SECP384R1_SHA384) < 0)
 			return -1;
 	}
 	if (c->fault == FAULT_APP_EARLY &&
@@ -530,10 +517,10 @@ ticket13(struct cli *c)
 	if (cli_next_hs(c, HT_NEW_SESSION_TICKET, &m, &n) < 0)
 		return -1;
 	if (n < 4 + 8 + 1 || (nl = m[12]) + 13 + 2 > n ||
-	    (il = get16(m + 13 + nl)) == 0 || il > sizeof(c->got.ticket) ||
+	    (il = tw_get16(m + 13 + nl)) == 0 || il > sizeof(c->got.ticket) ||
 	    13 + nl + 2 + il + 2 != n)
 		return cli_fail("NewSessionTicket: not what we know");
-	c->ticket_lifetime = (unsigned long)get16(m + 4) << 16 | get16(m + 6);
+	c->ticket_lifetime = (unsigned long)tw_get16(m + 4) << 16 | tw_get16(m + 6);
 	cli_th(c, NULL, 0, th);
 	ks_derive(&c->ks, "res master", th, res);
 	ks_ticket_psk(c->dig, res, m + 13, nl, c->got.psk);
@@ -617,8 +604,8 @@ hs13(struct cli *c, const unsigned char *sh, size_t shn)
 		    cli_next_hs(c, HT_CERTIFICATE_VERIFY, &m, &n) < 0)
 			return -1;
 		cli_th(c, NULL, 0, th);
-		c->scheme = (unsigned)get16(m + 4);
-		if (n < 8 || n != 8 + get16(m + 6) ||
+		c->scheme = (unsigned)tw_get16(m + 4);
+		if (n < 8 || n != 8 + tw_get16(m + 6) ||
 		    !sig_cv_verify((int)c->scheme, 1, th, hl,
 		    srv_pkey(c->s->cred), m + 8, n - 8))
 			return cli_fail("CertificateVerify: bad signature");

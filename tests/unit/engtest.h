@@ -32,24 +32,26 @@
 
 static struct srv S;
 static struct cli C;
+/* The version the binary tests, for the behaviours both have: 1 is 1.3. */
+static int v13;
 
 /* eng_last_error() after the engine sent the fatal alert. */
 #define FATAL(alert)	(BR_ERR_SEND_FATAL_ALERT + (alert))
 
 /* A new connection to a server allowing up to vmax; sessions kept. */
 static void
-again(unsigned vmax, int v13)
+again(unsigned vmax, int as13)
 {
 	srv_init(&S, TLS12, vmax, sizeof(S.obuf));
-	cli_init(&C, &S, v13);
+	cli_init(&C, &S, as13);
 }
 
 /* The first connection of a test: no session from another test. */
 static void
-start(unsigned vmax, int v13)
+start(unsigned vmax, int as13)
 {
 	store_clear();
-	again(vmax, v13);
+	again(vmax, as13);
 }
 
 /* The client offers this one suite. */
@@ -71,7 +73,7 @@ closed_with(int why)
 /* Closure and a corrupted record. */
 
 static int
-close_notify_half_closes(int v13)
+close_notify_half_closes_then_ours_after_eng_close(void)
 {
 	static const unsigned char cn[2] = { ALERT_WARNING,
 	    BR_ALERT_CLOSE_NOTIFY };
@@ -92,7 +94,7 @@ close_notify_half_closes(int v13)
 }
 
 static int
-our_close_first(int v13)
+our_close_notify_first_then_theirs_closes(void)
 {
 	static const unsigned char cn[2] = { ALERT_WARNING,
 	    BR_ALERT_CLOSE_NOTIFY };
@@ -111,7 +113,7 @@ our_close_first(int v13)
 }
 
 static int
-flipped_bit_is_bad_record_mac(int v13)
+flipped_bit_is_bad_record_mac_and_closed(void)
 {
 	static const char msg[] = "sixteen bytes...";
 	unsigned char r[64];
@@ -132,7 +134,7 @@ flipped_bit_is_bad_record_mac(int v13)
 }
 
 static int
-their_fatal_alert_closes_without_ours(int v13)
+their_fatal_alert_closes_without_ours(void)
 {
 	static const unsigned char a[2] = { ALERT_FATAL,
 	    BR_ALERT_INTERNAL_ERROR };
@@ -147,7 +149,7 @@ their_fatal_alert_closes_without_ours(int v13)
 }
 
 static int
-app_data_before_the_client_finished_is_unexpected(int v13)
+app_data_before_the_client_finished_is_unexpected(void)
 {
 	start(TLS13, v13);
 	C.fault = FAULT_APP_EARLY;
@@ -161,7 +163,7 @@ app_data_before_the_client_finished_is_unexpected(int v13)
 /* How the client's bytes come. */
 
 static int
-client_chain_of_two_passes(int v13)
+client_chain_of_two_passes(void)
 {
 	start(TLS13, v13);
 	S.client_auth = 1;
@@ -174,7 +176,7 @@ client_chain_of_two_passes(int v13)
 
 /* A record of 2^14 bytes, the most, read by the server in pieces. */
 static int
-largest_record_read_in_pieces(int v13)
+largest_record_read_in_pieces(void)
 {
 	static unsigned char big[RP_PLAIN_MAX];
 	unsigned char b[1000];
@@ -194,7 +196,7 @@ largest_record_read_in_pieces(int v13)
 }
 
 static int
-flight_in_one_byte_records(int v13)
+client_flight_in_one_byte_records(void)
 {
 	start(TLS13, v13);
 	S.client_auth = 1;
@@ -207,7 +209,7 @@ flight_in_one_byte_records(int v13)
 }
 
 static int
-records_fed_a_byte_at_a_time(int v13)
+records_fed_a_byte_at_a_time(void)
 {
 	start(TLS13, v13);
 	S.client_auth = 1;
@@ -222,7 +224,7 @@ records_fed_a_byte_at_a_time(int v13)
 
 /* RFC 6066 4: code 1 is 2^9 bytes; the RSA certificate is 785. */
 static int
-max_fragment_length_bounds_our_records(int v13)
+max_fragment_length_bounds_our_records(void)
 {
 	unsigned char big[512];
 	size_t len;
@@ -241,7 +243,7 @@ max_fragment_length_bounds_our_records(int v13)
 }
 
 static int
-small_obuf_completes(int v13)
+small_obuf_streams_the_flight(void)
 {
 	start(TLS13, v13);
 	srv_init(&S, TLS12, TLS13, SMALL_OBUF);
@@ -252,6 +254,72 @@ small_obuf_completes(int v13)
 	CHECK(C.version == (v13 ? TLS13 : TLS12));
 	CHECK(app_both_ways(&C));
 	return 1;
+}
+
+/* Client certificates and Finished. */
+
+static int
+client_certificate_and_verify_pass(void)
+{
+	start(TLS13, v13);
+	S.client_auth = 1;
+	C.cert = 1;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.cr_seen && C.cr_ca);
+	CHECK(app_both_ways(&C));
+	return 1;
+}
+
+static int
+bad_client_certificate_verify_is_decrypt_error(void)
+{
+	start(TLS13, v13);
+	S.client_auth = 1;
+	C.cert = 1;
+	C.fault = FAULT_CV;
+	CHECK(cli_connect(&C) < 0);
+	CHECK(C.alert == BR_ALERT_DECRYPT_ERROR);
+	CHECK(closed_with(BR_ERR_BAD_SIGNATURE));
+	return 1;
+}
+
+static int
+wrong_client_finished_is_decrypt_error(void)
+{
+	start(TLS13, v13);
+	C.fault = FAULT_FINISHED;
+	CHECK(cli_connect(&C) < 0);
+	CHECK(C.alert == BR_ALERT_DECRYPT_ERROR);
+	CHECK(closed_with(FATAL(BR_ALERT_DECRYPT_ERROR)));
+	return 1;
+}
+
+/* The behaviours above: each file's main runs them for its version. */
+static const struct unit_test eng_both[] = {
+	T(close_notify_half_closes_then_ours_after_eng_close),
+	T(our_close_notify_first_then_theirs_closes),
+	T(flipped_bit_is_bad_record_mac_and_closed),
+	T(their_fatal_alert_closes_without_ours),
+	T(app_data_before_the_client_finished_is_unexpected),
+	T(client_certificate_and_verify_pass),
+	T(bad_client_certificate_verify_is_decrypt_error),
+	T(wrong_client_finished_is_decrypt_error),
+	T(client_chain_of_two_passes),
+	T(largest_record_read_in_pieces),
+	T(client_flight_in_one_byte_records),
+	T(records_fed_a_byte_at_a_time),
+	T(max_fragment_length_bounds_our_records),
+	T(small_obuf_streams_the_flight),
+};
+
+/* A file's own tests, then eng_both, at version as13 (1: TLS 1.3). */
+static int
+eng_main(const struct unit_test *own, size_t n, int as13)
+{
+	v13 = as13;
+	unit_tests(own, n);
+	unit_tests(eng_both, sizeof(eng_both) / sizeof(eng_both[0]));
+	return unit_end();
 }
 
 #endif

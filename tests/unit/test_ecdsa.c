@@ -27,19 +27,6 @@ static const br_hash_class *const hashes[] = {
 };
 
 static size_t
-unhex(unsigned char *out, const char *hex)
-{
-	size_t n = 0;
-	unsigned v;
-
-	for (; hex[0] != '\0' && hex[1] != '\0'; hex += 2) {
-		sscanf(hex, "%2x", &v);
-		out[n++] = (unsigned char)v;
-	}
-	return n;
-}
-
-static size_t
 hash_len(const br_hash_class *hf)
 {
 	return (size_t)(hf->desc >> BR_HASHDESC_OUT_OFF) &
@@ -190,8 +177,8 @@ rfc6979_vectors_come_out_as_printed(void)
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		sk.curve = v[i].curve;
 		sk.x = x;
-		sk.xlen = unhex(x, v[i].x);
-		n = unhex(der, v[i].der);
+		sk.xlen = unit_unhex(x, sizeof(x), v[i].x);
+		n = unit_unhex(der, sizeof(der), v[i].der);
 		hash(v[i].hf, v[i].msg, strlen(v[i].msg), h);
 		CHECK(tg_ecdsa_sign_asn1(br_ec_get_default(), v[i].hf, h, &sk,
 		    sig) == n);

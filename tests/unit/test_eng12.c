@@ -431,18 +431,6 @@ t12_session_id_without_tickets(void)
 /* TLS 1.2: client certificates. */
 
 static int
-t12_client_certificate_and_verify_pass(void)
-{
-	start(TLS13, 0);
-	S.client_auth = 1;
-	C.cert = 1;
-	CHECK_OK(cli_connect(&C));
-	CHECK(C.cr_seen && C.cr_ca);
-	CHECK(app_both_ways(&C));
-	return 1;
-}
-
-static int
 t12_empty_client_certificate_is_handshake_failure(void)
 {
 	start(TLS13, 0);
@@ -453,19 +441,6 @@ t12_empty_client_certificate_is_handshake_failure(void)
 	CHECK(C.alert_level == ALERT_FATAL &&
 	    C.alert == BR_ALERT_HANDSHAKE_FAILURE);
 	CHECK(closed_with(BR_ERR_NO_CLIENT_AUTH));
-	return 1;
-}
-
-static int
-t12_bad_client_certificate_verify_is_decrypt_error(void)
-{
-	start(TLS13, 0);
-	S.client_auth = 1;
-	C.cert = 1;
-	C.fault = FAULT_CV;
-	CHECK(cli_connect(&C) < 0);
-	CHECK(C.alert == BR_ALERT_DECRYPT_ERROR);
-	CHECK(closed_with(BR_ERR_BAD_SIGNATURE));
 	return 1;
 }
 
@@ -493,17 +468,6 @@ t12_change_cipher_spec_before_the_key_exchange_is_unexpected(void)
 	CHECK(cli_connect(&C) < 0);
 	CHECK(C.alert == BR_ALERT_UNEXPECTED_MESSAGE);
 	CHECK(closed_with(FATAL(BR_ALERT_UNEXPECTED_MESSAGE)));
-	return 1;
-}
-
-static int
-t12_wrong_client_finished_is_decrypt_error(void)
-{
-	start(TLS13, 0);
-	C.fault = FAULT_FINISHED;
-	CHECK(cli_connect(&C) < 0);
-	CHECK(C.alert == BR_ALERT_DECRYPT_ERROR);
-	CHECK(closed_with(FATAL(BR_ALERT_DECRYPT_ERROR)));
 	return 1;
 }
 
@@ -572,72 +536,6 @@ t12_hello_request_from_the_client_is_unexpected_message(void)
 
 /* What both versions do (engtest.h), in TLS 1.2. */
 
-static int
-t12_close_notify_half_closes_then_ours_after_eng_close(void)
-{
-	return close_notify_half_closes(0);
-}
-
-static int
-t12_our_close_notify_first_then_theirs_closes(void)
-{
-	return our_close_first(0);
-}
-
-static int
-t12_flipped_bit_is_bad_record_mac_and_closed(void)
-{
-	return flipped_bit_is_bad_record_mac(0);
-}
-
-static int
-t12_client_flight_in_one_byte_records(void)
-{
-	return flight_in_one_byte_records(0);
-}
-
-static int
-t12_records_fed_a_byte_at_a_time(void)
-{
-	return records_fed_a_byte_at_a_time(0);
-}
-
-static int
-t12_max_fragment_length_bounds_our_records(void)
-{
-	return max_fragment_length_bounds_our_records(0);
-}
-
-static int
-t12_small_obuf_streams_the_flight(void)
-{
-	return small_obuf_completes(0);
-}
-
-static int
-t12_their_fatal_alert_closes_without_ours(void)
-{
-	return their_fatal_alert_closes_without_ours(0);
-}
-
-static int
-t12_app_data_before_the_client_finished_is_unexpected(void)
-{
-	return app_data_before_the_client_finished_is_unexpected(0);
-}
-
-static int
-t12_client_chain_of_two_passes(void)
-{
-	return client_chain_of_two_passes(0);
-}
-
-static int
-t12_largest_record_read_in_pieces(void)
-{
-	return largest_record_read_in_pieces(0);
-}
-
 int
 main(void)
 {
@@ -669,28 +567,14 @@ main(void)
 		T(t12_session_id_resumes_abbreviated_server_finished_first),
 		T(t12_session_whose_suite_is_not_offered_gets_illegal_parameter),
 		T(t12_ems_session_offered_without_ems_is_refused),
-		T(t12_client_certificate_and_verify_pass),
 		T(t12_empty_client_certificate_is_handshake_failure),
-		T(t12_bad_client_certificate_verify_is_decrypt_error),
 		T(t12_key_exchange_point_off_the_curve_is_illegal_parameter),
 		T(t12_change_cipher_spec_before_the_key_exchange_is_unexpected),
-		T(t12_wrong_client_finished_is_decrypt_error),
 		T(t12_client_hello_gets_a_no_renegotiation_warning),
 		T(t12_renegotiation_hello_in_small_records_is_answered_once),
 		T(t12_hello_request_from_the_client_is_unexpected_message),
 		T(t12_warning_alert_from_the_client_is_let_pass),
-		T(t12_close_notify_half_closes_then_ours_after_eng_close),
-		T(t12_our_close_notify_first_then_theirs_closes),
-		T(t12_flipped_bit_is_bad_record_mac_and_closed),
-		T(t12_client_flight_in_one_byte_records),
-		T(t12_records_fed_a_byte_at_a_time),
-		T(t12_max_fragment_length_bounds_our_records),
-		T(t12_small_obuf_streams_the_flight),
-		T(t12_their_fatal_alert_closes_without_ours),
-		T(t12_app_data_before_the_client_finished_is_unexpected),
-		T(t12_client_chain_of_two_passes),
-		T(t12_largest_record_read_in_pieces),
 	};
 
-	return unit_run(tests, sizeof(tests) / sizeof(tests[0]));
+	return eng_main(tests, sizeof(tests) / sizeof(tests[0]), 0);
 }

@@ -500,18 +500,6 @@ t13_p256_share_is_taken_without_hrr(void)
 /* TLS 1.3: client certificates. */
 
 static int
-t13_client_certificate_and_verify_pass(void)
-{
-	start(TLS13, 1);
-	S.client_auth = 1;
-	C.cert = 1;
-	CHECK_OK(cli_connect(&C));
-	CHECK(C.cr_seen && C.cr_ca);
-	CHECK(app_both_ways(&C));
-	return 1;
-}
-
-static int
 t13_empty_client_certificate_is_certificate_required(void)
 {
 	start(TLS13, 1);
@@ -522,30 +510,6 @@ t13_empty_client_certificate_is_certificate_required(void)
 	CHECK(C.alert_level == ALERT_FATAL &&
 	    C.alert == ALERT_CERTIFICATE_REQUIRED);
 	CHECK(closed_with(BR_ERR_NO_CLIENT_AUTH));
-	return 1;
-}
-
-static int
-t13_bad_client_certificate_verify_is_decrypt_error(void)
-{
-	start(TLS13, 1);
-	S.client_auth = 1;
-	C.cert = 1;
-	C.fault = FAULT_CV;
-	CHECK(cli_connect(&C) < 0);
-	CHECK(C.alert == BR_ALERT_DECRYPT_ERROR);
-	CHECK(closed_with(BR_ERR_BAD_SIGNATURE));
-	return 1;
-}
-
-static int
-t13_wrong_client_finished_is_decrypt_error(void)
-{
-	start(TLS13, 1);
-	C.fault = FAULT_FINISHED;
-	CHECK(cli_connect(&C) < 0);
-	CHECK(C.alert == BR_ALERT_DECRYPT_ERROR);
-	CHECK(closed_with(FATAL(BR_ALERT_DECRYPT_ERROR)));
 	return 1;
 }
 
@@ -639,72 +603,6 @@ t13_warning_alert_from_the_client_ends_the_connection(void)
 
 /* What both versions do (engtest.h), in TLS 1.3. */
 
-static int
-t13_close_notify_half_closes_then_ours_after_eng_close(void)
-{
-	return close_notify_half_closes(1);
-}
-
-static int
-t13_our_close_notify_first_then_theirs_closes(void)
-{
-	return our_close_first(1);
-}
-
-static int
-t13_flipped_bit_is_bad_record_mac_and_closed(void)
-{
-	return flipped_bit_is_bad_record_mac(1);
-}
-
-static int
-t13_client_flight_in_one_byte_records(void)
-{
-	return flight_in_one_byte_records(1);
-}
-
-static int
-t13_records_fed_a_byte_at_a_time(void)
-{
-	return records_fed_a_byte_at_a_time(1);
-}
-
-static int
-t13_max_fragment_length_bounds_our_records(void)
-{
-	return max_fragment_length_bounds_our_records(1);
-}
-
-static int
-t13_small_obuf_streams_the_flight(void)
-{
-	return small_obuf_completes(1);
-}
-
-static int
-t13_their_fatal_alert_closes_without_ours(void)
-{
-	return their_fatal_alert_closes_without_ours(1);
-}
-
-static int
-t13_app_data_before_the_client_finished_is_unexpected(void)
-{
-	return app_data_before_the_client_finished_is_unexpected(1);
-}
-
-static int
-t13_client_chain_of_two_passes(void)
-{
-	return client_chain_of_two_passes(1);
-}
-
-static int
-t13_largest_record_read_in_pieces(void)
-{
-	return largest_record_read_in_pieces(1);
-}
-
 int
 main(void)
 {
@@ -735,27 +633,13 @@ main(void)
 		T(t13_second_hello_over_several_records_is_taken),
 		T(t13_second_hello_longer_than_obuf_is_taken),
 		T(t13_p256_share_is_taken_without_hrr),
-		T(t13_client_certificate_and_verify_pass),
 		T(t13_empty_client_certificate_is_certificate_required),
-		T(t13_bad_client_certificate_verify_is_decrypt_error),
-		T(t13_wrong_client_finished_is_decrypt_error),
 		T(t13_key_update_requested_is_answered_and_both_ways_work),
 		T(t13_key_update_not_requested_is_not_answered),
 		T(t13_two_key_updates_in_one_record_is_unexpected),
 		T(t13_pending_app_data_goes_before_the_key_update_answer),
 		T(t13_warning_alert_from_the_client_ends_the_connection),
-		T(t13_close_notify_half_closes_then_ours_after_eng_close),
-		T(t13_our_close_notify_first_then_theirs_closes),
-		T(t13_flipped_bit_is_bad_record_mac_and_closed),
-		T(t13_client_flight_in_one_byte_records),
-		T(t13_records_fed_a_byte_at_a_time),
-		T(t13_max_fragment_length_bounds_our_records),
-		T(t13_small_obuf_streams_the_flight),
-		T(t13_their_fatal_alert_closes_without_ours),
-		T(t13_app_data_before_the_client_finished_is_unexpected),
-		T(t13_client_chain_of_two_passes),
-		T(t13_largest_record_read_in_pieces),
 	};
 
-	return unit_run(tests, sizeof(tests) / sizeof(tests[0]));
+	return eng_main(tests, sizeof(tests) / sizeof(tests[0]), 1);
 }

@@ -12,6 +12,7 @@
 
 #include "prim.h"
 #include "tlscrypto.h"
+#include "keys_der.h"
 #include "unit.h"
 
 /*
@@ -249,95 +250,6 @@ static const char HRR_SPUB[] =
     "7d";
 
 /*
- * Test keys, DER (tests/unit/key_*.pem: openssl genpkey, then
- * openssl pkey -in key_X.pem -outform DER | xxd -p).
- */
-static const char RSA2048_KEY[] =
-    "308204a50201000282010100a4e1b9bce2c7a7e0a80e4d2a281648701d4d2e5f"
-    "64dfd4ea3eb9923396592b97dbf215078a832b17a623d2fbd173823b0abf2497"
-    "1bffbf779561b415068f54fb03f06b2ad024432c79220c7e78b93a243bf35465"
-    "8bff2988dc93a6e0bfdd3fbf693a9c4df280fd5886afcca4fa30c74bda2bac24"
-    "ee6a4b7dfda3f0032fae39ab1d1ae39615875e013cef5359fadfc190d042b7d5"
-    "2a6c3c81d401973401cdf54508ba885d84c61d3042474114b40b0a2445115b0b"
-    "7fdacafc86d00e22e6cb168bbf29cf458be548a72aca97d2ef8c4339641e8863"
-    "17483f1549e5f3174f60fdd549833d15e37436be17cb98a562b2a17c225e71e7"
-    "ff43bd28ad63fdac44585ed9020301000102820100011abdfac4ee1f72c2cd6d"
-    "b8e591d8a45f9ddfbca5d955fcc7b4c884edf1e4f7dc724fafc03ec6b01eddc8"
-    "91054327d12b6e42597cc786c9cf475b4474c9cb00ef72d1d4f495f99937aa81"
-    "b8eb281a7a99a8349d85858d0aaca7948b96dd6d8ae3b28fcf79db61571177e6"
-    "0008e900bcc2565e8dd4c70380718d829312e3b0e130cbe8f8065ab07aca4b13"
-    "9bccbe7860e764537fe1dadbe6253ecb96bec96b6ebd06de39efd21b521d310a"
-    "7c59e7afe0da0ac11ca8d9dba24024fbe17061e5d7bb64b6399588397d70584c"
-    "acbdfcc04ca4817249e5e2b9cb9caaeb2535a410888914159cbabe166da42f63"
-    "8307701378457cd0cca5e2cee85abed6d50067502d02818100d9b10649fdd237"
-    "9c7c43ab85df29bc287b256b5612ae908770646ebf8fb2c997a202781086dc54"
-    "f4d07bc5baec65512d677e11adb2774014b924d6012b1ebd757fff86c9b3b9c3"
-    "7196d2a7bee462fd980845ba710e6283044b35a9e1b677e47e5bfa9689eac3db"
-    "d9e5b083a7f2cd03296d4f5a3bd52826f8e44b9006271ccab702818100c1e5a0"
-    "b03472c4ba9b6d510323226a12be877e867786fff2b95edbbf73c267a622b87f"
-    "cb81ada2c84438227bf51c3a1ba6680b4fd415b3a9894de6d405893a656aa461"
-    "f83215ee5f13d45ac4eee1f617d9c103fa18dc9721a2d36235b8d2d682e3d78e"
-    "29cbe4bd047e7ae4edb8ba850b96af4a22b9e0cf3d666e6593e63bd2ef028181"
-    "009267c83f0301da7cd7e5faf971f8f39e9613b8788edff03be68ee51cd85bf9"
-    "d08d18f3fec9746d7ea8a855773d7d7676fedf7eac3f168c76637e2e9f628cae"
-    "06d42ada4fd51bde220ab96a2fac121753a45ca0e3603548c01e84dcd7fc8bed"
-    "943defee469b295636d98f393c3ec33a9925f6f44cc132dbe31046f179f1dc1f"
-    "4902818100a0cb1872874c15b0da6bd11ed4e81926ea31dacf101837f0c5a0d0"
-    "82f830635bf6b721e355eaf46f378385b55e12c66d5f9630ab46a9a890137932"
-    "cee8b86060f20ad7e3c74540a440017e348a1580cb4e9d2dfb1cdaf1c9c7099d"
-    "0c07f57046a34382754ecca5a3307021a0b1ec9ba07c9968d55b67fef4601974"
-    "cb2dc6b6a902818100d70695a42860a503de00c650ae67877fcd159e62630549"
-    "59103a9f11ec1c5799cca0085248de19d5977d3a96c3cbb2f6f690aa6ae4c70d"
-    "4c5098d60c769a79449b28839baf172159e0c8b708f1caebb285612a64896a80"
-    "08ff70733375f205448da3c08b85380ec0e1ecdf0d81d3621f8e8d5fe13c9bd8"
-    "a341764683d322cf57";
-
-static const char RSA1025_KEY[] =
-    "3082025f02010002818101890fdec8e7fd6b30c01d4cdcfca078af74eaaa4472"
-    "476fccb13fb90c1a08571badaa45b74bfddb5a7ec587608309658d11fe61083e"
-    "58930cf17a6f285f418cf30706472394f590235ff251762e5e9e46dfdcae6efc"
-    "7341a4a27f95e04ddfb31e8d006ce876d8d975eab67d9ca3e146516c5981d6f1"
-    "2ce66918c7c6b72b15d6970203010001028181017afc585cf2828055f306cd53"
-    "ce2993f3e91152b6c85164d4c29aa47baca61a074ffd7b56eee88815cb61fdd3"
-    "eac4a6abcc8baf575975e1e37afa082faf18ef21d0afbca8cdd8ebcc7f318b48"
-    "2c44d6f6a39bae26ac0adc7796346c39ec528fc27d0f92c8ad4ef499f4ed6466"
-    "3cd372abb2ecd4ebfe22ccbdd29d6c42d644b5a1024101e5bb33940e806af862"
-    "18c603963522231594a08d603d7858b367fe7f620cddc1f8ba7fac96d2614a19"
-    "b8336df60c5aa0312978cd23e3dd47a3600676a0220cdf024100cf28d885f650"
-    "7b8b1fd2d78c43dbea0b7d019448f0f2ccecbc016bc702d5350842c0cf812f15"
-    "54717dfa2d291766adf02a52f74c689db428212eae628c0a3549024101a10a7a"
-    "fd7af9fd5e277397c80a96b229a764c5f8bc91ea9b55e64b1779cb0c3777e440"
-    "aca18e1e242e32fe4d423d572e45279365a694053075f0837c247f37c7024100"
-    "c716f2408ca07c9b10528964fc327593e4e787a3322da6543dbaffe19b0f5c90"
-    "3bd721957db27a1d387d1eb9c70b9f4e98de735cb38e1c7e14a5d0625543da41"
-    "024101492de1f77017164731523d1c7219ee1d433954c3159dee918322a2729c"
-    "48f1d7f8093f7d907c550ff5fb44c7fa6bf3945b2cb4c040fafd5337eda3d6cc"
-    "f49c77";
-
-static const char P256_KEY[] =
-    "307702010104206fa0766fd546e7c7891aaadd30672465c65622d8fb824457ef"
-    "47846b73ec5e49a00a06082a8648ce3d030107a14403420004324bf0f6fefd93"
-    "2420941d147074ba47f5d8592ae2b313a486109f24bef70d132bdf5ed4d52014"
-    "548687beaf88b4496a7bc3ff46e91a4dd0717550518ba4d57d";
-
-static const char P384_KEY[] =
-    "3081a40201010430c0168f77175c29cd700f5ace1a8c08b443f4c416d33dd0d9"
-    "25538c360291f5297be4697ad5c7c9039772fd76efb4178ca00706052b810400"
-    "22a164036200042f30b64933766743eea61f0da225bf277b4fb69fd6590caa4b"
-    "3baf35ef0e1f173bc60a0fb167ded1b32deb2ff24348bb9be21c9d1e9b0cc576"
-    "00d9c53819998098b959eae4fae101906c06ae8aa52ea47e7a6bca84e03e3c75"
-    "55cc7c695cd480";
-
-static const char P521_KEY[] =
-    "3081dc0201010442008f9c066c6cda69a4d3a6fff6677bb16eab77592b13ede1"
-    "c8e8c721a9ed6abb277e70329d47732bf407b9c0ec43f4f4f677e71fa2c32ed7"
-    "704bca7718b270060409a00706052b81040023a1818903818600040030bc9e29"
-    "d9bd7ef67757b272dfe6cc7601f97a303d091c82edccc73ce0689e3d112c6ea3"
-    "e899d6ecc4e5a18795177c82909e7fb87768a28710ac8fbeff152d329601a166"
-    "1467f9cc9299dccb435c02bc29d3391f759545e8a26db72219be17afc04fccb8"
-    "be1c41878972fcb8b6f94c55706fc15063807e2279eb8d6510f5ecec80a13f";
-
-/*
  * Signatures by OpenSSL 3.0 over the server CertificateVerify content
  * for the transcript hash 00 01 .. 1f (130 bytes: 64 spaces, the
  * context string, 0, the hash), cv.bin:
@@ -435,39 +347,13 @@ static const char NEXT_S256[] =
 
 static unsigned char buf[RP_CIPHER_MAX + 64];
 
-static int
-nibble(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-/* Decodes lower-case hex; 0 if it is malformed or too long for `cap`. */
-static size_t
-unhex(unsigned char *out, size_t cap, const char *s)
-{
-	size_t n = 0;
-
-	for (; s[0] != 0; s += 2) {
-		int hi = nibble(s[0]), lo = s[1] ? nibble(s[1]) : -1;
-
-		if (hi < 0 || lo < 0 || n == cap)
-			return 0;
-		out[n++] = (unsigned char)(hi << 4 | lo);
-	}
-	return n;
-}
-
 /* 1 if the `len` bytes at `b` are exactly the hex `s`. */
 static int
 is_hex(const unsigned char *b, size_t len, const char *s)
 {
 	static unsigned char t[4096];
 
-	return unhex(t, sizeof(t), s) == len && memcmp(t, b, len) == 0;
+	return unit_unhex(t, sizeof(t), s) == len && memcmp(t, b, len) == 0;
 }
 
 static void
@@ -505,10 +391,10 @@ rfc_run(void)
 	struct th t;
 	struct kx kx;
 
-	if (unhex(R.ch, sizeof(R.ch), CH) != 196 ||
-	    unhex(R.sh, sizeof(R.sh), SH) != 90 ||
-	    unhex(R.flight, sizeof(R.flight), FLIGHT) != 657 ||
-	    unhex(k, 32, sk) != 32 || unhex(peer, 32, cpub) != 32)
+	if (unit_unhex(R.ch, sizeof(R.ch), CH) != 196 ||
+	    unit_unhex(R.sh, sizeof(R.sh), SH) != 90 ||
+	    unit_unhex(R.flight, sizeof(R.flight), FLIGHT) != 657 ||
+	    unit_unhex(k, 32, sk) != 32 || unit_unhex(peer, 32, cpub) != 32)
 		return 0;
 	/* Client Finished: header, then the client's verify_data. */
 	memcpy(R.cfin, "\x14\x00\x00\x20", 4);
@@ -544,7 +430,7 @@ rfc8448_x25519_share_and_shared_secret(void)
 	unsigned char k[32], pub[KX_PUB_MAX];
 	struct kx kx;
 
-	CHECK(unhex(k, 32, sk) == 32);
+	CHECK(unit_unhex(k, 32, sk) == 32);
 	CHECK(kx_load(&kx, GROUP_X25519, k, 32, pub, sizeof(pub)) == 32);
 	CHECK(is_hex(pub, 32,
 	    "c9828876112095fe66762bdbf7c672e156d6cc253b833df1dd69b1b04e751f0f"));
@@ -682,7 +568,7 @@ static int
 rfc8448_client_finished_record_opens(void)
 {
 	static struct rp r;
-	size_t n = unhex(buf, sizeof(buf), FIN_REC), len = 0;
+	size_t n = unit_unhex(buf, sizeof(buf), FIN_REC), len = 0;
 
 	CHECK(rfc_run());
 	CHECK(n == 58);
@@ -708,15 +594,15 @@ rfc8448_application_records_in_sequence(void)
 	for (int i = 0; i < 50; i++)
 		app[i] = (unsigned char)i;
 	CHECK(rp_init(&in, SUITE_AES_128_GCM_SHA256, R.s_ap));
-	n = unhex(buf, sizeof(buf), SERVER_APP_REC);
+	n = unit_unhex(buf, sizeof(buf), SERVER_APP_REC);
 	CHECK(rp_open(&in, buf, n, &len) == RP_ERR_MAC);
-	n = unhex(buf, sizeof(buf), TICKET_REC);
+	n = unit_unhex(buf, sizeof(buf), TICKET_REC);
 	CHECK(rp_open(&in, buf, n, &len) == 22);
 	CHECK(len == 205 && buf[5] == 4);	/* NewSessionTicket */
-	n = unhex(buf, sizeof(buf), SERVER_APP_REC);
+	n = unit_unhex(buf, sizeof(buf), SERVER_APP_REC);
 	CHECK(rp_open(&in, buf, n, &len) == 23);
 	CHECK(len == 50 && memcmp(buf + 5, app, 50) == 0);
-	n = unhex(buf, sizeof(buf), SERVER_ALERT_REC);
+	n = unit_unhex(buf, sizeof(buf), SERVER_ALERT_REC);
 	CHECK(rp_open(&in, buf, n, &len) == 21);
 	CHECK(len == 2 && buf[5] == 1 && buf[6] == 0);
 
@@ -739,7 +625,7 @@ rfc8448_resumption_binder(void)
 	struct th t;
 	struct ks ks;
 
-	CHECK(unhex(psk, 32,
+	CHECK(unit_unhex(psk, 32,
 	    "4ecd0eb6ec3b4d87f5d6028f922ca4c5851a277fd41311c9e62d2c9492e1c4f3")
 	    == 32);
 	ks_early(&ks, &br_sha256_vtable, psk, 32);
@@ -751,7 +637,7 @@ rfc8448_resumption_binder(void)
 	sha256("", 0, "", 0, empty);
 	ks_derive(&ks, "res binder", empty, th);
 	CHECK(memcmp(th, bk, 32) == 0);
-	CHECK(unhex(ch, sizeof(ch), PSK_CH_PREFIX) == 477);
+	CHECK(unit_unhex(ch, sizeof(ch), PSK_CH_PREFIX) == 477);
 	th_init(&t, &br_sha256_vtable);
 	th_add(&t, ch, sizeof(ch));
 	th_hash(&t, th);
@@ -779,17 +665,17 @@ rfc8448_hello_retry_request_with_p256(void)
 	struct kx kx;
 	struct ks ks;
 
-	CHECK(unhex(ch1, sizeof(ch1), HRR_CH1) == sizeof(ch1));
-	CHECK(unhex(hrr, sizeof(hrr), HRR_HRR) == sizeof(hrr));
-	CHECK(unhex(ch2, sizeof(ch2), HRR_CH2) == sizeof(ch2));
-	CHECK(unhex(sh, sizeof(sh), HRR_SH) == sizeof(sh));
-	CHECK(unhex(fl, sizeof(fl), HRR_FLIGHT) == sizeof(fl));
-	CHECK(unhex(sk, 32,
+	CHECK(unit_unhex(ch1, sizeof(ch1), HRR_CH1) == sizeof(ch1));
+	CHECK(unit_unhex(hrr, sizeof(hrr), HRR_HRR) == sizeof(hrr));
+	CHECK(unit_unhex(ch2, sizeof(ch2), HRR_CH2) == sizeof(ch2));
+	CHECK(unit_unhex(sh, sizeof(sh), HRR_SH) == sizeof(sh));
+	CHECK(unit_unhex(fl, sizeof(fl), HRR_FLIGHT) == sizeof(fl));
+	CHECK(unit_unhex(sk, 32,
 	    "8c510601f9765bfb8ed693449a48989859b5cfa879cb9f5443c41c5ff10634ed")
 	    == 32);
 	CHECK(kx_load(&kx, GROUP_SECP256R1, sk, 32, pub, sizeof(pub)) == 65);
 	CHECK(is_hex(pub, 65, HRR_SPUB));
-	CHECK(unhex(cpub, 65, HRR_CPUB) == 65);
+	CHECK(unit_unhex(cpub, 65, HRR_CPUB) == 65);
 	CHECK(kx_shared(&kx, cpub, 65, dhe) == 32);
 	CHECK(is_hex(dhe, 32,
 	    "c142ce13ca11b5c2233652e63ad3d97844f1621fbfb9de69d547dc8fedeabeb4"));
@@ -1206,7 +1092,7 @@ x25519_refuses_small_order_and_bad_lengths(void)
 	rng_init();
 	CHECK(kx_gen(&kx, GROUP_X25519, &rng.vtable, pub, sizeof(pub)) == 32);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		CHECK(unhex(p, 32, bad[i]) == 32);
+		CHECK(unit_unhex(p, 32, bad[i]) == 32);
 		CHECK(kx_shared(&kx, p, 32, s) == 0);
 	}
 	memcpy(p, pub, 32);
@@ -1254,11 +1140,9 @@ static struct key {
 static struct key *
 key(int i)
 {
-	static const char *const der[] = { RSA2048_KEY, RSA1025_KEY, P256_KEY,
-	    P384_KEY, P521_KEY };
 	static unsigned char b[2048];
 	struct key *k = &K[i];
-	size_t n = unhex(b, sizeof(b), der[i]);
+	size_t n = unit_unhex(b, sizeof(b), key_der[i]);
 
 	br_skey_decoder_init(&k->d);
 	br_skey_decoder_push(&k->d, b, n);
@@ -1300,7 +1184,7 @@ openssl_rsa_pss_signatures_verify(void)
 	CHECK(k2 != NULL && k1 != NULL);
 	CHECK(k2->pk.key.rsa.nlen == 256 && k1->pk.key.rsa.nlen == 129);
 	cv_thash(th);
-	n = unhex(sig, sizeof(sig), OSSL_PSS2048_SHA256);
+	n = unit_unhex(sig, sizeof(sig), OSSL_PSS2048_SHA256);
 	CHECK(n == 256);
 	CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k2->pk, sig,
 	    n) == 1);
@@ -1318,13 +1202,13 @@ openssl_rsa_pss_signatures_verify(void)
 	CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k2->pk, sig,
 	    n) == 0);
 	/* 1025 bits: the encoded message is one byte shorter than n. */
-	n = unhex(sig, sizeof(sig), OSSL_PSS1025_SHA384);
+	n = unit_unhex(sig, sizeof(sig), OSSL_PSS1025_SHA384);
 	CHECK(n == 129);
 	CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA384, 1, th, 32, &k1->pk, sig,
 	    n) == 1);
 	CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA384, 1, th, 32, &k1->pk, sig,
 	    n - 1) == 0);
-	n = unhex(sig, sizeof(sig), OSSL_PSS2048_SHA512);
+	n = unit_unhex(sig, sizeof(sig), OSSL_PSS2048_SHA512);
 	CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA512, 1, th, 32, &k2->pk, sig,
 	    n) == 1);
 	CHECK(sig_cv_verify(SIG_RSA_PSS_RSAE_SHA256, 1, th, 32, &k2->pk, sig,
@@ -1338,7 +1222,7 @@ pkcs1_v15_signature_is_refused(void)
 {
 	unsigned char th[32], sig[256];
 	struct key *k = key(0);
-	size_t n = unhex(sig, sizeof(sig), OSSL_PKCS1_2048_SHA256);
+	size_t n = unit_unhex(sig, sizeof(sig), OSSL_PKCS1_2048_SHA256);
 
 	CHECK(k != NULL && n == 256);
 	cv_thash(th);
@@ -1358,7 +1242,7 @@ openssl_ecdsa_signatures_verify_with_the_curve_bound(void)
 
 	CHECK(k256 != NULL && k384 != NULL);
 	cv_thash(th);
-	n = unhex(sig, sizeof(sig), OSSL_ECDSA_P256_SHA256);
+	n = unit_unhex(sig, sizeof(sig), OSSL_ECDSA_P256_SHA256);
 	CHECK(n >= 70);
 	CHECK(sig_cv_verify(SIG_ECDSA_SECP256R1_SHA256, 1, th, 32, &k256->pk,
 	    sig, n) == 1);
@@ -1371,12 +1255,12 @@ openssl_ecdsa_signatures_verify_with_the_curve_bound(void)
 	sig[n - 1] ^= 1;
 	CHECK(sig_cv_verify(SIG_ECDSA_SECP256R1_SHA256, 1, th, 32, &k256->pk,
 	    sig, n) == 0);
-	n = unhex(sig, sizeof(sig), OSSL_ECDSA_P384_SHA384);
+	n = unit_unhex(sig, sizeof(sig), OSSL_ECDSA_P384_SHA384);
 	CHECK(sig_cv_verify(SIG_ECDSA_SECP384R1_SHA384, 1, th, 32, &k384->pk,
 	    sig, n) == 1);
 	CHECK(sig_cv_verify(SIG_ECDSA_SECP256R1_SHA256, 1, th, 32, &k384->pk,
 	    sig, n) == 0);
-	n = unhex(sig, sizeof(sig), OSSL_ECDSA_P521_SHA512);
+	n = unit_unhex(sig, sizeof(sig), OSSL_ECDSA_P521_SHA512);
 	CHECK(key(4) != NULL && n > 130);
 	CHECK(sig_cv_verify(SIG_ECDSA_SECP521R1_SHA512, 1, th, 32, &K[4].pk,
 	    sig, n) == 1);
@@ -1992,7 +1876,7 @@ every_primitive_candidate_gives_the_same_bytes(void)
 	struct prim def = *prim_get();
 	size_t tried, choices = 0;
 	int rc;
-	char d[160], e[160];
+	char d[160];
 
 	CHECK(full_records(want));
 	for (int k = 0; k < PRIM_KINDS; k++) {
@@ -2032,20 +1916,7 @@ every_primitive_candidate_gives_the_same_bytes(void)
 	prim_describe(d, sizeof(d));
 	CHECK(strncmp(d, "chacha20=", 9) == 0 && strstr(d, " ec=m") != NULL);
 	CHECK(candidate_gives_the_same_bytes(want));
-	/* A pin is taken as it is; its own words come back. */
-	CHECK(prim_choose("aes_ctr=ct, ghash=ctmul32 ec=m15") == 0);
-	prim_describe(d, sizeof(d));
-	CHECK(strstr(d, " aes_ctr=ct ghash=ctmul32 ") != NULL &&
-	    strstr(d, " ec=m15") != NULL);
-	CHECK(prim_get()->ctr == &br_aes_ct_ctr_vtable &&
-	    prim_get()->ghash == &br_ghash_ctmul32);
-	CHECK(prim_choose(d) == 0);
-	prim_describe(e, sizeof(e));
-	CHECK(strcmp(d, e) == 0);
-	CHECK(prim_choose("chacha20=ct64") == -1);
-	CHECK(prim_choose("aes=ct") == -1);
-	CHECK(prim_choose("ghash=") == -1);
-	CHECK(prim_get()->ctr == &br_aes_ct_ctr_vtable);
+	/* The pin's grammar is test_prim's. */
 	CHECK(prim_force(PRIM_AES_CTR, def.pick[PRIM_AES_CTR]) == 1 &&
 	    prim_force(PRIM_GHASH, def.pick[PRIM_GHASH]) == 1 &&
 	    prim_force(PRIM_EC, def.pick[PRIM_EC]) == 1);

@@ -8,6 +8,7 @@
 #define TLSGATE_UNIT_H
 
 #include <stdio.h>
+#include <string.h>
 
 #define CHECK(cond) do {						\
 	if (!(cond)) {							\
@@ -22,19 +23,59 @@ struct unit_test {
 };
 #define T(f) { #f, f }
 
-static int
-unit_run(const struct unit_test *t, size_t n)
+/* Lower-case hex into out; 0 if it is malformed or longer than cap. */
+static inline size_t
+unit_unhex(unsigned char *out, size_t cap, const char *s)
 {
-	int pass = 0, fail = 0;
+	static const char digits[] = "0123456789abcdef";
+	const char *hi, *lo;
+	size_t n = 0;
 
+	for (; s[0] != '\0'; s += 2) {
+		if (s[1] == '\0' || n == cap ||
+		    (hi = strchr(digits, s[0])) == NULL ||
+		    (lo = strchr(digits, s[1])) == NULL)
+			return 0;
+		out[n++] = (unsigned char)((hi - digits) << 4 | (lo - digits));
+	}
+	return n;
+}
+
+/* Tests passed [0] and failed [1] so far, in this binary. */
+static inline int *
+unit_counts(void)
+{
+	static int n[2];
+
+	return n;
+}
+
+/* Run n tests, a line each; unit_end() sums them all up. */
+static inline void
+unit_tests(const struct unit_test *t, size_t n)
+{
 	for (size_t i = 0; i < n; i++) {
 		int ok = t[i].fn();
 
 		printf("%s %s\n", ok ? "ok  " : "FAIL", t[i].name);
-		ok ? pass++ : fail++;
+		unit_counts()[!ok]++;
 	}
-	printf("%d passed, %d failed\n", pass, fail);
-	return fail == 0 ? 0 : 1;
+}
+
+static inline int
+unit_end(void)
+{
+	int *n = unit_counts();
+
+	printf("%d passed, %d failed\n", n[0], n[1]);
+	return n[1] == 0 ? 0 : 1;
+}
+
+static inline int
+unit_run(const struct unit_test *t, size_t n)
+{
+	unit_tests(t, n);
+	return unit_end();
 }
 
 #endif

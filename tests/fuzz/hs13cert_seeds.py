@@ -1,11 +1,11 @@
-"""t13cert_seeds.py - writes the seed corpus of fuzz_t13cert.c into
-tests/fuzz/t13cert/: a client's Certificate, CertificateVerify and
+"""hs13cert_seeds.py - writes the seed corpus of fuzz_hs13cert.c into
+tests/fuzz/hs13cert/: a client's Certificate, CertificateVerify and
 Finished as the engine reads them, signed with the fixed key the fuzz
 target trusts (scalar 01 02 .. 20 on P-256) and finished with the
 all-zero handshake secret it starts with.
 
 Needs Python's `cryptography`; only to remake the seeds.
-Run from the repository root: python3 tests/fuzz/t13cert_seeds.py
+Run from the repository root: python3 tests/fuzz/hs13cert_seeds.py
 """
 import datetime
 import hashlib
@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "t13cert")
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hs13cert")
 KEY = ec.derive_private_key(int.from_bytes(bytes(range(1, 33)), "big"),
                             ec.SECP256R1())
 

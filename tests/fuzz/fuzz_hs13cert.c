@@ -1,18 +1,21 @@
 /*
- * fuzz_t13cert.c - libFuzzer target for the TLS 1.3 engine's reading of
+ * fuzz_hs13cert.c - libFuzzer target for the TLS 1.3 engine's reading of
  * a client's authentication: Certificate (streamed into the validator),
  * CertificateVerify and Finished, as hs_content() (hs.c) gets them
  * once records are open, in any split.  Those records are protected
- * under keys no fuzzer can know, so this target sets up an engine in
- * hs13.c's phase that waits for the client's Certificate, with the
+ * under keys no fuzzer can know, so this target ends a TLS 1.3 server
+ * flight through the class (hs13_class.flight_done, as rec.c does),
+ * which leaves the engine waiting for the client's Certificate, with the
  * client's handshake traffic secret all zeros, and feeds the bytes to
- * hs_content() directly.  It includes src/hs13.c for the names of
- * its phases (and links the other engine files), nothing more.
+ * hs_content() directly.  It links the engine as the daemon does and
+ * knows its phases only by what the engine does: the one it starts in,
+ * the one a service without client certificates waits in (Finished),
+ * and P_APP; any other is CertificateVerify's.
  *
  * The input is one byte (bit 0: BearSSL's X.509 validator, or a known
  * key; the rest: the size of the pieces the bytes come in, 1 to 128),
  * then the client's handshake bytes.  The client key is fixed (see
- * t13cert_seeds.py, which writes the seeds with it); the validator
+ * hs13cert_seeds.py, which writes the seeds with it); the validator
  * trusts it directly, with the subject CN=fuzz client.  Invariants
  * checked, each with abort():
  *  - a failure is one of the alerts RFC 8446 names for it (the record
@@ -25,8 +28,10 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "hs13.c"
+#include "engint.h"
+#include "tlswire.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -38,12 +43,8 @@ static br_x509_trust_anchor	 ta;
 static br_ec_public_key		 pub;
 static unsigned char		 pubbuf[BR_EC_KBUF_PUB_MAX_SIZE];
 static uint8_t			 flipped[1 << 16];
-
-static size_t
-u24(const uint8_t *p)
-{
-	return (size_t)p[0] << 16 | (size_t)p[1] << 8 | p[2];
-}
+/* The phases the flight's end leaves, with and without a validator. */
+static int			 p_ccert, p_fin;
 
 static void
 setup(void)
@@ -68,8 +69,8 @@ setup(void)
 }
 
 /*
- * The engine in CCERT, fresh, as hs13_flight_done() leaves it for a
- * service that asks for a certificate; the validator by known.
+ * The engine fresh after its flight, for a service that asks for a
+ * certificate (the validator by known: 1 knownkey, 0 minimal, -1 none).
  */
 static void
 start(int known)
@@ -77,23 +78,30 @@ start(int known)
 	memset(&c, 0, sizeof(c));
 	c.hs = &hs13_class;
 	c.version = TLS13;
-	c.phase = P_CCERT;
 	c.ops = &ops;			/* no session store: no ticket */
 	c.wr_on = c.rd_on = 1;
 	c.ch.suite = SUITE_AES_128_GCM_SHA256;
 	c.ks.dig = &br_sha256_vtable;
 	c.ks.hlen = 32;
 	th_init(&c.th, &br_sha256_vtable);
-	if (known) {
+	if (known > 0) {
 		br_x509_knownkey_init_ec(&kk, &pub, BR_KEYTYPE_SIGN);
 		c.ch.x509 = &kk.vtable;
-		return;
+	} else if (known == 0) {
+		br_x509_minimal_init(&xm, &br_sha256_vtable, &ta, 1);
+		br_x509_minimal_set_ecdsa(&xm, br_ec_get_default(),
+		    br_ecdsa_vrfy_asn1_get_default());
+		br_x509_minimal_set_hash(&xm, br_sha256_ID, &br_sha256_vtable);
+		c.ch.x509 = &xm.vtable;
 	}
-	br_x509_minimal_init(&xm, &br_sha256_vtable, &ta, 1);
-	br_x509_minimal_set_ecdsa(&xm, br_ec_get_default(),
-	    br_ecdsa_vrfy_asn1_get_default());
-	br_x509_minimal_set_hash(&xm, br_sha256_ID, &br_sha256_vtable);
-	c.ch.x509 = &xm.vtable;
+	c.hs->flight_done(&c);
+}
+
+/* Waiting for CertificateVerify: the one phase the others are not. */
+static int
+in_cv(void)
+{
+	return c.phase != p_ccert && c.phase != p_fin && c.phase < P_APP;
 }
 
 /* Feed p[0..n) in pieces of step: 0 (and P_APP) or the alert. */
@@ -105,7 +113,7 @@ feed(int known, size_t step, const uint8_t *p, size_t n)
 
 	start(known);
 	for (size_t i = 0; i < n && a == 0; i += step) {
-		cv = c.phase == P_CCV;
+		cv = in_cv();
 		/* hs_content() writes nothing of a handshake record. */
 		a = hs_content(&c, CT_HANDSHAKE, (unsigned char *)p + i,
 		    n - i < step ? n - i : step, 1);
@@ -117,7 +125,7 @@ feed(int known, size_t step, const uint8_t *p, size_t n)
 		break;
 	case BR_ALERT_DECRYPT_ERROR:
 		/* A CertificateVerify that does not verify: BearSSL's name. */
-		if (cv && c.phase == P_CCV && c.why != BR_ERR_BAD_SIGNATURE)
+		if (cv && in_cv() && c.why != BR_ERR_BAD_SIGNATURE)
 			abort();
 		/* FALLTHROUGH */
 	case BR_ALERT_UNEXPECTED_MESSAGE: case BR_ALERT_BAD_CERTIFICATE:
@@ -141,6 +149,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!ready) {
 		setup();
+		start(-1);
+		p_fin = c.phase;
+		start(1);
+		p_ccert = c.phase;
+		if (p_fin == p_ccert || p_ccert >= P_APP)
+			abort();
 		ready = 1;
 	}
 	if (size < 1 || size - 1 > sizeof(flipped))
@@ -156,8 +170,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * Accepted: CertificateVerify starts at cv, Finished ends at end
 	 * (what follows is no part of it); flip one bit in between.
 	 */
-	cv = 4 + u24(data + 2);
-	end = cv + 4 < n ? cv + 4 + u24(data + 1 + cv + 1) + 4 + 32 : n + 1;
+	cv = 4 + tw_get24(data + 2);
+	end = cv + 4 < n ? cv + 4 + tw_get24(data + 1 + cv + 1) + 4 + 32 : n + 1;
 	if (end > n)
 		abort();
 	memcpy(flipped, data + 1, n);
