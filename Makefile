@@ -35,15 +35,18 @@ PY	?= python3
 SAN	= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	  -fno-sanitize-recover=undefined
 
-# PQ=0 leaves the post-quantum hybrid group (X25519MLKEM768) out, with
-# its two files: a product that wants BearSSL's primitives alone.
+# PQ=0 leaves the post-quantum hybrid groups out, with their three
+# files: a product that wants BearSSL's primitives alone.  PQ_REF is the
+# tests' own ML-KEM KeyGen and Decaps, never in tlsgate.
 PQ	?= 1
 ifeq ($(PQ),0)
 PQ_DEF	= -DTLSGATE_NO_MLKEM
 PQ_SRC	=
+PQ_REF	=
 else
 PQ_DEF	=
 PQ_SRC	= src/keccak.c src/mlkem.c src/hybrid.c
+PQ_REF	= tests/unit/mlkem_ref.c
 endif
 export PQ
 
@@ -212,7 +215,7 @@ ENG_SRC	= src/eng.c src/rec.c src/hs.c src/hs12.c src/hs13.c src/hello.c src/tic
 	  src/hs13flight.c \
 	  src/hs12flight.c \
 	  $(TLSCRYPTO_SRC) $(PQ_SRC)
-ENG_CLIENT = tests/unit/engclient.c tests/unit/enghs.c
+ENG_CLIENT = tests/unit/engclient.c tests/unit/enghs.c $(PQ_REF)
 ENG_DEP	= $(ENG_CLIENT) tests/unit/engclient.h tests/unit/engtest.h \
 	  tests/unit/eng_keys.h tests/unit/unit.h $(ENG_SRC) src/*.h \
 	  $(BEARSSL_DEP)
@@ -227,12 +230,15 @@ $(B)/unit/asan_test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
 	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(ENG_CLIENT) $(ENG_SRC) $(BEARSSL_LIBS)
 
-# Keccak (FIPS 202) and ML-KEM-768 (FIPS 203): keccak against hashlib
+# Keccak (FIPS 202) and ML-KEM (FIPS 203): keccak against hashlib
 # (build/unit/keccak_vectors.txt, written by the unit target), mlkem
-# against NIST's ACVP vectors (tests/unit/mlkem_vectors.txt).
-PQ_TEST_SRC = src/keccak.c src/mlkem.c src/hybrid.c $(TLSCRYPTO_SRC)
+# against NIST's ACVP vectors (tests/unit/mlkem*_vectors.txt) and the
+# tests' own ML-KEM.
+PQ_TEST_SRC = src/keccak.c src/mlkem.c src/hybrid.c $(PQ_REF) \
+	$(TLSCRYPTO_SRC)
 $(B)/unit/test_keccak $(B)/unit/test_mlkem: $(B)/unit/test_%: \
 	    tests/unit/test_%.c tests/unit/unit.h $(PQ_TEST_SRC) src/*.h \
+	    tests/unit/mlkem_ref.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) $(LDFLAGS) \
@@ -241,7 +247,7 @@ $(B)/unit/test_keccak $(B)/unit/test_mlkem: $(B)/unit/test_%: \
 
 $(B)/unit/asan_test_keccak $(B)/unit/asan_test_mlkem: \
 	    $(B)/unit/asan_test_%: tests/unit/test_%.c tests/unit/unit.h \
-	    $(PQ_TEST_SRC) src/*.h $(BEARSSL_DEP)
+	    $(PQ_TEST_SRC) src/*.h tests/unit/mlkem_ref.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(PQ_TEST_SRC) $(BEARSSL_LIBS)

@@ -64,8 +64,10 @@
 #define GROUP_SECP384R1	0x0018
 #define GROUP_SECP521R1	0x0019
 #define GROUP_X25519	0x001d
-/* X25519MLKEM768, draft-ietf-tls-ecdhe-mlkem (src/hybrid.h). */
-#define GROUP_X25519MLKEM768	0x11ec
+/* The hybrids of draft-ietf-tls-ecdhe-mlkem (src/hybrid.h). */
+#define GROUP_SECP256R1MLKEM768		0x11eb
+#define GROUP_X25519MLKEM768		0x11ec
+#define GROUP_SECP384R1MLKEM1024	0x11ed
 
 /* Signature schemes (RFC 8446 4.2.3, RFC 5246 7.4.1.4.1). */
 #define SIG_ECDSA_SECP256R1_SHA256	0x0403
