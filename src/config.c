@@ -48,13 +48,15 @@ const struct config_name config_suite_names[] = {
 static const struct config_name removed_suites[] = { { "aes128-cbc", 0 },
 	{ "aes256-cbc", 0 }, { NULL, 0 } };
 /*
- * IANA's names and numbers (TLS Supported Groups).  x25519mlkem768 is
- * TLS 1.3's post-quantum hybrid (draft-ietf-tls-ecdhe-mlkem), left out
- * of a build without ML-KEM (make PQ=0).
+ * IANA's names and numbers (TLS Supported Groups).  The *mlkem* three
+ * are TLS 1.3's post-quantum hybrids (draft-ietf-tls-ecdhe-mlkem), left
+ * out of a build without ML-KEM (make PQ=0).
  */
 const struct config_name config_group_names[] = {
 #ifndef TLSGATE_NO_MLKEM
 	{ "x25519mlkem768", GROUP_X25519MLKEM768 },
+	{ "secp256r1mlkem768", GROUP_SECP256R1MLKEM768 },
+	{ "secp384r1mlkem1024", GROUP_SECP384R1MLKEM1024 },
 #endif
 	{ "x25519", GROUP_X25519 }, { "secp256r1", GROUP_SECP256R1 },
 	{ "secp384r1", GROUP_SECP384R1 }, { "secp521r1", GROUP_SECP521R1 },

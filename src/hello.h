@@ -129,7 +129,9 @@ size_t	hello_defrag(unsigned char *buf, size_t end);
 #define HELLO_GROUP_SECP521R1	0x08
 /* Known only when built in (not with TLSGATE_NO_MLKEM). */
 #define HELLO_GROUP_X25519MLKEM768 0x10
-#define HELLO_NGROUPS		5	/* the hybrid's included */
+#define HELLO_GROUP_SECP256R1MLKEM768 0x20
+#define HELLO_GROUP_SECP384R1MLKEM1024 0x40
+#define HELLO_NGROUPS		7	/* the hybrids included */
 
 /* The signature schemes offered: bit i is tls_sigs[i] (tlswire.h). */
 #define HELLO_SIG_ECDSA_SECP256R1_SHA256	0x001

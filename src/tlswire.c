@@ -52,8 +52,17 @@ const struct tls_group tls_groups[] = {
 	{ GROUP_SECP384R1, P384, 1, 97, "bad-p384-share" },
 	{ GROUP_SECP521R1, P521, 1, 133, "bad-p521-share" },
 #ifndef TLSGATE_NO_MLKEM
-	/* ML-KEM-768's key, then X25519's; checked (FIPS 203 7.2) if used. */
+	/*
+	 * The hybrids (hybrid.h): ML-KEM-768's key then X25519's; P-256's
+	 * point then ML-KEM-768's key; P-384's then ML-KEM-1024's.  The
+	 * key is checked (FIPS 203 7.2) and the point put on its curve when
+	 * used.
+	 */
 	{ GROUP_X25519MLKEM768, 0, 0, 1184 + 32, "bad-x25519mlkem768-share" },
+	{ GROUP_SECP256R1MLKEM768, 0, 1, 65 + 1184,
+	    "bad-secp256r1mlkem768-share" },
+	{ GROUP_SECP384R1MLKEM1024, 0, 1, 97 + 1568,
+	    "bad-secp384r1mlkem1024-share" },
 #endif
 };
 const size_t tls_ngroups = sizeof(tls_groups) / sizeof(tls_groups[0]);
