@@ -62,35 +62,53 @@ const struct config_name config_group_names[] = {
 	{ "secp384r1", GROUP_SECP384R1 }, { "secp521r1", GROUP_SECP521R1 },
 	{ NULL, 0 } };
 #ifndef TLSGATE_NO_MLKEM
-#define GROUPS_ALL	"x25519mlkem768 x25519 secp256r1 secp384r1 secp521r1"
-#define GROUPS_MODERN	"x25519mlkem768 x25519 secp256r1 secp384r1"
+#define GROUPS_ALL	"x25519mlkem768 secp256r1mlkem768 secp384r1mlkem1024 " \
+			"x25519 secp256r1 secp384r1 secp521r1"
+#define GROUPS_MODERN	"x25519mlkem768 secp256r1mlkem768 x25519 secp256r1 " \
+			"secp384r1"
+#define GROUPS_BSI	"secp256r1mlkem768 secp256r1 secp384r1 secp521r1"
+#define GROUPS_CNSA2	"secp384r1mlkem1024 secp384r1"
 #else
 #define GROUPS_ALL	"x25519 secp256r1 secp384r1 secp521r1"
 #define GROUPS_MODERN	"x25519 secp256r1 secp384r1"
+#define GROUPS_BSI	"secp256r1 secp384r1 secp521r1"
+#define GROUPS_CNSA2	"secp384r1"
 #endif
 static const struct config_name profiles[] = { { "default", PROFILE_DEFAULT },
-	{ "bsi", PROFILE_BSI }, { "modern", PROFILE_MODERN }, { NULL, 0 } };
+	{ "bsi", PROFILE_BSI }, { "modern", PROFILE_MODERN },
+	{ "cnsa2", PROFILE_CNSA2 }, { NULL, 0 } };
 static const struct config_name ems_modes[] = { { "optional", 0 },
 	{ "required", 1 }, { NULL, 0 } };
 /*
- * What a profile sets: values for profile_keys[], spelled as in the file.
+ * What a profile sets: values for profile_keys[], spelled as in the file
+ * (docs/engine.md and tlsgate.conf(5) quote the sources).
  * bsi: BSI TR-02102-2's TLS 1.2 and 1.3 suites and groups that tlsgate
- * has (it lists no ChaCha20-Poly1305 and no X25519), the extended master
- * secret it asks of TLS 1.2, and no stateless tickets: their key, not the
- * session, then decides forward secrecy, and the guideline prefers
+ * has (it lists no ChaCha20-Poly1305 and no X25519), led by the hybrid
+ * of ML-KEM-768 with its secp256r1 (TR-02102-1 recommends ML-KEM only
+ * in hybrid with a recommended classical scheme), the extended master
+ * secret it asks of TLS 1.2, and no stateless tickets: their key, not
+ * the session, then decides forward secrecy, and the guideline prefers
  * resumption state the server keeps; the session cache resumes both
- * versions instead.  modern: Mozilla's, TLS 1.3 only, where EMS does not
- * apply.
+ * versions instead.  modern: Mozilla's, TLS 1.3 only, where EMS does
+ * not apply.  cnsa2: CNSA 2.0's ML-KEM-1024, P-384, AES-256 and SHA-384
+ * (TLS_AES_256_GCM_SHA384), TLS 1.3 only; secp384r1 alone (CNSA 1.0's)
+ * stays for clients without the hybrid while CNSA 2.0's transition has
+ * servers "support and prefer" it, and hybrid_retry asks a client that
+ * lists the hybrid without its share for it; no stateless tickets, as
+ * bsi.  Its certificates: tls.c.
  */
 static const char *const profile_keys[] = { "tls_min", "tls_max", "ems",
-	"tickets", "suites", "groups" };
-static const char *const profile_sets[][6] = {
+	"tickets", "suites", "groups", "hybrid_retry" };
+#define NPROFILE_KEYS	(sizeof(profile_keys) / sizeof(profile_keys[0]))
+static const char *const profile_sets[][NPROFILE_KEYS] = {
 	{ "1.2", "1.3", "optional", "on",
-	    "aes128-gcm aes256-gcm chacha20-poly1305", GROUPS_ALL },
+	    "aes128-gcm aes256-gcm chacha20-poly1305", GROUPS_ALL, "off" },
 	{ "1.2", "1.3", "required", "off", "aes128-gcm aes256-gcm",
-	    "secp256r1 secp384r1 secp521r1" },
+	    GROUPS_BSI, "off" },
 	{ "1.3", "1.3", "optional", "on",
-	    "aes128-gcm aes256-gcm chacha20-poly1305", GROUPS_MODERN },
+	    "aes128-gcm aes256-gcm chacha20-poly1305", GROUPS_MODERN, "off" },
+	{ "1.3", "1.3", "optional", "off", "aes256-gcm", GROUPS_CNSA2,
+	    "on" },
 };
 
 #define G(f)	GLOBAL, offsetof(struct config, f)
@@ -487,7 +505,7 @@ set_profile(struct parse *p)
 	const char *v;
 	char msg[8];
 
-	for (size_t i = 0; i < 6; i++) {
+	for (size_t i = 0; i < NPROFILE_KEYS; i++) {
 		v = profile_sets[p->cur->profile][i];
 		if (!line_of(p, profile_keys[i]))
 			(void)set_value(p, find_key(profile_keys[i],

@@ -31,7 +31,7 @@ enum { LOG_TO_STDERR, LOG_TO_SYSLOG };
  * index of its entry in tls_suites[] (tlswire.h).
  */
 enum { SUITE_AES128_GCM, SUITE_AES256_GCM, SUITE_CHACHA20 };
-enum { PROFILE_DEFAULT, PROFILE_BSI, PROFILE_MODERN };
+enum { PROFILE_DEFAULT, PROFILE_BSI, PROFILE_MODERN, PROFILE_CNSA2 };
 #define CONFIG_LIST_MAX	8
 
 /* An ordered list of codes from one config_name table, no duplicates. */
