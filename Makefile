@@ -309,6 +309,7 @@ check: all asan unit build/allocshim.so build/alloc-selftest $(B)/tlsload \
 	TLSGATE_TEST_TLS_MAX=1.2 $(PY) tests/run.py --bin $(B)/tlsgate
 	TLSGATE_ASAN=1 $(PY) tests/run.py --bin build/asan/tlsgate
 	$(MAKE) check-system
+	$(MAKE) check-nopq
 	$(MAKE) fuzz
 	$(MAKE) soak SOAK_SECONDS=120 SOAK_FLOOR=150 SOAK_PEER=none
 	sh tests/memcheck.sh --bin $(B)/tlsgate
@@ -362,6 +363,18 @@ check-system:
 	    build/$(OTHER_BEARSSL)/tlsgate
 	$(PY) tests/run.py --bin build/$(OTHER_BEARSSL)/tlsgate -k test_clients \
 	    -k test_resumption -k test_refusals -k test_bulk -k test_downgrade
+
+# PQ=0 leaves every ML-KEM, Keccak and hybrid symbol out of the binary
+# (nm), and the tests that concern the groups and profiles still pass.
+NOPQ_SYMS = mlkem|keccak|sha3_|shake1|shake2|hybrid|kpke
+check-nopq:
+	$(MAKE) PQ=0 B=build/nopq build/nopq/tlsgate
+	@if nm build/nopq/tlsgate | grep -i -E '$(NOPQ_SYMS)'; then \
+	    echo "PQ=0 left the symbols above in"; exit 1; fi
+	@nm $(B)/tlsgate | grep -q -E 'mlkem_encaps' || \
+	    { echo "nm finds no ML-KEM in the PQ=1 build either"; exit 1; }
+	$(PY) tests/run.py --bin build/nopq/tlsgate -k test_pq -k test_policy \
+	    -k test_config
 
 # Fuzz targets (clang's libFuzzer); each runs FUZZ_SECONDS on a copy of
 # its seed corpus from tests/fuzz/<name>/.
@@ -499,7 +512,7 @@ demo:
 clean:
 	rm -rf build
 
-.PHONY: all asan bench bench-crypto check check-system demo fuzz lint \
+.PHONY: all asan bench bench-crypto check check-nopq check-system demo fuzz lint \
 	latency overload soak test unit clean
 
 # Cross builds, the static binary, the small profile, make size,

@@ -287,6 +287,8 @@ choose_group(const struct eng *c, const struct hello *h,
 				*group = g[i];
 				return HELLO_HRR;
 			}
+#else
+	(void)c;
 #endif
 	return r;
 }
