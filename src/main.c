@@ -107,7 +107,7 @@ print_footprint(const struct config *c)
 	 * The client's share (1,216, 1,249 or 1,665 bytes) is read where it
 	 * lies in the input buffer; the answer is made on the stack
 	 * (gcc -fstack-usage, x86-64: hs13_hello 2.5 KB, K-PKE.Encrypt 3.7
-	 * KB for ML-KEM-1024, 3.2 KB for -768).
+	 * KB, either parameter set).
 	 */
 	printf("x25519mlkem768 secp256r1mlkem768 secp384r1mlkem1024 = built "
 	    "in, 0 per slot (the client's share, up to 1,665 bytes, stays "
