@@ -38,78 +38,61 @@ static const struct config_name facilities[] = { { "user", 1 },
 	{ "daemon", 3 }, { "auth", 4 }, { "authpriv", 10 }, { "local0", 16 },
 	{ "local1", 17 }, { "local2", 18 }, { "local3", 19 }, { "local4", 20 },
 	{ "local5", 21 }, { "local6", 22 }, { "local7", 23 }, { NULL, 0 } };
-const struct config_name config_suite_names[] = {
-	{ "aes128-gcm", SUITE_AES128_GCM }, { "aes256-gcm", SUITE_AES256_GCM },
-	{ "chacha20-poly1305", SUITE_CHACHA20 }, { NULL, 0 } };
 /*
  * Suites that went with TLS 1.0 and 1.1 (RFC 8996): a file that still
  * names one is told so, not just that the name is unknown.
  */
 static const struct config_name removed_suites[] = { { "aes128-cbc", 0 },
 	{ "aes256-cbc", 0 }, { NULL, 0 } };
-/*
- * IANA's names and numbers (TLS Supported Groups).  The *mlkem* three
- * are TLS 1.3's post-quantum hybrids (draft-ietf-tls-ecdhe-mlkem), left
- * out of a build without ML-KEM (make PQ=0).
- */
-const struct config_name config_group_names[] = {
-#ifndef TLSGATE_NO_MLKEM
-	{ "x25519mlkem768", GROUP_X25519MLKEM768 },
-	{ "secp256r1mlkem768", GROUP_SECP256R1MLKEM768 },
-	{ "secp384r1mlkem1024", GROUP_SECP384R1MLKEM1024 },
-#endif
-	{ "x25519", GROUP_X25519 }, { "secp256r1", GROUP_SECP256R1 },
-	{ "secp384r1", GROUP_SECP384R1 }, { "secp521r1", GROUP_SECP521R1 },
-	{ NULL, 0 } };
-#ifndef TLSGATE_NO_MLKEM
-#define GROUPS_ALL	"x25519mlkem768 secp256r1mlkem768 secp384r1mlkem1024 " \
-			"x25519 secp256r1 secp384r1 secp521r1"
-#define GROUPS_MODERN	"x25519mlkem768 secp256r1mlkem768 x25519 secp256r1 " \
-			"secp384r1"
-#define GROUPS_BSI	"secp256r1mlkem768 secp256r1 secp384r1 secp521r1"
-#define GROUPS_CNSA2	"secp384r1mlkem1024 secp384r1"
-#else
-#define GROUPS_ALL	"x25519 secp256r1 secp384r1 secp521r1"
-#define GROUPS_MODERN	"x25519 secp256r1 secp384r1"
-#define GROUPS_BSI	"secp256r1 secp384r1 secp521r1"
-#define GROUPS_CNSA2	"secp384r1"
-#endif
 static const struct config_name profiles[] = { { "default", PROFILE_DEFAULT },
 	{ "bsi", PROFILE_BSI }, { "modern", PROFILE_MODERN },
 	{ "cnsa2", PROFILE_CNSA2 }, { NULL, 0 } };
 static const struct config_name ems_modes[] = { { "optional", 0 },
 	{ "required", 1 }, { NULL, 0 } };
 /*
- * What a profile sets: values for profile_keys[], spelled as in the file
+ * What a profile sets: values for profile_keys[], spelled as in the file,
+ * and the suites and groups whose registry rows (tlswire.c) name it
  * (docs/engine.md and tlsgate.conf(5) quote the sources).
  * bsi: BSI TR-02102-2's TLS 1.2 and 1.3 suites and groups that tlsgate
- * has (it lists no ChaCha20-Poly1305 and no X25519), led by the hybrid
- * of ML-KEM-768 with its secp256r1 (TR-02102-1 recommends ML-KEM only
- * in hybrid with a recommended classical scheme), the extended master
- * secret it asks of TLS 1.2, and no stateless tickets: their key, not
- * the session, then decides forward secrecy, and the guideline prefers
- * resumption state the server keeps; the session cache resumes both
- * versions instead.  modern: Mozilla's, TLS 1.3 only, where EMS does
- * not apply.  cnsa2: CNSA 2.0's ML-KEM-1024, P-384, AES-256 and SHA-384
- * (TLS_AES_256_GCM_SHA384), TLS 1.3 only; secp384r1 alone (CNSA 1.0's)
- * stays for clients without the hybrid while CNSA 2.0's transition has
- * servers "support and prefer" it, and hybrid_retry asks a client that
- * lists the hybrid without its share for it; no stateless tickets, as
- * bsi.  Its certificates: tls.c.
+ * has, the extended master secret it asks of TLS 1.2, and no stateless
+ * tickets: their key, not the session, then decides forward secrecy, and
+ * the guideline prefers resumption state the server keeps; the session
+ * cache resumes both versions instead.  modern: Mozilla's, TLS 1.3 only,
+ * where EMS does not apply.  cnsa2: CNSA 2.0, TLS 1.3 only; hybrid_retry
+ * asks a client that lists secp384r1mlkem1024 without its share for it,
+ * as CNSA 2.0's transition has servers "support and prefer" it; no
+ * stateless tickets, as bsi.  Its certificates: tls.c.
  */
 static const char *const profile_keys[] = { "tls_min", "tls_max", "ems",
-	"tickets", "suites", "groups", "hybrid_retry" };
+	"tickets", "hybrid_retry" };
 #define NPROFILE_KEYS	(sizeof(profile_keys) / sizeof(profile_keys[0]))
 static const char *const profile_sets[][NPROFILE_KEYS] = {
-	{ "1.2", "1.3", "optional", "on",
-	    "aes128-gcm aes256-gcm chacha20-poly1305", GROUPS_ALL, "off" },
-	{ "1.2", "1.3", "required", "off", "aes128-gcm aes256-gcm",
-	    GROUPS_BSI, "off" },
-	{ "1.3", "1.3", "optional", "on",
-	    "aes128-gcm aes256-gcm chacha20-poly1305", GROUPS_MODERN, "off" },
-	{ "1.3", "1.3", "optional", "off", "aes256-gcm", GROUPS_CNSA2,
-	    "on" },
+	{ "1.2", "1.3", "optional", "on", "off" },
+	{ "1.2", "1.3", "required", "off", "off" },
+	{ "1.3", "1.3", "optional", "on", "off" },
+	{ "1.3", "1.3", "optional", "off", "on" },
 };
+
+/*
+ * K_SUITES' and K_GROUPS' names: row i of their registry, its config
+ * name, the code a config_list keeps (a suite's index, a group's wire
+ * code) and the profiles that list it; NULL past the end.
+ */
+const char *
+config_row(enum kind kind, size_t i, unsigned *code, unsigned *profiles)
+{
+	if (kind == K_SUITES && i < TLS_NSUITES) {
+		*code = (unsigned)i;
+		*profiles = tls_suites[i].profiles;
+		return tls_suites[i].cipher;
+	}
+	if (kind == K_GROUPS && i < tls_ngroups) {
+		*code = tls_groups[i].code;
+		*profiles = tls_groups[i].profiles;
+		return tls_groups[i].name;
+	}
+	return NULL;
+}
 
 #define G(f)	GLOBAL, offsetof(struct config, f)
 #define S(f)	SERVICE, offsetof(struct service, f)
@@ -148,8 +131,8 @@ static const struct key keys[] = {
 	{ "tls_max",		K_TLS,	S(tls_max), 0x0303, 0x0304, NULL },
 	{ "ems",		K_ENUM,	S(ems_required), 0, 0, ems_modes },
 	{ "tls_profile",	K_ENUM,	S(profile), 0, 0, profiles },
-	{ "suites",		K_LIST,	S(suites), 0, 0, config_suite_names },
-	{ "groups",		K_LIST,	S(groups), 0, 0, config_group_names },
+	{ "suites",		K_SUITES, S(suites), 0, 0, NULL },
+	{ "groups",		K_GROUPS, S(groups), 0, 0, NULL },
 	{ "mode",		K_ENUM,	S(mode), 0, 0, modes },
 	{ "proxy_protocol",	K_ENUM,	S(proxy), 0, 0, proxies },
 	{ "proxy_from",		K_NETS,	S(proxy_from), 0, 0, NULL },
@@ -320,39 +303,42 @@ find_name(const struct config_name *e, const char *v, size_t len)
 }
 
 /*
- * suites, groups: names from one table, in order, each at most once (so
- * no more than the table has).
+ * suites, groups: names from one registry, in order, each at most once
+ * (so no more than the registry has).
  */
 static const char *
-set_list(struct config_list *l, const struct config_name *names,
-    const char *v, size_t len, char *msg, size_t msgcap)
+set_list(struct config_list *l, const struct key *k, const char *v,
+    size_t len, char *msg, size_t msgcap)
 {
-	const struct config_name *e;
-	size_t i = 0, j, n;
+	const char *e;
+	size_t i = 0, j, n, r;
+	unsigned code, prof;
 
 	l->n = 0;
 	for (; (j = next_token(v, len, &i)) > 0; i += j) {
-		if ((e = find_name(names, v + i, j)) == NULL) {
-			n = (size_t)snprintf(msg, msgcap, names ==
-			    config_suite_names && find_name(removed_suites,
-			    v + i, j) != NULL ?
+		for (r = 0; (e = config_row(k->kind, r, &code, &prof)) != NULL; r++)
+			if (strlen(e) == j && memcmp(e, v + i, j) == 0)
+				break;
+		if (e == NULL) {
+			n = (size_t)snprintf(msg, msgcap, k->kind == K_SUITES &&
+			    find_name(removed_suites, v + i, j) != NULL ?
 			    "\"%.*s\": the CBC suites were removed with TLS 1.0 "
 			    "and 1.1; the AEAD ones remain:" :
 			    "unknown name \"%.*s\", not one of", (int)j, v + i);
-			for (e = names; e->name != NULL && n < msgcap; e++)
-				n += (size_t)snprintf(msg + n, msgcap - n, " %s",
-				    e->name);
+			for (r = 0; (e = config_row(k->kind, r, &code, &prof)) != NULL &&
+			    n < msgcap; r++)
+				n += (size_t)snprintf(msg + n, msgcap - n, " %s", e);
 			return msg;
 		}
-		for (unsigned k = 0; k < l->n; k++)
-			if (l->v[k] == e->code) {
+		for (unsigned q = 0; q < l->n; q++)
+			if (l->v[q] == code) {
 				snprintf(msg, msgcap, "\"%.*s\" named twice",
 				    (int)j, v + i);
 				return msg;
 			}
 		if (l->n == CONFIG_LIST_MAX)
 			return "too many names";
-		l->v[l->n++] = (unsigned short)e->code;
+		l->v[l->n++] = (unsigned short)code;
 	}
 	return l->n == 0 ? "an empty list" : NULL;
 }
@@ -448,8 +434,9 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 			    "%s %s", i == 0 ? "" : k->names[i + 1].name == NULL ?
 			    " or" : ",", k->names[i].name);
 		return msg;
-	case K_LIST:
-		return set_list((struct config_list *)(void *)field, k->names, v,
+	case K_SUITES:
+	case K_GROUPS:
+		return set_list((struct config_list *)(void *)field, k, v,
 		    len, msg, msgcap);
 	case K_MS:
 		if (len > 2 && memcmp(v + len - 2, "ms", 2) == 0) {
@@ -502,8 +489,12 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 static void
 set_profile(struct parse *p)
 {
+	static const char *const lists[] = { "suites", "groups" };
+	const struct key *k;
+	struct config_list *l;
 	const char *v;
 	char msg[8];
+	unsigned code, prof;
 
 	for (size_t i = 0; i < NPROFILE_KEYS; i++) {
 		v = profile_sets[p->cur->profile][i];
@@ -511,6 +502,16 @@ set_profile(struct parse *p)
 			(void)set_value(p, find_key(profile_keys[i],
 			    strlen(profile_keys[i])), v, strlen(v), 0, msg,
 			    sizeof(msg));
+	}
+	for (size_t i = 0; i < 2; i++) {
+		if (line_of(p, lists[i]))
+			continue;
+		k = find_key(lists[i], strlen(lists[i]));
+		l = (struct config_list *)(void *)((char *)p->cur + k->off);
+		l->n = 0;
+		for (size_t r = 0; config_row(k->kind, r, &code, &prof) != NULL; r++)
+			if (prof & 1u << p->cur->profile)
+				l->v[l->n++] = (unsigned short)code;
 	}
 }
 

@@ -24,14 +24,6 @@
 enum { MODE_TCP, MODE_HTTP };
 enum { PROXY_OFF, PROXY_V1, PROXY_V2 };
 enum { LOG_TO_STDERR, LOG_TO_SYSLOG };
-/*
- * Suites by cipher, one vocabulary for every TLS version: the key
- * exchange is ECDHE and the signature follows from the certificate.
- * AEAD only: the CBC ones went with TLS 1.0 and 1.1.  Each is the
- * index of its entry in tls_suites[] (tlswire.h).
- */
-enum { SUITE_AES128_GCM, SUITE_AES256_GCM, SUITE_CHACHA20 };
-enum { PROFILE_DEFAULT, PROFILE_BSI, PROFILE_MODERN, PROFILE_CNSA2 };
 #define CONFIG_LIST_MAX	8
 
 /* An ordered list of codes from one config_name table, no duplicates. */
@@ -64,8 +56,8 @@ struct service {
 	unsigned	tls_min;	/* 0x0303 or 0x0304 */
 	unsigned	tls_max;	/* 0x0303 or 0x0304 */
 	unsigned	ems_required;	/* TLS 1.2 without EMS: refused */
-	unsigned	profile;	/* PROFILE_*, as given */
-	struct config_list suites;	/* SUITE_*, server order */
+	unsigned	profile;	/* PROFILE_* (tlswire.h), as given */
+	struct config_list suites;	/* tls_suites[] indexes, our order */
 	struct config_list groups;	/* TLS group (curve) IDs, our order */
 	unsigned	mode;		/* MODE_* */
 	unsigned	proxy;		/* PROXY_* (tcp mode) */
@@ -112,8 +104,6 @@ struct config_name {
 	unsigned	 code;
 };
 extern const struct config_name config_levels[];
-extern const struct config_name config_suite_names[];
-extern const struct config_name config_group_names[];
 
 /*
  * The compiled-in defaults (TLSGATE_CONFIG in defaults.h), through the

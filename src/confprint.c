@@ -14,6 +14,8 @@ print_key(const struct key *k, const void *base, int (*put)(const char *))
 	const struct service *s = base;
 	unsigned u = *(const unsigned *)(const void *)f;
 	struct config_list l;
+	const char *name;
+	unsigned code, prof;
 	size_t n;
 
 	switch (k->kind) {
@@ -62,14 +64,16 @@ print_key(const struct key *k, const void *base, int (*put)(const char *))
 			    addr);
 		}
 		break;
-	case K_LIST:
+	case K_SUITES:
+	case K_GROUPS:
 		l = *(const struct config_list *)(const void *)f;
 		n = (size_t)snprintf(line, sizeof(line), "%s =", k->name);
 		for (unsigned i = 0; i < l.n && n < sizeof(line); i++)
-			for (const struct config_name *e = k->names; e->name; e++)
-				if (e->code == l.v[i])
+			for (size_t r = 0; (name = config_row(k->kind, r, &code,
+			    &prof)) != NULL; r++)
+				if (code == l.v[i])
 					n += (size_t)snprintf(line + n,
-					    sizeof(line) - n, " %s", e->name);
+					    sizeof(line) - n, " %s", name);
 		break;
 	case K_UINT:
 		snprintf(line, sizeof(line), "%s = %u", k->name, u);

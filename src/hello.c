@@ -233,32 +233,82 @@ list16(const unsigned char *m, size_t p, size_t end, size_t *at, size_t *n)
 	    p != end ? -1 : 0;
 }
 
-/* The bit of a value in a table of codepoints, or 0. */
-static unsigned
-bit(const unsigned short *t, size_t n, size_t v)
+/*
+ * The extensions read: a hello's exts has bit i for exts[i].  v: the
+ * versions that use it.  One TLS 1.2 alone uses is judged only when 1.2
+ * is chosen (struct hello's alert12), as OpenSSL does: a TLS 1.3 hello
+ * may carry any bytes in it.
+ */
+#define V12	1
+#define V13	2
+static const struct {
+	unsigned	code;
+	int		v;
+} exts[] = {
+	{ EXT_SERVER_NAME, V12 | V13 }, { EXT_MAX_FRAGMENT_LENGTH, V12 | V13 },
+	{ EXT_SUPPORTED_GROUPS, V12 | V13 }, { EXT_ALPN, V12 | V13 },
+	{ EXT_SIGNATURE_ALGORITHMS, V12 | V13 },
+	{ EXT_SUPPORTED_VERSIONS, V12 | V13 },	/* what says 1.3 */
+	{ EXT_PRE_SHARED_KEY, V13 }, { EXT_EARLY_DATA, V13 },
+	{ EXT_COOKIE, V13 }, { EXT_PSK_KEY_EXCHANGE_MODES, V13 },
+	{ EXT_KEY_SHARE, V13 },
+	{ EXT_EC_POINT_FORMATS, V12 }, { EXT_EXTENDED_MASTER_SECRET, V12 },
+	{ EXT_SESSION_TICKET, V12 }, { EXT_RENEGOTIATION_INFO, V12 },
+};
+#define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
+_Static_assert(NELEM(exts) <= 32, "struct hello's exts has a bit for each");
+
+/* The row of an extension in exts[], -1 for one not read. */
+static int
+ext_row(size_t code)
 {
-	for (size_t i = 0; i < n; i++)
-		if (t[i] == v)
-			return 1u << i;
-	return 0;
+	for (size_t i = 0; i < NELEM(exts); i++)
+		if (exts[i].code == code)
+			return (int)i;
+	return -1;
 }
 
-/* A group's HELLO_GROUP_* bit, 0 for one not in the registry. */
-static unsigned
-group_bit(size_t code)
+unsigned
+hello_ext(unsigned code)
 {
-	const struct tls_group *gr = tls_group_find((unsigned)code);
+	int i = ext_row(code);
+
+	return i < 0 ? 0 : 1u << i;
+}
+
+unsigned
+hello_group(unsigned code)
+{
+	const struct tls_group *gr = tls_group_find(code);
 
 	return gr != NULL ? 1u << (gr - tls_groups) : 0;
 }
 
-/* The extensions read, in the order of HELLO_EXT_*'s bits. */
-static const unsigned short exts[] = { EXT_SERVER_NAME, EXT_SUPPORTED_GROUPS,
-    EXT_SIGNATURE_ALGORITHMS, EXT_ALPN, EXT_PRE_SHARED_KEY, EXT_EARLY_DATA,
-    EXT_SUPPORTED_VERSIONS, EXT_COOKIE, EXT_PSK_KEY_EXCHANGE_MODES,
-    EXT_KEY_SHARE, EXT_EC_POINT_FORMATS, EXT_EXTENDED_MASTER_SECRET,
-    EXT_RENEGOTIATION_INFO, EXT_SESSION_TICKET, EXT_MAX_FRAGMENT_LENGTH };
-#define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
+unsigned
+hello_sig(unsigned code)
+{
+	const struct tls_sig *sg = tls_sig(code);
+
+	return sg != NULL ? 1u << (sg - tls_sigs) : 0;
+}
+
+/* The bit of suite s's code of kind k (TS_*). */
+static unsigned
+suite_bit(const struct tls_suite *s, int k)
+{
+	size_t i = (size_t)(s - tls_suites);
+
+	return k == TS_13 ? 1u << i : 1u << (i + TLS_NSUITES * (size_t)k);
+}
+
+unsigned
+hello_suite(unsigned code)
+{
+	int k;
+	const struct tls_suite *s = tls_suite_find(code, &k);
+
+	return s != NULL ? suite_bit(s, k) : 0;
+}
 
 /* server_name's body: host names only, one, 255 bytes at most. */
 static unsigned
@@ -386,7 +436,6 @@ static unsigned
 ext(const unsigned char *m, size_t t, size_t p, size_t end,
     struct hello *h)
 {
-	const struct tls_sig *sg;
 	size_t at, n, i;
 
 	switch (t) {
@@ -400,9 +449,9 @@ ext(const unsigned char *m, size_t t, size_t p, size_t end,
 			if (t == EXT_SUPPORTED_GROUPS && obsolete(tw_get16(m + i)))
 				h->obsolete = 1;
 			else if (t == EXT_SUPPORTED_GROUPS)
-				h->groups |= group_bit(tw_get16(m + i));
-			else if ((sg = tls_sig((unsigned)tw_get16(m + i))))
-				h->sigalgs |= 1u << (sg - tls_sigs);
+				h->groups |= hello_group((unsigned)tw_get16(m + i));
+			else
+				h->sigalgs |= hello_sig((unsigned)tw_get16(m + i));
 		return 0;
 	case EXT_ALPN:
 		return alpn(m, p, end, h);
@@ -429,11 +478,8 @@ ext(const unsigned char *m, size_t t, size_t p, size_t end,
 			h->psk_dhe_ke |= m[i] == 1;
 		return 0;
 	case EXT_EC_POINT_FORMATS:	/* RFC 8422 5.1.2 */
-		/* TLS 1.2's alone: hs12.c refuses a malformed one, 1.3 skips it. */
-		if (vec(m, &p, end, 1, 1, 255, &at, &n) || p != end) {
-			h->ecpf_bad = 1;
-			return 0;
-		}
+		if (vec(m, &p, end, 1, 1, 255, &at, &n) || p != end)
+			return bad(h, DECODE_ERROR, "bad-point-formats");
 		for (i = at; i < end; i++)
 			h->ecpf_uncompressed |= m[i] == 0;
 		return 0;
@@ -467,7 +513,9 @@ ext(const unsigned char *m, size_t t, size_t p, size_t end,
 static unsigned
 hello12(struct hello *h)
 {
-	if (h->exts & HELLO_EXT_SUPPORTED_VERSIONS ? !h->v12 :
+	if (h->alert12 != 0)
+		return bad(h, h->alert12, h->why12);
+	if ((h->exts & hello_ext(EXT_SUPPORTED_VERSIONS)) ? !h->v12 :
 	    h->legacy_version < TLS12)
 		return bad(h, PROTOCOL_VERSION, "version-below-1.2");
 	return 0;
@@ -478,7 +526,7 @@ hello_parse(const unsigned char *m, size_t len, struct hello *h)
 {
 	size_t p, end = len, at, n, t, g = 0, gn = 0, ks = 0, ksn = 0;
 	unsigned b, a;
-	int comp_null, comp_only, k;
+	int comp_null, comp_only, row, k;
 	const struct tls_suite *s;
 
 	memset(h, 0, sizeof(*h));
@@ -494,12 +542,9 @@ hello_parse(const unsigned char *m, size_t len, struct hello *h)
 		return bad(h, DECODE_ERROR, "bad-cipher-suites");
 	for (; n > 0; at += 2, n -= 2) {
 		t = tw_get16(m + at);
-		s = tls_suite_find((unsigned)t, &k);
-		if (s != NULL && k == TS_13)
-			h->suites |= 1u << (s - tls_suites);
-		else if (s != NULL)	/* bits as tlswire.h says */
-			h->suites12 |= 1u << ((size_t)(s - tls_suites) +
-			    TLS_NSUITES * (size_t)k);
+		if ((s = tls_suite_find((unsigned)t, &k)) != NULL)
+			*(k == TS_13 ? &h->suites : &h->suites12) |=
+			    suite_bit(s, k);
 		h->scsv |= t == SCSV;
 		h->reneg_scsv |= t == RENEG_SCSV;
 	}
@@ -521,19 +566,28 @@ hello_parse(const unsigned char *m, size_t len, struct hello *h)
 		p += 2;
 		if (vec(m, &p, end, 2, 0, 0xffff, &at, &n))
 			return bad(h, DECODE_ERROR, "bad-extension-length");
-		if ((b = bit(exts, NELEM(exts), t)) & h->exts)
+		if ((row = ext_row(t)) < 0)
+			continue;
+		if (h->exts & 1u << row)
 			return bad(h, ILLEGAL_PARAMETER, "duplicate-extension");
-		h->exts |= b;
-		if (b == HELLO_EXT_PRE_SHARED_KEY && p != end)
+		h->exts |= 1u << row;
+		if (t == EXT_PRE_SHARED_KEY && p != end)
 			return bad(h, ILLEGAL_PARAMETER, "psk-not-last");
-		if (b == HELLO_EXT_SUPPORTED_GROUPS)
+		if (t == EXT_SUPPORTED_GROUPS)
 			(void)list16(m, at, p, &g, &gn);
-		if (b == HELLO_EXT_KEY_SHARE) {
+		if (t == EXT_KEY_SHARE) {
 			ks = at;
 			ksn = n;
 		}
-		if ((a = ext(m, t, at, p, h)) != 0)
+		if ((a = ext(m, t, at, p, h)) == 0)
+			continue;
+		if (exts[row].v != V12)
 			return a;
+		if (h->alert12 == 0) {
+			h->alert12 = a;
+			h->why12 = h->why;
+		}
+		h->why = NULL;
 	}
 	if (!h->v13)
 		return hello12(h);
@@ -544,14 +598,15 @@ hello_parse(const unsigned char *m, size_t len, struct hello *h)
 	if (h->legacy_version < TLS12)
 		return bad(h, PROTOCOL_VERSION, "legacy-version-below-1.2");
 	/* RFC 8446 9.2 and 4.2.9. */
-	b = h->exts & (HELLO_EXT_SUPPORTED_GROUPS | HELLO_EXT_KEY_SHARE);
-	if (b != 0 && b != (HELLO_EXT_SUPPORTED_GROUPS | HELLO_EXT_KEY_SHARE))
+	a = hello_ext(EXT_SUPPORTED_GROUPS) | hello_ext(EXT_KEY_SHARE);
+	b = h->exts & a;
+	if (b != 0 && b != a)
 		return bad(h, MISSING_EXTENSION, "groups-and-key-share-unpaired");
-	if (!(h->exts & HELLO_EXT_PRE_SHARED_KEY) &&
-	    (!(h->exts & HELLO_EXT_SIGNATURE_ALGORITHMS) || b == 0))
+	if (!(h->exts & hello_ext(EXT_PRE_SHARED_KEY)) &&
+	    (!(h->exts & hello_ext(EXT_SIGNATURE_ALGORITHMS)) || b == 0))
 		return bad(h, MISSING_EXTENSION, "no-psk-no-sigalgs-or-groups");
-	if ((h->exts & HELLO_EXT_PRE_SHARED_KEY) &&
-	    !(h->exts & HELLO_EXT_PSK_KEY_EXCHANGE_MODES))
+	if ((h->exts & hello_ext(EXT_PRE_SHARED_KEY)) &&
+	    !(h->exts & hello_ext(EXT_PSK_KEY_EXCHANGE_MODES)))
 		return bad(h, MISSING_EXTENSION, "psk-without-modes");
 	return b != 0 ? shares(m, ks, ks + ksn, g, gn, h) : 0;
 }
@@ -576,7 +631,7 @@ hello_choose_group(const struct hello *h, const unsigned *pref, size_t n,
 	}
 	for (unsigned hrr = 0; hrr < 2; hrr++)
 		for (size_t i = 0; i < n; i++) {
-			unsigned b = group_bit(pref[i]);
+			unsigned b = hello_group(pref[i]);
 
 			if (b != 0 && ((hrr ? h->groups : h->shares) & b)) {
 				*group = pref[i];

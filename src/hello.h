@@ -31,7 +31,10 @@
  * Alerts are RFC 8446 6.2 codes.  What the parser enforces, from the
  * hello alone, in a hello that offers TLS 1.3 (RFC 8446 4.1.2, 4.2,
  * 9.2); a TLS 1.2 hello is held to framing, compression (null among
- * them), the extensions' own formats and the version rules only:
+ * them), the extensions' own formats and the version rules only.  The
+ * format of an extension TLS 1.2 alone uses (ec_point_formats,
+ * extended_master_secret, session_ticket, renegotiation_info) is judged
+ * only if 1.2 is chosen (alert12):
  *  - decode_error: framing and vector lengths;
  *  - illegal_parameter: legacy_compression_methods other than {0}, an
  *    extension tlsgate reads seen twice, pre_shared_key not last, a key
@@ -52,6 +55,8 @@
 #define TLSGATE_HELLO_H
 
 #include <stddef.h>
+
+#include "tlswire.h"
 
 /*
  * The longest ClientHello body its vectors allow: version 2, random 32,
@@ -110,63 +115,17 @@ int	hello_classify(const unsigned char *buf, size_t len, size_t cap,
  */
 size_t	hello_defrag(unsigned char *buf, size_t end);
 
-/* The suites offered: bit i is tls_suites[i] (tlswire.h) in TLS 1.3, */
-#define HELLO_SUITE_AES_128_GCM_SHA256		0x01
-#define HELLO_SUITE_AES_256_GCM_SHA384		0x02
-#define HELLO_SUITE_CHACHA20_POLY1305_SHA256	0x04
-/* and in TLS 1.2 (suites12): with ECDSA, then with RSA. */
-#define T12_SUITE_ECDSA_AES_128_GCM	0x01
-#define T12_SUITE_ECDSA_AES_256_GCM	0x02
-#define T12_SUITE_ECDSA_CHACHA20	0x04
-#define T12_SUITE_RSA_AES_128_GCM	0x08
-#define T12_SUITE_RSA_AES_256_GCM	0x10
-#define T12_SUITE_RSA_CHACHA20		0x20
-
-/* The groups offered: bit i is tls_groups[i] (tlswire.h). */
-#define HELLO_GROUP_X25519	0x01
-#define HELLO_GROUP_SECP256R1	0x02
-#define HELLO_GROUP_SECP384R1	0x04
-#define HELLO_GROUP_SECP521R1	0x08
-/* Known only when built in (not with TLSGATE_NO_MLKEM). */
-#define HELLO_GROUP_X25519MLKEM768 0x10
-#define HELLO_GROUP_SECP256R1MLKEM768 0x20
-#define HELLO_GROUP_SECP384R1MLKEM1024 0x40
-#define HELLO_NGROUPS		7	/* the hybrids included */
-
-/* The signature schemes offered: bit i is tls_sigs[i] (tlswire.h). */
-#define HELLO_SIG_ECDSA_SECP256R1_SHA256	0x001
-#define HELLO_SIG_ECDSA_SECP384R1_SHA384	0x002
-#define HELLO_SIG_ECDSA_SECP521R1_SHA512	0x004
-#define HELLO_SIG_RSA_PSS_RSAE_SHA256	0x008
-#define HELLO_SIG_RSA_PSS_RSAE_SHA384	0x010
-#define HELLO_SIG_RSA_PSS_RSAE_SHA512	0x020
-#define HELLO_SIG_RSA_PSS_PSS_SHA256	0x040
-#define HELLO_SIG_RSA_PSS_PSS_SHA384	0x080
-#define HELLO_SIG_RSA_PSS_PSS_SHA512	0x100
-#define HELLO_SIG_RSA_PKCS1_SHA256	0x200
-#define HELLO_SIG_RSA_PKCS1_SHA384	0x400
-#define HELLO_SIG_RSA_PKCS1_SHA512	0x800
-#define HELLO_SIG_RSA_PKCS1_SHA1		0x1000
-#define HELLO_SIG_ECDSA_SHA1		0x2000
-#define HELLO_SIG_ECDSA_SHA224		0x4000
-#define HELLO_SIG_RSA_PKCS1_SHA224	0x8000
-
-/* Extensions seen (struct hello's exts). */
-#define HELLO_EXT_SERVER_NAME		0x001	/* 0 */
-#define HELLO_EXT_SUPPORTED_GROUPS	0x002	/* 10 */
-#define HELLO_EXT_SIGNATURE_ALGORITHMS	0x004	/* 13 */
-#define HELLO_EXT_ALPN			0x008	/* 16 */
-#define HELLO_EXT_PRE_SHARED_KEY		0x010	/* 41 */
-#define HELLO_EXT_EARLY_DATA		0x020	/* 42 */
-#define HELLO_EXT_SUPPORTED_VERSIONS	0x040	/* 43 */
-#define HELLO_EXT_COOKIE			0x080	/* 44 */
-#define HELLO_EXT_PSK_KEY_EXCHANGE_MODES	0x100	/* 45 */
-#define HELLO_EXT_KEY_SHARE		0x200	/* 51 */
-#define HELLO_EXT_EC_POINT_FORMATS	0x400	/* 11 */
-#define HELLO_EXT_EXTENDED_MASTER_SECRET	0x800	/* 23 */
-#define HELLO_EXT_RENEGOTIATION_INFO	0x1000	/* 0xff01 */
-#define HELLO_EXT_SESSION_TICKET		0x2000	/* 35 */
-#define HELLO_EXT_MAX_FRAGMENT_LENGTH	0x4000	/* 1 */
+/*
+ * struct hello's bits, each the index of its code point's row: in
+ * tls_suites[] (in suites for a TLS 1.3 code; in suites12 for a TLS 1.2
+ * one: i with ECDSA, TLS_NSUITES + i with RSA), tls_groups[] (groups,
+ * shares), tls_sigs[] (sigalgs), and hello.c's table of the extensions it
+ * reads (exts).  0 for a code the registry does not have.
+ */
+unsigned hello_suite(unsigned code);
+unsigned hello_group(unsigned code);
+unsigned hello_sig(unsigned code);
+unsigned hello_ext(unsigned code);
 
 /*
  * A parsed ClientHello.  Every offset is from the start of the message
@@ -177,23 +136,28 @@ struct hello {
 	unsigned	 legacy_version;
 	size_t		 random;		/* 32 bytes */
 	size_t		 sid, sid_len;		/* legacy_session_id, <= 32 */
-	unsigned	 suites;		/* HELLO_SUITE_* */
+	unsigned	 suites;		/* hello_suite() bits */
 	int		 scsv;			/* TLS_FALLBACK_SCSV */
 	int		 v13;			/* supported_versions has 0x0304 */
 	int		 v12;			/* ... 0x0303 */
-	unsigned	 suites12;		/* T12_SUITE_* */
+	unsigned	 suites12;		/* ... of TLS 1.2 codes */
 	int		 reneg_scsv;		/* TLS_EMPTY_RENEGOTIATION_INFO */
 	int		 reneg_bad;		/* renegotiation_info not empty */
 	int		 ecpf_uncompressed;	/* ec_point_formats has it */
-	int		 ecpf_bad;		/* ... is malformed (1.2 only) */
 	int		 obsolete;		/* a group TLS 1.3 ruled out */
 	unsigned	 mfl;			/* max_fragment_length, 1 .. 4 */
-	unsigned	 exts;			/* HELLO_EXT_* present */
-	unsigned	 groups;		/* HELLO_GROUP_* supported */
-	unsigned	 shares;		/* HELLO_GROUP_* with a key share */
+	unsigned	 exts;			/* hello_ext() bits present */
+	/*
+	 * A malformed extension that TLS 1.2 alone uses: the alert it
+	 * earns if 1.2 is chosen, and why; a TLS 1.3 handshake skips it.
+	 */
+	unsigned	 alert12;
+	const char	*why12;
+	unsigned	 groups;		/* hello_group() bits supported */
+	unsigned	 shares;		/* ... with a key share */
 	/* Where each group's share is, in tls_groups' order (hello_share). */
-	size_t		 share_at[HELLO_NGROUPS];
-	unsigned	 sigalgs;		/* HELLO_SIG_* */
+	size_t		 share_at[TLS_NGROUPS_MAX];
+	unsigned	 sigalgs;		/* hello_sig() bits */
 	int		 psk_dhe_ke;		/* psk_key_exchange_modes has it */
 	/*
 	 * pre_shared_key: the identities list's body, the number of

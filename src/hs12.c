@@ -108,11 +108,10 @@ group12(const struct hello *h, const struct eng_choice *ch)
 
 	for (size_t i = 0; i < n; i++) {
 		const struct tls_group *gr = tls_group_find(g[i]);
-		unsigned b = gr != NULL && gr->curve != 0 ?
-		    1u << (gr - tls_groups) : 0;
+		unsigned b = gr != NULL && gr->curve != 0 ? hello_group(g[i]) : 0;
 
-		if (h->exts & HELLO_EXT_SUPPORTED_GROUPS ? (h->groups & b) != 0 :
-		    b != 0 && b != HELLO_GROUP_X25519)
+		if ((h->exts & hello_ext(EXT_SUPPORTED_GROUPS)) ?
+		    (h->groups & b) != 0 : b != 0 && g[i] != GROUP_X25519)
 			return g[i];
 	}
 	return 0;
@@ -123,11 +122,9 @@ static int
 offered(const struct hello *h, unsigned suite)
 {
 	int k;
-	const struct tls_suite *s = tls_suite_find(suite, &k);
 
-	return s != NULL && k != TS_13 &&
-	    (h->suites12 >> ((size_t)(s - tls_suites) +
-	    TLS_NSUITES * (size_t)k) & 1) != 0;
+	return tls_suite_find(suite, &k) != NULL && k != TS_13 &&
+	    (h->suites12 & hello_suite(suite)) != 0;
 }
 
 /*
@@ -188,6 +185,9 @@ hs12_hello(struct eng *c, const unsigned char *m, size_t len,
 	unsigned alert, suite;
 
 	c->version = TLS12;
+	/* A malformed extension of TLS 1.2's own, ignored by a 1.3 hello. */
+	if (h->alert12 != 0)
+		return eng_refuse(c, h->alert12, h->why12);
 	if (c->ops->vmin > TLS12)
 		return eng_refuse(c, BR_ALERT_PROTOCOL_VERSION,
 		    "protocol-version");
@@ -199,15 +199,15 @@ hs12_hello(struct eng *c, const unsigned char *m, size_t len,
 	if (h->reneg_bad)
 		return BR_ALERT_HANDSHAKE_FAILURE;
 	/* RFC 8422 5.1.2: uncompressed points, the one form we write. */
-	if (h->ecpf_bad)
-		return eng_refuse(c, BR_ALERT_DECODE_ERROR, "bad-point-formats");
-	if ((h->exts & HELLO_EXT_EC_POINT_FORMATS) && !h->ecpf_uncompressed)
+	if ((h->exts & hello_ext(EXT_EC_POINT_FORMATS)) &&
+	    !h->ecpf_uncompressed)
 		return BR_ALERT_ILLEGAL_PARAMETER;
-	c->reneg = h->reneg_scsv || (h->exts & HELLO_EXT_RENEGOTIATION_INFO);
-	c->ecpf = (h->exts & HELLO_EXT_EC_POINT_FORMATS) != 0;
-	c->ems = (h->exts & HELLO_EXT_EXTENDED_MASTER_SECRET) != 0;
+	c->reneg = h->reneg_scsv ||
+	    (h->exts & hello_ext(EXT_RENEGOTIATION_INFO));
+	c->ecpf = (h->exts & hello_ext(EXT_EC_POINT_FORMATS)) != 0;
+	c->ems = (h->exts & hello_ext(EXT_EXTENDED_MASTER_SECRET)) != 0;
 	/* RFC 5077 3.2: a client that takes tickets; one is owed it. */
-	c->nst_owed = (h->exts & HELLO_EXT_SESSION_TICKET) &&
+	c->nst_owed = (h->exts & hello_ext(EXT_SESSION_TICKET)) &&
 	    c->ops->seal != NULL;
 	if ((suite = resume(c, m, h, &alert)) == 0 && alert != 0)
 		return alert;

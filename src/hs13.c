@@ -191,7 +191,7 @@ psk(struct eng *c, const unsigned char *m, const struct hello *h,
 	int ok;
 
 	if ((c->ops->open == NULL && c->ops->load == NULL) ||
-	    !(h->exts & HELLO_EXT_PRE_SHARED_KEY) || !h->psk_dhe_ke)
+	    !(h->exts & hello_ext(EXT_PRE_SHARED_KEY)) || !h->psk_dhe_ke)
 		return 0;
 	idlen = tw_get16(m + h->psk_ids);
 	memset(&sp, 0, sizeof(sp));
@@ -350,7 +350,7 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 		th_init(&c->th, dig);
 		memcpy(c->sid, m + h.sid, h.sid_len);
 		c->sid_len = h.sid_len;
-		c->skip_early = (h.exts & HELLO_EXT_EARLY_DATA) != 0;
+		c->skip_early = (h.exts & hello_ext(EXT_EARLY_DATA)) != 0;
 		c->early_left = EARLY_MAX;
 	}
 	if (alert == HELLO_HRR) {
@@ -373,7 +373,7 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 		hello_digest(m, len, d);
 		if (group != c->group || ch.suite != c->ch.suite ||
 		    memcmp(d, c->ch1, sizeof(d)) != 0 ||
-		    (h.exts & HELLO_EXT_EARLY_DATA))
+		    (h.exts & hello_ext(EXT_EARLY_DATA)))
 			return BR_ALERT_ILLEGAL_PARAMETER;
 		/* 0-RTT records come before this hello, never after it. */
 		c->skip_early = 0;

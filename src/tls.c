@@ -490,7 +490,7 @@ scheme(const struct cred *c, const struct hello *h, int v13)
 {
 	int ec = c->key_type == BR_KEYTYPE_EC;
 
-	if (!v13 && !(h->exts & HELLO_EXT_SIGNATURE_ALGORITHMS))
+	if (!v13 && !(h->exts & hello_ext(EXT_SIGNATURE_ALGORITHMS)))
 		return ec ? SIG_ECDSA_SHA1 : SIG_RSA_PKCS1_SHA1;
 	for (size_t i = 0; i < tls_nsigs; i++) {
 		const struct tls_sig *s = &tls_sigs[i];
@@ -513,11 +513,13 @@ suite(const struct tls_svc *sv, const struct cred *c, const struct hello *h,
 	int k = c->key_type == BR_KEYTYPE_EC ? TS_ECDSA : TS_RSA;
 
 	for (unsigned i = 0; i < sv->suites.n; i++) {
-		unsigned s = sv->suites.v[i];
+		unsigned s = sv->suites.v[i], code;
 
-		if (s < TLS_NSUITES && (v13 ? h->suites >> s & 1 :
-		    h->suites12 >> (s + TLS_NSUITES * k) & 1))
-			return tls_suites[s].code[v13 ? TS_13 : k];
+		if (s >= TLS_NSUITES)
+			continue;
+		code = tls_suites[s].code[v13 ? TS_13 : k];
+		if ((v13 ? h->suites : h->suites12) & hello_suite(code))
+			return code;
 	}
 	return 0;
 }
@@ -530,7 +532,7 @@ static int
 curve_offered(const struct cred *c, const struct hello *h, int v13)
 {
 	if (v13 || c->key_type != BR_KEYTYPE_EC ||
-	    !(h->exts & HELLO_EXT_SUPPORTED_GROUPS))
+	    !(h->exts & hello_ext(EXT_SUPPORTED_GROUPS)))
 		return 1;
 	for (size_t i = 0; i < tls_ngroups; i++)
 		if (tls_groups[i].curve == c->ec.curve)

@@ -21,10 +21,9 @@ tls_suite_name(unsigned s)
 const char *
 tls_group_name(unsigned g)
 {
-	for (const struct config_name *e = config_group_names; e->name; e++)
-		if (e->code == g)
-			return e->name;
-	return "none";
+	const struct tls_group *e = tls_group_find(g);
+
+	return e != NULL ? e->name : "none";
 }
 
 const char *

@@ -113,13 +113,25 @@ tw_get24(const unsigned char *p)
 }
 
 /*
+ * The TLS profiles (tls_profile in the config file): each registry row
+ * says which ones take it, as a bit 1 << PROFILE_*.
+ */
+enum { PROFILE_DEFAULT, PROFILE_BSI, PROFILE_MODERN, PROFILE_CNSA2 };
+#define IN_DEFAULT	(1u << PROFILE_DEFAULT)
+#define IN_BSI		(1u << PROFILE_BSI)
+#define IN_MODERN	(1u << PROFILE_MODERN)
+#define IN_CNSA2	(1u << PROFILE_CNSA2)
+#define IN_ALL		(IN_DEFAULT | IN_BSI | IN_MODERN | IN_CNSA2)
+
+/*
  * The registry of signature schemes: every scheme a hello's
- * signature_algorithms is read for, in the order of its HELLO_SIG_* bit,
- * which is also the server's order of preference.  The one place each
- * scheme is described; the engine's files and tls.c look schemes up
- * here.  hash is BearSSL's hash ID (br_sha256_ID...: no class, so that
- * hello.c links without BearSSL's code); curve, for ECDSA, the curve
- * TLS 1.3 binds the scheme to; oid, for PKCS#1 v1.5, the DigestInfo.
+ * signature_algorithms is read for, which is also the server's order of
+ * preference.  A hello's sigalgs has bit i for tls_sigs[i] (hello_sig()).
+ * The one place each scheme is described; the engine's files and tls.c
+ * look schemes up here.  hash is BearSSL's hash ID (br_sha256_ID...: no
+ * class, so that hello.c links without BearSSL's code); curve, for
+ * ECDSA, the curve TLS 1.3 binds the scheme to; oid, for PKCS#1 v1.5,
+ * the DigestInfo.
  */
 enum { SIG_ECDSA = 1, SIG_PSS, SIG_PKCS1 };
 struct tls_sig {
@@ -135,36 +147,48 @@ extern const size_t tls_nsigs;
 const struct tls_sig *tls_sig(unsigned code);
 
 /*
- * The registry of named groups, in the order of their HELLO_GROUP_* bits:
- * the one place each group is described.  curve is BearSSL's curve ID,
- * 0 for X25519MLKEM768 (TLS 1.3 only, hybrid.c; absent with
- * TLSGATE_NO_MLKEM); share, the client's share length (an ECDHE
- * server's too); point, whether that share is an uncompressed point
- * (0x04, X, Y); why, the reason a share of another length or form gets.
+ * The registry of named groups, in the server's default order of
+ * preference: the one place each group is described.  A hello's groups
+ * and shares have bit i for tls_groups[i] (hello_group()).  name: IANA's,
+ * as the config file and the log spell it; profiles: 1 << PROFILE_* of
+ * the profiles that list it; curve is BearSSL's curve ID, 0 for the
+ * hybrids (TLS 1.3 only, hybrid.c; absent with TLSGATE_NO_MLKEM);
+ * share, the client's share length (an ECDHE server's too); point,
+ * whether that share is an uncompressed point (0x04, X, Y); why, the
+ * reason a share of another length or form gets.
  */
 struct tls_group {
 	unsigned	 code;
+	const char	*name;
+	unsigned	 profiles;
 	int		 curve, point;
 	size_t		 share;
 	const char	*why;
 };
+/* Room for every group in a hello's bitmasks and share offsets. */
+#define TLS_NGROUPS_MAX	8
 extern const struct tls_group tls_groups[];
 extern const size_t tls_ngroups;
 /* The group with this wire code, NULL if there is none. */
 const struct tls_group *tls_group_find(unsigned code);
 
 /*
- * The registry of cipher suites, one entry per AEAD in the order of
- * config.h's SUITE_*: the one place each suite is described.  code and
- * name (the log's) by TS_*: TLS 1.2 with ECDHE_ECDSA, with ECDHE_RSA,
- * TLS 1.3.  struct hello's bit for tls_suites[i]'s TLS 1.3 code is i,
- * for its code[k] in TLS 1.2, i + TLS_NSUITES * k.  key: the key's
+ * The registry of cipher suites, one entry per AEAD in the server's
+ * default order: the one place each suite is described.  cipher: the
+ * config file's name, one for every version (the key exchange is ECDHE,
+ * the signature follows from the certificate; AEAD only, the CBC suites
+ * went with TLS 1.0 and 1.1); a service's suites are indexes in this
+ * table.  profiles as for groups.  code and name (the log's) by TS_*:
+ * TLS 1.2 with ECDHE_ECDSA, with ECDHE_RSA, TLS 1.3.  A hello's bit for
+ * tls_suites[i]'s code[k] is hello_suite(code[k]).  key: the key's
  * length; iv12: TLS 1.2's fixed IV's (RFC 5288, RFC 7905); hash:
  * BearSSL's hash ID of the PRF and HKDF (no class, as for tls_sigs);
  * chacha: the AEAD is ChaCha20-Poly1305, else AES-GCM.
  */
 enum { TS_ECDSA, TS_RSA, TS_13 };
 struct tls_suite {
+	const char	*cipher;
+	unsigned	 profiles;
 	unsigned	 code[3];
 	const char	*name[3];
 	size_t		 key, iv12;

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "defaults.h"
+#include "tlswire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -26,10 +27,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (config_parse(&c, "f", (const char *)data, size, err,
 	    sizeof(err)) == 0) {
 		unsigned cache = 0;
-		size_t ngroups = 0;
-
-		while (config_group_names[ngroups].name != NULL)
-			ngroups++;
 
 		if (c.slots < 1 || c.slots > TLSGATE_MAX_SLOTS ||
 		    c.redirect_slots < 1 || c.redirect_slots > TLSGATE_MAX_PLAIN ||
@@ -53,21 +50,24 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    s->certs[0].key[0] == '\0')
 				abort();
 			/* suites and groups: some, each once, AEAD only. */
-			if (s->groups.n < 1 || s->groups.n > ngroups ||
-			    s->suites.n < 1 || s->suites.n > 3 ||
+			if (s->groups.n < 1 || s->groups.n > tls_ngroups ||
+			    s->suites.n < 1 || s->suites.n > TLS_NSUITES ||
 			    s->profile > PROFILE_MODERN)
 				abort();
 			for (unsigned j = 0; j < s->suites.n; j++) {
-				if (s->suites.v[j] > SUITE_CHACHA20)
+				if (s->suites.v[j] >= TLS_NSUITES)
 					abort();
 				for (unsigned k = 0; k < j; k++)
 					if (s->suites.v[k] == s->suites.v[j])
 						abort();
 			}
-			for (unsigned j = 0; j < s->groups.n; j++)
+			for (unsigned j = 0; j < s->groups.n; j++) {
+				if (tls_group_find(s->groups.v[j]) == NULL)
+					abort();
 				for (unsigned k = 0; k < j; k++)
 					if (s->groups.v[k] == s->groups.v[j])
 						abort();
+			}
 		}
 		if (cache > TLSGATE_MAX_CACHE)
 			abort();

@@ -99,7 +99,11 @@ parse(const uint8_t *m, size_t len, struct hello *h)
 	    (a != 0) != (h->why != NULL) || !inside(h, len))
 		abort();
 	if (a == 0 && (h->host_len > 255 || h->sid_len > 32 || h->mfl > 4 ||
-	    (h->mfl != 0) != ((h->exts & HELLO_EXT_MAX_FRAGMENT_LENGTH) != 0)))
+	    (h->mfl != 0) !=
+	    ((h->exts & hello_ext(EXT_MAX_FRAGMENT_LENGTH)) != 0)))
+		abort();
+	/* A malformed 1.2-only extension fails a hello without 1.3. */
+	if (a == 0 && !h->v13 && h->alert12 != 0)
 		abort();
 	/* 1.3: the compression methods, after the suites, are {0}. */
 	if (a == 0 && h->v13) {
@@ -108,7 +112,7 @@ parse(const uint8_t *m, size_t len, struct hello *h)
 		if (h->obsolete || m[comp] != 1 || m[comp + 1] != 0)
 			abort();
 	}
-	if (a == 0 && !h->v13 && !(h->exts & HELLO_EXT_SUPPORTED_VERSIONS ?
+	if (a == 0 && !h->v13 && !((h->exts & hello_ext(EXT_SUPPORTED_VERSIONS)) ?
 	    h->v12 : h->legacy_version >= 0x0303))
 		abort();
 	if (h->alpn_http11 && !has_http11(m + h->alpn, h->alpn_len))

@@ -38,7 +38,7 @@ static const br_x509_trust_anchor ca = {
 
 static const unsigned default_groups[] = { GROUP_X25519, GROUP_SECP256R1 };
 
-/* TLS 1.2's suites in the order of struct hello's suites12 bits. */
+/* TLS 1.2's suites, ours first, with ECDSA then with RSA. */
 static const unsigned suites12[] = {
 	ECDSA_AES128, ECDSA_AES256, ECDSA_CHACHA,
 	RSA_AES128, RSA_AES256, RSA_CHACHA,
@@ -152,16 +152,17 @@ choose(void *ctx, const unsigned char *m, const struct hello *h,
 	(void)m;
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < 3 && out->suite == 0; i++)
-		if (version == TLS13 && (h->suites >> i & 1))
+		if (version == TLS13 && (h->suites & hello_suite(0x1301 + i)))
 			out->suite = 0x1301 + i;
-		else if (version == TLS12 && (h->suites12 >> (i + 3 * rsa) & 1))
+		else if (version == TLS12 &&
+		    (h->suites12 & hello_suite(suites12[i + 3 * rsa])))
 			out->suite = suites12[i + 3 * rsa];
-	if (!rsa && (h->sigalgs & HELLO_SIG_ECDSA_SECP256R1_SHA256))
+	if (!rsa && (h->sigalgs & hello_sig(SIG_ECDSA_SECP256R1_SHA256)))
 		out->scheme = SIG_ECDSA_SECP256R1_SHA256;
-	else if (rsa && (h->sigalgs & HELLO_SIG_RSA_PSS_RSAE_SHA256))
+	else if (rsa && (h->sigalgs & hello_sig(SIG_RSA_PSS_RSAE_SHA256)))
 		out->scheme = SIG_RSA_PSS_RSAE_SHA256;
 	else if (rsa && version == TLS12 &&
-	    (h->sigalgs & HELLO_SIG_RSA_PKCS1_SHA256))
+	    (h->sigalgs & hello_sig(SIG_RSA_PKCS1_SHA256)))
 		out->scheme = RSA_PKCS1_SHA256;
 	out->chain = &K.cert[rsa];
 	out->nchain = 1;
@@ -721,9 +722,17 @@ cli_hello_msg(struct cli *c, unsigned char *m, size_t cap)
 		tw_u16(&w, c->sigalgs[i]);
 	tw_close(&w);
 	tw_close(&w);
-	if (c->ems) {
+	if (c->ems && !c->odd12) {
 		tw_u16(&w, EXT_EXTENDED_MASTER_SECRET);
 		tw_u16(&w, 0);
+	}
+	if (c->odd12) {
+		tw_u16(&w, EXT_EXTENDED_MASTER_SECRET);
+		tw_u16(&w, 2);
+		tw_u16(&w, 0x5a5a);
+		tw_u16(&w, 22);			/* encrypt_then_mac: empty */
+		tw_u16(&w, 1);
+		tw_u8(&w, 0xff);
 	}
 	tw_u16(&w, EXT_RENEGOTIATION_INFO);
 	tw_u16(&w, 1);

@@ -95,6 +95,11 @@ struct cli {
 	unsigned		 sigalgs[8];
 	size_t			 nsigalgs;
 	int			 ems;
+	/*
+	 * TLS 1.2's extended_master_secret with a body, and encrypt_then_mac
+	 * (RFC 7366) malformed, as tlsfuzzer's random payloads send them.
+	 */
+	int			 odd12;
 	unsigned		 mfl;		/* max_fragment_length's code */
 	int			 early_data;	/* 1.3: the extension */
 	int			 cert;		/* answer a request */

@@ -58,6 +58,25 @@ t13_middlebox_ccs_follows_the_server_hello(void)
 	return 1;
 }
 
+/*
+ * The extensions TLS 1.2 alone uses are skipped at 1.3 whatever they
+ * hold (tlsfuzzer's test-tls13-large-number-of-extensions sends random
+ * bytes in them); chosen 1.2 refuses the same hello.
+ */
+static int
+t13_skips_malformed_tls12_only_extensions(void)
+{
+	start(TLS13, 1);
+	C.odd12 = 1;
+	CHECK_OK(cli_connect(&C));
+	CHECK(C.version == TLS13 && app_both_ways(&C));
+	start(TLS12, 1);
+	C.odd12 = 1;
+	CHECK(cli_hello(&C) == BR_ALERT_DECODE_ERROR);
+	CHECK(closed_with(FATAL(BR_ALERT_DECODE_ERROR)));
+	return 1;
+}
+
 /* TLS 1.3: tickets. */
 
 static int
@@ -749,6 +768,7 @@ main(void)
 		T(t13_chacha20_poly1305),
 		T(t13_rsa_credential_signs_with_pss),
 		T(t13_middlebox_ccs_follows_the_server_hello),
+		T(t13_skips_malformed_tls12_only_extensions),
 		T(t13_ticket_resumes_twice),
 		T(t13_ticket_announces_the_lifetime_of_eng_ops),
 		T(t13_ticket_with_a_bad_binder_is_decrypt_error),

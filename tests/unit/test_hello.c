@@ -9,6 +9,7 @@
  * copied into a heap buffer of exactly its length before it is read, so
  * that a read past len is caught when built with -fsanitize=address.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,43 @@
 #include "hello.h"
 #include "tlswire.h"
 #include "unit.h"
+
+/* The bits that bit() gives n code points, ORed. */
+static unsigned
+bits(unsigned (*bit)(unsigned), int n, ...)
+{
+	va_list ap;
+	unsigned b = 0;
+
+	va_start(ap, n);
+	while (n-- > 0)
+		b |= bit(va_arg(ap, unsigned));
+	va_end(ap);
+	return b;
+}
+
+/* The bits of every suite's code of kind k (TS_*). */
+static unsigned
+all_suites(int k)
+{
+	unsigned b = 0;
+
+	for (size_t i = 0; i < TLS_NSUITES; i++)
+		b |= hello_suite(tls_suites[i].code[k]);
+	return b;
+}
+
+/* The bits of the ECDHE groups (all but the hybrid). */
+static unsigned
+ecdhe_groups(void)
+{
+	unsigned b = 0;
+
+	for (size_t i = 0; i < tls_ngroups; i++)
+		if (tls_groups[i].curve != 0)
+			b |= hello_group(tls_groups[i].code);
+	return b;
+}
 
 /* openssl s_client -connect 127.0.0.1:PORT -tls1_3 -servername example.com
  * (OpenSSL 3.0.22) */
@@ -341,16 +379,22 @@ openssl_hello_is_tls13_and_parsed(void)
 	CHECK(real(openssl_tls13, &m, &h) == 0);
 	CHECK(m.n == 240 && inside(&h, m.n));
 	CHECK(h.legacy_version == 0x0303 && h.v13 && h.sid_len == 32);
-	CHECK(h.suites == 7 && !h.scsv);
-	CHECK(h.groups == 0xf && h.shares == HELLO_GROUP_X25519);
+	CHECK(h.suites == all_suites(TS_13) && !h.scsv);
+	CHECK(h.groups == ecdhe_groups() && h.shares == hello_group(GROUP_X25519));
 	x = m.b + hello_share(&h, GROUP_X25519);
 	CHECK(memcmp(x, "\xb6\xae\x93\xf4\x5b\x98", 6) == 0);
 	CHECK(memcmp(x + 26, "\x76\xb9\xa4\x8e\xfe\x1d", 6) == 0);
 	/* The nine schemes of 1.3, and PKCS#1 v1.5, which 1.2 alone uses. */
-	CHECK(h.sigalgs == 0xfff && h.psk_dhe_ke);
+	CHECK(h.sigalgs == bits(hello_sig, 12, SIG_ECDSA_SECP256R1_SHA256,
+	    SIG_ECDSA_SECP384R1_SHA384, SIG_ECDSA_SECP521R1_SHA512,
+	    SIG_RSA_PSS_RSAE_SHA256, SIG_RSA_PSS_RSAE_SHA384,
+	    SIG_RSA_PSS_RSAE_SHA512, SIG_RSA_PSS_PSS_SHA256,
+	    SIG_RSA_PSS_PSS_SHA384, SIG_RSA_PSS_PSS_SHA512,
+	    SIG_RSA_PKCS1_SHA256, SIG_RSA_PKCS1_SHA384, SIG_RSA_PKCS1_SHA512));
+	CHECK(h.psk_dhe_ke);
 	CHECK(h.host_len == 11 && memcmp(m.b + h.host, "example.com", 11) == 0);
 	CHECK(h.alpn == 0 && h.psk_count == 0);
-	CHECK(!(h.exts & (HELLO_EXT_COOKIE | HELLO_EXT_EARLY_DATA)));
+	CHECK(!(h.exts & bits(hello_ext, 2, EXT_COOKIE, EXT_EARLY_DATA)));
 	CHECK(hello_choose_group(&h, NULL, 0, &g) == HELLO_SHARE && g == 0x001d);
 	return 1;
 }
@@ -365,7 +409,8 @@ curl_hello_names_http11(void)
 	CHECK(h.alpn_http11 && h.alpn_len == 12);
 	CHECK(memcmp(m.b + h.alpn, "\x02h2\x08http/1.1", 12) == 0);
 	CHECK(h.host_len == 9 && memcmp(m.b + h.host, "localhost", 9) == 0);
-	CHECK(h.shares == HELLO_GROUP_X25519 && h.suites == 7);
+	CHECK(h.shares == hello_group(GROUP_X25519) &&
+	    h.suites == all_suites(TS_13));
 	return 1;
 }
 
@@ -393,11 +438,12 @@ gnutls_hello_has_two_shares(void)
 	unsigned g;
 
 	CHECK(real(gnutls, &m, &h) == 0 && inside(&h, m.n));
-	CHECK(h.shares == (HELLO_GROUP_X25519 | HELLO_GROUP_SECP256R1));
+	CHECK(h.shares == bits(hello_group, 2, GROUP_X25519, GROUP_SECP256R1));
 	CHECK(m.b[hello_share(&h, GROUP_SECP256R1)] == 4);
 	CHECK(hello_share(&h, GROUP_X25519) >
 	    hello_share(&h, GROUP_SECP256R1) + 65);
-	CHECK(h.psk_dhe_ke && h.groups == 0xf && h.suites == 7);
+	CHECK(h.psk_dhe_ke && h.groups == ecdhe_groups() &&
+	    h.suites == all_suites(TS_13));
 	CHECK(hello_choose_group(&h, NULL, 0, &g) == HELLO_SHARE && g == 0x001d);
 	return 1;
 }
@@ -410,8 +456,8 @@ p256_first_hello_is_answered_on_p256(void)
 	unsigned g;
 
 	CHECK(real(openssl_p256, &m, &h) == 0 && inside(&h, m.n));
-	CHECK(h.groups == (HELLO_GROUP_X25519 | HELLO_GROUP_SECP256R1));
-	CHECK(h.shares == HELLO_GROUP_SECP256R1 &&
+	CHECK(h.groups == bits(hello_group, 2, GROUP_X25519, GROUP_SECP256R1));
+	CHECK(h.shares == hello_group(GROUP_SECP256R1) &&
 	    hello_share(&h, GROUP_X25519) == 0);
 	CHECK(memcmp(m.b + hello_share(&h, GROUP_SECP256R1),
 	    "\x04\x23\xda\xa3", 4) == 0);
@@ -428,7 +474,7 @@ resumption_hello_gives_psk_offsets(void)
 	struct hello h;
 
 	CHECK(real(openssl_psk, &m, &h) == 0 && inside(&h, m.n));
-	CHECK(h.exts & HELLO_EXT_PRE_SHARED_KEY);
+	CHECK(h.exts & hello_ext(EXT_PRE_SHARED_KEY));
 	CHECK(h.psk_count == 1 && h.psk_ids_len == 214);
 	CHECK(m.b[h.psk_ids] == 0x00 && m.b[h.psk_ids + 1] == 0xd0);
 	CHECK(h.psk_binders == m.n - 51 && h.psk_binders == h.psk_ids + 214);
@@ -450,11 +496,12 @@ tls12_hello_is_t12_and_parsed(void)
 	memcpy(m.b, r.b + 5, m.n);
 	CHECK(parse(m.b, m.n, &h) == 0 && inside(&h, m.n));
 	CHECK(!h.v13 && !h.v12 && h.legacy_version == 0x0303);
-	CHECK(h.suites == 0 && h.suites12 == 0x3f && h.reneg_scsv);
+	CHECK(h.suites == 0 && h.suites12 == (all_suites(TS_ECDSA) |
+	    all_suites(TS_RSA)) && h.reneg_scsv);
 	CHECK(h.ecpf_uncompressed && !h.reneg_bad && !h.obsolete);
-	CHECK(h.exts == (HELLO_EXT_SERVER_NAME | HELLO_EXT_EC_POINT_FORMATS |
-	    HELLO_EXT_SUPPORTED_GROUPS | HELLO_EXT_SESSION_TICKET |
-	    HELLO_EXT_EXTENDED_MASTER_SECRET | HELLO_EXT_SIGNATURE_ALGORITHMS));
+	CHECK(h.exts == bits(hello_ext, 6, EXT_SERVER_NAME, EXT_EC_POINT_FORMATS,
+	    EXT_SUPPORTED_GROUPS, EXT_SESSION_TICKET,
+	    EXT_EXTENDED_MASTER_SECRET, EXT_SIGNATURE_ALGORITHMS));
 	CHECK(h.host_len == 11 && memcmp(m.b + h.host, "example.com", 11) == 0);
 	return 1;
 }
@@ -927,14 +974,14 @@ mlkem_and_grease_shares_are_skipped(void)
 	browser_hello(&m, 1216);
 	CHECK(parse(m.b, m.n, &h) == 0 && inside(&h, m.n));
 #ifndef TLSGATE_NO_MLKEM
-	pq = HELLO_GROUP_X25519MLKEM768;
+	pq = hello_group(GROUP_X25519MLKEM768);
 	CHECK(hello_share(&h, GROUP_X25519MLKEM768) == m.n - 32 - 4 - 1216);
 #endif
-	CHECK(h.shares == (HELLO_GROUP_X25519 | pq) &&
+	CHECK(h.shares == (hello_group(GROUP_X25519) | pq) &&
 	    m.b[m.n - 32] == 0x11);
 	CHECK(hello_share(&h, GROUP_X25519) == m.n - 32);
-	CHECK(h.groups == (HELLO_GROUP_X25519 | HELLO_GROUP_SECP256R1 |
-	    HELLO_GROUP_SECP384R1 | pq));
+	CHECK(h.groups == (bits(hello_group, 3, GROUP_X25519, GROUP_SECP256R1,
+	    GROUP_SECP384R1) | pq));
 	/* Not among the default groups (NULL): X25519 answers. */
 	CHECK(hello_choose_group(&h, NULL, 0, &g) == HELLO_SHARE && g == 0x001d);
 	records(&r, &m, NULL);
@@ -1097,8 +1144,7 @@ tls12_hello_without_extensions_is_accepted(void)
 	hello12(&m, 0x0303, SUITES12, "0100", NULL);
 	CHECK(parse(m.b, m.n, &h) == 0 && h.why == NULL);
 	CHECK(h.exts == 0 && !h.v12 && !h.v13 && h.host == 0);
-	CHECK(h.suites12 == (T12_SUITE_ECDSA_AES_128_GCM |
-	    T12_SUITE_RSA_AES_128_GCM));
+	CHECK(h.suites12 == bits(hello_suite, 2, 0xc02b, 0xc02f));
 	records(&r, &m, NULL);
 	CHECK(classify(r.b, r.n, IBUF, &pk) == HELLO_WHOLE);
 	return 1;
@@ -1129,7 +1175,7 @@ supported_versions_without_13_must_list_12(void)
 
 	hello12(&m, 0x0301, SUITES12, "0100", "002b00050403030302");
 	CHECK(parse(m.b, m.n, &h) == 0 && h.v12 && !h.v13);
-	CHECK(h.exts == HELLO_EXT_SUPPORTED_VERSIONS);
+	CHECK(h.exts == hello_ext(EXT_SUPPORTED_VERSIONS));
 	hello12(&m, 0x0303, SUITES12, "0100", "002b00050403020301");
 	CHECK(parse(m.b, m.n, &h) == VERSION && !h.v12);
 	return 1;
@@ -1140,25 +1186,32 @@ tls12_suites_each_have_their_bit(void)
 {
 	static const struct {
 		const char	*hex;
-		unsigned	 bit;
+		unsigned	 code;
 	} s12[] = {
-		{ "0002c02b", T12_SUITE_ECDSA_AES_128_GCM },
-		{ "0002c02c", T12_SUITE_ECDSA_AES_256_GCM },
-		{ "0002cca9", T12_SUITE_ECDSA_CHACHA20 },
-		{ "0002c02f", T12_SUITE_RSA_AES_128_GCM },
-		{ "0002c030", T12_SUITE_RSA_AES_256_GCM },
-		{ "0002cca8", T12_SUITE_RSA_CHACHA20 },
+		{ "0002c02b", 0xc02b },
+		{ "0002c02c", 0xc02c },
+		{ "0002cca9", 0xcca9 },
+		{ "0002c02f", 0xc02f },
+		{ "0002c030", 0xc030 },
+		{ "0002cca8", 0xcca8 },
 		{ "0004009cc013", 0 },		/* RSA kx, CBC: not ours */
 		{ "00021301", 0 },		/* a 1.3 suite */
 	};
 	struct buf m;
 	struct hello h;
+	unsigned seen = 0;
 
 	for (size_t i = 0; i < sizeof(s12) / sizeof(s12[0]); i++) {
+		unsigned b = s12[i].code ? hello_suite(s12[i].code) : 0;
+
 		hello12(&m, 0x0303, s12[i].hex, "0100", NULL);
-		CHECK(parse(m.b, m.n, &h) == 0 && h.suites12 == s12[i].bit);
-		CHECK(h.suites == (i == 7 ? HELLO_SUITE_AES_128_GCM_SHA256 : 0));
+		CHECK(parse(m.b, m.n, &h) == 0 && h.suites12 == b);
+		CHECK((b & seen) == 0);		/* a bit of its own */
+		seen |= b;
+		CHECK(h.suites == (i == 7 ?
+		    hello_suite(SUITE_AES_128_GCM_SHA256) : 0));
 	}
+	CHECK(seen == (all_suites(TS_ECDSA) | all_suites(TS_RSA)));
 	return 1;
 }
 
@@ -1187,7 +1240,7 @@ renegotiation_info_not_empty_is_noted(void)
 	struct hello h;
 
 	CHECK(parse12("ff01000100", &h) == 0 && !h.reneg_bad);
-	CHECK(h.exts == HELLO_EXT_RENEGOTIATION_INFO);
+	CHECK(h.exts == hello_ext(EXT_RENEGOTIATION_INFO));
 	CHECK(parse12("ff0100030201ff", &h) == 0 && h.reneg_bad);
 	CHECK(parse12("ff0100020201", &h) == DECODE);
 	CHECK(parse12("ff010000", &h) == DECODE);
@@ -1201,12 +1254,12 @@ ec_point_formats_uncompressed_is_noted(void)
 	struct hello h;
 
 	CHECK(parse12("000b0004030102" "00", &h) == 0 && h.ecpf_uncompressed);
-	CHECK(h.exts == HELLO_EXT_EC_POINT_FORMATS);
+	CHECK(h.exts == hello_ext(EXT_EC_POINT_FORMATS));
 	CHECK(parse12("000b000302" "0102", &h) == 0 && !h.ecpf_uncompressed);
-	CHECK(!h.ecpf_bad);
-	/* Malformed: noted for TLS 1.2 to refuse; TLS 1.3 skips it. */
-	CHECK(parse12("000b000100", &h) == 0 && h.ecpf_bad);
-	CHECK(parse12("000b00020200", &h) == 0 && h.ecpf_bad);
+	CHECK(h.alert12 == 0);
+	/* Malformed: refused in a TLS 1.2 hello; TLS 1.3 skips it. */
+	CHECK(parse12("000b000100", &h) == DECODE && h.alert12 == DECODE);
+	CHECK(parse12("000b00020200", &h) == DECODE);
 	return 1;
 }
 
@@ -1217,9 +1270,9 @@ obsolete_group_is_noted_in_tls12(void)
 	struct hello h;
 
 	CHECK(parse12("000a00060004001a0017", &h) == 0 && h.obsolete);
-	CHECK(h.groups == HELLO_GROUP_SECP256R1);
+	CHECK(h.groups == hello_group(GROUP_SECP256R1));
 	CHECK(parse12("000a00060004001d0017", &h) == 0 && !h.obsolete);
-	CHECK(h.groups == (HELLO_GROUP_X25519 | HELLO_GROUP_SECP256R1));
+	CHECK(h.groups == bits(hello_group, 2, GROUP_X25519, GROUP_SECP256R1));
 	return 1;
 }
 
@@ -1229,11 +1282,11 @@ pkcs1_and_sha1_sigalgs_have_their_bits(void)
 	struct hello h;
 
 	CHECK(parse12("000d000c000a" "0401050106010201" "0203", &h) == 0);
-	CHECK(h.sigalgs == (HELLO_SIG_RSA_PKCS1_SHA256 |
-	    HELLO_SIG_RSA_PKCS1_SHA384 | HELLO_SIG_RSA_PKCS1_SHA512 |
-	    HELLO_SIG_RSA_PKCS1_SHA1 | HELLO_SIG_ECDSA_SHA1));
+	CHECK(h.sigalgs == bits(hello_sig, 5, SIG_RSA_PKCS1_SHA256,
+	    SIG_RSA_PKCS1_SHA384, SIG_RSA_PKCS1_SHA512, SIG_RSA_PKCS1_SHA1,
+	    SIG_ECDSA_SHA1));
 	CHECK(parse12("000d00040002" "0403", &h) == 0 &&
-	    h.sigalgs == HELLO_SIG_ECDSA_SECP256R1_SHA256);
+	    h.sigalgs == hello_sig(SIG_ECDSA_SECP256R1_SHA256));
 	return 1;
 }
 
@@ -1244,22 +1297,50 @@ tls12_extensions_each_have_their_bit(void)
 	struct hello h;
 
 	CHECK(parse12("00170000", &h) == 0 &&
-	    h.exts == HELLO_EXT_EXTENDED_MASTER_SECRET);
-	CHECK(parse12("00230000", &h) == 0 && h.exts == HELLO_EXT_SESSION_TICKET);
+	    h.exts == hello_ext(EXT_EXTENDED_MASTER_SECRET));
+	CHECK(parse12("00230000", &h) == 0 &&
+	    h.exts == hello_ext(EXT_SESSION_TICKET));
 	CHECK(h.ticket_len == 0);
 	/* A ticket (RFC 5077 3.2): where it is, for the engine to open. */
 	hello12(&m, 0x0303, SUITES12, "0100", "00230003010203");
-	CHECK(parse(m.b, m.n, &h) == 0 && h.exts == HELLO_EXT_SESSION_TICKET);
+	CHECK(parse(m.b, m.n, &h) == 0 &&
+	    h.exts == hello_ext(EXT_SESSION_TICKET));
 	CHECK(h.ticket_len == 3 && h.ticket + 3 <= m.n &&
 	    memcmp(m.b + h.ticket, "\1\2\3", 3) == 0);
 	CHECK(parse12("ff01000100" "00170000" "00230000" "000b00020100", &h) ==
 	    0);
-	CHECK(h.exts == (HELLO_EXT_RENEGOTIATION_INFO |
-	    HELLO_EXT_EXTENDED_MASTER_SECRET | HELLO_EXT_SESSION_TICKET |
-	    HELLO_EXT_EC_POINT_FORMATS));
+	CHECK(h.exts == bits(hello_ext, 4, EXT_RENEGOTIATION_INFO,
+	    EXT_EXTENDED_MASTER_SECRET, EXT_SESSION_TICKET,
+	    EXT_EC_POINT_FORMATS));
 	/* RFC 7627 5.1: extended_master_secret is empty. */
 	CHECK(parse12("0017000100", &h) == DECODE);
 	CHECK(parse12("00170000" "00170000", &h) == ILLEGAL);
+	return 1;
+}
+
+/*
+ * The extensions TLS 1.2 alone uses, malformed (extended_master_secret
+ * with a body, renegotiation_info and ec_point_formats too short) or not
+ * ours (encrypt_then_mac, RFC 7366, with a body): a TLS 1.3 hello skips
+ * them, keeping the alert for a 1.2 choice; a 1.2 hello is refused.
+ */
+static int
+tls12_only_extensions_are_judged_at_12_only(void)
+{
+	static const char *const odd[] = { "0017000100", "ff0100020201",
+	    "000b000100" };
+	char ext[512];
+	struct buf m;
+	struct hello h;
+
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+		snprintf(ext, sizeof(ext), "0016000101%s", odd[i]);
+		CHECK(parse12(ext, &h) == DECODE && h.why != NULL);
+		snprintf(ext, sizeof(ext), BASE "0016000101%s", odd[i]);
+		hello_hex(&m, ext);
+		CHECK(parse(m.b, m.n, &h) == 0 && h.v13 && h.why == NULL);
+		CHECK(h.alert12 == DECODE && h.why12 != NULL);
+	}
 	return 1;
 }
 
@@ -1276,7 +1357,7 @@ max_fragment_length_is_read(void)
 
 		snprintf(ext, sizeof(ext), "000100010%u", v);
 		CHECK(parse12(ext, &h) == 0 && h.mfl == v);
-		CHECK(h.exts == HELLO_EXT_MAX_FRAGMENT_LENGTH);
+		CHECK(h.exts == hello_ext(EXT_MAX_FRAGMENT_LENGTH));
 	}
 	CHECK(parse12("00170000", &h) == 0 && h.mfl == 0);
 	CHECK(parse12("0001000100", &h) == ILLEGAL && h.why != NULL);
@@ -1488,6 +1569,7 @@ static const struct unit_test tests[] = {
 	T(obsolete_group_is_noted_in_tls12),
 	T(pkcs1_and_sha1_sigalgs_have_their_bits),
 	T(tls12_extensions_each_have_their_bit),
+	T(tls12_only_extensions_are_judged_at_12_only),
 	T(max_fragment_length_is_read),
 	T(tls12_compression_needs_null_among_methods),
 	T(tls13_compression_must_be_null_alone),
