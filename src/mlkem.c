@@ -183,7 +183,7 @@ sample_cbd(poly f, const unsigned char *r, unsigned nonce, unsigned eta)
 	shake256_init(&x);
 	keccak_update(&x, r, 32);
 	keccak_update(&x, &nb, 1);
-	keccak_out(&x, buf, 64 * eta);
+	keccak_out(&x, buf, (size_t)64 * eta);
 	for (i = 0; i < N; i++) {
 		uint32_t a = 0, b = 0;
 
