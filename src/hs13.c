@@ -246,17 +246,6 @@ psk(struct eng *c, const unsigned char *m, const struct hello *h,
  *    it would not fit in obuf: a small TLSGATE_OBUF_SIZE, or the
  *    client's max_fragment_length.
  */
-#ifndef TLSGATE_NO_MLKEM
-/* HELLO_SHARE: the client sent a share for g; HELLO_HRR: only lists it. */
-static unsigned
-offered(const struct hello *h, unsigned g)
-{
-	unsigned x;
-
-	return hello_choose_group(h, &g, 1, &x);
-}
-#endif
-
 static unsigned
 choose_group(const struct eng *c, const struct hello *h,
     const struct eng_choice *ch, unsigned *group)
@@ -271,7 +260,7 @@ choose_group(const struct eng *c, const struct hello *h,
 		size_t sh = hybrid_server_share(ch->groups[i]);
 
 		if (sh != 0 && (eng_room(c) < SH_MAX(sh) + 6 ||
-		    (offered(h, ch->groups[i]) != HELLO_SHARE &&
+		    (!(h->shares & hello_group(ch->groups[i])) &&
 		    !ch->hybrid_retry)))
 			continue;
 #endif
@@ -283,7 +272,7 @@ choose_group(const struct eng *c, const struct hello *h,
 	if (r == HELLO_SHARE && !c->hrr && hybrid_server_share(*group) == 0)
 		for (i = 0; i < n && g[i] != *group; i++)
 			if (hybrid_server_share(g[i]) != 0 &&
-			    offered(h, g[i]) == HELLO_HRR) {
+			    (h->groups & hello_group(g[i]))) {
 				*group = g[i];
 				return HELLO_HRR;
 			}
