@@ -35,15 +35,18 @@ PY	?= python3
 SAN	= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	  -fno-sanitize-recover=undefined
 
-# PQ=0 leaves the post-quantum hybrid group (X25519MLKEM768) out, with
-# its two files: a product that wants BearSSL's primitives alone.
+# PQ=0 leaves the post-quantum hybrid groups out, with their three
+# files: a product that wants BearSSL's primitives alone.  PQ_REF is the
+# tests' own ML-KEM KeyGen and Decaps, never in tlsgate.
 PQ	?= 1
 ifeq ($(PQ),0)
 PQ_DEF	= -DTLSGATE_NO_MLKEM
 PQ_SRC	=
+PQ_REF	=
 else
 PQ_DEF	=
 PQ_SRC	= src/keccak.c src/mlkem.c src/hybrid.c
+PQ_REF	= tests/unit/mlkem_ref.c
 endif
 export PQ
 
@@ -219,7 +222,7 @@ ENG_SRC	= src/eng.c src/rec.c src/hs.c src/hs12.c src/hs13.c src/hello.c src/tic
 	  src/hs13flight.c \
 	  src/hs12flight.c \
 	  $(TLSCRYPTO_SRC) $(PQ_SRC)
-ENG_CLIENT = tests/unit/engclient.c tests/unit/enghs.c
+ENG_CLIENT = tests/unit/engclient.c tests/unit/enghs.c $(PQ_REF)
 ENG_DEP	= $(ENG_CLIENT) tests/unit/engclient.h tests/unit/engtest.h \
 	  tests/unit/eng_keys.h tests/unit/keys_der.h tests/unit/unit.h $(ENG_SRC) src/*.h \
 	  $(BEARSSL_DEP)
@@ -234,12 +237,15 @@ $(B)/unit/asan_test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
 	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(ENG_CLIENT) $(ENG_SRC) $(BEARSSL_LIBS)
 
-# Keccak (FIPS 202) and ML-KEM-768 (FIPS 203): keccak against hashlib
+# Keccak (FIPS 202) and ML-KEM (FIPS 203): keccak against hashlib
 # (build/unit/keccak_vectors.txt, written by the unit target), mlkem
-# against NIST's ACVP vectors (tests/unit/mlkem_vectors.txt).
-PQ_TEST_SRC = src/keccak.c src/mlkem.c src/hybrid.c $(TLSCRYPTO_SRC)
+# against NIST's ACVP vectors (tests/unit/mlkem*_vectors.txt) and the
+# tests' own ML-KEM.
+PQ_TEST_SRC = src/keccak.c src/mlkem.c src/hybrid.c $(PQ_REF) \
+	$(TLSCRYPTO_SRC)
 $(B)/unit/test_keccak $(B)/unit/test_mlkem: $(B)/unit/test_%: \
 	    tests/unit/test_%.c tests/unit/unit.h $(PQ_TEST_SRC) src/*.h \
+	    tests/unit/mlkem_ref.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) $(LDFLAGS) \
@@ -248,7 +254,7 @@ $(B)/unit/test_keccak $(B)/unit/test_mlkem: $(B)/unit/test_%: \
 
 $(B)/unit/asan_test_keccak $(B)/unit/asan_test_mlkem: \
 	    $(B)/unit/asan_test_%: tests/unit/test_%.c tests/unit/unit.h \
-	    $(PQ_TEST_SRC) src/*.h $(BEARSSL_DEP)
+	    $(PQ_TEST_SRC) src/*.h tests/unit/mlkem_ref.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(PQ_TEST_SRC) $(BEARSSL_LIBS)
@@ -311,6 +317,7 @@ check: all asan unit build/allocshim.so build/alloc-selftest $(B)/tlsload \
 	TLSGATE_TEST_TLS_MAX=1.2 $(PY) tests/run.py --bin $(B)/tlsgate
 	TLSGATE_ASAN=1 $(PY) tests/run.py --bin build/asan/tlsgate
 	$(MAKE) check-system
+	$(MAKE) check-nopq
 	$(MAKE) fuzz
 	$(MAKE) soak SOAK_SECONDS=120 SOAK_FLOOR=150 SOAK_PEER=none
 	sh tests/memcheck.sh --bin $(B)/tlsgate
@@ -364,6 +371,18 @@ check-system:
 	    build/$(OTHER_BEARSSL)/tlsgate
 	$(PY) tests/run.py --bin build/$(OTHER_BEARSSL)/tlsgate -k test_clients \
 	    -k test_resumption -k test_refusals -k test_bulk -k test_downgrade
+
+# PQ=0 leaves every ML-KEM, Keccak and hybrid symbol out of the binary
+# (nm), and the tests that concern the groups and profiles still pass.
+NOPQ_SYMS = mlkem|keccak|sha3_|shake1|shake2|hybrid|kpke
+check-nopq:
+	$(MAKE) PQ=0 B=build/nopq build/nopq/tlsgate
+	@if nm build/nopq/tlsgate | grep -i -E '$(NOPQ_SYMS)'; then \
+	    echo "PQ=0 left the symbols above in"; exit 1; fi
+	@nm $(B)/tlsgate | grep -q -E 'mlkem_encaps' || \
+	    { echo "nm finds no ML-KEM in the PQ=1 build either"; exit 1; }
+	$(PY) tests/run.py --bin build/nopq/tlsgate -k test_pq -k test_policy \
+	    -k test_config
 
 # Fuzz targets (clang's libFuzzer); each runs FUZZ_SECONDS on a copy of
 # its seed corpus from tests/fuzz/<name>/.
@@ -500,7 +519,7 @@ demo:
 clean:
 	rm -rf build
 
-.PHONY: all asan bench bench-crypto check check-system demo fuzz lint \
+.PHONY: all asan bench bench-crypto check check-nopq check-system demo fuzz lint \
 	latency overload soak test unit clean
 
 # Cross builds, the static binary, the small profile, make size,

@@ -64,11 +64,12 @@
 #define TLSGATE_QUEUE_MAX_MS	250
 
 /*
- * The post-quantum hybrid group leads the groups when it is built in
- * (make PQ=0 leaves it out, and it must then not be named).
+ * The post-quantum hybrid groups lead the groups when built in (make
+ * PQ=0 leaves them out, and they must then not be named).
  */
 #ifndef TLSGATE_NO_MLKEM
-#define TLSGATE_PQ_FIRST	"x25519mlkem768 "
+#define TLSGATE_PQ_FIRST	"x25519mlkem768 secp256r1mlkem768 " \
+				"secp384r1mlkem1024 "
 #else
 #define TLSGATE_PQ_FIRST	""
 #endif
@@ -103,10 +104,10 @@
 	"tls_min = 1.2\n" \
 	"tls_max = 1.3\n" \
 	"ems = optional\n"		/* required: TLS 1.2 only with RFC 7627 */ \
-	"tls_profile = default\n"	/* or bsi: see docs/engine.md */ \
+	"tls_profile = default\n"	/* bsi, modern, cnsa2: docs/engine.md */ \
 	"suites = aes128-gcm aes256-gcm chacha20-poly1305\n" /* our order */ \
 	"groups = " TLSGATE_PQ_FIRST "x25519 secp256r1 secp384r1 secp521r1\n" \
-	"hybrid_retry = off\n"	/* HRR for x25519mlkem768: see README */ \
+	"hybrid_retry = off\n"	/* HRR for a hybrid: see README */ \
 	"mode = http\n" \
 	"proxy_protocol = off\n" \
 	"proxy_from = none\n"		/* balancers that send PROXY headers */ \

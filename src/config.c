@@ -42,25 +42,32 @@ static const struct config_name facilities[] = { { "user", 1 },
 static const struct config_name removed_suites[] = { { "aes128-cbc", 0 },
 	{ "aes256-cbc", 0 }, { NULL, 0 } };
 static const struct config_name profiles[] = { { "default", PROFILE_DEFAULT },
-	{ "bsi", PROFILE_BSI }, { "modern", PROFILE_MODERN }, { NULL, 0 } };
+	{ "bsi", PROFILE_BSI }, { "modern", PROFILE_MODERN },
+	{ "cnsa2", PROFILE_CNSA2 }, { NULL, 0 } };
 static const struct config_name ems_modes[] = { { "optional", 0 },
 	{ "required", 1 }, { NULL, 0 } };
 /*
  * What a profile sets: values for profile_keys[], spelled as in the file,
- * and the suites and groups whose registry rows (tlswire.c) name it.
+ * and the suites and groups whose registry rows (tlswire.c) name it
+ * (docs/engine.md and tlsgate.conf(5) quote the sources).
  * bsi: BSI TR-02102-2's TLS 1.2 and 1.3 suites and groups that tlsgate
  * has, the extended master secret it asks of TLS 1.2, and no stateless
  * tickets: their key, not the session, then decides forward secrecy, and
  * the guideline prefers resumption state the server keeps; the session
  * cache resumes both versions instead.  modern: Mozilla's, TLS 1.3 only,
- * where EMS does not apply.
+ * where EMS does not apply.  cnsa2: CNSA 2.0, TLS 1.3 only; hybrid_retry
+ * asks a client that lists secp384r1mlkem1024 without its share for it,
+ * as CNSA 2.0's transition has servers "support and prefer" it; no
+ * stateless tickets, as bsi.  Its certificates: tls.c.
  */
 static const char *const profile_keys[] = { "tls_min", "tls_max", "ems",
-	"tickets" };
-static const char *const profile_sets[][4] = {
-	{ "1.2", "1.3", "optional", "on" },
-	{ "1.2", "1.3", "required", "off" },
-	{ "1.3", "1.3", "optional", "on" },
+	"tickets", "hybrid_retry" };
+#define NPROFILE_KEYS	(sizeof(profile_keys) / sizeof(profile_keys[0]))
+static const char *const profile_sets[][NPROFILE_KEYS] = {
+	{ "1.2", "1.3", "optional", "on", "off" },
+	{ "1.2", "1.3", "required", "off", "off" },
+	{ "1.3", "1.3", "optional", "on", "off" },
+	{ "1.3", "1.3", "optional", "off", "on" },
 };
 
 const char *
@@ -491,7 +498,7 @@ set_profile(struct parse *p)
 	char msg[8];
 	unsigned code, prof;
 
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < NPROFILE_KEYS; i++) {
 		v = profile_sets[p->cur->profile][i];
 		if (!line_of(p, profile_keys[i]))
 			(void)set_value(p, find_key(profile_keys[i],

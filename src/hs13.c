@@ -16,11 +16,13 @@
 #include "tlswire.h"
 #ifndef TLSGATE_NO_MLKEM
 #include "hybrid.h"
-/* The longest server share: X25519MLKEM768's (ciphertext, X25519). */
-#define SHARE_MAX	HYBRID_SERVER_SHARE
-_Static_assert(HYBRID_SHARED <= KX_SHARED_MAX, "dhe[] holds its secret");
+/* The longest server share and secret: SecP384r1MLKEM1024's. */
+#define SHARE_MAX	HYBRID_SERVER_MAX
+#define DHE_MAX		HYBRID_SHARED_MAX
+_Static_assert(KX_SHARED_MAX <= HYBRID_SHARED_MAX, "dhe[] holds any");
 #else
 #define SHARE_MAX	KX_PUB_MAX
+#define DHE_MAX		KX_SHARED_MAX
 #endif
 /* ServerHello: header, version, random, session id, suite, compression,
  * extensions: pre_shared_key, supported_versions, key_share. */
@@ -232,57 +234,59 @@ psk(struct eng *c, const unsigned char *m, const struct hello *h,
 
 /*
  * The group of the answer: hello_choose_group over the service's groups,
- * where X25519MLKEM768 is
+ * where a hybrid (hybrid.h) is
  *  - left out when the client listed it without a share, unless the
  *    service has hybrid_retry: a HelloRetryRequest for it costs a round
  *    trip on every such connection where the client's classical share
- *    answers at once (the browsers that offer it send its share anyway).
- *    With hybrid_retry, such a client is asked for it when it ranks
- *    above the share it sent, once;
- *  - left out when its ServerHello (about 1.2 KB) and the CCS after it
- *    would not fit in obuf: a small TLSGATE_OBUF_SIZE, or the client's
- *    max_fragment_length.
+ *    answers at once (the clients that offer one send its share
+ *    anyway).  With hybrid_retry, such a client is asked for the first
+ *    hybrid of ours it listed when that ranks above the share it sent,
+ *    once;
+ *  - left out when its ServerHello (1.1 to 1.7 KB) and the CCS after
+ *    it would not fit in obuf: a small TLSGATE_OBUF_SIZE, or the
+ *    client's max_fragment_length.
  */
 static unsigned
 choose_group(const struct eng *c, const struct hello *h,
     const struct eng_choice *ch, unsigned *group)
 {
 	unsigned g[16], r;
-	size_t n = 0, pq = (size_t)-1;
+	size_t n = 0, i;
 
 	if (ch->groups == NULL)
 		return hello_choose_group(h, NULL, 0, group);
-	for (size_t i = 0; i < ch->ngroups && n < sizeof(g) / sizeof(g[0]);
-	    i++) {
+	for (i = 0; i < ch->ngroups && n < sizeof(g) / sizeof(g[0]); i++) {
 #ifndef TLSGATE_NO_MLKEM
-		if (ch->groups[i] == GROUP_X25519MLKEM768) {
-			if (eng_room(c) < SH_MAX(HYBRID_SERVER_SHARE) + 6 ||
-			    (!(h->shares & hello_group(GROUP_X25519MLKEM768)) &&
-			    !ch->hybrid_retry))
-				continue;
-			pq = n;
-		}
+		size_t sh = hybrid_server_share(ch->groups[i]);
+
+		if (sh != 0 && (eng_room(c) < SH_MAX(sh) + 6 ||
+		    (!(h->shares & hello_group(ch->groups[i])) &&
+		    !ch->hybrid_retry)))
+			continue;
 #endif
 		g[n++] = ch->groups[i];
 	}
 	r = hello_choose_group(h, g, n, group);
-	/* The share it would answer ranks below the hybrid it listed: ask. */
-	if (r == HELLO_SHARE && pq != (size_t)-1 && !c->hrr &&
-	    *group != GROUP_X25519MLKEM768 &&
-	    (h->groups & hello_group(GROUP_X25519MLKEM768))) {
-		for (size_t i = 0; i < pq; i++)
-			if (g[i] == *group)
-				return r;
-		*group = GROUP_X25519MLKEM768;
-		return HELLO_HRR;
-	}
+#ifndef TLSGATE_NO_MLKEM
+	/* The share it would answer ranks below a hybrid it listed: ask. */
+	if (r == HELLO_SHARE && !c->hrr && hybrid_server_share(*group) == 0)
+		for (i = 0; i < n && g[i] != *group; i++)
+			if (hybrid_server_share(g[i]) != 0 &&
+			    (h->groups & hello_group(g[i]))) {
+				*group = g[i];
+				return HELLO_HRR;
+			}
+#else
+	(void)c;
+#endif
 	return r;
 }
 
 /*
  * Our share and the shared secret for the client's share of `group`:
- * X25519MLKEM768's encapsulation (hybrid.c), or an ECDHE key.  Returns
- * the share's length, 0 for a share that earns illegal_parameter.
+ * a hybrid's encapsulation and ECDH (hybrid.c), or an ECDHE key.
+ * Returns the share's length, 0 for a share that earns
+ * illegal_parameter.
  */
 static size_t
 answer_share(struct eng *c, const unsigned char *m, const struct hello *h,
@@ -291,13 +295,12 @@ answer_share(struct eng *c, const unsigned char *m, const struct hello *h,
 {
 	size_t publen;
 
+	*dhelen = 0;
 #ifndef TLSGATE_NO_MLKEM
-	if (group == GROUP_X25519MLKEM768) {
-		publen = hybrid_answer(m + hello_share(h, group),
-		    HYBRID_CLIENT_SHARE, c->ops->rng, pub, cap, dhe);
-		*dhelen = publen != 0 ? HYBRID_SHARED : 0;
-		return publen;
-	}
+	if (hybrid_server_share(group) != 0)
+		return hybrid_answer(group, m + hello_share(h, group),
+		    tls_group_find(group)->share, c->ops->rng, pub, cap, dhe,
+		    dhelen);
 #endif
 	publen = kx_gen(&c->kx, (int)group, c->ops->rng, pub, cap);
 	*dhelen = kx_shared(&c->kx, m + hello_share(h, group),
@@ -313,7 +316,7 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 {
 	struct hello h = *hp;
 	struct eng_choice ch;
-	unsigned char pub[SHARE_MAX], dhe[KX_SHARED_MAX];
+	unsigned char pub[SHARE_MAX], dhe[DHE_MAX];
 	unsigned char th[HASH_MAX], d[32];
 	const br_hash_class *dig;
 	unsigned alert, group;

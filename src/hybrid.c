@@ -1,5 +1,5 @@
 /*
- * hybrid.c - see hybrid.h.  X25519 is kx.c's, ML-KEM mlkem.c's.
+ * hybrid.c - see hybrid.h.  ECDH is kx.c's, ML-KEM mlkem.c's.
  */
 #include <string.h>
 
@@ -8,43 +8,87 @@
 #include "tlscrypto.h"
 
 /*
- * FIPS 203 7.2's input check, both parts: the type check (the length)
- * and the modulus check (every coefficient of ek below q), which
- * mlkem768_check_ek does.  The X25519 half needs none: every 32 bytes
- * are a u-coordinate (RFC 7748 5).
+ * Each group: its ECDH group, that group's share and secret lengths, the
+ * ML-KEM set, and whether ECDH comes first (in all three of client
+ * share, server share and secret).
  */
-int
-hybrid_check(const unsigned char *share, size_t len)
+static const struct hybrid {
+	unsigned		 group, ecdh;
+	size_t			 pub, ss;
+	const struct mlkem	*kem;
+	int			 ecdh_first;
+} hybrids[] = {
+	{ GROUP_X25519MLKEM768, GROUP_X25519, 32, 32, &mlkem768, 0 },
+	{ GROUP_SECP256R1MLKEM768, GROUP_SECP256R1, 65, 32, &mlkem768, 1 },
+	{ GROUP_SECP384R1MLKEM1024, GROUP_SECP384R1, 97, 48, &mlkem1024, 1 },
+};
+
+static const struct hybrid *
+find(unsigned group)
 {
-	return len == HYBRID_CLIENT_SHARE &&
-	    mlkem768_check_ek(share, MLKEM768_EK_LEN);
+	for (size_t i = 0; i < sizeof(hybrids) / sizeof(hybrids[0]); i++)
+		if (hybrids[i].group == group)
+			return &hybrids[i];
+	return NULL;
 }
 
 size_t
-hybrid_answer(const unsigned char *share, size_t len,
-    const br_prng_class **rng, unsigned char *pub, size_t cap,
-    unsigned char *shared)
+hybrid_server_share(unsigned group)
 {
-	struct kx kx;
-	size_t ok;
+	const struct hybrid *h = find(group);
 
-	if (cap < HYBRID_SERVER_SHARE || !hybrid_check(share, len))
+	return h != NULL ? h->pub + h->kem->ctlen : 0;
+}
+
+/*
+ * FIPS 203 7.2's input check, both parts: the type check (the length)
+ * and the modulus check (every coefficient of ek below q).  The ECDH
+ * half is checked where it is used: kx_shared() puts a point on its
+ * curve, and every 32 bytes are an X25519 u-coordinate (RFC 7748 5).
+ */
+int
+hybrid_check(unsigned group, const unsigned char *share, size_t len)
+{
+	const struct hybrid *h = find(group);
+
+	return h != NULL && len == h->pub + h->kem->eklen &&
+	    mlkem_check_ek(h->kem, share + (h->ecdh_first ? h->pub : 0),
+	    h->kem->eklen);
+}
+
+size_t
+hybrid_answer(unsigned group, const unsigned char *share, size_t len,
+    const br_prng_class **rng, unsigned char *pub, size_t cap,
+    unsigned char *shared, size_t *sharedlen)
+{
+	const struct hybrid *h = find(group);
+	struct kx kx;
+	size_t ok, ct, ek, ecp, ecs, kss;
+
+	if (h == NULL || cap < h->pub + h->kem->ctlen ||
+	    !hybrid_check(group, share, len))
 		return 0;
+	/* Offsets of each half in the client's share, ours, the secret. */
+	ek = h->ecdh_first ? h->pub : 0;
+	ecp = h->ecdh_first ? 0 : h->kem->eklen;
+	ct = h->ecdh_first ? h->pub : 0;
+	ecs = h->ecdh_first ? 0 : MLKEM_SS_LEN;
+	kss = h->ecdh_first ? h->ss : 0;
 	/*
-	 * draft-ietf-tls-ecdhe-mlkem's order, ML-KEM first: pub is ct
-	 * then our X25519 share, shared is K then the X25519 secret.  The
-	 * && stops only on a public fact (the all-zero X25519 secret, RFC
-	 * 7748 6.1, which the client could compute too): no early exit
-	 * depends on a secret.
+	 * The && stops only on a public fact (a point off the curve, or
+	 * the all-zero X25519 secret of RFC 7748 6.1, which the client
+	 * could compute too): no early exit depends on a secret.
 	 */
-	ok = kx_gen(&kx, GROUP_X25519, rng, pub + MLKEM768_CT_LEN, 32) ==
-	    32 && kx_shared(&kx, share + MLKEM768_EK_LEN, 32,
-	    shared + MLKEM_SS_LEN) == 32 &&
-	    mlkem768_encaps(pub, shared, share, MLKEM768_EK_LEN, rng);
+	ok = kx_gen(&kx, (int)h->ecdh, rng, pub + (h->ecdh_first ? 0 :
+	    h->kem->ctlen), h->pub) == h->pub &&
+	    kx_shared(&kx, share + ecp, h->pub, shared + ecs) == h->ss &&
+	    mlkem_encaps(h->kem, pub + ct, shared + kss, share + ek,
+	    h->kem->eklen, rng);
 	kx_wipe(&kx);
 	if (!ok) {
-		wipe(shared, HYBRID_SHARED);
+		wipe(shared, h->ss + MLKEM_SS_LEN);
 		return 0;
 	}
-	return HYBRID_SERVER_SHARE;
+	*sharedlen = h->ss + MLKEM_SS_LEN;
+	return h->pub + h->kem->ctlen;
 }

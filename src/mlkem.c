@@ -1,7 +1,6 @@
 /*
  * mlkem.c - see mlkem.h.  Written from FIPS 203 (August 2024): the
- * algorithm numbers below are the standard's.  ML-KEM-768: k = 3,
- * eta1 = eta2 = 2, du = 10, dv = 4.
+ * algorithm and step numbers below are the standard's.
  */
 #include <stdint.h>
 #include <string.h>
@@ -11,11 +10,18 @@
 #include "wipe.h"
 
 #define Q	3329
-#define K	3
 #define N	256
+#define KMAX	4
+#define ETAMAX	2
 #define PB	((size_t)384)	/* bytes of a ByteEncode12 polynomial */
 
 typedef uint16_t poly[N];
+
+/* Table 2.  eta1 above ETAMAX (ML-KEM-512's 3) is not offered. */
+const struct mlkem mlkem768 = { 3, 2, 10, 4, MLKEM768_EK_LEN,
+    MLKEM768_CT_LEN };
+const struct mlkem mlkem1024 = { 4, 2, 11, 5, MLKEM1024_EK_LEN,
+    MLKEM1024_CT_LEN };
 
 /* zeta^BitRev7(i) mod q, zeta = 17 (the NTT's twiddles, 4.3). */
 static const uint16_t ZETA[128] = {
@@ -71,7 +77,7 @@ csubq(uint32_t x)
 	return x + (Q & (0u - (x >> 31)));
 }
 
-/* Algorithm 9: NTT, in place. */
+/* Algorithm 9: NTT, in place (steps 3-10; zeta of step 5 from ZETA). */
 static void
 ntt(poly f)
 {
@@ -90,7 +96,7 @@ ntt(poly f)
 		}
 }
 
-/* Algorithm 10: NTT^-1, in place; 3303 = 128^-1 mod q. */
+/* Algorithm 10: NTT^-1, in place; step 14's 3303 = 128^-1 mod q. */
 static void
 intt(poly f)
 {
@@ -113,7 +119,10 @@ intt(poly f)
 		f[j] = (uint16_t)modq(3303u * f[j]);
 }
 
-/* acc += f * g in the NTT domain (Algorithms 11, 12). */
+/*
+ * acc += f * g in the NTT domain: Algorithm 11 (MultiplyNTTs), each
+ * pair by Algorithm 12 (BaseCaseMultiply, steps 1-2) with GAMMA[i].
+ */
 static void
 mul_acc(poly acc, const poly f, const poly g)
 {
@@ -130,8 +139,8 @@ mul_acc(poly acc, const poly f, const poly g)
 
 /*
  * Algorithm 7: SampleNTT(rho || b0 || b1), rejection sampling of
- * SHAKE128's output: 3 bytes give two 12-bit candidates, kept if
- * below q.  The branches depend on the public seed only.
+ * SHAKE128's output (steps 4-14): 3 bytes give two 12-bit candidates,
+ * kept if below q.  The branches depend on the public seed only.
  */
 static void
 sample_ntt(poly a, const unsigned char *rho, unsigned b0, unsigned b1)
@@ -160,31 +169,35 @@ sample_ntt(poly a, const unsigned char *rho, unsigned b0, unsigned b1)
 }
 
 /*
- * Algorithm 8 with eta = 2 over PRF_2(r, nonce) (SHAKE256, 128 bytes):
- * each coefficient is (b0 + b1) - (b2 + b3) of four fresh bits.
+ * Algorithm 8: SamplePolyCBD_eta(PRF_eta(r, nonce)), PRF being SHAKE256
+ * to 64 eta bytes (4.1, eq. 4.3): coefficient i is the sum of bits
+ * 2 i eta .. + eta - 1 less the sum of the next eta (steps 3-5).
  */
 static void
-sample_cbd2(poly f, const unsigned char *r, unsigned nonce)
+sample_cbd(poly f, const unsigned char *r, unsigned nonce, unsigned eta)
 {
-	unsigned char buf[128], nb = (unsigned char)nonce;
+	unsigned char buf[64 * ETAMAX], nb = (unsigned char)nonce;
 	struct keccak x;
+	unsigned i, j, bit = 0;
 
 	shake256_init(&x);
 	keccak_update(&x, r, 32);
 	keccak_update(&x, &nb, 1);
-	keccak_out(&x, buf, sizeof(buf));
-	for (unsigned i = 0; i < N; i++) {
-		unsigned v = buf[i >> 1] >> (4 * (i & 1));
-		uint32_t a = (v & 1) + (v >> 1 & 1);
-		uint32_t b = (v >> 2 & 1) + (v >> 3 & 1);
+	keccak_out(&x, buf, (size_t)64 * eta);
+	for (i = 0; i < N; i++) {
+		uint32_t a = 0, b = 0;
 
+		for (j = 0; j < eta; j++, bit++)
+			a += buf[bit >> 3] >> (bit & 7) & 1;
+		for (j = 0; j < eta; j++, bit++)
+			b += buf[bit >> 3] >> (bit & 7) & 1;
 		f[i] = (uint16_t)csubq(a + Q - b);
 	}
 	wipe(buf, sizeof(buf));
 	keccak_wipe(&x);
 }
 
-/* ByteDecode12 of one polynomial (PB bytes): values below 4096. */
+/* Algorithm 6: ByteDecode12 of one polynomial (PB bytes), below 4096. */
 static void
 decode12(poly f, const unsigned char *b)
 {
@@ -194,22 +207,41 @@ decode12(poly f, const unsigned char *b)
 	}
 }
 
-/* Compress_d (4.2.1): round(2^d x / q) mod 2^d, x in [0, q). */
-static uint32_t
-compress(uint32_t x, unsigned d)
+/*
+ * ByteEncode_d(Compress_d(f)) (Algorithm 5; Compress_d is eq. 4.7,
+ * round(2^d x / q) mod 2^d, x in [0, q)): 32 d bytes to `out`, bits
+ * least significant first.  Returns the end.
+ */
+static unsigned char *
+encode_compressed(unsigned char *out, const poly f, unsigned d)
 {
-	return divq((x << d) + Q / 2) & ((1u << d) - 1);
+	uint32_t acc = 0;
+	unsigned nb = 0;
+
+	for (unsigned i = 0; i < N; i++) {
+		uint32_t c = divq(((uint32_t)f[i] << d) + Q / 2) &
+		    ((1u << d) - 1);
+
+		acc |= c << nb;
+		for (nb += d; nb >= 8; nb -= 8, acc >>= 8)
+			*out++ = (unsigned char)acc;
+	}
+	return out;
 }
 
+/*
+ * 7.2, "Encapsulation key check": step 1, the length 384 k + 32; step
+ * 2, the modulus check, as "every decoded coefficient below q".
+ */
 int
-mlkem768_check_ek(const unsigned char *ek, size_t len)
+mlkem_check_ek(const struct mlkem *p, const unsigned char *ek, size_t len)
 {
 	poly f;
 	unsigned bad = 0;
 
-	if (ek == NULL || len != MLKEM768_EK_LEN)
+	if (ek == NULL || len != p->eklen)
 		return 0;
-	for (unsigned i = 0; i < K; i++) {
+	for (unsigned i = 0; i < p->k; i++) {
 		decode12(f, ek + PB * i);
 		for (unsigned j = 0; j < N; j++)
 			bad |= (unsigned)(Q - 1 - f[j]) >> 31;
@@ -217,97 +249,93 @@ mlkem768_check_ek(const unsigned char *ek, size_t len)
 	return bad == 0;
 }
 
-/* K-PKE.Encrypt (Algorithm 14) of m with randomness r, into ct. */
+/* Algorithm 14: K-PKE.Encrypt(ek, m, r), into ct. */
 static void
-kpke_encrypt(unsigned char *ct, const unsigned char *ek,
-    const unsigned char *m, const unsigned char *r)
+kpke_encrypt(const struct mlkem *p, unsigned char *ct,
+    const unsigned char *ek, const unsigned char *m, const unsigned char *r)
 {
-	const unsigned char *rho = ek + PB * K;
-	poly y[K], acc, t;
+	const unsigned char *rho = ek + PB * p->k;	/* step 3 */
+	const unsigned k = p->k;
+	poly y[KMAX], acc, t;
 	unsigned i, j;
 
-	for (i = 0; i < K; i++) {
-		sample_cbd2(y[i], r, i);
+	/* Steps 9-12 and 18: y, then NTT(y). */
+	for (i = 0; i < k; i++) {
+		sample_cbd(y[i], r, i, p->eta1);
 		ntt(y[i]);
 	}
-	/* u = NTT^-1(A^T y) + e1: row i of A^T is SampleNTT(rho || i || j). */
-	for (i = 0; i < K; i++) {
+	/*
+	 * Steps 4-8, 13-16, 19, 22: u = NTT^-1(A^T y) + e1, row i of A^T
+	 * being SampleNTT(rho || i || j), then c1.
+	 */
+	for (i = 0; i < k; i++) {
 		memset(acc, 0, sizeof(acc));
-		for (j = 0; j < K; j++) {
+		for (j = 0; j < k; j++) {
 			sample_ntt(t, rho, i, j);
 			mul_acc(acc, t, y[j]);
 		}
 		intt(acc);
-		sample_cbd2(t, r, K + i);
-		for (j = 0; j < N; j += 4, ct += 5) {
-			uint32_t c[4];
-
-			for (unsigned l = 0; l < 4; l++)
-				c[l] = compress(csubq(acc[j + l] +
-				    t[j + l]), 10);
-			ct[0] = (unsigned char)c[0];
-			ct[1] = (unsigned char)(c[0] >> 8 | c[1] << 2);
-			ct[2] = (unsigned char)(c[1] >> 6 | c[2] << 4);
-			ct[3] = (unsigned char)(c[2] >> 4 | c[3] << 6);
-			ct[4] = (unsigned char)(c[3] >> 2);
-		}
+		sample_cbd(t, r, k + i, 2);
+		for (j = 0; j < N; j++)
+			acc[j] = (uint16_t)csubq(acc[j] + t[j]);
+		ct = encode_compressed(ct, acc, p->du);
 	}
-	/* v = NTT^-1(t^T y) + e2 + Decompress1(m). */
+	/*
+	 * Steps 2, 17, 20, 21, 23: v = NTT^-1(t^T y) + e2 + Decompress1(m),
+	 * then c2.
+	 */
 	memset(acc, 0, sizeof(acc));
-	for (j = 0; j < K; j++) {
+	for (j = 0; j < k; j++) {
 		decode12(t, ek + PB * j);
 		mul_acc(acc, t, y[j]);
 	}
 	intt(acc);
-	sample_cbd2(t, r, 2 * K);
-	for (j = 0; j < N; j += 2, ct++) {
-		uint32_t c[2];
+	sample_cbd(t, r, 2 * k, 2);
+	for (j = 0; j < N; j++) {
+		uint32_t bit = m[j >> 3] >> (j & 7) & 1;
+		uint32_t mu = (0u - bit) & ((Q + 1) / 2);
 
-		for (unsigned l = 0; l < 2; l++) {
-			uint32_t bit = m[(j + l) >> 3] >> ((j + l) & 7) & 1;
-			uint32_t mu = (0u - bit) & ((Q + 1) / 2);
-
-			c[l] = compress(csubq(csubq(acc[j + l] + t[j + l]) +
-			    mu), 4);
-		}
-		*ct = (unsigned char)(c[0] | c[1] << 4);
+		acc[j] = (uint16_t)csubq(csubq(acc[j] + t[j]) + mu);
 	}
+	(void)encode_compressed(ct, acc, p->dv);
 	wipe(y, sizeof(y));
 	wipe(acc, sizeof(acc));
 	wipe(t, sizeof(t));
 }
 
+/* Algorithm 17: ML-KEM.Encaps_internal(ek, m), after the 7.2 check. */
 int
-mlkem768_encaps_m(unsigned char *ct, unsigned char *ss,
+mlkem_encaps_m(const struct mlkem *p, unsigned char *ct, unsigned char *ss,
     const unsigned char *ek, size_t eklen, const unsigned char *m)
 {
 	unsigned char kr[64];
 	struct keccak g;
 
-	if (!mlkem768_check_ek(ek, eklen))
+	if (!mlkem_check_ek(p, ek, eklen))
 		return 0;
-	/* (K, r) = G(m || H(ek)) (Algorithm 17). */
+	/* Step 1: (K, r) = G(m || H(ek)). */
 	sha3_256(kr, ek, eklen);
 	sha3_512_init(&g);
 	keccak_update(&g, m, MLKEM_M_LEN);
 	keccak_update(&g, kr, 32);
 	keccak_out(&g, kr, 64);
 	keccak_wipe(&g);
-	kpke_encrypt(ct, ek, m, kr + 32);
+	kpke_encrypt(p, ct, ek, m, kr + 32);	/* step 2 */
 	memcpy(ss, kr, MLKEM_SS_LEN);
 	wipe(kr, sizeof(kr));
 	return 1;
 }
 
+/* Algorithm 20: ML-KEM.Encaps(ek); step 1's m from `rng`. */
 int
-mlkem768_encaps(unsigned char *ct, unsigned char *ss,
+mlkem_encaps(const struct mlkem *p, unsigned char *ct, unsigned char *ss,
     const unsigned char *ek, size_t eklen, const br_prng_class **rng)
 {
 	unsigned char m[MLKEM_M_LEN];
 	int ok;
 
 	(*rng)->generate(rng, m, sizeof(m));
-	ok = mlkem768_encaps_m(ct, ss, ek, eklen, m);
+	ok = mlkem_encaps_m(p, ct, ss, ek, eklen, m);
 	wipe(m, sizeof(m));
 	return ok;
 }

@@ -306,6 +306,17 @@ load_key_file(struct tls_area *a, const char *path, char *err, size_t cap)
 	return rc;
 }
 
+/*
+ * CNSA 2.0 keeps CNSA 1.0's signatures until ML-DSA: ECDSA on P-384,
+ * RSA of 3072 bits or more (NSA CNSA 1.0, RFC 9151 5).
+ */
+static int
+cnsa2_key(const struct cred *cr)
+{
+	return cr->key_type == BR_KEYTYPE_EC ? cr->ec.curve == BR_EC_secp384r1 :
+	    cr->rsa.n_bitlen >= 3072;
+}
+
 int
 tls_load(const struct config *c, char *err, size_t cap)
 {
@@ -325,6 +336,12 @@ tls_load(const struct config *c, char *err, size_t cap)
 			if (cred_load(cr, s->certs[j].cert, s->certs[j].key,
 			    err, cap) < 0)
 				goto fail;
+			if (s->profile == PROFILE_CNSA2 && !cnsa2_key(cr)) {
+				snprintf(err, cap, "key %s: tls_profile cnsa2 "
+				    "takes a P-384 or an RSA 3072-bit or "
+				    "larger key", s->certs[j].key);
+				goto fail;
+			}
 		}
 		sv->anchor0 = a->anchors.n;
 		if (s->client_ca[0] != '\0' &&

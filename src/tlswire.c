@@ -48,20 +48,36 @@ tls_sig(unsigned code)
 
 /*
  * bsi: BSI TR-02102-2 lists the NIST curves, not X25519; modern:
- * Mozilla's, without secp521r1.
+ * Mozilla's, without secp521r1; cnsa2: CNSA 2.0 (and 1.0's P-384 while
+ * its transition lasts), nothing weaker.
  */
-#define NO_BSI	(IN_ALL & ~(1u << PROFILE_BSI))
-#define NO_MODERN	(IN_ALL & ~(1u << PROFILE_MODERN))
 const struct tls_group tls_groups[] = {
 #ifndef TLSGATE_NO_MLKEM
-	/* ML-KEM-768's key, then X25519's; checked (FIPS 203 7.2) if used. */
-	{ GROUP_X25519MLKEM768, "x25519mlkem768", NO_BSI, 0, 0, 1184 + 32,
-	    "bad-x25519mlkem768-share" },
+	/*
+	 * draft-ietf-tls-ecdhe-mlkem (hybrid.h): ML-KEM-768's key then
+	 * X25519's; P-256's point then ML-KEM-768's key; P-384's then
+	 * ML-KEM-1024's.  The key is checked (FIPS 203 7.2) and the point
+	 * put on its curve when used.  First: post-quantum wins, where the
+	 * client sent the share.  bsi: TR-02102-1 wants ML-KEM in a hybrid
+	 * with a classical scheme TR-02102-2 lists (secp256r1, not X25519);
+	 * cnsa2: CNSA 2.0's ML-KEM-1024 with P-384.
+	 */
+	{ GROUP_X25519MLKEM768, "x25519mlkem768", IN_DEFAULT | IN_MODERN, 0,
+	    0, 1184 + 32, "bad-x25519mlkem768-share" },
+	{ GROUP_SECP256R1MLKEM768, "secp256r1mlkem768",
+	    IN_DEFAULT | IN_BSI | IN_MODERN, 0, 1, 65 + 1184,
+	    "bad-secp256r1mlkem768-share" },
+	{ GROUP_SECP384R1MLKEM1024, "secp384r1mlkem1024",
+	    IN_DEFAULT | IN_CNSA2, 0, 1, 97 + 1568,
+	    "bad-secp384r1mlkem1024-share" },
 #endif
-	{ GROUP_X25519, "x25519", NO_BSI, C25519, 0, 32, "bad-x25519-share" },
-	{ GROUP_SECP256R1, "secp256r1", IN_ALL, P256, 1, 65, "bad-p256-share" },
-	{ GROUP_SECP384R1, "secp384r1", IN_ALL, P384, 1, 97, "bad-p384-share" },
-	{ GROUP_SECP521R1, "secp521r1", NO_MODERN, P521, 1, 133,
+	{ GROUP_X25519, "x25519", IN_DEFAULT | IN_MODERN, C25519, 0,
+	    32, "bad-x25519-share" },
+	{ GROUP_SECP256R1, "secp256r1", IN_DEFAULT | IN_BSI | IN_MODERN, P256,
+	    1, 65, "bad-p256-share" },
+	{ GROUP_SECP384R1, "secp384r1", IN_ALL, P384, 1, 97,
+	    "bad-p384-share" },
+	{ GROUP_SECP521R1, "secp521r1", IN_DEFAULT | IN_BSI, P521, 1, 133,
 	    "bad-p521-share" },
 };
 const size_t tls_ngroups = sizeof(tls_groups) / sizeof(tls_groups[0]);
@@ -77,15 +93,19 @@ tls_group_find(unsigned code)
 	return NULL;
 }
 
-/* bsi: BSI TR-02102-2 lists no ChaCha20-Poly1305. */
+/*
+ * bsi: BSI TR-02102-2 lists no ChaCha20-Poly1305; cnsa2: CNSA 2.0 names
+ * AES-256 alone.
+ */
 const struct tls_suite tls_suites[TLS_NSUITES] = {
-	{ "aes128-gcm", IN_ALL, { 0xc02b, 0xc02f, SUITE_AES_128_GCM_SHA256 },
+	{ "aes128-gcm", IN_DEFAULT | IN_BSI | IN_MODERN,
+	    { 0xc02b, 0xc02f, SUITE_AES_128_GCM_SHA256 },
 	    { "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256",
 	    "TLS_AES_128_GCM_SHA256" }, 16, 4, SHA256, 0 },
 	{ "aes256-gcm", IN_ALL, { 0xc02c, 0xc030, SUITE_AES_256_GCM_SHA384 },
 	    { "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-RSA-AES256-GCM-SHA384",
 	    "TLS_AES_256_GCM_SHA384" }, 32, 4, SHA384, 0 },
-	{ "chacha20-poly1305", NO_BSI,
+	{ "chacha20-poly1305", IN_DEFAULT | IN_MODERN,
 	    { 0xcca9, 0xcca8, SUITE_CHACHA20_POLY1305_SHA256 },
 	    { "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305",
 	    "TLS_CHACHA20_POLY1305_SHA256" }, 32, 12, SHA256, 1 },

@@ -64,8 +64,10 @@
 #define GROUP_SECP384R1	0x0018
 #define GROUP_SECP521R1	0x0019
 #define GROUP_X25519	0x001d
-/* X25519MLKEM768, draft-ietf-tls-ecdhe-mlkem (src/hybrid.h). */
-#define GROUP_X25519MLKEM768	0x11ec
+/* The hybrids of draft-ietf-tls-ecdhe-mlkem (src/hybrid.h). */
+#define GROUP_SECP256R1MLKEM768		0x11eb
+#define GROUP_X25519MLKEM768		0x11ec
+#define GROUP_SECP384R1MLKEM1024	0x11ed
 
 /* Signature schemes (RFC 8446 4.2.3, RFC 5246 7.4.1.4.1). */
 #define SIG_ECDSA_SECP256R1_SHA256	0x0403
@@ -110,10 +112,16 @@ tw_get24(const unsigned char *p)
 	return (size_t)p[0] << 16 | tw_get16(p + 1);
 }
 
-/* The config's tls_profile values: a row's profiles has 1 << PROFILE_*. */
-enum { PROFILE_DEFAULT, PROFILE_BSI, PROFILE_MODERN };
-#define IN_ALL	(1u << PROFILE_DEFAULT | 1u << PROFILE_BSI | \
-	    1u << PROFILE_MODERN)
+/*
+ * The TLS profiles (tls_profile in the config file): each registry row
+ * says which ones take it, as a bit 1 << PROFILE_*.
+ */
+enum { PROFILE_DEFAULT, PROFILE_BSI, PROFILE_MODERN, PROFILE_CNSA2 };
+#define IN_DEFAULT	(1u << PROFILE_DEFAULT)
+#define IN_BSI		(1u << PROFILE_BSI)
+#define IN_MODERN	(1u << PROFILE_MODERN)
+#define IN_CNSA2	(1u << PROFILE_CNSA2)
+#define IN_ALL		(IN_DEFAULT | IN_BSI | IN_MODERN | IN_CNSA2)
 
 /*
  * The registry of signature schemes: every scheme a hello's
@@ -143,8 +151,8 @@ const struct tls_sig *tls_sig(unsigned code);
  * preference: the one place each group is described.  A hello's groups
  * and shares have bit i for tls_groups[i] (hello_group()).  name: IANA's,
  * as the config file and the log spell it; profiles: 1 << PROFILE_* of
- * the profiles that list it; curve is BearSSL's curve ID, 0 for
- * X25519MLKEM768 (TLS 1.3 only, hybrid.c; absent with TLSGATE_NO_MLKEM);
+ * the profiles that list it; curve is BearSSL's curve ID, 0 for the
+ * hybrids (TLS 1.3 only, hybrid.c; absent with TLSGATE_NO_MLKEM);
  * share, the client's share length (an ECDHE server's too); point,
  * whether that share is an uncompressed point (0x04, X, Y); why, the
  * reason a share of another length or form gets.

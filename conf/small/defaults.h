@@ -60,11 +60,12 @@
 #define TLSGATE_QUEUE_MAX_MS	250
 
 /*
- * The post-quantum hybrid group leads the groups when it is built in
- * (make PQ=0 leaves it out, and it must then not be named).
+ * The post-quantum hybrid groups lead the groups when built in (make
+ * PQ=0 leaves them out, and they must then not be named).
  */
 #ifndef TLSGATE_NO_MLKEM
-#define TLSGATE_PQ_FIRST	"x25519mlkem768 "
+#define TLSGATE_PQ_FIRST	"x25519mlkem768 secp256r1mlkem768 " \
+				"secp384r1mlkem1024 "
 #else
 #define TLSGATE_PQ_FIRST	""
 #endif
@@ -97,7 +98,7 @@
 	"tls_profile = default\n" \
 	"suites = aes128-gcm aes256-gcm chacha20-poly1305\n" \
 	"groups = " TLSGATE_PQ_FIRST "x25519 secp256r1 secp384r1 secp521r1\n" \
-	"hybrid_retry = off\n"	/* HRR for x25519mlkem768: see README */ \
+	"hybrid_retry = off\n"	/* HRR for a hybrid: see README */ \
 	"mode = http\n" \
 	"proxy_protocol = off\n" \
 	"proxy_from = none\n" \

@@ -30,6 +30,7 @@
 #ifndef TLSGATE_NO_MLKEM
 #include "hybrid.h"
 #include "mlkem.h"
+#include "tlswire.h"
 #endif
 
 #define REC_LEN		16384	/* largest TLS record plaintext */
@@ -266,7 +267,7 @@ check_chacha(const struct job *j)
  * (an X25519 key, its shared secret, Encaps): what the hybrid group adds
  * to a handshake.  The key: random coefficients below q, random rho.
  */
-static unsigned char kem_share[HYBRID_CLIENT_SHARE];
+static unsigned char kem_share[MLKEM768_EK_LEN + 32];
 
 static void
 kem_key(void)
@@ -292,8 +293,8 @@ op_mlkem(const struct job *j)
 {
 	(void)j;
 	out_len = MLKEM768_CT_LEN + MLKEM_SS_LEN;
-	return mlkem768_encaps(out, out + MLKEM768_CT_LEN, kem_share,
-	    MLKEM768_EK_LEN, &rng.vtable);
+	return mlkem_encaps(&mlkem768, out, out + MLKEM768_CT_LEN,
+	    kem_share, MLKEM768_EK_LEN, &rng.vtable);
 }
 
 static int
@@ -303,19 +304,21 @@ check_mlkem(const struct job *j)
 
 	(void)j;
 	out_len = MLKEM768_CT_LEN + MLKEM_SS_LEN;
-	return mlkem768_encaps_m(out, out + MLKEM768_CT_LEN, kem_share,
-	    MLKEM768_EK_LEN, m);
+	return mlkem_encaps_m(&mlkem768, out, out + MLKEM768_CT_LEN,
+	    kem_share, MLKEM768_EK_LEN, m);
 }
 
 static int
 op_hybrid(const struct job *j)
 {
-	unsigned char shared[HYBRID_SHARED];
+	unsigned char shared[HYBRID_SHARED_MAX];
+	size_t n;
 
 	(void)j;
 	out_len = 0;
-	return hybrid_answer(kem_share, sizeof kem_share, &rng.vtable, out,
-	    sizeof out, shared) == HYBRID_SERVER_SHARE;
+	return hybrid_answer(GROUP_X25519MLKEM768, kem_share,
+	    sizeof kem_share, &rng.vtable, out, sizeof out, shared, &n) ==
+	    MLKEM768_CT_LEN + 32;
 }
 #endif
 

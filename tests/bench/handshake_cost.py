@@ -18,8 +18,15 @@ X25519 alone (groups = x25519); N1 and N2 are then Chromium page loads,
 and the divisor is the handshakes tlsgate logged (Chromium also opens
 a spare connection per load that never sends a hello).
 
+With --node24 PATH (a Node 24, whose OpenSSL 3.5 offers the three
+post-quantum hybrids; .ci/run unpacks one into build/node24), TLS 1.3
+full handshakes of Node over each group it is told to use (ecdhCurve):
+X25519MLKEM768, SecP256r1MLKEM768 and SecP384r1MLKEM1024 beside X25519,
+P-256 and P-384 alone, the group each was served over as tlsgate
+logged it.
+
 usage: handshake_cost.py [--bin build/tlsgate] [--n1 10] [--n2 70]
-                         [--chromium]
+                         [--chromium] [--node24 build/node24/bin/node]
 """
 import argparse
 import os
@@ -99,6 +106,65 @@ def chromium_instructions(binary, conf, port, n, tmp):
     return int(m.group(1)), groups
 
 
+NODE_LOOP = r"""
+const tls = require("tls");
+const [port, curve, n] = process.argv.slice(1);
+function one(i) {
+  if (i == +n) return;
+  const s = tls.connect({host: "127.0.0.1", port: +port, ecdhCurve: curve,
+                         rejectUnauthorized: false, minVersion: "TLSv1.3",
+                         session: undefined},
+    () => s.end("GET / HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n"));
+  s.on("data", () => {});
+  s.on("close", () => one(i + 1));
+  s.on("error", (e) => { console.error(e.message); process.exit(1); });
+}
+one(0);
+"""
+
+
+def node_instructions(a, conf, port, curve, n, tmp):
+    """Ir of tlsgate over n Node connections with ecdhCurve curve, and
+    the groups tlsgate logged."""
+    out = os.path.join(tmp, "cg.out")
+    log = os.path.join(tmp, "gate.log")
+    with open(log, "w") as err:
+        p = subprocess.Popen(["valgrind", "--tool=callgrind",
+                              "--callgrind-out-file=" + out, a.bin, "-c",
+                              conf], stdout=subprocess.DEVNULL, stderr=err,
+                             env=pinned_env(a.bin, conf))
+    try:
+        wait_port(port)
+        subprocess.run([a.node24, "-e", NODE_LOOP, str(port), curve, str(n)],
+                       check=True, capture_output=True, timeout=600)
+        # The key pools (precomp.h) refill when idle: let them fill in
+        # both runs, so that the difference counts each key once.
+        time.sleep(5)
+    finally:
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=120)
+    m = re.search(r"^(?:summary|totals):\s+(\d+)", open(out).read(), re.M)
+    # wait_port()'s probe is a connection too, in both runs: left out.
+    return int(m.group(1)), [g for g in re.findall(
+        r" conn id=.* group=(\S+)", open(log).read()) if g != "none"]
+
+
+def node_rows(a, conf, lport, tmp):
+    with open(conf) as f:
+        base = [ln for ln in f if not ln.startswith("log_")]
+    with open(conf, "w") as f:
+        f.writelines(base)
+        f.write("log_level = info\n")
+    for curve in ("X25519", "P-256", "P-384", "X25519MLKEM768",
+                  "SecP256r1MLKEM768", "SecP384r1MLKEM1024"):
+        c1, _ = node_instructions(a, conf, lport, curve, a.n1, tmp)
+        c2, g = node_instructions(a, conf, lport, curve, a.n2, tmp)
+        print("| TLS 1.3 full, Node 24, %s | %.3f M | %d of %d, %s |" % (
+            curve, (c2 - c1) / (a.n2 - a.n1) / 1e6, len(g), a.n2,
+            "/".join(sorted(set(g)))))
+        sys.stdout.flush()
+
+
 def chromium_rows(a, conf, lport, tmp):
     for groups in ("", "x25519"):
         with open(conf) as f:
@@ -124,6 +190,7 @@ def main():
     ap.add_argument("--n1", type=int, default=10)
     ap.add_argument("--n2", type=int, default=70)
     ap.add_argument("--chromium", action="store_true")
+    ap.add_argument("--node24")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="tlsgate-hscost-")
     key, crt = os.path.join(tmp, "k.pem"), os.path.join(tmp, "c.pem")
@@ -151,11 +218,15 @@ def main():
             ("TLS 1.3 resumed, ticket", v13, True, True, "on"),
             ("TLS 1.3 resumed, cache (tickets = off)", v13, True, True,
              "off"))
-    print("| handshake | instructions / connection | resumed |")
+    print("| handshake | instructions / connection | %s |" %
+          ("served, over" if a.node24 else "resumed"))
     print("|---|---|---|")
     try:
         if a.chromium:
             chromium_rows(a, confs["on"], lport, tmp)
+            return
+        if a.node24:
+            node_rows(a, confs["on"], lport, tmp)
             return
         for name, v, resume, tickets, t in rows:
             c1, _ = instructions(a.bin, confs[t], lport, v, a.n1, resume,

@@ -113,7 +113,8 @@ class BadConfig(GateTest):
 
     def test_bad_profile(self):
         self.start_bad(["tls_profile = strict"],
-                       "FILE:6: tls_profile: expected default, bsi or modern")
+                       "FILE:6: tls_profile: expected default, bsi, modern or "
+                       "cnsa2")
 
     def test_modern_profile_with_tls_max_12_is_refused(self):
         self.start_bad(["tls_profile = modern", "tls_max = 1.2"],

@@ -11,6 +11,9 @@
 #include "ticket.h"
 #include "tlswire.h"
 #include "unit.h"
+#ifndef TLSGATE_NO_MLKEM
+#include "mlkem_ref.h"
+#endif
 
 /* Keys and certificates, decoded once. */
 static struct {
@@ -146,6 +149,7 @@ choose(void *ctx, const unsigned char *m, const struct hello *h,
 	out->groups = s->groups;
 	out->ngroups = s->ngroups;
 	out->ems_required = s->ems_required;
+	out->hybrid_retry = (unsigned char)s->hybrid_retry;
 	if (s->client_auth) {
 		out->x509 = &s->xk.vtable;
 		out->cas = &ca;
@@ -574,11 +578,83 @@ app_both_ways(struct cli *c)
 
 /* The ClientHello. */
 
+#ifndef TLSGATE_NO_MLKEM
+/*
+ * The hybrids as draft-ietf-tls-ecdhe-mlkem lays them out, written
+ * apart from src/hybrid.c's table: the ECDH group, its share and secret
+ * lengths, ML-KEM's k, and whether ECDH comes first.
+ */
+static const struct {
+	unsigned	group, ecdh;
+	size_t		pt, xs;
+	unsigned	k;
+	int		first;
+} hyb[] = {
+	{ 0x11ec, GROUP_X25519, 32, 32, 3, 0 },
+	{ 0x11eb, GROUP_SECP256R1, 65, 32, 3, 1 },
+	{ 0x11ed, GROUP_SECP384R1, 97, 48, 4, 1 },
+};
+
+static int
+hyb_find(unsigned group)
+{
+	for (int i = 0; i < (int)(sizeof(hyb) / sizeof(hyb[0])); i++)
+		if (hyb[i].group == group)
+			return i;
+	return -1;
+}
+#endif
+
+size_t
+cli_share(struct cli *c, size_t i, unsigned char *pub, size_t cap)
+{
+#ifndef TLSGATE_NO_MLKEM
+	int h = hyb_find(c->shares[i]);
+
+	if (h >= 0) {
+		unsigned char dz[64];
+		size_t ek = REF_EK_LEN(hyb[h].k), pt = hyb[h].pt;
+
+		if (cap < pt + ek)
+			return 0;
+		(*crng.vtable->generate)(&crng.vtable, dz, sizeof(dz));
+		ref_keygen(hyb[h].k, dz, dz + 32, pub + (hyb[h].first ? pt : 0),
+		    c->dk[i]);
+		return kx_gen(&c->kx[i], (int)hyb[h].ecdh, &crng.vtable,
+		    pub + (hyb[h].first ? 0 : ek), pt) == pt ? pt + ek : 0;
+	}
+#endif
+	return kx_gen(&c->kx[i], (int)c->shares[i], &crng.vtable, pub, cap);
+}
+
+size_t
+cli_shared(struct cli *c, size_t i, const unsigned char *spub, size_t n,
+    unsigned char *out)
+{
+#ifndef TLSGATE_NO_MLKEM
+	int h = hyb_find(c->shares[i]);
+
+	if (h >= 0) {
+		size_t ct = REF_CT_LEN(hyb[h].k), pt = hyb[h].pt;
+		size_t xs = hyb[h].xs;
+		int first = hyb[h].first;
+
+		if (n != pt + ct || kx_shared(&c->kx[i], spub + (first ? 0 :
+		    ct), pt, out + (first ? 0 : 32)) != xs)
+			return 0;
+		ref_decaps(hyb[h].k, c->dk[i], spub + (first ? pt : 0),
+		    out + (first ? xs : 0));
+		return xs + 32;
+	}
+#endif
+	return kx_shared(&c->kx[i], spub, n, out);
+}
+
 /* The hello into m: its length, 0 if it does not fit. */
 size_t
 cli_hello_msg(struct cli *c, unsigned char *m, size_t cap)
 {
-	unsigned char pub[KX_PUB_MAX], key[HASH_MAX], h[HASH_MAX];
+	unsigned char pub[CLI_SHARE_MAX], key[HASH_MAX], h[HASH_MAX];
 	const br_hash_class *dig;
 	struct ks ks;
 	struct tw w;
@@ -663,8 +739,7 @@ cli_hello_msg(struct cli *c, unsigned char *m, size_t cap)
 		tw_open(&w, 2);
 		tw_open(&w, 2);
 		for (i = 0; i < c->nshares; i++) {
-			n = kx_gen(&c->kx[i], (int)c->shares[i],
-			    &crng.vtable, pub, sizeof(pub));
+			n = cli_share(c, i, pub, sizeof(pub));
 			tw_u16(&w, c->shares[i]);
 			tw_open(&w, 2);
 			tw_put(&w, pub, n);
@@ -725,7 +800,7 @@ cli_hello_msg(struct cli *c, unsigned char *m, size_t cap)
 int
 cli_hello(struct cli *c)
 {
-	unsigned char m[1024];
+	unsigned char m[4096];
 	size_t n = cli_hello_msg(c, m, sizeof(m));
 
 	if (n == 0 || cli_log(c, m, n) < 0)

@@ -48,6 +48,7 @@ struct srv {
 	const unsigned		*groups;	/* eng_choice's */
 	size_t			 ngroups;
 	int			 ems_required;
+	int			 hybrid_retry;	/* eng_choice's */
 	int			 client_auth;	/* ask for a certificate */
 	br_x509_knownkey_context xk;		/* it trusts the client's key */
 	/* Tickets (ticket.c) unless off: the session store then. */
@@ -145,11 +146,32 @@ struct cli {
 	int			 ccs_seen;	/* TLS 1.3's, dropped */
 
 	struct kx		 kx[4];		/* one per share */
+#ifndef TLSGATE_NO_MLKEM
+	unsigned char		 dk[4][3168];	/* ... a hybrid's ML-KEM key */
+#endif
 	struct ks		 ks;
 	unsigned char		 c_hs[HASH_MAX], s_hs[HASH_MAX];
 	unsigned char		 c_ap[HASH_MAX], s_ap[HASH_MAX];
 	unsigned char		 ms[48];
 };
+
+/* The longest client share: SecP384r1MLKEM1024's. */
+#define CLI_SHARE_MAX	(97 + 1568)
+
+/*
+ * The client's share i (for c->shares[i]) into pub: an ECDHE key, or a
+ * hybrid's ECDH key and ML-KEM encapsulation key (tests/unit/mlkem_ref.c
+ * makes it).  Its length, 0 if it does not fit.
+ */
+size_t	cli_share(struct cli *c, size_t i, unsigned char *pub, size_t cap);
+
+/*
+ * The shared secret share i and the server's share give (ECDH, or for a
+ * hybrid ECDH and decapsulation, in the group's order) into out:
+ * its length, 0 for a server share that is not right.
+ */
+size_t	cli_shared(struct cli *c, size_t i, const unsigned char *spub,
+	    size_t n, unsigned char *out);
 
 /* A fresh server (the session store kept) with obuf's size olen. */
 void	srv_init(struct srv *s, unsigned vmin, unsigned vmax, size_t olen);

@@ -448,7 +448,7 @@ hs12(struct cli *c, const unsigned char *sh, size_t shn)
 static int
 retry13(struct cli *c, const unsigned char *m, size_t n, unsigned group)
 {
-	unsigned char mh[4 + HASH_MAX], ch2[1024];
+	unsigned char mh[4 + HASH_MAX], ch2[4096];
 	size_t hl = cli_th(c, NULL, 0, mh + 4), k;
 
 	if (c->hrr)
@@ -534,7 +534,7 @@ ticket13(struct cli *c)
 int
 hs13(struct cli *c, const unsigned char *sh, size_t shn)
 {
-	unsigned char first[512], dhe[KX_SHARED_MAX], th[HASH_MAX];
+	unsigned char first[2048], dhe[80], th[HASH_MAX];
 	unsigned char want[HASH_MAX];
 	const unsigned char *m;
 	struct sh h;
@@ -563,7 +563,7 @@ hs13(struct cli *c, const unsigned char *sh, size_t shn)
 	c->group = h.group;
 	for (i = 0; i < c->nshares && c->shares[i] != h.group; i++)
 		;
-	if (i == c->nshares || h.pub == NULL || (dn = kx_shared(&c->kx[i],
+	if (i == c->nshares || h.pub == NULL || (dn = cli_shared(c, i,
 	    h.pub, h.publen, dhe)) == 0)
 		return cli_fail("ServerHello: no share of ours");
 	c->resumed = h.psk;
@@ -633,7 +633,7 @@ hs13(struct cli *c, const unsigned char *sh, size_t shn)
 int
 cli_handshake(struct cli *c)
 {
-	unsigned char sh[512];
+	unsigned char sh[2048];
 	const unsigned char *m, *p;
 	const char *w;
 	struct sh h;

@@ -408,6 +408,60 @@ t13_hrr_for_a_p384_share(void)
 	return 1;
 }
 
+#ifndef TLSGATE_NO_MLKEM
+/*
+ * The hybrids, with a client that decapsulates (mlkem_ref.c): each
+ * completes when the client sent its share; a hybrid listed without a
+ * share gets no HelloRetryRequest unless the service asks for one.
+ */
+static const unsigned hybrids[] = { GROUP_X25519MLKEM768,
+    GROUP_SECP256R1MLKEM768, GROUP_SECP384R1MLKEM1024 };
+
+static int
+t13_each_hybrid_with_its_share_completes(void)
+{
+	for (size_t i = 0; i < sizeof(hybrids) / sizeof(hybrids[0]); i++) {
+		const unsigned ours[] = { hybrids[i], GROUP_X25519 };
+
+		start(TLS13, 1);
+		S.groups = ours;
+		S.ngroups = 2;
+		C.groups[0] = hybrids[i];
+		C.groups[1] = GROUP_X25519;
+		C.shares[0] = hybrids[i];
+		CHECK_OK(cli_connect(&C));
+		CHECK(!C.hrr && C.group == hybrids[i]);
+		CHECK(app_both_ways(&C));
+	}
+	return 1;
+}
+
+static int
+t13_hybrid_without_its_share_is_asked_for_only_with_hybrid_retry(void)
+{
+	for (size_t i = 0; i < 2 * sizeof(hybrids) / sizeof(hybrids[0]);
+	    i++) {
+		const unsigned ours[] = { hybrids[i / 2], GROUP_X25519 };
+
+		start(TLS13, 1);
+		S.groups = ours;
+		S.ngroups = 2;
+		S.hybrid_retry = (int)(i % 2);
+		C.groups[0] = hybrids[i / 2];
+		C.groups[1] = GROUP_X25519;
+		C.shares[0] = GROUP_X25519;
+		CHECK_OK(cli_connect(&C));
+		if (i % 2 == 0)
+			CHECK(!C.hrr && C.group == GROUP_X25519);
+		else
+			CHECK(C.hrr && C.hrr_group == hybrids[i / 2] &&
+			    C.group == hybrids[i / 2]);
+		CHECK(app_both_ways(&C));
+	}
+	return 1;
+}
+#endif
+
 /* RFC 8446 5.1: any handshake message may span records, this one too. */
 static int
 t13_second_hello_over_several_records_is_taken(void)
@@ -633,6 +687,10 @@ main(void)
 		T(t13_second_hello_over_several_records_is_taken),
 		T(t13_second_hello_longer_than_obuf_is_taken),
 		T(t13_p256_share_is_taken_without_hrr),
+#ifndef TLSGATE_NO_MLKEM
+		T(t13_each_hybrid_with_its_share_completes),
+		T(t13_hybrid_without_its_share_is_asked_for_only_with_hybrid_retry),
+#endif
 		T(t13_empty_client_certificate_is_certificate_required),
 		T(t13_key_update_requested_is_answered_and_both_ways_work),
 		T(t13_key_update_not_requested_is_not_answered),
