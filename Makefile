@@ -112,10 +112,10 @@ UNITS	= http der hello cache proxyin turn config certname prim conn
 UNIT_MORE_http = src/httpchunk.c
 UNIT_MORE_hello = src/tlswire.c
 UNIT_MORE_proxyin = port/posix/port.c
-CONFIG_MORE = src/confprint.c src/certname.c src/der.c src/proxyin.c \
+CONFIG_MORE = src/confprint.c src/tlswire.c src/log.c src/stats.c src/certname.c src/der.c src/proxyin.c \
 	port/posix/port.c port/posix/file.c
 UNIT_MORE_config = $(CONFIG_MORE)
-UNIT_MORE_conn = src/config.c src/log.c $(CONFIG_MORE)
+UNIT_MORE_conn = src/config.c $(CONFIG_MORE)
 UNIT_MORE_prim = $(BEARSSL_LIBS)
 UNIT_MORE_certname = src/der.c
 $(B)/unit/test_%: tests/unit/test_%.c tests/unit/*.h src/%.c src/*.h \
