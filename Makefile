@@ -58,7 +58,7 @@ SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c \
 	  src/hs13flight.c \
 	  src/hs12flight.c \
 	  src/slotio.c src/precomp.c \
-	  src/ticket.c $(PQ_SRC)
+	  src/ticket.c src/metrics.c $(PQ_SRC)
 PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c \
 	  port/posix/file.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)

@@ -26,6 +26,13 @@
 #define TLSGATE_MAX_ANCHORS	16	/* client-auth CA certificates in all */
 #define TLSGATE_MAX_PROXY_FROM	16	/* proxy_from prefixes of one service */
 #define TLSGATE_MAX_FILE	65536	/* bytes of a config or PEM file */
+/*
+ * The stats address's answer to GET /metrics, built in one static
+ * buffer.  The limits above can fill 23.5 KB of it (eight services of
+ * 31-character names, sixteen certificates of 255-byte paths, every
+ * counter at 2^64 - 1); a config that would need more is refused.
+ */
+#define TLSGATE_METRICS_BUF	28672
 #define TLSGATE_HEAD_MAX	8192	/* bytes of an HTTP request head (http mode) */
 /*
  * Outgoing TLS record buffer.  16384 + 85 lets BearSSL send full-size

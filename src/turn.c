@@ -14,6 +14,8 @@ struct turn_work turn_work;
 
 static uint32_t hist[TURN_BUCKETS];
 static uint64_t t0, nturns, slowest;
+/* Since start-up, a bucket a power of two (turn_totals()). */
+static uint64_t total[TURN_POWERS], total_n, total_us;
 static struct turn_work slow;
 /* The counters' values when the turn began. */
 static unsigned long long b_hs, b_closed, b_cache, b_logs;
@@ -73,6 +75,9 @@ turn_end(uint64_t us)
 
 	hist[turn_bucket(d)]++;
 	nturns++;
+	total[turn_bucket(d) / 4]++;
+	total_n++;
+	total_us += d;
 	if (nturns > 1 && d <= slowest)
 		return;
 	slowest = d;
@@ -121,8 +126,18 @@ turn_report(void)
 	slow = (struct turn_work){ 0 };
 }
 
+uint64_t
+turn_totals(uint64_t all[TURN_POWERS], uint64_t *sum_us)
+{
+	for (unsigned k = 0; k < TURN_POWERS; k++)
+		all[k] = total[k];
+	*sum_us = total_us;
+	return total_n;
+}
+
 size_t
 turn_static_bytes(void)
 {
-	return sizeof(hist) + sizeof(slow) + sizeof(turn_work);
+	return sizeof(hist) + sizeof(slow) + sizeof(turn_work) +
+	    sizeof(total);
 }

@@ -32,6 +32,8 @@
 #define TLSGATE_MAX_ANCHORS	4	/* client-auth CA certificates in all */
 #define TLSGATE_MAX_PROXY_FROM	4	/* proxy_from prefixes of one service */
 #define TLSGATE_MAX_FILE	65536	/* bytes of a config or PEM file */
+/* GET /metrics: these limits fill 13.5 KB at most (conf/defaults.h). */
+#define TLSGATE_METRICS_BUF	16384
 /*
  * Per slot.  A web UI's request heads (a session cookie, a token) fit in
  * 4 KiB; a larger head gets 431, as from most servers.
