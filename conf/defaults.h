@@ -24,6 +24,7 @@
 #define TLSGATE_MAX_SVC_CERTS	4	/* certificates (SNI) of one service */
 #define TLSGATE_MAX_CREDS	16	/* certificate+key pairs in all */
 #define TLSGATE_MAX_ANCHORS	16	/* client-auth CA certificates in all */
+#define TLSGATE_MAX_REVOKED	1024	/* revoked serials of client_crl, in all */
 #define TLSGATE_MAX_PROXY_FROM	16	/* proxy_from prefixes of one service */
 #define TLSGATE_MAX_FILE	65536	/* bytes of a config or PEM file */
 /*
@@ -126,6 +127,7 @@
 	"x_forwarded_port = on\n" \
 	"max_per_source = 0\n"		/* slots one client IP may hold */ \
 	"acme_passthrough = off\n"	/* ACME challenges on redirect: backend */ \
+	"client_crl_expired = refuse\n"	/* a CRL past nextUpdate */ \
 	"cert_generate = off\n"		/* make our own certificate: certgen.h */
 
 #endif

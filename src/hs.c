@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "crl.h"
 #include "engint.h"
 #include "tlswire.h"
 
@@ -128,6 +129,10 @@ hs_cert_end(struct eng *c, int next)
 		return BR_ALERT_UNKNOWN_CA;
 	case BR_ERR_X509_EXPIRED:
 		return BR_ALERT_CERTIFICATE_EXPIRED;
+	case CRL_ERR_REVOKED:
+		return BR_ALERT_CERTIFICATE_REVOKED;
+	case CRL_ERR_STALE:	/* no CRL to clear it with */
+		return BR_ALERT_CERTIFICATE_UNKNOWN;
 	default:
 		return err == BR_ERR_X509_UNSUPPORTED ?
 		    BR_ALERT_UNSUPPORTED_CERTIFICATE : BR_ALERT_BAD_CERTIFICATE;

@@ -99,6 +99,10 @@ print_footprint(const struct config *c)
 	tls_ticket_report(puts);
 	printf("other static = %zu (certificates and keys twice, for reload; "
 	    "buffers; poll table)\n", other);
+	printf("revoked serials = 2 x %zu = %zu (client_crl: %d serials at "
+	    "most, %zu bytes each; a second table for reload)\n",
+	    tls_crl_bytes(), 2 * tls_crl_bytes(), TLSGATE_MAX_REVOKED,
+	    sizeof(struct crl_serial));
 	printf("metrics = %zu (the GET /metrics answer: at most %zu for "
 	    "this config, whatever is asked)\n", (size_t)TLSGATE_METRICS_BUF,
 	    metrics_worst(c));
@@ -206,6 +210,7 @@ report_certs(const struct config *c, int check)
 				log_msg(LOG_INFO, "%s", line);
 		}
 	stats_cert_end = soonest == INT64_MAX ? 0 : soonest;
+	tls_crl_report(check ? puts : NULL);
 }
 
 /* The largest GET /metrics answer of c must fit the fixed buffer. */

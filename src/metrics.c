@@ -24,6 +24,9 @@ static uint64_t hs[TLSGATE_MAX_SERVICES][2][2];
 /* [TLS 1.3][bucket, the last +Inf], and the sum (ms) */
 static uint64_t hs_hist[2][HS_LE + 1], hs_ms[2];
 static int64_t cert_end[TLSGATE_MAX_SERVICES][TLSGATE_MAX_SVC_CERTS];
+/* Per service: its CRLs' soonest nextUpdate (-1: none or no CRL). */
+static int64_t crl_next[TLSGATE_MAX_SERVICES];
+static uint64_t refused_certs[2];	/* revoked, CRL stale */
 /* Room before the body for the response head, written last. */
 #define HEAD_ROOM	160
 static char buf[TLSGATE_METRICS_BUF];
@@ -40,6 +43,19 @@ metrics_handshake(unsigned svc, unsigned version, int resumed, uint64_t ms)
 		b++;
 	hs_hist[t13][b]++;
 	hs_ms[t13] += ms;
+}
+
+void
+metrics_refused_cert(int stale)
+{
+	refused_certs[stale != 0]++;
+}
+
+void
+metrics_crl(unsigned svc, unsigned n, int64_t next_update)
+{
+	if (svc < TLSGATE_MAX_SERVICES)
+		crl_next[svc] = n > 0 ? next_update : -1;
 }
 
 void
@@ -329,6 +345,21 @@ certs(struct out *o, const struct config *cfg)
 			label(o, cfg->svc[i].certs[j].cert);
 			put(o, "\"} %lld\n", (long long)left);
 		}
+	family(o, "crl_expiry_seconds", "gauge", "Seconds until the soonest "
+	    "nextUpdate of a service's client_crl (negative once past).");
+	for (unsigned i = 0; i < cfg->nsvc; i++) {
+		if (!o->worst && crl_next[i] < 0)
+			continue;
+		left = o->worst ? INT64_MIN : crl_next[i] - now;
+		put(o, "tlsgate_crl_expiry_seconds{service=\"");
+		label(o, cfg->svc[i].name);
+		put(o, "\"} %lld\n", (long long)left);
+	}
+	family(o, "client_certs_refused_total", "counter", "Client "
+	    "certificates refused by client_crl, by reason.");
+	put(o, "tlsgate_client_certs_refused_total{reason=\"revoked\"} %llu\n"
+	    "tlsgate_client_certs_refused_total{reason=\"crl_expired\"} "
+	    "%llu\n", v(o, refused_certs[0]), v(o, refused_certs[1]));
 }
 
 /* The exposition's body into o. */
@@ -419,5 +450,5 @@ size_t
 metrics_static_bytes(void)
 {
 	return sizeof(buf) + sizeof(hs) + sizeof(hs_hist) + sizeof(hs_ms) +
-	    sizeof(cert_end);
+	    sizeof(cert_end) + sizeof(crl_next) + sizeof(refused_certs);
 }

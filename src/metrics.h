@@ -49,6 +49,10 @@ int	metrics_answer(const uint8_t *req, size_t len,
 /* A handshake of service svc (its index) ended, ms after the accept. */
 void	metrics_handshake(unsigned svc, unsigned version, int resumed,
 	    uint64_t ms);
+/* A client certificate refused: revoked, or its CRL stale. */
+void	metrics_refused_cert(int stale);
+/* Service svc has n CRLs, the soonest stale at next_update (-1: none). */
+void	metrics_crl(unsigned svc, unsigned n, int64_t next_update);
 /* Certificate i of service svc ends at not_after (-1: unknown). */
 void	metrics_cert(unsigned svc, unsigned i, int64_t not_after);
 

@@ -30,6 +30,7 @@
 #include "cred.h"
 #include "defaults.h"
 #include "log.h"
+#include "metrics.h"
 #include "hello.h"
 #include "pend.h"
 #include "precomp.h"
@@ -48,6 +49,7 @@ struct tls_caches {
 struct tls_svc {
 	unsigned		cred0, ncred;
 	unsigned		anchor0, nanchor;
+	unsigned		crl0, ncrl, crl_keep;
 	struct config_list	suites;		/* SUITE_*, in order */
 	unsigned		tls_min, tls_max, cache_on, alpn, ems;
 	unsigned		tickets_on;
@@ -61,6 +63,7 @@ struct tls_area {
 	struct cred		creds[TLSGATE_MAX_CREDS];
 	unsigned		ncreds;
 	struct cred_anchors	anchors;
+	struct crl_set		crls;
 	struct tls_svc		svc[TLSGATE_MAX_SERVICES];
 	unsigned		nsvc;
 	unsigned		refs;
@@ -278,6 +281,7 @@ wipe_area(struct tls_area *a)
 {
 	memset(a->creds, 0, sizeof(a->creds));
 	a->ncreds = a->anchors.n = a->nsvc = 0;
+	crl_set_init(&a->crls);
 	ticket_keys_wipe(&a->file_keys);
 	a->key_file = 0;
 }
@@ -330,6 +334,13 @@ tls_load(const struct config *c, char *err, size_t cap)
 		    cred_load_anchors(&a->anchors, s->client_ca, err, cap) < 0)
 			goto fail;
 		sv->nanchor = a->anchors.n - sv->anchor0;
+		sv->crl0 = a->crls.nlists;
+		if (s->client_crl[0] != '\0' && cred_load_crls(&a->crls,
+		    s->client_crl, &a->anchors, sv->anchor0, sv->nanchor, err,
+		    cap) < 0)
+			goto fail;
+		sv->ncrl = a->crls.nlists - sv->crl0;
+		sv->crl_keep = s->crl_keep;
 		sv->suites = s->suites;
 		sv->ngroups = s->groups.n;
 		for (unsigned k = 0; k < s->groups.n; k++)
@@ -373,6 +384,93 @@ tls_inactive_refs(void)
 	return areas[active ^ 1].refs;
 }
 
+/*
+ * The validator the engine sees: BearSSL's minimal one, with the first
+ * certificate's serial and issuer read as it goes by, and at the end
+ * of a chain it trusts, the CRL check.
+ */
+static struct tls_conn *
+conn_of(const br_x509_class **ctx)
+{
+	return (struct tls_conn *)(void *)((char *)(void *)ctx -
+	    offsetof(struct tls_conn, crl_vt));
+}
+
+static void
+crl_start_chain(const br_x509_class **ctx, const char *server_name)
+{
+	struct tls_conn *t = conn_of(ctx);
+
+	t->ncert = 0;
+	crl_leaf_start(&t->leaf);
+	t->x509.vtable->start_chain(&t->x509.vtable, server_name);
+}
+
+static void
+crl_start_cert(const br_x509_class **ctx, uint32_t length)
+{
+	struct tls_conn *t = conn_of(ctx);
+
+	t->ncert++;
+	t->x509.vtable->start_cert(&t->x509.vtable, length);
+}
+
+static void
+crl_append(const br_x509_class **ctx, const unsigned char *buf, size_t len)
+{
+	struct tls_conn *t = conn_of(ctx);
+
+	if (t->ncert == 1)
+		crl_leaf_feed(&t->leaf, buf, len);
+	t->x509.vtable->append(&t->x509.vtable, buf, len);
+}
+
+static void
+crl_end_cert(const br_x509_class **ctx)
+{
+	struct tls_conn *t = conn_of(ctx);
+
+	t->x509.vtable->end_cert(&t->x509.vtable);
+}
+
+static unsigned
+crl_end_chain(const br_x509_class **ctx)
+{
+	struct tls_conn *t = conn_of(ctx);
+	const struct tls_area *a = &areas[t->area];
+	const struct tls_svc *sv = &a->svc[t->svc];
+	unsigned err = t->x509.vtable->end_chain(&t->x509.vtable);
+	char serial[2 * CRL_SERIAL_MAX + 1];
+
+	if (err != 0)
+		return err;
+	err = crl_check(&a->crls, sv->crl0, sv->ncrl, &t->leaf, port_time(),
+	    (int)sv->crl_keep);
+	if (err != 0) {
+		crl_leaf_serial(&t->leaf, serial, sizeof(serial));
+		log_msg(LOG_WARN, "client cert refused svc=%s serial=%s "
+		    "reason=%s", sv->name, serial, err == CRL_ERR_REVOKED ?
+		    "revoked" : "crl-expired");
+		metrics_refused_cert(err == CRL_ERR_STALE);
+	}
+	return err;
+}
+
+static const br_x509_pkey *
+crl_get_pkey(const br_x509_class *const *ctx, unsigned *usages)
+{
+	const struct tls_conn *t = (const struct tls_conn *)(const void *)
+	    ((const char *)(const void *)ctx - offsetof(struct tls_conn,
+	    crl_vt));
+
+	return t->x509.vtable->get_pkey(&t->x509.vtable, usages);
+}
+
+static const br_x509_class crl_class = {
+	sizeof(struct tls_conn), crl_start_chain, crl_start_cert, crl_append,
+	crl_end_cert, crl_end_chain, crl_get_pkey
+};
+
 /* Client auth against the service's CAs, keeping subject elements. */
 static void
 client_auth(struct tls_conn *t, const struct tls_area *a,
@@ -399,6 +497,7 @@ client_auth(struct tls_conn *t, const struct tls_area *a,
 		t->subj[i].len = TLS_SUBJ_LEN;
 	}
 	br_x509_minimal_set_name_elements(x, t->subj, TLS_SUBJ_ELTS);
+	t->crl_vt = &crl_class;
 }
 
 size_t
@@ -579,7 +678,7 @@ choose(void *ctx, const unsigned char *m, const struct hello *h,
 	out->hybrid_retry = sv->hybrid_retry != 0;
 	out->ems_required = sv->ems != 0;
 	if (t->client_auth) {
-		out->x509 = &t->x509.vtable;
+		out->x509 = &t->crl_vt;
 		out->cas = &a->anchors.ta[sv->anchor0];
 		out->ncas = sv->nanchor;
 	}
@@ -711,6 +810,45 @@ tls_reseed(void)
 	precomp_init(seed, sizeof(seed));
 	wipe(seed, sizeof(seed));
 	return 0;
+}
+
+void
+tls_crl_report(int (*put)(const char *))
+{
+	const struct tls_area *a = &areas[loaded];
+	char line[CONFIG_NAME_MAX + 160];
+	int64_t now = port_time();
+
+	for (unsigned i = 0; i < a->nsvc; i++) {
+		const struct tls_svc *sv = &a->svc[i];
+		int64_t soonest = -1;
+
+		for (unsigned j = sv->crl0; j < sv->crl0 + sv->ncrl; j++) {
+			const struct crl_list *l = &a->crls.lists[j];
+			int64_t nu = l->next_update;
+			int stale = nu >= 0 && now > nu;
+
+			if (nu >= 0 && (soonest < 0 || nu < soonest))
+				soonest = nu;
+			snprintf(line, sizeof(line), "crl svc=%s list=%u "
+			    "revoked=%u next_update_s=%lld%s", sv->name,
+			    j - sv->crl0 + 1, l->n, nu < 0 ? -1LL :
+			    (long long)(nu - now), !stale ? "" :
+			    sv->crl_keep ? " expired: kept" :
+			    " expired: its CA's clients are refused");
+			if (put != NULL)
+				(void)put(line);
+			else
+				log_msg(stale ? LOG_WARN : LOG_INFO, "%s", line);
+		}
+		metrics_crl(i, sv->ncrl, soonest);
+	}
+}
+
+size_t
+tls_crl_bytes(void)
+{
+	return sizeof(struct crl_set);
 }
 
 size_t

@@ -25,6 +25,7 @@
 
 #include "cache.h"
 #include "config.h"
+#include "crl.h"
 #include "eng.h"
 
 /* The bytes one session takes in a session cache. */
@@ -41,6 +42,10 @@ struct tls_conn {
 	unsigned char		 peek;		/* tls_hello() still to look */
 	unsigned		 area, svc, cred;
 	br_x509_minimal_context	 x509;		/* client certificates */
+	/* BearSSL's validator behind ours, which adds the CRL check. */
+	const br_x509_class	*crl_vt;
+	struct crl_leaf		 leaf;		/* the first certificate's */
+	unsigned		 ncert;
 	br_name_element		 subj[TLS_SUBJ_ELTS];
 	char			 subj_buf[TLS_SUBJ_ELTS][TLS_SUBJ_LEN];
 	unsigned char		*ibuf, *obuf;	/* the engine's */
@@ -65,6 +70,15 @@ int	tls_load(const struct config *, char *err, size_t cap);
 int	tls_reseed(void);
 /* Make the area tls_load() filled the one new connections use. */
 void	tls_commit(void);
+/*
+ * Each service's CRLs (client_crl) in the area tls_load() filled: a
+ * line each through put (-t), or to the log (put NULL: a warning for
+ * one past nextUpdate), and each service's soonest nextUpdate to the
+ * metrics.
+ */
+void	tls_crl_report(int (*put)(const char *));
+/* The bytes of one CRL table (there are two, for reload). */
+size_t	tls_crl_bytes(void);
 /* Connections still on the area a tls_load() would overwrite. */
 unsigned tls_inactive_refs(void);
 
