@@ -128,6 +128,7 @@
 	"max_per_source = 0\n"		/* slots one client IP may hold */ \
 	"acme_passthrough = off\n"	/* ACME challenges on redirect: backend */ \
 	"client_crl_expired = refuse\n"	/* a CRL past nextUpdate */ \
+	"client_verify = required\n"	/* with client_ca; or optional */ \
 	"cert_generate = off\n"		/* make our own certificate: certgen.h */
 
 #endif

@@ -73,6 +73,8 @@ static const struct config_name ems_modes[] = { { "optional", 0 },
 /* A CRL past nextUpdate: refuse its CA's clients, or keep using it. */
 static const struct config_name crl_modes[] = { { "refuse", 0 },
 	{ "keep", 1 }, { NULL, 0 } };
+static const struct config_name verify_modes[] = { { "required", 0 },
+	{ "optional", 1 }, { NULL, 0 } };
 /*
  * What a profile sets: values for profile_keys[], spelled as in the file.
  * bsi: BSI TR-02102-2's TLS 1.2 and 1.3 suites and groups that tlsgate
@@ -126,6 +128,7 @@ static const struct key keys[] = {
 	{ "client_ca",		K_STR,	S(client_ca), 0, 0, NULL },
 	{ "client_crl",		K_STR,	S(client_crl), 0, 0, NULL },
 	{ "client_crl_expired",	K_ENUM,	S(crl_keep), 0, 0, crl_modes },
+	{ "client_verify",	K_ENUM,	S(verify_optional), 0, 0, verify_modes },
 	{ "session_cache",	K_UINT,	S(cache), 0, TLSGATE_MAX_CACHE, NULL },
 	{ "session_lifetime",	K_MS,	S(lifetime_ms), 1000, 7 * 24 * H, NULL },
 	{ "tickets",		K_ENUM,	S(tickets), 0, 0, onoff },

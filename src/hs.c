@@ -105,17 +105,22 @@ hs_cert_in(struct eng *c, const unsigned char *p, size_t n)
 }
 
 /*
- * The whole Certificate is in: an empty one, or a chain we trust, and
- * then the phase is next.
+ * The whole Certificate is in: a chain we trust, and then the phase is
+ * next; or an empty one where certificates are optional, and then the
+ * phase is none (no CertificateVerify follows).
  */
 unsigned
-hs_cert_end(struct eng *c, int next)
+hs_cert_end(struct eng *c, int next, int none)
 {
 	const br_x509_class **x = c->ch.x509;
 	unsigned usages, err;
 
 	if (c->cc_field != CC_LEN || c->cc_need != 3)
 		return BR_ALERT_DECODE_ERROR;
+	if (c->ncert == 0 && c->ch.cert_optional) {
+		c->phase = (unsigned char)none;
+		return 0;
+	}
 	if (c->ncert == 0) {
 		c->why = BR_ERR_NO_CLIENT_AUTH;
 		/* TLS 1.2 has no certificate_required (RFC 5246 7.4.6). */

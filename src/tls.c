@@ -49,7 +49,7 @@ struct tls_caches {
 struct tls_svc {
 	unsigned		cred0, ncred;
 	unsigned		anchor0, nanchor;
-	unsigned		crl0, ncrl, crl_keep;
+	unsigned		crl0, ncrl, crl_keep, optional;
 	struct config_list	suites;		/* SUITE_*, in order */
 	unsigned		tls_min, tls_max, cache_on, alpn, ems;
 	unsigned		tickets_on;
@@ -341,6 +341,7 @@ tls_load(const struct config *c, char *err, size_t cap)
 			goto fail;
 		sv->ncrl = a->crls.nlists - sv->crl0;
 		sv->crl_keep = s->crl_keep;
+		sv->optional = s->verify_optional;
 		sv->suites = s->suites;
 		sv->ngroups = s->groups.n;
 		for (unsigned k = 0; k < s->groups.n; k++)
@@ -500,13 +501,19 @@ client_auth(struct tls_conn *t, const struct tls_area *a,
 	t->crl_vt = &crl_class;
 }
 
+int
+tls_client_verified(const struct tls_conn *t)
+{
+	return t->client_auth && t->ncert > 0;
+}
+
 size_t
 tls_client_subject(const struct tls_conn *t, char *buf, size_t cap)
 {
 	static const char *const tags[TLS_SUBJ_ELTS] = { "CN", "O", "OU", "C" };
 	size_t n = 0;
 
-	if (!t->client_auth || cap == 0)
+	if (!tls_client_verified(t) || cap == 0)
 		return 0;
 	for (unsigned i = 0; i < TLS_SUBJ_ELTS; i++) {
 		const char *v = t->subj_buf[i];
@@ -554,6 +561,7 @@ tls_conn_reset(struct tls_conn *t, unsigned svc)
 	t->svc = svc;
 	a->refs++;
 	t->client_auth = sv->nanchor > 0;
+	t->ncert = 0;
 	t->peek = 1;
 	t->sni[0] = '\0';
 	memset(&t->eng, 0, sizeof(t->eng));
@@ -681,6 +689,7 @@ choose(void *ctx, const unsigned char *m, const struct hello *h,
 		out->x509 = &t->crl_vt;
 		out->cas = &a->anchors.ta[sv->anchor0];
 		out->ncas = sv->nanchor;
+		out->cert_optional = (unsigned char)sv->optional;
 	}
 	if (out->suite == 0 || out->scheme == 0 || !curve_offered(c, h, v13)) {
 		out->why = out->suite == 0 ? "no-shared-suite" :

@@ -107,6 +107,8 @@ void	tls_conn_release(struct tls_conn *);
  * printable ASCII only, into buf; returns its length (0: none).
  */
 size_t	tls_client_subject(const struct tls_conn *, char *buf, size_t cap);
+/* Whether the client presented a certificate (and it was verified). */
+int	tls_client_verified(const struct tls_conn *);
 
 const char *tls_suite_name(unsigned suite);
 /* A group's name as `groups` spells it (x25519mlkem768 ..), or "none". */

@@ -116,6 +116,7 @@
 	"max_per_source = 8\n" \
 	"acme_passthrough = off\n" \
 	"client_crl_expired = refuse\n" \
+	"client_verify = required\n" \
 	"cert_generate = off\n"		/* make our own certificate: certgen.h */
 
 #endif

@@ -566,3 +566,55 @@ class ClientCRL(AuthBase):
         self.assertEqual(rc, 2)
         self.assertIn(b"t.conf:2: [default]: client_crl: without client_ca",
                       err)
+
+
+class ClientVerifyOptional(AuthBase):
+    """client_verify = optional: the certificate is asked for, a client
+    without one is served and the backend sees no subject; one with a
+    good certificate is served with its subject; one with a bad one is
+    still refused."""
+
+    def test_clients_with_and_without_certificates_are_served(self):
+        self.blog = os.path.join(self.tmp, "backend.jsonl")
+        open(self.blog, "w").close()
+        b = self.backend("http", log=self.blog)
+        g = self.gate(b, client_ca=os.path.join(pki(), "ca.crt"),
+                      client_verify="optional")
+        req = b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        d = pki()
+        versions = ["tls1_2"] + (["tls1_3"] if self.tls13 else [])
+        for v in versions:
+            rc, out, err = run(["openssl", "s_client", "-" + v, "-connect",
+                                "127.0.0.1:%d" % g.port, "-ign_eof"], 30,
+                               stdin=req)
+            self.assertIn(b"HTTP/1.1 200 ", out, (v, err))
+            rc, out, err = run(["openssl", "s_client", "-" + v, "-connect",
+                                "127.0.0.1:%d" % g.port, "-cert",
+                                os.path.join(d, "alice.crt"), "-key",
+                                os.path.join(d, "alice.key"), "-ign_eof"],
+                               30, stdin=req)
+            self.assertIn(b"HTTP/1.1 200 ", out, (v, err))
+        rc, code, _ = run(["curl", "-sk", "-o", os.devnull, "-w",
+                           "%{http_code}", "-H", "X-Client-Cert-Subject: x",
+                           "https://127.0.0.1:%d/" % g.port], 30)
+        self.assertEqual(code, b"200")
+        s = tls_connect(g.port, ctx_with("bob"))
+        s.sendall(req)
+        self.assertTrue(recv_to_eof(s).startswith(b"HTTP/1.1 200 "))
+        s.close()
+        # A certificate from another CA is refused all the same.
+        with self.assertRaises((ssl.SSLError, OSError)):
+            s = tls_connect(g.port, ctx_with("mallory"))
+            try:
+                s.sendall(req)
+                recv_to_eof(s)
+            finally:
+                s.close()
+        conns = g.wait_conns(2 * len(versions) + 3)
+        self.assertEqual(sorted(c["outcome"] for c in conns),
+                         ["client-cert-untrusted"] +
+                         ["ok"] * (2 * len(versions) + 2))
+        subjects = [dict((k.lower(), v) for k, v in r["headers"]).get(
+            "x-client-cert-subject") for r in requests_seen(self.blog)]
+        self.assertEqual(subjects, [None, SUBJECT] * len(versions) +
+                         [None, "CN=bob,O=Acme,C=DE"])
