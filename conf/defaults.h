@@ -25,6 +25,12 @@
 #define TLSGATE_MAX_CREDS	16	/* certificate+key pairs in all */
 #define TLSGATE_MAX_ANCHORS	16	/* client-auth CA certificates in all */
 #define TLSGATE_MAX_REVOKED	1024	/* revoked serials of client_crl, in all */
+/*
+ * Bytes of DER of a client certificate handed on as RFC 9440
+ * Client-Cert (http mode), per slot, and its base64 in the head
+ * buffer: about 4.8 KB a slot in all.  A larger one is refused there.
+ */
+#define TLSGATE_CLIENT_CERT_MAX	2048
 #define TLSGATE_MAX_PROXY_FROM	16	/* proxy_from prefixes of one service */
 #define TLSGATE_MAX_FILE	65536	/* bytes of a config or PEM file */
 /*

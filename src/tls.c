@@ -403,6 +403,7 @@ crl_start_chain(const br_x509_class **ctx, const char *server_name)
 	struct tls_conn *t = conn_of(ctx);
 
 	t->ncert = 0;
+	t->leaf_len = 0;
 	crl_leaf_start(&t->leaf);
 	t->x509.vtable->start_chain(&t->x509.vtable, server_name);
 }
@@ -421,8 +422,13 @@ crl_append(const br_x509_class **ctx, const unsigned char *buf, size_t len)
 {
 	struct tls_conn *t = conn_of(ctx);
 
-	if (t->ncert == 1)
+	if (t->ncert == 1) {
 		crl_leaf_feed(&t->leaf, buf, len);
+		if (t->leaf_len <= sizeof(t->leaf_der) &&
+		    len <= sizeof(t->leaf_der) - t->leaf_len)
+			memcpy(t->leaf_der + t->leaf_len, buf, len);
+		t->leaf_len += len;
+	}
 	t->x509.vtable->append(&t->x509.vtable, buf, len);
 }
 
@@ -445,6 +451,13 @@ crl_end_chain(const br_x509_class **ctx)
 
 	if (err != 0)
 		return err;
+	/* http mode hands it on whole, or not at all. */
+	if (sv->alpn && t->leaf_len > sizeof(t->leaf_der)) {
+		log_msg(LOG_WARN, "client cert refused svc=%s bytes=%zu "
+		    "reason=larger-than-client-cert-max", sv->name,
+		    t->leaf_len);
+		return TLS_ERR_CERT_TOO_BIG;
+	}
 	err = crl_check(&a->crls, sv->crl0, sv->ncrl, &t->leaf, port_time(),
 	    (int)sv->crl_keep);
 	if (err != 0) {
@@ -505,6 +518,27 @@ int
 tls_client_verified(const struct tls_conn *t)
 {
 	return t->client_auth && t->ncert > 0;
+}
+
+size_t
+tls_client_cn(const struct tls_conn *t, char *buf, size_t cap)
+{
+	const char *v = t->subj_buf[0];		/* CN, client_auth()'s first */
+	size_t n = 0;
+
+	if (!tls_client_verified(t) || t->subj[0].status <= 0)
+		return 0;
+	for (; n < cap && v[n] != '\0'; n++)
+		buf[n] = (char)(v[n] >= 0x20 && v[n] < 0x7f ? v[n] : '?');
+	return n;
+}
+
+const unsigned char *
+tls_client_cert(const struct tls_conn *t, size_t *len)
+{
+	*len = t->leaf_len;
+	return tls_client_verified(t) && t->leaf_len > 0 &&
+	    t->leaf_len <= sizeof(t->leaf_der) ? t->leaf_der : NULL;
 }
 
 size_t

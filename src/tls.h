@@ -46,6 +46,9 @@ struct tls_conn {
 	const br_x509_class	*crl_vt;
 	struct crl_leaf		 leaf;		/* the first certificate's */
 	unsigned		 ncert;
+	/* Its DER, for Client-Cert (all of it counted, what fits kept). */
+	size_t			 leaf_len;
+	unsigned char		 leaf_der[TLSGATE_CLIENT_CERT_MAX];
 	br_name_element		 subj[TLS_SUBJ_ELTS];
 	char			 subj_buf[TLS_SUBJ_ELTS][TLS_SUBJ_LEN];
 	unsigned char		*ibuf, *obuf;	/* the engine's */
@@ -109,6 +112,15 @@ void	tls_conn_release(struct tls_conn *);
 size_t	tls_client_subject(const struct tls_conn *, char *buf, size_t cap);
 /* Whether the client presented a certificate (and it was verified). */
 int	tls_client_verified(const struct tls_conn *);
+/*
+ * The verified client certificate's subject CN, printable ASCII ('?'
+ * for other bytes), into buf (cap); its length, 0 if none.
+ */
+size_t	tls_client_cn(const struct tls_conn *, char *buf, size_t cap);
+/* The verified client certificate's DER and its length, or NULL. */
+const unsigned char *tls_client_cert(const struct tls_conn *, size_t *len);
+/* The validator's error for a client certificate too large to hand on. */
+#define TLS_ERR_CERT_TOO_BIG	98
 
 const char *tls_suite_name(unsigned suite);
 /* A group's name as `groups` spells it (x25519mlkem768 ..), or "none". */

@@ -47,6 +47,7 @@ static const struct {
 	{ "client-chain-too-long", BR_ERR_X509_LIMIT_EXCEEDED },
 	{ "client-cert-revoked", CRL_ERR_REVOKED },
 	{ "client-crl-expired", CRL_ERR_STALE },
+	{ "client-cert-too-large", TLS_ERR_CERT_TOO_BIG },
 };
 
 const char *

@@ -5,6 +5,7 @@ never does).  Such a service never resumes a session.  ClientAuth runs
 at whatever version the suite runs; ClientAuth13 is TLS 1.3's own:
 openssl, Python and gnutls-cli with EC (P-256, P-384) and RSA keys,
 each CertificateVerify scheme, and the alerts RFC 8446 names."""
+import base64
 import json
 import os
 import re
@@ -19,6 +20,7 @@ import harness
 from harness import (SLOW, GateTest, client_ctx, close_tls, recv_exact,
                      recv_to_eof, run, tls_connect)
 from test_hostile import stats
+from test_proxy_protocol import ProxyBackend
 from test_scanners import need
 
 _dir = None
@@ -618,3 +620,68 @@ class ClientVerifyOptional(AuthBase):
             "x-client-cert-subject") for r in requests_seen(self.blog)]
         self.assertEqual(subjects, [None, SUBJECT] * len(versions) +
                          [None, "CN=bob,O=Acme,C=DE"])
+
+
+class HandedOn(AuthBase):
+    """The client certificate at the backend: RFC 9440 Client-Cert in
+    http mode (a client's own Client-Cert and Client-Cert-Chain never
+    get through), and in tcp mode the PROXY v2 SSL TLV with the
+    subject's CN, as haproxy's send-proxy-v2-ssl-cn sends them."""
+
+    def der(self, client):
+        rc, out, err = run(["openssl", "x509", "-in",
+                            os.path.join(pki(), client + ".crt"),
+                            "-outform", "DER"], 30)
+        return out
+
+    def test_client_cert_is_the_der_and_a_clients_own_is_dropped(self):
+        self.blog = os.path.join(self.tmp, "backend.jsonl")
+        open(self.blog, "w").close()
+        b = self.backend("http", log=self.blog)
+        g = self.gate(b, client_ca=os.path.join(pki(), "ca.crt"),
+                      client_verify="optional")
+        forged = (b"Client-Cert: :AAAA:\r\nClient-Cert-Chain: :AAAA:\r\n"
+                  b"client-cert: :BBBB:\r\n")
+        for client in ("alice", "bob", None):
+            s = tls_connect(g.port, ctx_with(client))
+            s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n" + forged +
+                      b"Connection: close\r\n\r\n")
+            self.assertTrue(recv_to_eof(s).startswith(b"HTTP/1.1 200 "))
+            s.close()
+        rc, code, _ = run(["curl", "-sk", "-o", os.devnull, "-w",
+                           "%{http_code}", "-H", "Client-Cert: :AAAA:",
+                           "--cert", os.path.join(pki(), "carol.crt"),
+                           "--key", os.path.join(pki(), "carol.key"),
+                           "https://127.0.0.1:%d/" % g.port], 30)
+        self.assertEqual(code, b"200")
+        seen = []
+        for r in requests_seen(self.blog):
+            h = [(k.lower(), v) for k, v in r["headers"]]
+            self.assertEqual([k for k, _ in h if k == "client-cert-chain"],
+                             [])
+            seen.append([v for k, v in h if k == "client-cert"])
+        want = [[":%s:" % base64.b64encode(self.der(c)).decode()]
+                for c in ("alice", "bob")] + [[]] + \
+            [[":%s:" % base64.b64encode(self.der("carol")).decode()]]
+        self.assertEqual(seen, want)
+
+    def test_proxy_v2_carries_the_ssl_tlv_with_the_cn(self):
+        log = os.path.join(self.tmp, "backend.log")
+        b = ProxyBackend("echo", log)
+        self.backends.append(b)
+        g = self.gate(b.addr, mode="tcp", proxy_protocol="v2",
+                      client_ca=os.path.join(pki(), "ca.crt"),
+                      client_verify="optional")
+        for client in ("alice", None):
+            s = tls_connect(g.port, ctx_with(client))
+            s.sendall(b"ping")
+            self.assertEqual(s.recv(4), b"ping")
+            version = s.version()
+            close_tls(s)
+        events = b.wait_events(2)
+        self.assertEqual(events[0]["proxy"]["ssl"],
+                         {"client": 3, "verify": 0, "cn": "alice",
+                          "ssl_version": version})
+        self.assertEqual(events[1]["proxy"]["ssl"],
+                         {"client": 1, "verify": 1,
+                          "ssl_version": version})
