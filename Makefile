@@ -61,7 +61,7 @@ SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c \
 	  src/hs13flight.c \
 	  src/hs12flight.c \
 	  src/slotio.c src/precomp.c \
-	  src/ticket.c src/stats.c $(PQ_SRC)
+	  src/ticket.c src/stats.c src/metrics.c src/crl.c $(PQ_SRC)
 PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c \
 	  port/posix/file.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)
@@ -148,7 +148,7 @@ $(B)/unit/test_wipe: tests/unit/test_wipe.c tests/unit/unit.h src/wipe.h
 	$(CC) $(WARN) -O3 -Isrc $(LDFLAGS) -o $@ $<
 
 # Certificates made on the device, read back by BearSSL.
-CERTGEN_SRC = src/certgen.c src/der.c src/cred.c src/certname.c port/posix/port.c \
+CERTGEN_SRC = src/certgen.c src/der.c src/cred.c src/crl.c src/certname.c port/posix/port.c \
 	port/posix/file.c
 $(B)/unit/test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) src/*.h \
 	    $(BEARSSL_DEP)
@@ -390,7 +390,7 @@ FUZZ_SECONDS ?= 40
 FUZZ_CC	?= clang
 FUZZ_FLAGS = -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined \
 	$(TG_CPPFLAGS)
-FUZZERS	= config der http proxyin slot hello recprot hs13cert hs12 ticket
+FUZZERS	= config der http proxyin slot hello recprot hs13cert hs12 ticket crl
 ifneq ($(PQ),0)
 FUZZERS	+= mlkem
 endif
@@ -407,6 +407,12 @@ build/fuzz/fuzz_der: tests/fuzz/fuzz_der.c $(CERTGEN_SRC) src/*.h \
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(CERTGEN_SRC) \
 	    $(BEARSSL_LIBS)
+
+build/fuzz/fuzz_crl: tests/fuzz/fuzz_crl.c src/crl.c src/der.c src/crl.h \
+	    src/der.h $(BEARSSL_DEP)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< src/crl.c \
+	    src/der.c $(BEARSSL_LIBS)
 
 build/fuzz/fuzz_hello: tests/fuzz/fuzz_hello.c tests/unit/hellobuf.h \
 	    src/hello.c src/tlswire.c
@@ -430,7 +436,7 @@ build/fuzz/fuzz_slot: tests/fuzz/fuzz_slot.c tests/fuzz/fakeport.c \
 	    src/pool.c src/cache.c src/ticket.c $(ENG_SRC) \
 	    src/confprint.c \
 	    src/log.c src/certname.c src/der.c src/proxyin.c src/plain.c \
-	    src/conn.c \
+	    src/conn.c src/crl.c src/metrics.c src/turn.c \
 	    src/*.h \
 	    port/port.h $(CONF)/defaults.h \
 	    $(BEARSSL_DEP)

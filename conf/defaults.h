@@ -24,8 +24,22 @@
 #define TLSGATE_MAX_SVC_CERTS	4	/* certificates (SNI) of one service */
 #define TLSGATE_MAX_CREDS	16	/* certificate+key pairs in all */
 #define TLSGATE_MAX_ANCHORS	16	/* client-auth CA certificates in all */
+#define TLSGATE_MAX_REVOKED	1024	/* revoked serials of client_crl, in all */
+/*
+ * Bytes of DER of a client certificate handed on as RFC 9440
+ * Client-Cert (http mode), per slot, and its base64 in the head
+ * buffer: about 4.8 KB a slot in all.  A larger one is refused there.
+ */
+#define TLSGATE_CLIENT_CERT_MAX	2048
 #define TLSGATE_MAX_PROXY_FROM	16	/* proxy_from prefixes of one service */
 #define TLSGATE_MAX_FILE	65536	/* bytes of a config or PEM file */
+/*
+ * The stats address's answer to GET /metrics, built in one static
+ * buffer.  The limits above can fill 23.5 KB of it (eight services of
+ * 31-character names, sixteen certificates of 255-byte paths, every
+ * counter at 2^64 - 1); a config that would need more is refused.
+ */
+#define TLSGATE_METRICS_BUF	28672
 #define TLSGATE_HEAD_MAX	8192	/* bytes of an HTTP request head (http mode) */
 /*
  * Outgoing TLS record buffer.  16384 + 85 lets BearSSL send full-size
@@ -120,6 +134,8 @@
 	"x_forwarded_port = on\n" \
 	"max_per_source = 0\n"		/* slots one client IP may hold */ \
 	"acme_passthrough = off\n"	/* ACME challenges on redirect: backend */ \
+	"client_crl_expired = refuse\n"	/* a CRL past nextUpdate */ \
+	"client_verify = required\n"	/* with client_ca; or optional */ \
 	"cert_generate = off\n"		/* make our own certificate: certgen.h */
 
 #endif

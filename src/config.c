@@ -46,6 +46,11 @@ static const struct config_name profiles[] = { { "default", PROFILE_DEFAULT },
 	{ "cnsa2", PROFILE_CNSA2 }, { NULL, 0 } };
 static const struct config_name ems_modes[] = { { "optional", 0 },
 	{ "required", 1 }, { NULL, 0 } };
+/* A CRL past nextUpdate: refuse its CA's clients, or keep using it. */
+static const struct config_name crl_modes[] = { { "refuse", 0 },
+	{ "keep", 1 }, { NULL, 0 } };
+static const struct config_name verify_modes[] = { { "required", 0 },
+	{ "optional", 1 }, { NULL, 0 } };
 /*
  * What a profile sets: values for profile_keys[], spelled as in the file,
  * and the suites and groups whose registry rows (tlswire.c) name it
@@ -122,6 +127,9 @@ static const struct key keys[] = {
 	{ "cert",		K_CERT,	S(certs), 0, 0, NULL },
 	{ "key",		K_KEY,	S(certs), 0, 0, NULL },
 	{ "client_ca",		K_STR,	S(client_ca), 0, 0, NULL },
+	{ "client_crl",		K_STR,	S(client_crl), 0, 0, NULL },
+	{ "client_crl_expired",	K_ENUM,	S(crl_keep), 0, 0, crl_modes },
+	{ "client_verify",	K_ENUM,	S(verify_optional), 0, 0, verify_modes },
 	{ "session_cache",	K_UINT,	S(cache), 0, TLSGATE_MAX_CACHE, NULL },
 	{ "session_lifetime",	K_MS,	S(lifetime_ms), 1000, 7 * 24 * H, NULL },
 	{ "tickets",		K_ENUM,	S(tickets), 0, 0, onoff },
@@ -639,6 +647,11 @@ check_services(struct parse *p, const char *name, char *err, size_t cap)
 		if (s->tls_min > s->tls_max)
 			return fail(err, cap, "%s:%u: [%s]: tls_min: 1.%u is above "
 			    "tls_max", name, ln, s->name, s->tls_min - 0x0301);
+		if (s->client_crl[0] != '\0' && s->client_ca[0] == '\0')
+			return fail(err, cap, "%s:%u: [%s]: client_crl: without "
+			    "client_ca, no client certificate is asked for",
+			    name, p->cur == &p->tmpl ? line_of(p, "client_crl") :
+			    p->section_line[i], s->name);
 		if (s->acme && s->proxy != PROXY_OFF)
 			return fail(err, cap, "%s:%u: [%s]: acme_passthrough: "
 			    "the backend expects a PROXY header "

@@ -50,6 +50,9 @@ struct service {
 	struct svc_cert	certs[TLSGATE_MAX_SVC_CERTS];	/* first: default */
 	unsigned	ncerts;
 	char		client_ca[CONFIG_PATH_MAX];	/* "": no client auth */
+	char		client_crl[CONFIG_PATH_MAX];	/* "": none */
+	unsigned	crl_keep;	/* a stale CRL still counts */
+	unsigned	verify_optional;	/* no certificate: served */
 	unsigned	cache;		/* TLS 1.2 sessions (and 1.3, tickets off) */
 	unsigned	lifetime_ms;	/* of a session or ticket */
 	unsigned	tickets;	/* stateless tickets (ticket.h) */

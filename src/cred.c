@@ -9,7 +9,10 @@
 #include <string.h>
 
 #include "cred.h"
+#include "crl.h"
 #include "port.h"
+
+#define DER_SEQUENCE_TAG	0x30	/* a DER file's first byte */
 
 static unsigned char pem[TLSGATE_MAX_FILE];
 static unsigned char key_der[8192];
@@ -329,6 +332,45 @@ cred_load_anchors(struct cred_anchors *a, const char *path, char *err, size_t ca
 	return 0;
 fail:
 	snprintf(err, cap, "client_ca %s: %s", path, why);
+	return -1;
+}
+
+int
+cred_load_crls(struct crl_set *set, const char *path,
+    const struct cred_anchors *a, unsigned anchor0, unsigned nanchor,
+    char *err, size_t cap)
+{
+	size_t off[CRL_LISTS_MAX], len[CRL_LISTS_MAX];
+	const char *why;
+	unsigned list;
+	long flen;
+	int n;
+
+	flen = port_read_file(path, pem, sizeof(pem), &why);
+	if (flen < 0)
+		goto fail;
+	if (flen > 0 && pem[0] == DER_SEQUENCE_TAG) {
+		/* DER: the file is one CRL. */
+		memcpy(w.der, pem, (size_t)flen);
+		off[0] = 0;
+		len[0] = (size_t)flen;
+		n = 1;
+	} else {
+		n = pem_decode(path, "X509 CRL", w.der, sizeof(w.der), off, len,
+		    CRL_LISTS_MAX, &why);
+		if (n <= 0)
+			goto fail;
+	}
+	for (int i = 0; i < n; i++)
+		if (crl_add(set, w.der + off[i], len[i], &a->ta[anchor0],
+		    nanchor, &list, &why) < 0) {
+			snprintf(err, cap, "client_crl %s: CRL %d: %s", path,
+			    i + 1, why);
+			return -1;
+		}
+	return 0;
+fail:
+	snprintf(err, cap, "client_crl %s: %s", path, why);
 	return -1;
 }
 

@@ -55,6 +55,16 @@ int	cred_load_chain(struct cred *c, const char *cert, char *err,
  */
 int	cred_load_anchors(struct cred_anchors *a, const char *path, char *err,
 	    size_t cap);
+struct crl_set;
+/*
+ * Add the CRLs of the file at path (PEM "X509 CRL" objects, or one DER
+ * CRL) to set, each verified against its issuer among a's anchors
+ * anchor0 .. anchor0 + nanchor - 1 (crl.h).  0, or -1 with a message
+ * naming the file in err.
+ */
+int	cred_load_crls(struct crl_set *set, const char *path,
+	    const struct cred_anchors *a, unsigned anchor0, unsigned nanchor,
+	    char *err, size_t cap);
 /* The static buffers this module decodes through, for the footprint. */
 size_t	cred_static_bytes(void);
 

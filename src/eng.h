@@ -60,6 +60,8 @@ struct eng_choice {
 	const br_x509_class		**x509;
 	const br_x509_trust_anchor	*cas;		/* names to send */
 	size_t				 ncas;
+	/* A client without a certificate is served (client_verify). */
+	unsigned char			 cert_optional;
 };
 
 /* A resumable session: a TLS 1.2 session or a TLS 1.3 ticket. */

@@ -37,6 +37,43 @@ fwd_begin(struct fwd *f, const struct service *svc)
 	f->resp = svc->mode == MODE_HTTP ? FWD_R_NONE : FWD_R_RAW;
 }
 
+/*
+ * A client_ca service's PROXY v2 header ends with the SSL TLV
+ * (PP2_TYPE_SSL) as haproxy's send-proxy-v2-ssl-cn sends it: the
+ * client flags (SSL, and a certificate on this connection), verify 0
+ * for a verified certificate, the version, and the subject's CN.  At
+ * most 1 + 2 + 5 + 3 + 7 + 3 + TLS_SUBJ_LEN bytes.
+ */
+static size_t
+ssl_tlv(const struct fwd_peer *s, unsigned char *out)
+{
+	struct eng_result r;
+	int cert = tls_client_verified(s->tls);
+	size_t n = 3, k;
+
+	eng_result(&s->tls->eng, &r);
+	out[n++] = (unsigned char)(0x01 | (cert ? 0x02 : 0));
+	memcpy(out + n, cert ? "\0\0\0\0" : "\0\0\0\1", 4);
+	n += 4;
+	out[n++] = 0x21;			/* PP2_SUBTYPE_SSL_VERSION */
+	out[n++] = 0;
+	out[n++] = 7;
+	memcpy(out + n, r.version == 0x0304 ? "TLSv1.3" : "TLSv1.2", 7);
+	n += 7;
+	k = cert ? tls_client_cn(s->tls, (char *)out + n + 3,
+	    TLS_SUBJ_LEN) : 0;
+	if (k > 0) {
+		out[n] = 0x22;			/* PP2_SUBTYPE_SSL_CN */
+		out[n + 1] = (unsigned char)(k >> 8);
+		out[n + 2] = (unsigned char)k;
+		n += 3 + k;
+	}
+	out[0] = 0x20;				/* PP2_TYPE_SSL */
+	out[1] = (unsigned char)((n - 3) >> 8);
+	out[2] = (unsigned char)(n - 3);
+	return n;
+}
+
 /* PROXY protocol v1 (text) or v2 (binary), before the first byte. */
 static size_t
 proxy_header(const struct fwd_peer *s, unsigned char *out, size_t cap)
@@ -58,15 +95,18 @@ proxy_header(const struct fwd_peer *s, unsigned char *out, size_t cap)
 	memcpy(out, proxyin_v2sig, 12);
 	out[12] = 0x21;				/* version 2, PROXY */
 	out[13] = alen == 4 ? 0x11 : 0x21;	/* TCP over IPv4 / IPv6 */
-	out[14] = 0;
-	out[15] = (unsigned char)(2 * alen + 4);
 	memcpy(out + 16, src, alen);
 	memcpy(out + 16 + alen, dst, alen);
 	out[16 + 2 * alen] = (unsigned char)(sp >> 8);
 	out[17 + 2 * alen] = (unsigned char)sp;
 	out[18 + 2 * alen] = (unsigned char)(dp >> 8);
 	out[19 + 2 * alen] = (unsigned char)dp;
-	return 20 + 2 * alen;
+	n = (int)(20 + 2 * alen);
+	if (s->tls->client_auth)
+		n += (int)ssl_tlv(s, out + n);
+	out[14] = (unsigned char)((n - 16) >> 8);
+	out[15] = (unsigned char)(n - 16);
+	return (size_t)n;
 }
 
 void
@@ -148,6 +188,9 @@ head_complete(const struct fwd_peer *s, struct fwd *f)
 	hf.subject_len = tls_client_subject(s->tls, subject, sizeof(subject));
 	if (hf.subject_len > 0)
 		hf.flags |= HTTP_FWD_SUBJECT;
+	hf.cert = tls_client_cert(s->tls, &hf.cert_len);
+	if (hf.cert != NULL)
+		hf.flags |= HTTP_FWD_CERT;
 	f->head_req = req.method_len == 4 && memcmp(f->hbuf, "HEAD", 4) == 0;
 	f->last_req = !req.fwd_keep_alive;
 	again = idempotent(f->hbuf, req.method_len) && !req.upgrade &&

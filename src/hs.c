@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "crl.h"
 #include "engint.h"
 #include "tlswire.h"
 
@@ -104,17 +105,22 @@ hs_cert_in(struct eng *c, const unsigned char *p, size_t n)
 }
 
 /*
- * The whole Certificate is in: an empty one, or a chain we trust, and
- * then the phase is next.
+ * The whole Certificate is in: a chain we trust, and then the phase is
+ * next; or an empty one where certificates are optional, and then the
+ * phase is none (no CertificateVerify follows).
  */
 unsigned
-hs_cert_end(struct eng *c, int next)
+hs_cert_end(struct eng *c, int next, int none)
 {
 	const br_x509_class **x = c->ch.x509;
 	unsigned usages, err;
 
 	if (c->cc_field != CC_LEN || c->cc_need != 3)
 		return BR_ALERT_DECODE_ERROR;
+	if (c->ncert == 0 && c->ch.cert_optional) {
+		c->phase = (unsigned char)none;
+		return 0;
+	}
 	if (c->ncert == 0) {
 		c->why = BR_ERR_NO_CLIENT_AUTH;
 		/* TLS 1.2 has no certificate_required (RFC 5246 7.4.6). */
@@ -128,6 +134,10 @@ hs_cert_end(struct eng *c, int next)
 		return BR_ALERT_UNKNOWN_CA;
 	case BR_ERR_X509_EXPIRED:
 		return BR_ALERT_CERTIFICATE_EXPIRED;
+	case CRL_ERR_REVOKED:
+		return BR_ALERT_CERTIFICATE_REVOKED;
+	case CRL_ERR_STALE:	/* no CRL to clear it with */
+		return BR_ALERT_CERTIFICATE_UNKNOWN;
 	default:
 		return err == BR_ERR_X509_UNSUPPORTED ?
 		    BR_ALERT_UNSUPPORTED_CERTIFICATE : BR_ALERT_BAD_CERTIFICATE;

@@ -439,7 +439,7 @@ hs12_end(struct eng *c)
 
 	switch (m[0]) {
 	case HT_CERTIFICATE:
-		return hs_cert_end(c, P_CKE);
+		return hs_cert_end(c, P_CKE, P_CKE);
 	case HT_CLIENT_KEY_EXCHANGE:
 		return client_kx(c, m, 4 + c->mlen);
 	case HT_CERTIFICATE_VERIFY:

@@ -516,7 +516,7 @@ hs13_end(struct eng *c)
 
 	switch (m[0]) {
 	case HT_CERTIFICATE:
-		return hs_cert_end(c, P_CCV);
+		return hs_cert_end(c, P_CCV, P_FIN);
 	case HT_CERTIFICATE_VERIFY:
 		return client_cv(c, m, 4 + c->mlen);
 	case HT_FINISHED:

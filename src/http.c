@@ -53,7 +53,8 @@ static const char *const http_names[HTTP_E_COUNT] = {
  */
 static const char *const http_spoofable[] = {
 	"x-forwarded-for", "x-forwarded-proto", "x-forwarded-port",
-	"x-real-ip", "forwarded", "x-client-cert-subject"
+	"x-real-ip", "forwarded", "x-client-cert-subject", "client-cert",
+	"client-cert-chain"
 };
 #define NSPOOFABLE (sizeof(http_spoofable) / sizeof(http_spoofable[0]))
 
@@ -444,8 +445,28 @@ digits(unsigned port, char *out)
 	return n;
 }
 
+/* RFC 4648 base64, padded, of p[0..n) at out + w; the new w. */
+static size_t
+base64(const uint8_t *p, size_t n, char *out, size_t w)
+{
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789+/";
+	uint32_t v;
+
+	for (size_t i = 0; i < n; i += 3) {
+		v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 :
+		    0) | (i + 2 < n ? p[i + 2] : 0);
+		out[w++] = b64[v >> 18];
+		out[w++] = b64[(v >> 12) & 63];
+		out[w++] = (char)(i + 1 < n ? b64[(v >> 6) & 63] : '=');
+		out[w++] = (char)(i + 2 < n ? b64[v & 63] : '=');
+	}
+	return w;
+}
+
 /*
- * The headers fwd asks for, into out[HTTP_FWD_SLACK] (at most 17 + 45 +
+ * The headers fwd asks for, into out[HTTP_FWD_SLACK + HTTP_CERT_SLACK]
+ * (Client-Cert's up to HTTP_CERT_SLACK, the rest at most 17 + 45 +
  * 2 + 26 + 18 + 5 + 2 + 23 + 300 + 2 + 19 = 459 bytes).  Returns -1 if fwd is
  * implausible.
  */
@@ -482,6 +503,13 @@ fwd_headers(const struct http_fwd *fwd, char *out, size_t *len)
 		w = put(out, w, fwd->subject, fwd->subject_len);
 		w = PUT_LIT(out, w, "\r\n");
 	}
+	if (fwd->flags & HTTP_FWD_CERT) {
+		if (fwd->cert_len == 0 || fwd->cert_len > HTTP_CERT_MAX)
+			return -1;
+		w = PUT_LIT(out, w, "Client-Cert: :");
+		w = base64(fwd->cert, fwd->cert_len, out, w);
+		w = PUT_LIT(out, w, ":\r\n");
+	}
 	if (fwd->flags & HTTP_FWD_CLOSE)
 		w = PUT_LIT(out, w, "Connection: close\r\n");
 	*len = w;
@@ -492,7 +520,7 @@ size_t
 http_rewrite_head(uint8_t *buf, size_t len, size_t cap,
     const struct http_req *req, const struct http_fwd *fwd)
 {
-	char add[HTTP_FWD_SLACK];
+	char add[HTTP_FWD_SLACK + HTTP_CERT_SLACK];
 	size_t alen, keep, tail, nlen;
 
 	if (len > cap || req->head_len > len || req->head_len < 4 ||

@@ -39,6 +39,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "defaults.h"
+
 #define HTTP_MAX_FIELDS		100	/* field lines in one head */
 #define HTTP_CHUNK_LINE_MAX	1024	/* bytes of a chunk-size line */
 #define HTTP_TRAILER_MAX	4096	/* bytes of a chunked trailer section */
@@ -50,6 +52,13 @@
  */
 #define HTTP_FWD_SLACK		512
 #define HTTP_SUBJECT_MAX	300	/* X-Client-Cert-Subject value */
+/*
+ * RFC 9440 Client-Cert: a certificate's DER, HTTP_CERT_MAX bytes at
+ * most, as a structured-field byte sequence (":" base64 ":").  A head
+ * rewritten with it may grow by HTTP_CERT_SLACK more.
+ */
+#define HTTP_CERT_MAX		TLSGATE_CLIENT_CERT_MAX
+#define HTTP_CERT_SLACK		(17 + 4 * ((HTTP_CERT_MAX + 2) / 3))
 
 enum {
 	HTTP_OK = 0,		/* done: complete and valid */
@@ -119,6 +128,7 @@ struct http_req {
 #define HTTP_FWD_PORT	0x4	/* X-Forwarded-Port: <port> */
 #define HTTP_FWD_SUBJECT 0x8	/* X-Client-Cert-Subject: <subject> */
 #define HTTP_FWD_CLOSE	0x10	/* Connection: close */
+#define HTTP_FWD_CERT	0x20	/* Client-Cert: :<base64 of cert>: */
 
 struct http_fwd {
 	unsigned	flags;
@@ -127,6 +137,8 @@ struct http_fwd {
 	unsigned	port;		/* the port the client connected to */
 	const char	*subject;	/* printable ASCII, verified client */
 	size_t		subject_len;	/* at most HTTP_SUBJECT_MAX */
+	const uint8_t	*cert;		/* DER, verified client */
+	size_t		cert_len;	/* at most HTTP_CERT_MAX */
 };
 
 /* State of a chunked body walk; fill with http_chunk_init(). */
@@ -172,12 +184,14 @@ int	http_parse_head(const uint8_t *buf, size_t len, struct http_req *req);
  * cap is the size of buf.
  *
  * Drops every X-Forwarded-For, X-Forwarded-Proto, X-Forwarded-Port,
- * X-Real-IP, Forwarded and X-Client-Cert-Subject line (whatever
- * fwd->flags says), appends the headers fwd->flags selects before the
- * final CRLF, keeps every other line in order, and moves the following
- * bytes to stay right behind the new head.
+ * X-Real-IP, Forwarded, X-Client-Cert-Subject, Client-Cert and
+ * Client-Cert-Chain line (whatever fwd->flags says), appends the
+ * headers fwd->flags selects before the final CRLF, keeps every other
+ * line in order, and moves the following bytes to stay right behind
+ * the new head.  With HTTP_FWD_CERT the head may grow by HTTP_CERT_SLACK
+ * beyond HTTP_FWD_SLACK.
  *
- * The new head may have up to 3 field lines more than HTTP_MAX_FIELDS.
+ * The new head may have up to 4 field lines more than HTTP_MAX_FIELDS.
  *
  * Returns the new head length: the new contents are that many head bytes
  * then the len - req->head_len following bytes.  Returns 0, with buf

@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #endif
 
+#include "http.h"
 #include "loop.h"
 #include "log.h"
+#include "metrics.h"
 #include "pend.h"
 #include "plain.h"
 #include "pool.h"
@@ -58,20 +60,91 @@ log_stats(void)
 	log_msg(LOG_INFO, "stats %.*s", (int)(n > 0 ? n - 1 : 0), buf);
 }
 
-/* A stats client: one answer, "name value" a line, then close. */
+/*
+ * The one stats client being served; the next ones wait in the listen
+ * queue.  It has STATS_MS to send its request and take the answer.
+ */
+#define STATS_MS	2000
+static struct {
+	int		fd;
+	uint64_t	deadline;
+	size_t		len, off, outlen;
+	const char	*out;		/* NULL while the request is read */
+	uint8_t		req[METRICS_REQ_MAX];
+} sc = { .fd = -1 };
+
 static void
-serve_stats(int fd)
+stats_close(void)
+{
+	int i = 0;
+
+	/*
+	 * What is left of a request unread would turn the close into a
+	 * reset, which may take the answer with it.
+	 */
+	while (i++ < 8 && port_read(sc.fd, sc.req, sizeof(sc.req)) > 0)
+		;
+	port_close(sc.fd, 0);
+	sc.fd = -1;
+}
+
+static void
+stats_accept(int fd)
 {
 	struct port_addr peer, local;
-	char buf[2048];
-	int c, emfile;
+	int emfile;
 
-	c = port_accept(fd, &peer, &local, &emfile);
-	if (c < 0)
+	sc.fd = port_accept(fd, &peer, &local, &emfile);
+	if (sc.fd < 0)
+		sc.fd = -1;
+	sc.deadline = conn_now + STATS_MS;
+	sc.len = sc.off = 0;
+	sc.out = NULL;
+}
+
+/* Out of time: a request not yet whole gets its 400 if it fits. */
+static void
+stats_expire(void)
+{
+	const char *page;
+	size_t n;
+
+	if (sc.out == NULL && (page = http_error_page(400, &n)) != NULL)
+		(void)port_write(sc.fd, page, n);
+	stats_close();
+}
+
+/* The request, then the answer, as the socket takes them. */
+static void
+stats_serve(const struct config *cfg)
+{
+	struct metrics_live live;
+	long n;
+
+	if (sc.out == NULL) {
+		n = port_read(sc.fd, sc.req + sc.len, sizeof(sc.req) - sc.len);
+		if (n == PORT_AGAIN)
+			return;
+		if (n <= 0) {
+			stats_close();
+			return;
+		}
+		sc.len += (size_t)n;
+		stats_sync();
+		live.slots_used = slot_set.nlive;
+		live.redirect_used = plain_set.nlive;
+		live.pending = pend_set.nlive;
+		if (metrics_answer(sc.req, sc.len, cfg, &live, &sc.out,
+		    &sc.outlen) == HTTP_MORE)
+			return;
+	}
+	n = port_write(sc.fd, sc.out + sc.off, sc.outlen - sc.off);
+	if (n == PORT_AGAIN)
 		return;
-	stats_sync();
-	(void)port_write(c, buf, stats_text(buf, sizeof(buf), " ", "\n"));
-	port_close(c, 0);
+	if (n > 0)
+		sc.off += (size_t)n;
+	if (n <= 0 || sc.off == sc.outlen)
+		stats_close();
 }
 
 #ifdef TLSGATE_TEST_HOOKS
@@ -396,8 +469,14 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 			    poll_add(&n, lst[i].fd, PORT_IN) : -1;
 		if (!draining && accept_after > conn_now && accept_after < next)
 			next = accept_after;
-		if (stats_fd >= 0)
+		if (sc.fd >= 0) {
+			spolled = poll_add(&n, sc.fd, sc.out == NULL ? PORT_IN :
+			    PORT_OUT);
+			if (sc.deadline < next)
+				next = sc.deadline;
+		} else if (stats_fd >= 0) {
 			spolled = poll_add(&n, stats_fd, PORT_IN);
+		}
 		if (draining && drain_end < next)
 			next = drain_end;
 		timeout = next == UINT64_MAX ? -1 : next <= conn_now ? 0 :
@@ -431,8 +510,14 @@ loop_run(const struct config *cfg, const struct listener *lst, unsigned nl,
 				if (a > accept_after)
 					accept_after = a;
 			}
-		if (spolled >= 0 && (pfd[spolled].revents & PORT_IN))
-			serve_stats(stats_fd);
+		if (spolled >= 0 && pfd[spolled].revents != 0) {
+			if (sc.fd < 0)
+				stats_accept(stats_fd);
+			else
+				stats_serve(cfg);
+		}
+		if (sc.fd >= 0 && conn_now >= sc.deadline)
+			stats_expire();
 
 		sig = port_signals();
 		if (sig & PORT_SIG_USR1)

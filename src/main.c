@@ -30,6 +30,7 @@
 #include "defaults.h"
 #include "log.h"
 #include "loop.h"
+#include "metrics.h"
 #include "pend.h"
 #include "plain.h"
 #include "pool.h"
@@ -76,7 +77,8 @@ print_footprint(const struct config *c)
 	other = tls_static_bytes() + loop_static_bytes() + pool_static_bytes() +
 	    config_static_bytes() + sizeof(cfgs) + sizeof(lst) +
 	    port_static_bytes() + certgen_static_bytes() +
-	    sizeof(conn_scratch) + precomp_static_bytes();
+	    sizeof(conn_scratch) + precomp_static_bytes() +
+	    metrics_static_bytes();
 	total = slot * c->slots + plain * plain_slots(c) + cache +
 	    pend * c->pending + other;
 	max = slot * TLSGATE_MAX_SLOTS + plain * TLSGATE_MAX_PLAIN +
@@ -98,6 +100,13 @@ print_footprint(const struct config *c)
 	tls_ticket_report(puts);
 	printf("other static = %zu (certificates and keys twice, for reload; "
 	    "buffers; poll table)\n", other);
+	printf("revoked serials = 2 x %zu = %zu (client_crl: %d serials at "
+	    "most, %zu bytes each; a second table for reload)\n",
+	    tls_crl_bytes(), 2 * tls_crl_bytes(), TLSGATE_MAX_REVOKED,
+	    sizeof(struct crl_serial));
+	printf("metrics = %zu (the GET /metrics answer: at most %zu for "
+	    "this config, whatever is asked)\n", (size_t)TLSGATE_METRICS_BUF,
+	    metrics_worst(c));
 	printf("total = %zu (worst case for this config)\n", total);
 	printf("compile-time maximum = %zu (%d slots, %d redirect slots, %d "
 	    "pending, %d sessions)\n", max, TLSGATE_MAX_SLOTS,
@@ -195,6 +204,7 @@ report_certs(const struct config *c, int check)
 				    (long long)left);
 			if (end >= 0 && end < soonest)
 				soonest = end;
+			metrics_cert(i, j, end);
 			snprintf(line, sizeof(line), "cert svc=%s path=%s "
 			    "sha256=%s days_left=%s", c->svc[i].name,
 			    c->svc[i].certs[j].cert, fp, days);
@@ -204,6 +214,21 @@ report_certs(const struct config *c, int check)
 				log_msg(LOG_INFO, "%s", line);
 		}
 	stats_cert_end = soonest == INT64_MAX ? 0 : soonest;
+	tls_crl_report(check ? puts : NULL);
+}
+
+/* The largest GET /metrics answer of c must fit the fixed buffer. */
+static int
+metrics_fit(const struct config *c, char *err, size_t cap)
+{
+	size_t n = metrics_worst(c);
+
+	if (n <= TLSGATE_METRICS_BUF)
+		return 0;
+	snprintf(err, cap, "metrics: %u services and their certificates "
+	    "need more than the %d bytes of the /metrics buffer", c->nsvc,
+	    TLSGATE_METRICS_BUF);
+	return -1;
 }
 
 /* What a reload may not change; NULL if nothing of that changed. */
@@ -268,7 +293,8 @@ reload(void)
 	if (config_defaults(next, err, sizeof(err)) < 0 ||
 	    config_load(next, cfg_path, err, sizeof(err)) < 0 ||
 	    (what = needs_restart(&cfgs[cur], next)) != NULL ||
-	    tls_load(next, err, sizeof(err)) < 0) {
+	    tls_load(next, err, sizeof(err)) < 0 ||
+	    metrics_fit(next, err, sizeof(err)) < 0) {
 		if (what != NULL)
 			log_msg(LOG_ERROR, "reload: refused: %s changed: that "
 			    "needs a restart", what);
@@ -375,7 +401,8 @@ main(int argc, char **argv)
 		return 0;
 	if (tls_init(cfg, cfg->workers > 1 && !check, &why) < 0)
 		log_fatal(111, "%s", why);
-	if (tls_load(cfg, err, sizeof(err)) < 0)
+	if (tls_load(cfg, err, sizeof(err)) < 0 ||
+	    metrics_fit(cfg, err, sizeof(err)) < 0)
 		log_fatal(2, "%s", err);
 	tls_commit();
 	if (prim_choose(getenv("TLSGATE_PRIMITIVES")) < 0)

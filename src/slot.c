@@ -19,6 +19,7 @@
 
 #include "forward.h"
 #include "log.h"
+#include "metrics.h"
 #include "pool.h"
 #include "slot.h"
 #include "slotint.h"
@@ -334,6 +335,8 @@ handshake_done(struct slot *s)
 		stats.tls13++;
 		stats.hrr += (unsigned long long)r.hrr;
 	}
+	metrics_handshake(s->svc->index, r.version, r.resumed,
+	    conn_now > s->c.t_accept ? conn_now - s->c.t_accept : 0);
 	s->state = SLOT_RELAY;
 	s->c.deadline = conn_now + s->svc->idle_ms;
 	if (s->svc->mode == MODE_TCP)

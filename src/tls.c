@@ -30,6 +30,7 @@
 #include "cred.h"
 #include "defaults.h"
 #include "log.h"
+#include "metrics.h"
 #include "hello.h"
 #include "precomp.h"
 #include "ticket.h"
@@ -53,6 +54,7 @@ struct tls_svc {
 	const struct service	*cfg;
 	unsigned		cred0, ncred;
 	unsigned		anchor0, nanchor;
+	unsigned		crl0, ncrl;	/* this service's CRLs in the area */
 	unsigned		cache_on, tickets_on;	/* not with client auth */
 	unsigned		groups[CONFIG_LIST_MAX];	/* eng_choice's */
 };
@@ -61,6 +63,7 @@ struct tls_area {
 	struct cred		creds[TLSGATE_MAX_CREDS];
 	unsigned		ncreds;
 	struct cred_anchors	anchors;
+	struct crl_set		crls;
 	struct tls_svc		svc[TLSGATE_MAX_SERVICES];
 	unsigned		nsvc;
 	unsigned		refs;
@@ -279,6 +282,7 @@ wipe_area(struct tls_area *a)
 {
 	memset(a->creds, 0, sizeof(a->creds));
 	a->ncreds = a->anchors.n = a->nsvc = 0;
+	crl_set_init(&a->crls);
 	ticket_keys_wipe(&a->file_keys);
 	a->key_file = 0;
 }
@@ -349,6 +353,12 @@ tls_load(const struct config *c, char *err, size_t cap)
 			goto fail;
 		sv->nanchor = a->anchors.n - sv->anchor0;
 		sv->cfg = s;
+		sv->crl0 = a->crls.nlists;
+		if (s->client_crl[0] != '\0' && cred_load_crls(&a->crls,
+		    s->client_crl, &a->anchors, sv->anchor0, sv->nanchor, err,
+		    cap) < 0)
+			goto fail;
+		sv->ncrl = a->crls.nlists - sv->crl0;
 		for (unsigned k = 0; k < s->groups.n; k++)
 			sv->groups[k] = s->groups.v[k];
 		/* A resumed session skips client auth: no cache with it. */
@@ -383,6 +393,106 @@ tls_inactive_refs(void)
 	return areas[active ^ 1].refs;
 }
 
+/*
+ * The validator the engine sees: BearSSL's minimal one, with the first
+ * certificate's serial and issuer read as it goes by, and at the end
+ * of a chain it trusts, the CRL check.
+ */
+static struct tls_conn *
+conn_of(const br_x509_class **ctx)
+{
+	return (struct tls_conn *)(void *)((char *)(void *)ctx -
+	    offsetof(struct tls_conn, crl_vt));
+}
+
+static void
+crl_start_chain(const br_x509_class **ctx, const char *server_name)
+{
+	struct tls_conn *t = conn_of(ctx);
+
+	t->ncert = 0;
+	t->leaf_len = 0;
+	crl_leaf_start(&t->leaf);
+	t->x509.vtable->start_chain(&t->x509.vtable, server_name);
+}
+
+static void
+crl_start_cert(const br_x509_class **ctx, uint32_t length)
+{
+	struct tls_conn *t = conn_of(ctx);
+
+	t->ncert++;
+	t->x509.vtable->start_cert(&t->x509.vtable, length);
+}
+
+static void
+crl_append(const br_x509_class **ctx, const unsigned char *buf, size_t len)
+{
+	struct tls_conn *t = conn_of(ctx);
+
+	if (t->ncert == 1) {
+		crl_leaf_feed(&t->leaf, buf, len);
+		if (t->leaf_len <= sizeof(t->leaf_der) &&
+		    len <= sizeof(t->leaf_der) - t->leaf_len)
+			memcpy(t->leaf_der + t->leaf_len, buf, len);
+		t->leaf_len += len;
+	}
+	t->x509.vtable->append(&t->x509.vtable, buf, len);
+}
+
+static void
+crl_end_cert(const br_x509_class **ctx)
+{
+	struct tls_conn *t = conn_of(ctx);
+
+	t->x509.vtable->end_cert(&t->x509.vtable);
+}
+
+static unsigned
+crl_end_chain(const br_x509_class **ctx)
+{
+	struct tls_conn *t = conn_of(ctx);
+	const struct tls_area *a = &areas[t->area];
+	const struct tls_svc *sv = &a->svc[t->svc];
+	unsigned err = t->x509.vtable->end_chain(&t->x509.vtable);
+	char serial[2 * CRL_SERIAL_MAX + 1];
+
+	if (err != 0)
+		return err;
+	/* http mode hands it on whole, or not at all. */
+	if (sv->cfg->mode == MODE_HTTP && t->leaf_len > sizeof(t->leaf_der)) {
+		log_msg(LOG_WARN, "client cert refused svc=%s bytes=%zu "
+		    "reason=larger-than-client-cert-max", sv->cfg->name,
+		    t->leaf_len);
+		return TLS_ERR_CERT_TOO_BIG;
+	}
+	err = crl_check(&a->crls, sv->crl0, sv->ncrl, &t->leaf, port_time(),
+	    (int)sv->cfg->crl_keep);
+	if (err != 0) {
+		crl_leaf_serial(&t->leaf, serial, sizeof(serial));
+		log_msg(LOG_WARN, "client cert refused svc=%s serial=%s "
+		    "reason=%s", sv->cfg->name, serial, err == CRL_ERR_REVOKED ?
+		    "revoked" : "crl-expired");
+		metrics_refused_cert(err == CRL_ERR_STALE);
+	}
+	return err;
+}
+
+static const br_x509_pkey *
+crl_get_pkey(const br_x509_class *const *ctx, unsigned *usages)
+{
+	const struct tls_conn *t = (const struct tls_conn *)(const void *)
+	    ((const char *)(const void *)ctx - offsetof(struct tls_conn,
+	    crl_vt));
+
+	return t->x509.vtable->get_pkey(&t->x509.vtable, usages);
+}
+
+static const br_x509_class crl_class = {
+	sizeof(struct tls_conn), crl_start_chain, crl_start_cert, crl_append,
+	crl_end_cert, crl_end_chain, crl_get_pkey
+};
+
 /* Client auth against the service's CAs, keeping subject elements. */
 static void
 client_auth(struct tls_conn *t, const struct tls_area *a,
@@ -409,6 +519,34 @@ client_auth(struct tls_conn *t, const struct tls_area *a,
 		t->subj[i].len = TLS_SUBJ_LEN;
 	}
 	br_x509_minimal_set_name_elements(x, t->subj, TLS_SUBJ_ELTS);
+	t->crl_vt = &crl_class;
+}
+
+int
+tls_client_verified(const struct tls_conn *t)
+{
+	return t->client_auth && t->ncert > 0;
+}
+
+size_t
+tls_client_cn(const struct tls_conn *t, char *buf, size_t cap)
+{
+	const char *v = t->subj_buf[0];		/* CN, client_auth()'s first */
+	size_t n = 0;
+
+	if (!tls_client_verified(t) || t->subj[0].status <= 0)
+		return 0;
+	for (; n < cap && v[n] != '\0'; n++)
+		buf[n] = (char)(v[n] >= 0x20 && v[n] < 0x7f ? v[n] : '?');
+	return n;
+}
+
+const unsigned char *
+tls_client_cert(const struct tls_conn *t, size_t *len)
+{
+	*len = t->leaf_len;
+	return tls_client_verified(t) && t->leaf_len > 0 &&
+	    t->leaf_len <= sizeof(t->leaf_der) ? t->leaf_der : NULL;
 }
 
 size_t
@@ -417,7 +555,7 @@ tls_client_subject(const struct tls_conn *t, char *buf, size_t cap)
 	static const char *const tags[TLS_SUBJ_ELTS] = { "CN", "O", "OU", "C" };
 	size_t n = 0;
 
-	if (!t->client_auth || cap == 0)
+	if (!tls_client_verified(t) || cap == 0)
 		return 0;
 	for (unsigned i = 0; i < TLS_SUBJ_ELTS; i++) {
 		const char *v = t->subj_buf[i];
@@ -465,6 +603,7 @@ tls_conn_reset(struct tls_conn *t, unsigned svc)
 	t->svc = svc;
 	a->refs++;
 	t->client_auth = sv->nanchor > 0;
+	t->ncert = 0;
 	t->peek = 1;
 	t->sni[0] = '\0';
 	memset(&t->eng, 0, sizeof(t->eng));
@@ -591,9 +730,10 @@ choose(void *ctx, const unsigned char *m, const struct hello *h,
 	out->hybrid_retry = sv->cfg->hybrid_retry != 0;
 	out->ems_required = sv->cfg->ems_required != 0;
 	if (t->client_auth) {
-		out->x509 = &t->x509.vtable;
+		out->x509 = &t->crl_vt;
 		out->cas = &a->anchors.ta[sv->anchor0];
 		out->ncas = sv->nanchor;
+		out->cert_optional = (unsigned char)sv->cfg->verify_optional;
 	}
 	if (out->suite == 0 || out->scheme == 0 || !curve_offered(c, h, v13)) {
 		out->why = out->suite == 0 ? "no-shared-suite" :
@@ -716,6 +856,45 @@ tls_reseed(void)
 	precomp_init(seed, sizeof(seed));
 	wipe(seed, sizeof(seed));
 	return 0;
+}
+
+void
+tls_crl_report(int (*put)(const char *))
+{
+	const struct tls_area *a = &areas[loaded];
+	char line[CONFIG_NAME_MAX + 160];
+	int64_t now = port_time();
+
+	for (unsigned i = 0; i < a->nsvc; i++) {
+		const struct tls_svc *sv = &a->svc[i];
+		int64_t soonest = -1;
+
+		for (unsigned j = sv->crl0; j < sv->crl0 + sv->ncrl; j++) {
+			const struct crl_list *l = &a->crls.lists[j];
+			int64_t nu = l->next_update;
+			int stale = nu >= 0 && now > nu;
+
+			if (nu >= 0 && (soonest < 0 || nu < soonest))
+				soonest = nu;
+			snprintf(line, sizeof(line), "crl svc=%s list=%u "
+			    "revoked=%u next_update_s=%lld%s", sv->cfg->name,
+			    j - sv->crl0 + 1, l->n, nu < 0 ? -1LL :
+			    (long long)(nu - now), !stale ? "" :
+			    sv->cfg->crl_keep ? " expired: kept" :
+			    " expired: its CA's clients are refused");
+			if (put != NULL)
+				(void)put(line);
+			else
+				log_msg(stale ? LOG_WARN : LOG_INFO, "%s", line);
+		}
+		metrics_crl(i, sv->ncrl, soonest);
+	}
+}
+
+size_t
+tls_crl_bytes(void)
+{
+	return sizeof(struct crl_set);
 }
 
 size_t

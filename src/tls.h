@@ -25,6 +25,7 @@
 
 #include "cache.h"
 #include "config.h"
+#include "crl.h"
 #include "eng.h"
 
 /* The bytes one session takes in a session cache. */
@@ -41,6 +42,13 @@ struct tls_conn {
 	unsigned char		 peek;		/* tls_hello() still to look */
 	unsigned		 area, svc, cred;
 	br_x509_minimal_context	 x509;		/* client certificates */
+	/* BearSSL's validator behind ours, which adds the CRL check. */
+	const br_x509_class	*crl_vt;
+	struct crl_leaf		 leaf;		/* the first certificate's */
+	unsigned		 ncert;
+	/* Its DER, for Client-Cert (all of it counted, what fits kept). */
+	size_t			 leaf_len;
+	unsigned char		 leaf_der[TLSGATE_CLIENT_CERT_MAX];
 	br_name_element		 subj[TLS_SUBJ_ELTS];
 	char			 subj_buf[TLS_SUBJ_ELTS][TLS_SUBJ_LEN];
 	unsigned char		*ibuf, *obuf;	/* the engine's */
@@ -65,6 +73,15 @@ int	tls_load(const struct config *, char *err, size_t cap);
 int	tls_reseed(void);
 /* Make the area tls_load() filled the one new connections use. */
 void	tls_commit(void);
+/*
+ * Each service's CRLs (client_crl) in the area tls_load() filled: a
+ * line each through put (-t), or to the log (put NULL: a warning for
+ * one past nextUpdate), and each service's soonest nextUpdate to the
+ * metrics.
+ */
+void	tls_crl_report(int (*put)(const char *));
+/* The bytes of one CRL table (there are two, for reload). */
+size_t	tls_crl_bytes(void);
 /* Connections still on the area a tls_load() would overwrite. */
 unsigned tls_inactive_refs(void);
 
@@ -95,6 +112,17 @@ void	tls_conn_release(struct tls_conn *);
  * printable ASCII only, into buf; returns its length (0: none).
  */
 size_t	tls_client_subject(const struct tls_conn *, char *buf, size_t cap);
+/* Whether the client presented a certificate (and it was verified). */
+int	tls_client_verified(const struct tls_conn *);
+/*
+ * The verified client certificate's subject CN, printable ASCII ('?'
+ * for other bytes), into buf (cap); its length, 0 if none.
+ */
+size_t	tls_client_cn(const struct tls_conn *, char *buf, size_t cap);
+/* The verified client certificate's DER and its length, or NULL. */
+const unsigned char *tls_client_cert(const struct tls_conn *, size_t *len);
+/* The validator's error for a client certificate too large to hand on. */
+#define TLS_ERR_CERT_TOO_BIG	98
 
 const char *tls_suite_name(unsigned suite);
 /* A group's name as `groups` spells it (x25519mlkem768 ..), or "none". */

@@ -44,6 +44,9 @@ static const struct {
 	{ "client-cert-expired", BR_ERR_X509_EXPIRED },
 	{ "client-cert-untrusted", BR_ERR_X509_NOT_TRUSTED },
 	{ "client-chain-too-long", BR_ERR_X509_LIMIT_EXCEEDED },
+	{ "client-cert-revoked", CRL_ERR_REVOKED },
+	{ "client-crl-expired", CRL_ERR_STALE },
+	{ "client-cert-too-large", TLS_ERR_CERT_TOO_BIG },
 };
 
 const char *

@@ -20,6 +20,8 @@ struct turn_work turn_work;
 static uint32_t hist[TURN_BUCKETS];
 static uint64_t t0;
 static int reported;	/* a report ended the period: a turn starts one */
+/* Since start-up, a bucket a power of two (turn_totals()). */
+static uint64_t total[TURN_POWERS], total_n, total_us;
 /* The counters' values when the turn began. */
 static unsigned long long b_hs, b_closed, b_cache, b_logs;
 
@@ -91,6 +93,9 @@ turn_end(uint64_t us)
 		reported = 0;
 	}
 	hist[turn_bucket(d)]++;
+	total[turn_bucket(d) / 4]++;
+	total_n++;
+	total_us += d;
 	if (stats.turns++ > 0 && d <= stats.turn_max_us)
 		return;
 	stats.turn_max_us = d;
@@ -137,8 +142,17 @@ turn_report(void)
 	reported = 1;
 }
 
+uint64_t
+turn_totals(uint64_t all[TURN_POWERS], uint64_t *sum_us)
+{
+	for (unsigned k = 0; k < TURN_POWERS; k++)
+		all[k] = total[k];
+	*sum_us = total_us;
+	return total_n;
+}
+
 size_t
 turn_static_bytes(void)
 {
-	return sizeof(hist) + sizeof(turn_work);
+	return sizeof(hist) + sizeof(turn_work) + sizeof(total);
 }

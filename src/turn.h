@@ -57,6 +57,14 @@ void	turn_end(uint64_t us);
  * and slow_* begin again), so reports in one turn agree.
  */
 void	turn_report(void);
+/*
+ * Every turn since start-up, never cleared (for the exposition's
+ * histogram): into all[k] (k < TURN_POWERS) the turns of at most
+ * 2^(k+2) - 1 us not counted in all[k-1]; returns their total and sets
+ * *sum_us.
+ */
+#define TURN_POWERS	31
+uint64_t turn_totals(uint64_t all[TURN_POWERS], uint64_t *sum_us);
 /* The bucket of a duration, and the largest duration in a bucket. */
 unsigned turn_bucket(uint64_t us);
 uint64_t turn_bucket_max(unsigned b);

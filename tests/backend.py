@@ -51,6 +51,20 @@ def read_exact(sock, n):
     return data
 
 
+def tlv_list(b):
+    """PROXY v2 TLVs (type, 16-bit length, value), strictly."""
+    out = []
+    while b:
+        if len(b) < 3:
+            raise ValueError("truncated TLV")
+        t, n = b[0], struct.unpack("!H", b[1:3])[0]
+        if len(b) < 3 + n:
+            raise ValueError("TLV past the header")
+        out.append((t, b[3:3 + n]))
+        b = b[3 + n:]
+    return out
+
+
 def read_proxy_header(sock):
     """Parse a PROXY protocol v1 or v2 header (haproxy's spec), strictly."""
     head = read_exact(sock, 12)
@@ -64,8 +78,21 @@ def read_proxy_header(sock):
         src = socket.inet_ntop(af, body[:alen])
         dst = socket.inet_ntop(af, body[alen:2 * alen])
         sport, dport = struct.unpack("!HH", body[2 * alen:2 * alen + 4])
-        return {"version": 2, "family": "TCP4" if alen == 4 else "TCP6",
-                "src": src, "dst": dst, "sport": sport, "dport": dport}
+        out = {"version": 2, "family": "TCP4" if alen == 4 else "TCP6",
+               "src": src, "dst": dst, "sport": sport, "dport": dport}
+        tlvs = tlv_list(body[2 * alen + 4:])
+        for t, v in tlvs:
+            if t != 0x20:
+                continue
+            # PP2_TYPE_SSL: client flags, verify, then sub-TLVs.
+            if len(v) < 5:
+                raise ValueError("short SSL TLV")
+            ssl = {"client": v[0], "verify": struct.unpack("!I", v[1:5])[0]}
+            for st, sv in tlv_list(v[5:]):
+                name = {0x21: "ssl_version", 0x22: "cn"}.get(st, str(st))
+                ssl[name] = sv.decode("ascii")
+            out["ssl"] = ssl
+        return out
     line = head
     while not line.endswith(b"\r\n"):
         line += read_exact(sock, 1)

@@ -30,8 +30,12 @@
 #define TLSGATE_MAX_SVC_CERTS	2	/* certificates (SNI) of one service */
 #define TLSGATE_MAX_CREDS	4	/* certificate+key pairs in all */
 #define TLSGATE_MAX_ANCHORS	4	/* client-auth CA certificates in all */
+#define TLSGATE_MAX_REVOKED	64	/* revoked serials of client_crl, in all */
+#define TLSGATE_CLIENT_CERT_MAX	1024	/* Client-Cert DER (conf/defaults.h) */
 #define TLSGATE_MAX_PROXY_FROM	4	/* proxy_from prefixes of one service */
 #define TLSGATE_MAX_FILE	65536	/* bytes of a config or PEM file */
+/* GET /metrics: these limits fill 13.5 KB at most (conf/defaults.h). */
+#define TLSGATE_METRICS_BUF	16384
 /*
  * Per slot.  A web UI's request heads (a session cookie, a token) fit in
  * 4 KiB; a larger head gets 431, as from most servers.
@@ -113,6 +117,8 @@
 	/* One client must not take every slot of a table this small. */ \
 	"max_per_source = 8\n" \
 	"acme_passthrough = off\n" \
+	"client_crl_expired = refuse\n" \
+	"client_verify = required\n" \
 	"cert_generate = off\n"		/* make our own certificate: certgen.h */
 
 #endif

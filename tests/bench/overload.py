@@ -103,14 +103,16 @@ def capacity(a, port, name):
 def read_stats(port):
     """tlsgate's counters from its stats socket, as a dict."""
     with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        s.sendall(b"GET /stats HTTP/1.0\r\n\r\n")
         data = b""
         while True:
             chunk = s.recv(4096)
             if not chunk:
                 break
             data += chunk
+    body = data.partition(b"\r\n\r\n")[2]
     return dict((k, int(v)) for k, v in
-                (line.split() for line in data.decode().splitlines()))
+                (line.split() for line in body.decode().splitlines()))
 
 
 def stat(port, key):

@@ -5,17 +5,22 @@ never does).  Such a service never resumes a session.  ClientAuth runs
 at whatever version the suite runs; ClientAuth13 is TLS 1.3's own:
 openssl, Python and gnutls-cli with EC (P-256, P-384) and RSA keys,
 each CertificateVerify scheme, and the alerts RFC 8446 names."""
+import base64
 import json
 import os
 import re
 import shutil
+import signal
 import ssl
 import subprocess
 import tempfile
+import time
 
+import harness
 from harness import (SLOW, GateTest, client_ctx, close_tls, recv_exact,
                      recv_to_eof, run, tls_connect)
 from test_hostile import stats
+from test_proxy_protocol import ProxyBackend
 from test_scanners import need
 
 _dir = None
@@ -387,3 +392,296 @@ class ClientAuth13(AuthBase):
             self.assertFalse(s.session_reused)
             close_tls(s)
         self.assertEqual(stats(g)["tickets"], 0)
+
+
+def make_crl(name, revoke=(), ca="ca", crlsec=None, der=False):
+    """A CRL made by `openssl ca -gencrl` for ca (of pki()), with the
+    certificates in revoke on it; good for a day, or crlsec seconds."""
+    d = pki()
+    work = tempfile.mkdtemp(prefix="crl-%s-" % name, dir=d)
+    open(os.path.join(work, "index.txt"), "w").close()
+    with open(os.path.join(work, "crlnumber"), "w") as f:
+        f.write("01\n")
+    conf = os.path.join(work, "ca.cnf")
+    with open(conf, "w") as f:
+        f.write("[ca]\ndefault_ca = this\n[this]\n"
+                "database = %s/index.txt\ncrlnumber = %s/crlnumber\n"
+                "certificate = %s/%s.crt\nprivate_key = %s/%s.key\n"
+                "default_md = sha256\ndefault_crl_days = 1\n"
+                % (work, work, d, ca, d, ca))
+    for c in revoke:
+        _openssl(["ca", "-config", conf, "-revoke",
+                  os.path.join(d, c + ".crt")])
+    out = os.path.join(work, "crl.pem")
+    _openssl(["ca", "-config", conf, "-gencrl", "-out", out] +
+             (["-crlsec", str(crlsec)] if crlsec else []))
+    if der:
+        _openssl(["crl", "-in", out, "-outform", "DER", "-out",
+                  out[:-3] + "der"])
+        return out[:-3] + "der"
+    return out
+
+
+class ClientCRL(AuthBase):
+    """client_crl: a revoked certificate gets certificate_revoked (44) at
+    both versions, from openssl s_client, curl and Python alike, with
+    its serial in the log; a reload takes a new CRL, a bad one is
+    refused and the old one kept; a CRL past nextUpdate refuses its
+    CA's clients unless client_crl_expired = keep."""
+
+    def crl_gate(self, crl, **conf):
+        self.blog = os.path.join(self.tmp, "backend.jsonl")
+        open(self.blog, "w").close()
+        b = self.backend("http", log=self.blog)
+        return self.gate(b, client_ca=os.path.join(pki(), "ca.crt"),
+                         client_crl=crl, **conf)
+
+    def s_client(self, g, client, version):
+        d = pki()
+        return run(["openssl", "s_client", "-" + version, "-connect",
+                    "127.0.0.1:%d" % g.port, "-cert",
+                    os.path.join(d, client + ".crt"), "-key",
+                    os.path.join(d, client + ".key"), "-ign_eof"], 30,
+                   stdin=b"GET / HTTP/1.1\r\nHost: x\r\n"
+                         b"Connection: close\r\n\r\n")
+
+    def curl(self, g, client):
+        d = pki()
+        return run(["curl", "-sk", "--cert", os.path.join(d, client + ".crt"),
+                    "--key", os.path.join(d, client + ".key"), "-o",
+                    os.devnull, "-w", "%{http_code}",
+                    "https://127.0.0.1:%d/" % g.port], 30)
+
+    def python_served(self, g, client):
+        try:
+            s = tls_connect(g.port, ctx_with(client))
+            s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n"
+                      b"Connection: close\r\n\r\n")
+            out = recv_to_eof(s)
+            s.close()
+        except (ssl.SSLError, OSError):
+            return False
+        return out.startswith(b"HTTP/1.1 200 ")
+
+    def test_revoked_client_gets_alert_44_at_both_versions(self):
+        g = self.crl_gate(make_crl("alice", ["alice"]))
+        versions = ["tls1_2"] + (["tls1_3"] if self.tls13 else [])
+        for v in versions:
+            rc, out, err = self.s_client(g, "alice", v)
+            self.assertIn(b"alert certificate revoked", err, (v, err))
+            self.assertNotIn(b"HTTP/1.1 200", out)
+            rc, out, err = self.s_client(g, "bob", v)
+            self.assertIn(b"HTTP/1.1 200 ", out, (v, err))
+        rc, code, _ = self.curl(g, "alice")
+        self.assertNotEqual(code, b"200")
+        rc, code, _ = self.curl(g, "bob")
+        self.assertEqual(code, b"200")
+        self.assertFalse(self.python_served(g, "alice"))
+        self.assertTrue(self.python_served(g, "carol"))
+        n = 2 * len(versions) + 4
+        conns = g.wait_conns(n)
+        refused = [c for c in conns if c["outcome"] == "client-cert-revoked"]
+        self.assertEqual(len(refused), len(versions) + 2)
+        self.assertEqual({c["alert"] for c in refused}, {"44"})
+        self.assertEqual({c["outcome"] for c in conns} -
+                         {"client-cert-revoked"}, {"ok"})
+        # Serial 11 is 0x0B.
+        lines = re.findall(r"^tlsgate: warn: client cert refused svc=default "
+                           r"serial=0B reason=revoked$", g.log(), re.M)
+        self.assertEqual(len(lines), len(refused))
+        subjects = [v for r in requests_seen(self.blog)
+                    for k, v in r["headers"]
+                    if k.lower() == "x-client-cert-subject"]
+        self.assertNotIn(SUBJECT, subjects)
+
+    def test_a_der_crl_and_dash_t_show_the_table(self):
+        crl = make_crl("der", ["carol"], der=True)
+        g = self.crl_gate(crl)
+        self.assertFalse(self.python_served(g, "carol"))
+        self.assertTrue(self.python_served(g, "alice"))
+        rc, out, err = run([harness.BIN, "-t", "-c", g.conf_path], 30)
+        self.assertEqual(rc, 0, err)
+        text = out.decode()
+        self.assertRegex(text, r"(?m)^crl svc=default list=1 revoked=1 "
+                         r"next_update_s=8\d{4}$")
+        m = re.search(r"(?m)^revoked serials = 2 x (\d+) = (\d+) "
+                      r"\(client_crl: (\d+) serials at most", text)
+        self.assertIsNotNone(m, text)
+        self.assertGreaterEqual(int(m.group(1)), int(m.group(3)) * 21)
+
+    def test_a_reload_revokes_a_second_one_and_a_bad_crl_keeps_the_old(self):
+        path = os.path.join(self.tmp, "clients.crl")
+        shutil.copy(make_crl("one", ["alice"]), path)
+        g = self.crl_gate(path)
+        self.assertFalse(self.python_served(g, "alice"))
+        self.assertTrue(self.python_served(g, "bob"))
+        shutil.copy(make_crl("two", ["alice", "bob"]), path)
+        g.signal(signal.SIGHUP)
+        g.wait_log(r"^tlsgate: info: reload: done", 10)
+        self.assertFalse(self.python_served(g, "bob"))
+        rc, out, err = self.s_client(g, "bob", "tls1_2")
+        self.assertIn(b"alert certificate revoked", err)
+        self.assertTrue(self.python_served(g, "carol"))
+        # Signed by a CA the service does not take: refused, kept.
+        shutil.copy(make_crl("other", ["mallory"], ca="other-ca"), path)
+        g.signal(signal.SIGHUP)
+        m = g.wait_log(r"^tlsgate: error: reload: refused: (.*)$", 10)[0]
+        self.assertEqual(m.group(1), "client_crl %s: CRL 1: its issuer is "
+                         "no CA of client_ca" % path)
+        self.assertFalse(self.python_served(g, "bob"))
+        self.assertTrue(self.python_served(g, "carol"))
+        # A signature that does not verify: the same.
+        with open(make_crl("bad", ["alice"], der=True), "rb") as f:
+            der = bytearray(f.read())
+        der[-5] ^= 1
+        with open(path, "wb") as f:
+            f.write(der)
+        g.signal(signal.SIGHUP)
+        m = g.wait_log(r"^tlsgate: error: reload: refused: (.*)$", 10, 2)[1]
+        self.assertIn("its signature is not its issuer's", m.group(1))
+        self.assertFalse(self.python_served(g, "alice"))
+        self.assertTrue(self.python_served(g, "carol"))
+
+    def test_an_expired_crl_refuses_by_default_or_is_kept(self):
+        crl = make_crl("stale", ["alice"], crlsec=1)
+        time.sleep(2.2)
+        g = self.crl_gate(crl)
+        g.wait_log(r"^tlsgate: warn: crl svc=default list=1 revoked=1 "
+                   r"next_update_s=-\d+ expired: its CA's clients are "
+                   r"refused$")
+        rc, out, err = self.s_client(g, "bob", "tls1_2")
+        self.assertIn(b"alert certificate unknown", err)
+        c = g.wait_conns(1)[0]
+        self.assertEqual((c["alert"], c["outcome"]),
+                         ("46", "client-crl-expired"))
+        g.stop()
+        g = self.crl_gate(crl, client_crl_expired="keep")
+        self.assertTrue(self.python_served(g, "bob"))
+        self.assertFalse(self.python_served(g, "alice"))
+        self.assertRegex(g.log(), r"(?m)^tlsgate: warn: crl svc=default "
+                         r"list=1 revoked=1 next_update_s=-\d+ expired: "
+                         r"kept$")
+
+    def test_client_crl_needs_client_ca(self):
+        conf = self.conf_file(["listen = 127.0.0.1:1", "client_crl = x.crl"])
+        rc, out, err = run([harness.BIN, "-t", "-c", conf], 30)
+        self.assertEqual(rc, 2)
+        self.assertIn(b"t.conf:2: [default]: client_crl: without client_ca",
+                      err)
+
+
+class ClientVerifyOptional(AuthBase):
+    """client_verify = optional: the certificate is asked for, a client
+    without one is served and the backend sees no subject; one with a
+    good certificate is served with its subject; one with a bad one is
+    still refused."""
+
+    def test_clients_with_and_without_certificates_are_served(self):
+        self.blog = os.path.join(self.tmp, "backend.jsonl")
+        open(self.blog, "w").close()
+        b = self.backend("http", log=self.blog)
+        g = self.gate(b, client_ca=os.path.join(pki(), "ca.crt"),
+                      client_verify="optional")
+        req = b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        d = pki()
+        versions = ["tls1_2"] + (["tls1_3"] if self.tls13 else [])
+        for v in versions:
+            rc, out, err = run(["openssl", "s_client", "-" + v, "-connect",
+                                "127.0.0.1:%d" % g.port, "-ign_eof"], 30,
+                               stdin=req)
+            self.assertIn(b"HTTP/1.1 200 ", out, (v, err))
+            rc, out, err = run(["openssl", "s_client", "-" + v, "-connect",
+                                "127.0.0.1:%d" % g.port, "-cert",
+                                os.path.join(d, "alice.crt"), "-key",
+                                os.path.join(d, "alice.key"), "-ign_eof"],
+                               30, stdin=req)
+            self.assertIn(b"HTTP/1.1 200 ", out, (v, err))
+        rc, code, _ = run(["curl", "-sk", "-o", os.devnull, "-w",
+                           "%{http_code}", "-H", "X-Client-Cert-Subject: x",
+                           "https://127.0.0.1:%d/" % g.port], 30)
+        self.assertEqual(code, b"200")
+        s = tls_connect(g.port, ctx_with("bob"))
+        s.sendall(req)
+        self.assertTrue(recv_to_eof(s).startswith(b"HTTP/1.1 200 "))
+        s.close()
+        # A certificate from another CA is refused all the same.
+        with self.assertRaises((ssl.SSLError, OSError)):
+            s = tls_connect(g.port, ctx_with("mallory"))
+            try:
+                s.sendall(req)
+                recv_to_eof(s)
+            finally:
+                s.close()
+        conns = g.wait_conns(2 * len(versions) + 3)
+        self.assertEqual(sorted(c["outcome"] for c in conns),
+                         ["client-cert-untrusted"] +
+                         ["ok"] * (2 * len(versions) + 2))
+        subjects = [dict((k.lower(), v) for k, v in r["headers"]).get(
+            "x-client-cert-subject") for r in requests_seen(self.blog)]
+        self.assertEqual(subjects, [None, SUBJECT] * len(versions) +
+                         [None, "CN=bob,O=Acme,C=DE"])
+
+
+class HandedOn(AuthBase):
+    """The client certificate at the backend: RFC 9440 Client-Cert in
+    http mode (a client's own Client-Cert and Client-Cert-Chain never
+    get through), and in tcp mode the PROXY v2 SSL TLV with the
+    subject's CN, as haproxy's send-proxy-v2-ssl-cn sends them."""
+
+    def der(self, client):
+        rc, out, err = run(["openssl", "x509", "-in",
+                            os.path.join(pki(), client + ".crt"),
+                            "-outform", "DER"], 30)
+        return out
+
+    def test_client_cert_is_the_der_and_a_clients_own_is_dropped(self):
+        self.blog = os.path.join(self.tmp, "backend.jsonl")
+        open(self.blog, "w").close()
+        b = self.backend("http", log=self.blog)
+        g = self.gate(b, client_ca=os.path.join(pki(), "ca.crt"),
+                      client_verify="optional")
+        forged = (b"Client-Cert: :AAAA:\r\nClient-Cert-Chain: :AAAA:\r\n"
+                  b"client-cert: :BBBB:\r\n")
+        for client in ("alice", "bob", None):
+            s = tls_connect(g.port, ctx_with(client))
+            s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n" + forged +
+                      b"Connection: close\r\n\r\n")
+            self.assertTrue(recv_to_eof(s).startswith(b"HTTP/1.1 200 "))
+            s.close()
+        rc, code, _ = run(["curl", "-sk", "-o", os.devnull, "-w",
+                           "%{http_code}", "-H", "Client-Cert: :AAAA:",
+                           "--cert", os.path.join(pki(), "carol.crt"),
+                           "--key", os.path.join(pki(), "carol.key"),
+                           "https://127.0.0.1:%d/" % g.port], 30)
+        self.assertEqual(code, b"200")
+        seen = []
+        for r in requests_seen(self.blog):
+            h = [(k.lower(), v) for k, v in r["headers"]]
+            self.assertEqual([k for k, _ in h if k == "client-cert-chain"],
+                             [])
+            seen.append([v for k, v in h if k == "client-cert"])
+        want = [[":%s:" % base64.b64encode(self.der(c)).decode()]
+                for c in ("alice", "bob")] + [[]] + \
+            [[":%s:" % base64.b64encode(self.der("carol")).decode()]]
+        self.assertEqual(seen, want)
+
+    def test_proxy_v2_carries_the_ssl_tlv_with_the_cn(self):
+        log = os.path.join(self.tmp, "backend.log")
+        b = ProxyBackend("echo", log)
+        self.backends.append(b)
+        g = self.gate(b.addr, mode="tcp", proxy_protocol="v2",
+                      client_ca=os.path.join(pki(), "ca.crt"),
+                      client_verify="optional")
+        for client in ("alice", None):
+            s = tls_connect(g.port, ctx_with(client))
+            s.sendall(b"ping")
+            self.assertEqual(s.recv(4), b"ping")
+            version = s.version()
+            close_tls(s)
+        events = b.wait_events(2)
+        self.assertEqual(events[0]["proxy"]["ssl"],
+                         {"client": 3, "verify": 0, "cn": "alice",
+                          "ssl_version": version})
+        self.assertEqual(events[1]["proxy"]["ssl"],
+                         {"client": 1, "verify": 1,
+                          "ssl_version": version})

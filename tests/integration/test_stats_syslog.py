@@ -42,9 +42,10 @@ COUNTERS = ("accepted", "closed", "live", "high_water", "handshakes",
             "proxy_errors", "precomp_hits", "precomp_misses")
 
 
-def read_stats(addr):
-    """Connect to a stats socket ("ip:port" or "unix:/path"), read to
-    EOF; returns {name: value} after checking every line's shape."""
+def stats_get(addr, target="/stats"):
+    """GET target from a stats socket ("ip:port" or "unix:/path"), read
+    to EOF; returns (status line, body text)."""
+    path = target
     if addr.startswith("unix:"):
         s = socket.socket(socket.AF_UNIX)
         target = addr[5:]
@@ -56,6 +57,7 @@ def read_stats(addr):
     data = b""
     try:
         s.connect(target)
+        s.sendall(b"GET %s HTTP/1.0\r\n\r\n" % path.encode())
         while True:
             b = s.recv(4096)
             if not b:
@@ -63,7 +65,16 @@ def read_stats(addr):
             data += b
     finally:
         s.close()
-    text = data.decode("ascii")
+    head, _, body = data.partition(b"\r\n\r\n")
+    return head.split(b"\r\n")[0].decode("ascii"), body.decode("utf-8")
+
+
+def read_stats(addr):
+    """The counters at GET /stats as {name: value}, after checking the
+    answer's status and every line's shape."""
+    status, text = stats_get(addr)
+    if status != "HTTP/1.1 200 OK":
+        raise AssertionError("stats answered %r" % status)
     if not text.endswith("\n"):
         raise AssertionError("stats text does not end a line: %r" % text)
     out = {}

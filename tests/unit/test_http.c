@@ -744,7 +744,7 @@ flags_upgrade_only_with_connection_and_upgrade(void)
 
 static const struct http_fwd fwd_all = {
 	HTTP_FWD_FOR | HTTP_FWD_PROTO | HTTP_FWD_PORT, "192.0.2.7", 9, 8443,
-	NULL, 0
+	NULL, 0, NULL, 0
 };
 
 /* Parse then rewrite s (followed by tail) in a buffer of cap bytes. */
@@ -777,13 +777,51 @@ rewrite_drops_spoofed_headers_any_case(void)
 	    "X-Client-Cert-Subject: CN=root\r\nX-Forwarded-Forx: keep\r\n\r\n";
 	const char *want = "GET / HTTP/1.1\r\nHost: a\r\n"
 	    "X-Forwarded-Forx: keep\r\n\r\n";
-	struct http_fwd none = { 0, NULL, 0, 0, NULL, 0 };
+	struct http_fwd none = { 0, NULL, 0, 0, NULL, 0, NULL, 0 };
 	uint8_t *out = NULL;
 	size_t n;
 
 	n = rewrite(in, "", 1024, &none, &out);
 	CHECK(n == strlen(want));
 	CHECK(memcmp(out, want, n) == 0);
+	free(out);
+	return 1;
+}
+
+static int
+rewrite_sends_client_cert_and_drops_the_clients(void)
+{
+	/* RFC 9440: the DER as a byte sequence; any the client sent, of
+	 * either field and in any case, never reaches the backend. */
+	static const uint8_t der[] = { 0x30, 0x03, 0x02, 0x01, 0x05, 0xff };
+	const char *in = "GET / HTTP/1.1\r\nClient-Cert: :AAAA:\r\n"
+	    "Host: a\r\nCLIENT-CERT-CHAIN: :AAAA:, :BBBB:\r\n"
+	    "Client-Certx: keep\r\n\r\n";
+	const char *want = "GET / HTTP/1.1\r\nHost: a\r\n"
+	    "Client-Certx: keep\r\nClient-Cert: :MAMCAQX/:\r\n\r\n";
+	struct http_fwd f = { HTTP_FWD_CERT, NULL, 0, 0, NULL, 0, der, 6 };
+	uint8_t *out = NULL;
+	size_t n;
+
+	n = rewrite(in, "", 1024, &f, &out);
+	CHECK(n == strlen(want));
+	CHECK(memcmp(out, want, n) == 0);
+	free(out);
+	/* Padding: one and two bytes short of a group. */
+	f.cert_len = 5;
+	n = rewrite(in, "", 1024, &f, &out);
+	CHECK(n == strlen(want) && memcmp(out + n - 9, "AQU=:\r\n\r\n",
+	    9) == 0);
+	free(out);
+	f.cert_len = 4;
+	n = rewrite(in, "", 1024, &f, &out);
+	CHECK(n == strlen(want) && memcmp(out + n - 9, "AQ==:\r\n\r\n",
+	    9) == 0);
+	free(out);
+	/* Too long to hand on: refused, not cut. */
+	f.cert_len = HTTP_CERT_MAX + 1;
+	n = rewrite(in, "", 1 << 16, &f, &out);
+	CHECK(n == 0);
 	free(out);
 	return 1;
 }
@@ -797,7 +835,7 @@ rewrite_drops_connection_close_alone(void)
 	    "Connection: close, TE\r\nTE: trailers\r\n\r\n";
 	const char *want = "GET / HTTP/1.1\r\nHost: a\r\n"
 	    "Connection: close, TE\r\nTE: trailers\r\n\r\n";
-	struct http_fwd none = { 0, NULL, 0, 0, NULL, 0 };
+	struct http_fwd none = { 0, NULL, 0, 0, NULL, 0, NULL, 0 };
 	struct http_req req;
 	uint8_t *out = NULL;
 	size_t n;
@@ -840,7 +878,7 @@ rewrite_keeps_header_order(void)
 	    "Host: h\r\nX-Real-IP: y\r\nM: 3\r\nContent-Length: 0\r\n\r\n";
 	const char *want = "POST /p HTTP/1.1\r\nZ: 1\r\nA: 2\r\nHost: h\r\n"
 	    "M: 3\r\nContent-Length: 0\r\nX-Forwarded-Proto: https\r\n\r\n";
-	struct http_fwd proto = { HTTP_FWD_PROTO, NULL, 0, 0, NULL, 0 };
+	struct http_fwd proto = { HTTP_FWD_PROTO, NULL, 0, 0, NULL, 0, NULL, 0 };
 	uint8_t *out = NULL;
 	size_t n;
 
@@ -855,7 +893,7 @@ static int
 rewrite_flags_select_added_headers(void)
 {
 	const char *in = "GET / HTTP/1.1\r\nHost: a\r\n\r\n";
-	struct http_fwd f = { HTTP_FWD_FOR, "2001:db8::1", 11, 0, NULL, 0 };
+	struct http_fwd f = { HTTP_FWD_FOR, "2001:db8::1", 11, 0, NULL, 0, NULL, 0 };
 	uint8_t *out = NULL;
 	size_t n;
 
@@ -899,7 +937,7 @@ rewrite_moves_following_bytes(void)
 	free(out);
 	/* Dropping more than is added moves the tail down. */
 	n = rewrite("GET / HTTP/1.1\r\nHost: a\r\nX-Real-IP: 1234567890\r\n"
-	    "\r\n", tail, 1024, &(struct http_fwd){ 0, NULL, 0, 0, NULL, 0 }, &out);
+	    "\r\n", tail, 1024, &(struct http_fwd){ 0, NULL, 0, 0, NULL, 0, NULL, 0 }, &out);
 	CHECK(n == 27);
 	CHECK(memcmp(out + n, tail, strlen(tail)) == 0);
 	free(out);
@@ -981,7 +1019,7 @@ static int
 rewrite_rejects_implausible_peer(void)
 {
 	const char *in = "GET / HTTP/1.1\r\nHost: a\r\n\r\n";
-	struct http_fwd f = { HTTP_FWD_FOR, "1.2.3.4\r\nX: y", 14, 0, NULL, 0 };
+	struct http_fwd f = { HTTP_FWD_FOR, "1.2.3.4\r\nX: y", 14, 0, NULL, 0, NULL, 0 };
 	uint8_t *out = NULL;
 
 	CHECK(rewrite(in, "", 1024, &f, &out) == 0);
@@ -1503,7 +1541,7 @@ rewrite_close_flag_adds_connection_close(void)
 {
 	const char *head = "GET / HTTP/1.1\r\nHost: h\r\n"
 	    "Connection: keep-alive\r\n\r\n";
-	struct http_fwd fwd = { HTTP_FWD_CLOSE, "192.0.2.9", 9, 0, NULL, 0 };
+	struct http_fwd fwd = { HTTP_FWD_CLOSE, "192.0.2.9", 9, 0, NULL, 0, NULL, 0 };
 	struct http_req req;
 	uint8_t buf[256];
 	size_t n;
@@ -1568,6 +1606,7 @@ static const struct unit_test tests[] = {
 	T(keep_alive_http10_on_request),
 	T(flags_upgrade_only_with_connection_and_upgrade),
 	T(rewrite_drops_spoofed_headers_any_case),
+	T(rewrite_sends_client_cert_and_drops_the_clients),
 	T(rewrite_drops_connection_close_alone),
 	T(rewrite_appends_true_headers_before_final_crlf),
 	T(rewrite_keeps_header_order),
