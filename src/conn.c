@@ -113,9 +113,9 @@ connset_bytes(size_t esize, uint32_t n)
 }
 
 /*
- * A scan of the live lists, as s6-tcpserverd counts by IP: at most
- * slots + redirect slots compares a new client, no table to keep in
- * step with every close.
+ * A scan of the live lists (s6-tcpserverd keeps a tree by IP instead):
+ * at most slots + redirect slots compares for a new client, and no
+ * table to keep in step with every close.
  */
 unsigned
 conn_count_peer(const struct port_addr *peer)

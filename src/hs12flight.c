@@ -63,8 +63,7 @@ server_kx(struct eng *c, struct tw *w)
 /*
  * ServerHello (RFC 5246 7.4.1.3): an extension only in answer to the
  * client's own (7.4.1.4: a server must not send one it was not
- * offered); an empty extensions block is still written, which every
- * client reads.
+ * offered).
  */
 static void
 server_hello(struct eng *c, struct tw *w)

@@ -38,8 +38,8 @@ static struct pool {
 #define NPOOLS	(sizeof(pools) / sizeof(pools[0]))
 
 /*
- * Its own DRBG, not tls.c's: the pools fill while the loop idles, and
- * sharing one would tie the order of handshakes' draws to idle time.
+ * Its own DRBG, not tls.c's: this module sits below tls.c and takes
+ * nothing from it; tls_reseed() seeds it in each worker (precomp.h).
  */
 static br_hmac_drbg_context drbg;
 static int seeded;

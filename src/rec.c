@@ -74,11 +74,7 @@ eng_put_record(struct eng *c, int type, const unsigned char *p, size_t n)
 	if (p != content(c))
 		memmove(content(c), p, n);
 	if (!c->wr_on) {
-		rec[0] = (unsigned char)type;
-		rec[1] = 3;
-		rec[2] = 3;
-		rec[3] = (unsigned char)(n >> 8);
-		rec[4] = (unsigned char)n;
+		rp_header(rec, type, n);
 		c->oend += 5 + n;
 		return 0;
 	}

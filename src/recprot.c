@@ -131,11 +131,7 @@ rp_seal12(struct rp *r, unsigned char *rec, size_t len,
 	aad12(r, type, len, a);
 	/* The explicit nonce is the sequence number: never twice. */
 	memcpy(rec + 5, a, h - 5);
-	rec[0] = (unsigned char)type;
-	rec[1] = 3;
-	rec[2] = 3;
-	rec[3] = (unsigned char)(n >> 8);
-	rec[4] = (unsigned char)n;
+	rp_header(rec, type, n);
 	aead(r, a, 13, h > 5 ? a : NULL, rec + h, len, rec + h + len, 1);
 	return 5 + n;
 }
@@ -184,11 +180,7 @@ rp_seal(struct rp *r, unsigned char *rec, size_t len, size_t cap,
 		return 0;
 	rec[5 + len] = (unsigned char)type;
 	memset(rec + 6 + len, 0, pad);
-	rec[0] = 23;
-	rec[1] = 3;
-	rec[2] = 3;
-	rec[3] = (unsigned char)((n + RP_TAG_LEN) >> 8);
-	rec[4] = (unsigned char)(n + RP_TAG_LEN);
+	rp_header(rec, CT_APPLICATION_DATA, n + RP_TAG_LEN);
 	aead(r, rec, 5, NULL, rec + 5, n, rec + 5 + n, 1);
 	return 5 + n + RP_TAG_LEN;
 }

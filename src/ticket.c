@@ -201,7 +201,8 @@ b64_decode(const char *s, size_t n, unsigned char *out, size_t cap)
  * haproxy's tls-ticket-keys format: 48 bytes (the name, then two 16-byte
  * keys) or 80 (two 32-byte keys).  The keys are not used as haproxy
  * uses them: everything after the name is HKDF input for one
- * ChaCha20-Poly1305 key, so a farm shares one file but not a cipher.
+ * ChaCha20-Poly1305 key, so a farm can share haproxy's file, not its
+ * cipher.
  */
 int
 ticket_keys_parse(struct ticket_keys *ks, const char *text, size_t len,

@@ -185,6 +185,19 @@ struct rp {
 	br_poly1305_run		poly;
 };
 int	rp_init(struct rp *r, int suite, const unsigned char *secret);
+/*
+ * A record's header (RFC 8446 5.1, RFC 5246 6.2.1): type, 0x0303 (the
+ * legacy version, TLS 1.2's), the length of what follows.
+ */
+static inline void
+rp_header(unsigned char *rec, int type, size_t len)
+{
+	rec[0] = (unsigned char)type;
+	rec[1] = 3;
+	rec[2] = 3;
+	rec[3] = (unsigned char)(len >> 8);
+	rec[4] = (unsigned char)len;
+}
 size_t	rp_seal(struct rp *r, unsigned char *rec, size_t len,
 	    size_t cap, int type, size_t pad);
 int	rp_open(struct rp *r, unsigned char *rec, size_t reclen,

@@ -231,11 +231,7 @@ put_record(int type, const void *p, size_t n, int seal)
 		clen += rp_seal12(&k.wr, r, n, sizeof(cbuf) - clen, type);
 		return;
 	}
-	r[0] = (unsigned char)type;
-	r[1] = 3;
-	r[2] = 3;
-	r[3] = (unsigned char)(n >> 8);
-	r[4] = (unsigned char)n;
+	rp_header(r, type, n);
 	clen += 5 + n;
 }
 

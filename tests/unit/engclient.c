@@ -393,11 +393,7 @@ cli_seal(struct cli *c, int type, const void *p, size_t n, unsigned char *r,
 	/* TLS 1.3's CCS is never protected (RFC 8446 5). */
 	if (!c->wr_on || (c->version == TLS13 &&
 	    type == CT_CHANGE_CIPHER_SPEC)) {
-		r[0] = (unsigned char)type;
-		r[1] = 3;
-		r[2] = 3;
-		r[3] = (unsigned char)(n >> 8);
-		r[4] = (unsigned char)n;
+		rp_header(r, type, n);
 		return 5 + n;
 	}
 	if (c->version == TLS13)
