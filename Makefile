@@ -299,6 +299,7 @@ check: WERROR = -Werror
 check: all asan unit build/allocshim.so build/alloc-selftest $(B)/tlsload \
     $(B)/cryptobench
 	$(MAKE) lint
+	$(MAKE) prove
 	$(PY) tests/calls.py $(B)
 	TLSGATE_TEST_TLS_MAX=1.2 $(PY) tests/run.py --bin $(B)/tlsgate
 	TLSGATE_ASAN=1 $(PY) tests/run.py --bin build/asan/tlsgate
@@ -308,6 +309,13 @@ check: all asan unit build/allocshim.so build/alloc-selftest $(B)/tlsload \
 	sh tests/memcheck.sh --bin $(B)/tlsgate
 	$(MAKE) check-matrix
 	$(MAKE) check-install
+
+# Frama-C's Eva on each parser of hostile bytes (tests/prove/): no
+# alarm for any input up to the parser's bound; then a copy of a parser
+# with a broken bound must be caught.  See docs/assurance.md, "Proofs".
+prove:
+	nice sh tests/prove/run.sh
+	nice sh tests/prove/run.sh --selftest
 
 # The fixed-rate soak (30 minutes; CI runs 2) and the side-by-side bench.
 SOAK_SECONDS ?= 1800
@@ -494,7 +502,7 @@ clean:
 	rm -rf build
 
 .PHONY: all asan bench bench-crypto check check-system demo fuzz lint \
-	latency overload soak test unit clean
+	latency overload prove soak test unit clean
 
 # Cross builds, the static binary, the small profile, make size,
 # make check-cross (docs/cross.md).

@@ -55,14 +55,19 @@ dec(const char *s, size_t len, size_t maxd, unsigned max, unsigned *out)
 	return 0;
 }
 
-/* Dotted-quad IPv4, each part decimal without a leading zero. */
+/*
+ * Dotted-quad IPv4 in s[from..len), each part decimal without a leading
+ * zero.  An index from s, not a pointer past it: the analyser (make
+ * prove) then sees that every read stays below len.
+ */
 static int
-parse_v4(const char *s, size_t len, uint8_t out[4])
+parse_v4(const char *s, size_t from, size_t len, uint8_t out[4])
 {
-	size_t i = 0, j;
-	unsigned v;
+	size_t i = from, j;
+	unsigned v = 0;
 
 	for (int k = 0; k < 4; k++) {
+		/*@ loop widen_hints j, PROXYIN_V1_MAX; */
 		for (j = i; j < len && s[j] != '.'; j++)
 			;
 		if (dec(s + i, j - i, 3, 255, &v) < 0)
@@ -82,10 +87,10 @@ parse_v4(const char *s, size_t len, uint8_t out[4])
 static int
 parse_v6(const char *s, size_t len, uint8_t out[16])
 {
-	unsigned w[8];
+	unsigned w[8] = { 0 };
 	int nw = 0, gap = -1;
 	size_t i = 0, j;
-	uint8_t q[4];
+	uint8_t q[4] = { 0 };
 
 	if (len >= 2 && s[0] == ':' && s[1] == ':') {
 		gap = 0;
@@ -97,7 +102,7 @@ parse_v6(const char *s, size_t len, uint8_t out[16])
 		for (j = i; j < len && j - i < 5 && hexval(s[j]) >= 0; j++)
 			v = v * 16 + (unsigned)hexval(s[j]);
 		if (j < len && s[j] == '.') {
-			if (nw > 6 || parse_v4(s + i, len - i, q) < 0)
+			if (nw > 6 || parse_v4(s, i, len, q) < 0)
 				return -1;
 			w[nw++] = (unsigned)q[0] << 8 | q[1];
 			w[nw++] = (unsigned)q[2] << 8 | q[3];
@@ -167,6 +172,7 @@ parse_v1(const unsigned char *buf, size_t len, struct proxyin_hdr *h)
 	/* Four fields, single spaces between them, none empty. */
 	at = 11;
 	for (int k = 0; k < 4; k++) {
+		/*@ loop widen_hints n, PROXYIN_V1_MAX; */
 		for (n = at; n < cr && l[n] != ' '; n++)
 			;
 		if (n == at || (k < 3 && n == cr) || (k == 3 && n != cr))
@@ -180,8 +186,8 @@ parse_v1(const unsigned char *buf, size_t len, struct proxyin_hdr *h)
 		return PROXYIN_E_V1_SYNTAX;
 	if (tcp6 ? parse_v6(f[0], fl[0], h->src) < 0 ||
 	    parse_v6(f[1], fl[1], h->dst) < 0 :
-	    parse_v4(f[0], fl[0], h->src) < 0 ||
-	    parse_v4(f[1], fl[1], h->dst) < 0)
+	    parse_v4(f[0], 0, fl[0], h->src) < 0 ||
+	    parse_v4(f[1], 0, fl[1], h->dst) < 0)
 		return PROXYIN_E_V1_ADDRESS;
 	h->alen = tcp6 ? 16 : 4;
 	return PROXYIN_OK;
@@ -232,7 +238,7 @@ parse_v2(const unsigned char *buf, size_t len, struct proxyin_hdr *h)
 	if (fam == V2_UNSPEC)
 		return PROXYIN_OK;
 	for (off = 16 + ab; off < total; off += 3 + tl) {
-		if (total - off < 3)
+		if (off + 3 > total)
 			return PROXYIN_E_V2_TLV;
 		tl = (size_t)buf[off + 1] << 8 | buf[off + 2];
 		if (tl > total - off - 3)
@@ -270,7 +276,7 @@ proxyin_net_parse(struct proxyin_net *n, const char *s, size_t len)
 	while (slash < len && s[slash] != '/')
 		slash++;
 	memset(n, 0, sizeof(*n));
-	n->len = parse_v4(s, slash, n->ip) == 0 ? 4 :
+	n->len = parse_v4(s, 0, slash, n->ip) == 0 ? 4 :
 	    parse_v6(s, slash, n->ip) == 0 ? 16 : 0;
 	if (n->len == 0)
 		return "not an IPv4 or IPv6 address";
