@@ -5,7 +5,9 @@
 #
 #	sh tests/prove/run.sh [harness...]	(default: all of them)
 #	sh tests/prove/run.sh --selftest	a broken bound must be caught
+#	sh tests/prove/run.sh --pending [harness...]	the unfinished ones
 #
+# PROVE_CPPFLAGS: where bearssl.h is (make prove passes it).
 # Each harness is one line below: its name (tests/prove/<name>.c), the
 # sources it analyses, and Eva's precision options for it.
 set -u
@@ -16,6 +18,19 @@ mkdir -p "$OUT"
 harnesses() {
 	cat <<'LIST'
 proxyin	src/proxyin.c	-eva-precision 3 -eva-domains octagon
+httpchunk	src/httpchunk.c	-eva-precision 3
+der	src/der.c	-eva-precision 3 -eva-split-return full
+ticket	src/ticket.c tests/prove/bearssl.c	-eva-precision 3 -eva-domains octagon
+LIST
+}
+
+# Harnesses that do not reach zero alarms yet (docs/assurance.md says
+# why); --pending runs them, make prove does not.
+pending() {
+	cat <<'LIST'
+http	src/http.c src/httpchunk.c	-eva-precision 3
+certname	src/certname.c src/der.c	-eva-precision 3 -eva-split-return full
+hello	src/hello.c src/tlswire.c	-eva-precision 3
 LIST
 }
 
@@ -26,7 +41,8 @@ prove() {
 	start=$(date +%s)
 	# shellcheck disable=SC2086
 	frama-c -machdep gcc_x86_64 \
-	    -cpp-extra-args="-Isrc -Iport -Iconf -D_POSIX_C_SOURCE=200809L" \
+	    -cpp-extra-args="-Isrc -Iport -Iconf -D_POSIX_C_SOURCE=200809L \
+	    -include tests/prove/fc.h ${PROVE_CPPFLAGS:-}" \
 	    "tests/prove/$1.c" $2 -eva -eva-no-show-progress \
 	    -eva-msg-key=-final-states,-initial-state $3 >"$4" 2>&1
 	rc=$?
@@ -65,8 +81,13 @@ if [ "${1:-}" = --selftest ]; then
 	selftest
 	exit
 fi
+list=harnesses
+if [ "${1:-}" = --pending ]; then
+	list=pending
+	shift
+fi
 fail=0
-harnesses | while IFS='	' read -r name srcs opts; do
+$list | while IFS='	' read -r name srcs opts; do
 	if [ $# -gt 0 ]; then
 		case " $* " in *" $name "*) ;; *) continue ;; esac
 	fi
