@@ -31,6 +31,7 @@ pending() {
 http	src/http.c src/httpchunk.c	-eva-precision 3
 certname	src/certname.c src/der.c	-eva-precision 3 -eva-split-return full
 hello	src/hello.c src/tlswire.c	-eva-precision 3
+config	src/config.c src/certname.c src/der.c src/proxyin.c src/tlswire.c	-eva-precision 1
 LIST
 }
 
