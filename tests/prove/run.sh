@@ -1,7 +1,8 @@
 #!/bin/sh
 # make prove: each harness of tests/prove/ through Frama-C's Eva, which
 # must report no alarm and leave no property unproven.  Prints
-# "harness: N alarms (T s)"; exits 1 if any harness has one.
+# "harness: N alarms, M unproven properties (T s)" and exits 1 at the
+# first harness with either.
 #
 #	sh tests/prove/run.sh [harness...]	(default: all of them)
 #	sh tests/prove/run.sh --selftest	a broken bound must be caught
@@ -11,7 +12,7 @@
 # Each harness is one line below: its name (tests/prove/<name>.c), the
 # sources it analyses, and Eva's precision options for it.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 OUT=${PROVE_OUT:-build/prove}
 mkdir -p "$OUT"
 
