@@ -113,11 +113,7 @@ int64_t	port_time(void);
  * Blocks until the kernel's pool is ready, and logs that it waits.
  */
 int	port_entropy(void *buf, size_t len);
-/*
- * A numeric IPv4 or IPv6 address (no port) into out; returns 4, 16 or 0.
- * The one address grammar: listen, backend, cert_names, proxy_from and
- * the PROXY header's addresses all read with it.
- */
+/* A numeric IPv4 or IPv6 address (no port) into out; returns 4, 16 or 0. */
 size_t	port_ip_parse(const char *s, size_t len, uint8_t out[16]);
 /* The host name into buf (NUL-terminated); 0, or -1. */
 int	port_hostname(char *buf, size_t cap);

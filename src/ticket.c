@@ -361,8 +361,8 @@ ticket_open(struct ticket_keys *ks, const unsigned char *t, size_t len,
 		st->lifetime = (uint32_t)get_be(s + 15 + TICKET_SECRET_MAX, 4);
 		ok = s[0] == TICKET_FORMAT && st->version == version &&
 		    st->secret_len <= TICKET_SECRET_MAX &&
-		    st->born <= now + SKEW && now - st->born <
-		    (int64_t)st->lifetime;
+		    st->born <= now + SKEW &&
+		    st->born > now - (int64_t)st->lifetime;
 		if (ok)
 			memcpy(st->secret, s + 7, st->secret_len);
 	}

@@ -19,8 +19,8 @@ wipe(void *p, size_t len)
 {
 	volatile unsigned char *v = p;
 
-	while (len-- > 0)
-		*v++ = 0;
+	for (size_t i = 0; i < len; i++)
+		v[i] = 0;
 }
 
 /* 1 if the `len` bytes at `a` and `b` are equal, in constant time. */
