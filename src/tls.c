@@ -616,9 +616,11 @@ tls_conn_reset(struct tls_conn *t, unsigned svc)
  * the hello offers and the key can make, at TLS 1.3 one bound to the
  * key's curve (ECDSA) or RSA-PSS; 0 if there is none.  TLS 1.2 takes
  * SHA-1 only from a hello without the extension (RFC 5246 7.4.1.4.1).
+ * A cnsa2 service signs with SHA-384 or SHA-512 only (CNSA's hash).
  */
 static unsigned
-scheme(const struct cred *c, const struct hello *h, int v13)
+scheme(const struct tls_svc *sv, const struct cred *c, const struct hello *h,
+    int v13)
 {
 	int ec = c->key_type == BR_KEYTYPE_EC;
 
@@ -630,7 +632,9 @@ scheme(const struct cred *c, const struct hello *h, int v13)
 		if (!(h->sigalgs & 1u << i) || s->kind == 0 ||
 		    (s->kind == SIG_ECDSA) != ec ||
 		    (v13 ? !s->v13 || (ec && s->curve != c->ec.curve) :
-		    s->hash == br_sha1_ID))
+		    s->hash == br_sha1_ID) ||
+		    (sv->cfg->profile == PROFILE_CNSA2 &&
+		    s->hash != br_sha384_ID && s->hash != br_sha512_ID))
 			continue;
 		return s->code;
 	}
@@ -687,7 +691,7 @@ pick_cred(const struct tls_area *a, const struct tls_svc *sv,
 	for (unsigned i = sv->cred0; i < sv->cred0 + sv->ncred; i++) {
 		const struct cred *c = &a->creds[i];
 		int n = 0, u = suite(sv, c, h, v13) != 0 &&
-		    scheme(c, h, v13) != 0 && curve_offered(c, h, v13);
+		    scheme(sv, c, h, v13) != 0 && curve_offered(c, h, v13);
 
 		for (unsigned j = 0; name[0] != '\0' && j < c->nnames; j++)
 			n |= certname_match(c->names[j], name);
@@ -719,7 +723,7 @@ choose(void *ctx, const unsigned char *m, const struct hello *h,
 	t->cred = pick_cred(a, sv, t->sni, h, v13);
 	c = &a->creds[t->cred];
 	out->suite = suite(sv, c, h, v13);
-	out->scheme = scheme(c, h, v13);
+	out->scheme = scheme(sv, c, h, v13);
 	out->chain = c->chain;
 	out->nchain = c->nchain;
 	out->ec = c->key_type == BR_KEYTYPE_EC ? &c->ec : NULL;

@@ -280,6 +280,28 @@ class Hybrid(PQBase):
                      "hybrid_retry = on", "tickets = off"):
             self.assertIn("\n%s\n" % line, out)
 
+    def test_cnsa2_rsa3072_signs_with_sha384_only(self):
+        c = certs()
+        if "rsa3072.crt" not in c.path:
+            c.req("rsa3072", ["-newkey", "rsa:3072"])
+        g = self.gate(self.backend("http"), cert="rsa3072", mode="http",
+                      tls_profile="cnsa2")
+        rc, out, err = run(["openssl", "s_client", "-connect",
+                            "127.0.0.1:%d" % g.port, "-tls1_3", "-groups",
+                            "P-384"], 20, stdin=b"")
+        text = (out + err).decode()
+        for line in ("Peer signing digest: SHA384",
+                     "Peer signature type: RSA-PSS",
+                     "Cipher is TLS_AES_256_GCM_SHA384"):
+            self.assertIn(line, text)
+        rc, out, err = run(["openssl", "s_client", "-connect",
+                            "127.0.0.1:%d" % g.port, "-tls1_3", "-groups",
+                            "P-384", "-sigalgs", "rsa_pss_rsae_sha256"], 20,
+                           stdin=b"")
+        self.assertIn(b"handshake failure", out + err)
+        self.assertEqual(g.wait_conns(2)[-1]["outcome"],
+                         "no-shared-signature-scheme")
+
     def test_listed_without_a_share_gets_x25519_not_a_retry(self):
         g = self.gate13()
         r = self.server_hello(g, hello13([(X25519, x25519_share())]))
