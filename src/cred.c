@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cred.h"
+#include "ct.h"
 #include "port.h"
 
 static unsigned char pem[TLSGATE_MAX_FILE];
@@ -178,6 +179,7 @@ load_key(struct cred *c, const char *path, char *err, size_t cap)
 		c->ec.curve = k->curve;
 		c->ec.xlen = k->xlen;
 		c->ec.x = keep(c, &used, k->x, k->xlen);
+		ct_secret(c->ec.x, c->ec.xlen);
 	} else {
 		const br_rsa_private_key *k = br_skey_decoder_get_rsa(&w.dc);
 
@@ -261,6 +263,7 @@ check_match(struct cred *c)
 		if (br_ec_compute_pub(br_ec_get_default(), &pub, w.pub,
 		    &c->ec) == 0)
 			return "cannot compute the EC public key";
+		ct_public(w.pub, pub.qlen);	/* in the certificate */
 		if (pub.curve != pk->key.ec.curve || pub.qlen !=
 		    pk->key.ec.qlen || memcmp(pub.q, pk->key.ec.q, pub.qlen) != 0)
 			return "does not match the certificate";

@@ -10,6 +10,7 @@
 #include <bearssl.h>
 
 #include "ecdsa.h"
+#include "ct.h"
 #include "wipe.h"
 
 /*
@@ -86,7 +87,9 @@ sign(const br_ec_impl *impl, const br_hash_class *hf,
 	n0i = br_i31_ninv31(n[1]);
 	/* decode_mod leaves 0 for a key >= n, so one test refuses both. */
 	br_i31_decode_mod(x, sk->x, sk->xlen, n);
-	if (br_i31_iszero(x))
+	ctl = br_i31_iszero(x);
+	ct_public(&ctl, sizeof(ctl));	/* a key no one could use */
+	if (ctl)
 		goto done;
 
 	/* h: the hash's leftmost bits as an integer, below 2n, then mod n. */
@@ -97,7 +100,9 @@ sign(const br_ec_impl *impl, const br_hash_class *hf,
 	if (kpre != NULL) {
 		/* decode_mod leaves 0 for k >= n: one test refuses both. */
 		br_i31_decode_mod(k, kpre, nlen, n);
-		if (br_i31_iszero(k))
+		ctl = br_i31_iszero(k);
+		ct_public(&ctl, sizeof(ctl));	/* a nonce never used */
+		if (ctl)
 			goto done;
 	} else {
 		/*
@@ -112,7 +117,10 @@ sign(const br_ec_impl *impl, const br_hash_class *hf,
 		do {
 			br_hmac_drbg_generate(&drbg, tt, nlen);
 			bits2int(k, tt, nlen, n[0]);
-		} while (br_i31_iszero(k) | (br_i31_sub(k, n, 0) ^ 1));
+			ctl = br_i31_iszero(k) | (br_i31_sub(k, n, 0) ^ 1);
+			/* Rejection: a dropped candidate says nothing of k. */
+			ct_public(&ctl, sizeof(ctl));
+		} while (ctl);
 		br_i31_encode(tt, nlen, k);
 		ptlen = impl->mulgen(pt, tt, nlen, sk->curve);
 		if (ptlen != 1 + 2 * nlen)	/* a backstop */
@@ -138,11 +146,14 @@ sign(const br_ec_impl *impl, const br_hash_class *hf,
 	ctl |= br_i31_sub(s, n, 0) ^ 1;
 	br_i31_sub(s, n, ctl);
 	br_i31_from_monty(k, n, n0i);
-	if (!br_i31_moddiv(s, k, n, n0i, t))
+	ctl = br_i31_moddiv(s, k, n, n0i, t);
+	ct_public(&ctl, sizeof(ctl));	/* a backstop that never fires */
+	if (!ctl)
 		goto done;
 
 	br_i31_encode(raw, nlen, r);
 	br_i31_encode(raw + nlen, nlen, s);
+	ct_public(raw, 2 * nlen);	/* the signature, made to be sent */
 	siglen = br_ecdsa_raw_to_asn1(raw, 2 * nlen);
 	memcpy(sig, raw, siglen);
 done:

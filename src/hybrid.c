@@ -28,6 +28,7 @@ hybrid_answer(const unsigned char *share, size_t len,
 	    32 && kx_shared(&kx, share + MLKEM768_EK_LEN, 32,
 	    shared + MLKEM_SS_LEN) == 32 &&
 	    mlkem768_encaps(pub, shared, share, MLKEM768_EK_LEN, rng);
+	ct_public(pub, MLKEM768_CT_LEN);	/* the ciphertext we send */
 	kx_wipe(&kx);
 	if (!ok) {
 		wipe(shared, HYBRID_SHARED);

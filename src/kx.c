@@ -29,7 +29,9 @@ kx_load(struct kx *kx, int group, const unsigned char *sk,
 	kx->group = group;
 	kx->sklen = sklen;
 	memcpy(kx->sk, sk, sklen);
-	return prim_get()->ec->mulgen(pub, kx->sk, sklen, g->curve);
+	sklen = prim_get()->ec->mulgen(pub, kx->sk, sklen, g->curve);
+	ct_public(pub, sklen);		/* the share we send */
+	return sklen;
 }
 
 size_t
@@ -80,6 +82,7 @@ kx_shared(const struct kx *kx, const unsigned char *peer,
 		    g->curve);
 		xoff = ec->xoff(g->curve, &xlen);
 	}
+	ct_public(&ok, sizeof(ok));	/* a bad share ends the handshake */
 	if (ok)
 		memcpy(out, p + xoff, xlen);
 	wipe(p, sizeof(p));

@@ -8,6 +8,7 @@
 
 #include "keccak.h"
 #include "mlkem.h"
+#include "ct.h"
 #include "wipe.h"
 
 #define Q	3329
@@ -307,6 +308,7 @@ mlkem768_encaps(unsigned char *ct, unsigned char *ss,
 	int ok;
 
 	(*rng)->generate(rng, m, sizeof(m));
+	ct_secret(m, sizeof(m));
 	ok = mlkem768_encaps_m(ct, ss, ek, eklen, m);
 	wipe(m, sizeof(m));
 	return ok;
