@@ -5,9 +5,10 @@
  * choice of BearSSL implementations prim.c may make; ECDSA signing on
  * P-256, P-384 and P-521; nonces and shares made ahead (precomp.c); the
  * hybrid share, X25519 with ML-KEM-768; Keccak; tickets sealed, opened
- * and tampered with; the session cache.  Under valgrind's memcheck a
- * branch or an address that depends on a byte ct.h marked secret is a
- * report, and any report fails (docs/assurance.md).
+ * and tampered with, under rotating keys and a key file's; the session
+ * cache.  Under valgrind's memcheck a branch or an address that depends
+ * on a byte ct.h marked secret is a report, and any report fails
+ * (docs/assurance.md).
  *
  * `ctdrive leak` runs one handshake and then branches on the server's
  * write IV, drawn from its traffic secret: a build with -DCT_LEAK must be
@@ -229,8 +230,11 @@ pq(void)
 static int
 tickets(void)
 {
+	static const char file[] =
+	    "0NHS09TV1tfY2drb3N3e3+Dh4uPk5ebn6Onq6+zt7u/w8fLz9PX29/j5+vv8/f7/\n";
 	static struct ticket_keys ks;
 	struct ticket_state st, got;
+	char err[80];
 	br_hmac_drbg_context d;
 	unsigned char seed[32], t[TICKET_LEN];
 	int ok;
@@ -257,6 +261,12 @@ tickets(void)
 		    &got));
 		t[i / 8] ^= (unsigned char)(1 << i % 8);
 	}
+	/* A key from a file (its base64 is read as it comes, at start). */
+	CHECK(ticket_keys_parse(&ks, file, sizeof(file) - 1, err,
+	    sizeof(err)) == 0);
+	CHECK(ticket_seal(&ks, &st, "svc", 3, &d.vtable, 1000000, t,
+	    sizeof(t)) == TICKET_LEN);
+	CHECK(ticket_open(&ks, t, sizeof(t), "svc", 3, TLS13, 1000010, &got));
 	return 1;
 }
 
