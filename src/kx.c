@@ -22,6 +22,7 @@ kx_load(struct kx *kx, int group, const unsigned char *sk,
     size_t sklen, unsigned char *pub, size_t cap)
 {
 	const struct tls_group *g = ecdhe(group);
+	size_t n;
 
 	if (g == NULL || sklen == 0 || sklen > sizeof(kx->sk) ||
 	    cap < g->share)
@@ -29,9 +30,9 @@ kx_load(struct kx *kx, int group, const unsigned char *sk,
 	kx->group = group;
 	kx->sklen = sklen;
 	memcpy(kx->sk, sk, sklen);
-	sklen = prim_get()->ec->mulgen(pub, kx->sk, sklen, g->curve);
-	ct_public(pub, sklen);		/* the share we send */
-	return sklen;
+	n = prim_get()->ec->mulgen(pub, kx->sk, sklen, g->curve);
+	ct_public(pub, n);		/* the share we send */
+	return n;
 }
 
 size_t
