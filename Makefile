@@ -3,6 +3,7 @@
 #   make demo     set up and run the demo (terminator + local backend)
 #   make test     build, unit tests, the integration suite (a few minutes)
 #   make check    the whole test suite (also under ASan + UBSan), as CI runs it
+#   make ctcheck  no branch or address depends on a secret (under valgrind)
 #   make bench    tlsgate side by side with stunnel, hitch and haproxy
 #   make soak     30 minutes of new connections at a fixed rate, beside nginx
 #   make latency  the p99.9 of new connections at 500 and 1,000/s, beside nginx
@@ -236,6 +237,27 @@ $(B)/unit/asan_test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
 	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(ENG_CLIENT) $(ENG_SRC) $(BEARSSL_LIBS)
 
+# make ctcheck (docs/assurance.md): the engine's tests and tests/ct's
+# driver built with ct.h's marks on, at the product's CFLAGS and with
+# the same BearSSL, run under valgrind's memcheck: a branch or an
+# address that depends on a secret fails.  ctleak, the driver with one
+# deliberate branch on a secret, must be reported.
+CT_CC	= $(CC) $(WARN) $(CFLAGS) $(ALL_CPPFLAGS) -DTLSGATE_CTCHECK \
+	  $(BEARSSL_CFLAGS) $(LDFLAGS)
+CT_SRC	= tests/ct/ctdrive.c src/cache.c $(ENG_CLIENT) $(ENG_SRC)
+$(B)/ct/test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
+	@mkdir -p $(@D)
+	$(CT_CC) -o $@ $< $(ENG_CLIENT) $(ENG_SRC) $(BEARSSL_LIBS)
+
+$(B)/ct/ctdrive $(B)/ct/ctleak: $(CT_SRC) src/cache.h $(ENG_DEP)
+	@mkdir -p $(@D)
+	$(CT_CC) -Itests/unit $(if $(filter %ctleak,$@),-DCT_LEAK) -o $@ \
+	    $(CT_SRC) $(BEARSSL_LIBS)
+
+ctcheck: $(B)/ct/test_eng12 $(B)/ct/test_eng13 $(B)/ct/ctdrive \
+    $(B)/ct/ctleak
+	sh tests/ct/ctcheck.sh $(B)/ct
+
 # Keccak (FIPS 202) and ML-KEM (FIPS 203): keccak against hashlib
 # (build/unit/keccak_vectors.txt, written by the unit target), mlkem
 # against NIST's ACVP vectors (tests/unit/mlkem*_vectors.txt) and the
@@ -301,9 +323,9 @@ test: all unit build/allocshim.so build/alloc-selftest
 # The whole suite, as CI runs it: static analysis, unit tests, the
 # integration suite on the default build and under ASan + UBSan, a smoke
 # run on the system BearSSL, each fuzz target for FUZZ_SECONDS, a 2-minute
-# soak, the suite's core under valgrind, the CPU matrix (arm64, armhf,
-# mips, mipsel under qemu; x86-64 static on musl) and make install as
-# the firmware build systems call it.
+# soak, the suite's core under valgrind, make ctcheck, the CPU matrix
+# (arm64, armhf, mips, mipsel under qemu; x86-64 static on musl) and make
+# install as the firmware build systems call it.
 # The two integration runs take both versions at no extra time: the
 # default build's at tls_max = 1.2 (TLSGATE_TEST_TLS_MAX), the ASan one
 # at the default, 1.3 (test classes that pin a version keep it).
@@ -321,6 +343,7 @@ check: all asan unit build/allocshim.so build/alloc-selftest $(B)/tlsload \
 	$(MAKE) fuzz
 	$(MAKE) soak SOAK_SECONDS=120 SOAK_FLOOR=150 SOAK_PEER=none
 	sh tests/memcheck.sh --bin $(B)/tlsgate
+	$(MAKE) ctcheck
 	$(MAKE) check-matrix
 	$(MAKE) check-install
 
@@ -536,8 +559,8 @@ demo:
 clean:
 	rm -rf build
 
-.PHONY: all asan bench bench-crypto check check-nopq check-system demo fuzz lint \
-	latency overload prove soak test unit clean
+.PHONY: all asan bench bench-crypto check check-nopq check-system ctcheck \
+	demo fuzz lint latency overload prove soak test unit clean
 
 # Cross builds, the static binary, the small profile, make size,
 # make check-cross (docs/cross.md).

@@ -10,6 +10,7 @@
 
 #include "cred.h"
 #include "crl.h"
+#include "ct.h"
 #include "port.h"
 
 #define DER_SEQUENCE_TAG	0x30	/* a DER file's first byte */
@@ -181,6 +182,7 @@ load_key(struct cred *c, const char *path, char *err, size_t cap)
 		c->ec.curve = k->curve;
 		c->ec.xlen = k->xlen;
 		c->ec.x = keep(c, &used, k->x, k->xlen);
+		ct_secret(c->ec.x, c->ec.xlen);
 	} else {
 		const br_rsa_private_key *k = br_skey_decoder_get_rsa(&w.dc);
 
@@ -264,6 +266,7 @@ check_match(struct cred *c)
 		if (br_ec_compute_pub(br_ec_get_default(), &pub, w.pub,
 		    &c->ec) == 0)
 			return "cannot compute the EC public key";
+		ct_public(w.pub, pub.qlen);	/* in the certificate */
 		if (pub.curve != pk->key.ec.curve || pub.qlen !=
 		    pk->key.ec.qlen || memcmp(pub.q, pk->key.ec.q, pub.qlen) != 0)
 			return "does not match the certificate";

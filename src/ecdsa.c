@@ -10,6 +10,7 @@
 #include <bearssl.h>
 
 #include "ecdsa.h"
+#include "ct.h"
 #include "wipe.h"
 
 /*
@@ -29,12 +30,35 @@ void	 br_i31_montymul(uint32_t *d, const uint32_t *x, const uint32_t *y,
 void	 br_i31_from_monty(uint32_t *x, const uint32_t *m, uint32_t m0i);
 uint32_t br_i31_moddiv(uint32_t *x, const uint32_t *y, const uint32_t *m,
 	    uint32_t m0i, uint32_t *t);
-void	 br_ecdsa_i31_bits2int(uint32_t *x, const void *src, size_t len,
-	    uint32_t ebitlen);
+void	 br_i31_rshift(uint32_t *x, int count);
 
 #define ORDER_MAX	66	/* bytes of P-521's order */
 /* An i31 integer decoded from ORDER_MAX bytes: 1 + 18 words. */
 #define I31_WORDS	(1 + (ORDER_MAX * 8 + 30) / 31)
+
+/*
+ * RFC 6979 2.3.2: the leftmost bits of src[0..len) as an integer of
+ * ebitlen (an i31 announced length).  BearSSL's bits2int shifts by the
+ * length of the decoded value, so the shift's time told how many
+ * leading zero words a nonce had; here it is the order's length.
+ */
+static void
+bits2int(uint32_t *x, const unsigned char *src, size_t len, uint32_t ebitlen)
+{
+	uint32_t bitlen = ebitlen - (ebitlen >> 5), hbitlen = (uint32_t)len << 3;
+	int sc = 0;
+
+	if (hbitlen > bitlen) {
+		len = (bitlen + 7) >> 3;
+		sc = (int)((hbitlen - bitlen) & 7);
+	}
+	memset(x + 1, 0, ((ebitlen + 31) >> 5) * sizeof(*x));
+	br_i31_decode(x, src, len);
+	/* The length of len bytes as i31 announces it: every word decoded. */
+	x[0] = (uint32_t)((len << 3) / 31) << 5 | (uint32_t)((len << 3) % 31);
+	br_i31_rshift(x, sc);
+	x[0] = ebitlen;
+}
 
 /* kpre and kg: a nonce made ahead and its point, or NULL for RFC 6979. */
 static size_t
@@ -63,18 +87,22 @@ sign(const br_ec_impl *impl, const br_hash_class *hf,
 	n0i = br_i31_ninv31(n[1]);
 	/* decode_mod leaves 0 for a key >= n, so one test refuses both. */
 	br_i31_decode_mod(x, sk->x, sk->xlen, n);
-	if (br_i31_iszero(x))
+	ctl = br_i31_iszero(x);
+	ct_public(&ctl, sizeof(ctl));	/* a key no one could use */
+	if (ctl)
 		goto done;
 
 	/* h: the hash's leftmost bits as an integer, below 2n, then mod n. */
 	hlen = (hf->desc >> BR_HASHDESC_OUT_OFF) & BR_HASHDESC_OUT_MASK;
-	br_ecdsa_i31_bits2int(m, hash_value, hlen, n[0]);
+	bits2int(m, hash_value, hlen, n[0]);
 	br_i31_sub(m, n, br_i31_sub(m, n, 0) ^ 1);
 
 	if (kpre != NULL) {
 		/* decode_mod leaves 0 for k >= n: one test refuses both. */
 		br_i31_decode_mod(k, kpre, nlen, n);
-		if (br_i31_iszero(k))
+		ctl = br_i31_iszero(k);
+		ct_public(&ctl, sizeof(ctl));	/* a nonce never used */
+		if (ctl)
 			goto done;
 	} else {
 		/*
@@ -88,8 +116,11 @@ sign(const br_ec_impl *impl, const br_hash_class *hf,
 		br_hmac_drbg_init(&drbg, hf, tt, 2 * nlen);
 		do {
 			br_hmac_drbg_generate(&drbg, tt, nlen);
-			br_ecdsa_i31_bits2int(k, tt, nlen, n[0]);
-		} while (br_i31_iszero(k) | (br_i31_sub(k, n, 0) ^ 1));
+			bits2int(k, tt, nlen, n[0]);
+			ctl = br_i31_iszero(k) | (br_i31_sub(k, n, 0) ^ 1);
+			/* Rejection: a dropped candidate says nothing of k. */
+			ct_public(&ctl, sizeof(ctl));
+		} while (ctl);
 		br_i31_encode(tt, nlen, k);
 		ptlen = impl->mulgen(pt, tt, nlen, sk->curve);
 		if (ptlen != 1 + 2 * nlen)	/* a backstop */
@@ -115,11 +146,14 @@ sign(const br_ec_impl *impl, const br_hash_class *hf,
 	ctl |= br_i31_sub(s, n, 0) ^ 1;
 	br_i31_sub(s, n, ctl);
 	br_i31_from_monty(k, n, n0i);
-	if (!br_i31_moddiv(s, k, n, n0i, t))
+	ctl = br_i31_moddiv(s, k, n, n0i, t);
+	ct_public(&ctl, sizeof(ctl));	/* a backstop that never fires */
+	if (!ctl)
 		goto done;
 
 	br_i31_encode(raw, nlen, r);
 	br_i31_encode(raw + nlen, nlen, s);
+	ct_public(raw, 2 * nlen);	/* the signature, made to be sent */
 	siglen = br_ecdsa_raw_to_asn1(raw, 2 * nlen);
 	memcpy(sig, raw, siglen);
 done:

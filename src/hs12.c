@@ -232,9 +232,11 @@ hs12_hello(struct eng *c, const unsigned char *m, size_t len,
 		 */
 		c->sid_len = c->ops->save != NULL && !c->nst_owed ? 32 : 0;
 		(*c->ops->rng)->generate(c->ops->rng, c->sid, c->sid_len);
+		ct_public(c->sid, c->sid_len);	/* sent in ServerHello */
 	}
 	memcpy(c->cr, m + h->random, 32);
 	(*c->ops->rng)->generate(c->ops->rng, c->sr, 32);
+	ct_public(c->sr, 32);			/* sent in ServerHello */
 	/* RFC 8446 4.1.3: the downgrade sentinel, "DOWNGRD" and 01. */
 	if (c->ops->vmax >= TLS13)
 		memcpy(c->sr + 24, "DOWNGRD\1", 8);
@@ -307,6 +309,7 @@ server_finished(struct eng *c)
 	tw_init(&w, m, sizeof(m));
 	tw_msg(&w, HT_FINISHED);
 	finished(c, "server finished", m + 4);
+	ct_public(m + 4, FINISHED_LEN);		/* sent: the peer's to check */
 	w.n += FINISHED_LEN;
 	tw_close(&w);
 	if (eng_put_record(c, CT_CHANGE_CIPHER_SPEC, &one, 1) < 0)
@@ -395,6 +398,7 @@ client_finished(struct eng *c, const unsigned char *m, size_t len)
 
 	finished(c, "client finished", want);
 	ok = ct_eq(want, m + 4, FINISHED_LEN);
+	ct_public(&ok, sizeof(ok));		/* a bad one ends it */
 	wipe(want, sizeof(want));
 	if (!ok)
 		return BR_ALERT_DECRYPT_ERROR;

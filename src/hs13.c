@@ -98,6 +98,7 @@ server_hello(struct eng *c, const unsigned char *pub, size_t publen)
 	tw_u16(&w, TLS12);		/* legacy_version */
 	if (pub != NULL)
 		(*c->ops->rng)->generate(c->ops->rng, r, 32);
+	ct_public(r, sizeof(r));		/* sent in ServerHello */
 	tw_put(&w, pub == NULL ? hrr_random : r, 32);
 	tw_open(&w, 1);
 	tw_put(&w, c->sid, c->sid_len);
@@ -221,6 +222,7 @@ psk(struct eng *c, const unsigned char *m, const struct hello *h,
 	th_hash(&t, th);
 	ks_finished(dig, key, th, want);
 	ok = b[0] == ks.hlen && ct_eq(want, b + 1, ks.hlen);
+	ct_public(&ok, sizeof(ok));		/* resumed or not: visible */
 	if (ok) {
 		c->ks = ks;
 		c->resumed = 1;
@@ -419,6 +421,7 @@ ticket(struct eng *c)
 		idlen = c->ops->seal(c->ops->ctx, &sp, id, sizeof(id));
 	else {
 		(*c->ops->rng)->generate(c->ops->rng, sp.id, sizeof(sp.id));
+		ct_public(sp.id, sizeof(sp.id));	/* sent: the ticket */
 		memcpy(id, sp.id, sizeof(sp.id));
 		c->ops->save(c->ops->ctx, &sp);
 	}
@@ -426,6 +429,7 @@ ticket(struct eng *c)
 	if (idlen == 0 || idlen > sizeof(id))
 		return;
 	(*c->ops->rng)->generate(c->ops->rng, age_add, sizeof(age_add));
+	ct_public(age_add, sizeof(age_add));	/* sent in the ticket */
 	tw_init(&w, c->nst, sizeof(c->nst));
 	tw_msg(&w, HT_NEW_SESSION_TICKET);
 	tw_u16(&w, c->ops->lifetime >> 16);	/* ticket_lifetime */
@@ -453,6 +457,7 @@ client_finished(struct eng *c, const unsigned char *m, size_t len)
 	th_hash(&c->th, th);
 	ks_finished(c->ks.dig, c->c_secret, th, want);
 	ok = ct_eq(want, m + 4, c->ks.hlen);
+	ct_public(&ok, sizeof(ok));		/* a bad one ends it */
 	wipe(want, sizeof(want));
 	if (!ok)
 		return BR_ALERT_DECRYPT_ERROR;

@@ -112,6 +112,7 @@ hs13_piece(struct eng *c)
 		th_hash(&c->th, th);
 		tw_msg(&w, HT_FINISHED);
 		ks_finished(c->ks.dig, c->s_secret, th, c->msg + 4);
+		ct_public(c->msg + 4, c->ks.hlen);	/* sent, to check */
 		w.n += c->ks.hlen;
 		tw_close(&w);
 		break;

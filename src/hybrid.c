@@ -84,6 +84,7 @@ hybrid_answer(unsigned group, const unsigned char *share, size_t len,
 	    kx_shared(&kx, share + ecp, h->pub, shared + ecs) == h->ss &&
 	    mlkem_encaps(h->kem, pub + ct, shared + kss, share + ek,
 	    h->kem->eklen, rng);
+	ct_public(pub + ct, h->kem->ctlen);	/* the ciphertext we send */
 	kx_wipe(&kx);
 	if (!ok) {
 		wipe(shared, h->ss + MLKEM_SS_LEN);

@@ -27,6 +27,7 @@ kx_load(struct kx *kx, int group, const unsigned char *sk,
     size_t sklen, unsigned char *pub, size_t cap)
 {
 	const struct tls_group *g = ecdhe(group);
+	size_t n;
 
 	if (g == NULL || sklen == 0 || sklen > sizeof(kx->sk) ||
 	    cap < g->share)
@@ -34,7 +35,9 @@ kx_load(struct kx *kx, int group, const unsigned char *sk,
 	kx->group = group;
 	kx->sklen = sklen;
 	memcpy(kx->sk, sk, sklen);
-	return prim_get()->ec->mulgen(pub, kx->sk, sklen, g->curve);
+	n = prim_get()->ec->mulgen(pub, kx->sk, sklen, g->curve);
+	ct_public(pub, n);		/* the share we send */
+	return n;
 }
 
 size_t
@@ -92,6 +95,7 @@ kx_shared(const struct kx *kx, const unsigned char *peer,
 		    g->curve);
 		xoff = ec->xoff(g->curve, &xlen);
 	}
+	ct_public(&ok, sizeof(ok));	/* a bad share ends the handshake */
 	if (ok)
 		memcpy(out, p + xoff, xlen);
 	wipe(p, sizeof(p));

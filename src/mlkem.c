@@ -7,6 +7,7 @@
 
 #include "keccak.h"
 #include "mlkem.h"
+#include "ct.h"
 #include "wipe.h"
 
 #define Q	3329
@@ -335,6 +336,7 @@ mlkem_encaps(const struct mlkem *p, unsigned char *ct, unsigned char *ss,
 	int ok;
 
 	(*rng)->generate(rng, m, sizeof(m));
+	ct_secret(m, sizeof(m));
 	ok = mlkem_encaps_m(p, ct, ss, ek, eklen, m);
 	wipe(m, sizeof(m));
 	return ok;

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "precomp.h"
 #include "prim.h"
+#include "ct.h"
 #include "wipe.h"
 
 #define SK_MAX	66	/* P-521's order */
@@ -59,6 +60,8 @@ precomp_init(const void *seed, size_t len)
 {
 	precomp_wipe();
 	br_hmac_drbg_init(&drbg, &br_sha256_vtable, seed, len);
+	ct_secret(drbg.K, sizeof(drbg.K));
+	ct_secret(drbg.V, sizeof(drbg.V));
 	seeded = 1;
 }
 
@@ -121,6 +124,7 @@ precomp_fill(void)
 	e->sklen = (unsigned char)k;
 	e->publen = (unsigned char)(k == 0 ? 0 :
 	    prim_get()->ec->mulgen(e->pub, e->sk, k, p->curve));
+	ct_public(e->pub, e->publen);	/* the share it will send */
 	if (e->publen == 0) {
 		/* The EC code lacks the curve: stop asking for it. */
 		wipe(e, sizeof(*e));

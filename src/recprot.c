@@ -100,6 +100,13 @@ aead(struct rp *r, const unsigned char *aad, size_t alen,
 		else
 			ok = (int)br_gcm_check_tag(&r->gcm, tag);
 	}
+	/* The verdict ends the connection or not; the ciphertext is sent;
+	 * the peer's own plaintext goes to the backend in clear. */
+	ct_public(&ok, sizeof(ok));
+	if (ok || encrypt)
+		ct_public(data, len);
+	if (encrypt)
+		ct_public(tag, RP_TAG_LEN);
 	if (ok)
 		r->seq++;
 	return ok;

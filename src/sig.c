@@ -86,6 +86,8 @@ sig_pss_sign(const br_hash_class *dig, const br_rsa_private_key *sk,
 	em[0] &= (unsigned char)(0xFF >> (8 * emlen - embits));
 	em[emlen - 1] = 0xBC;
 	ok = br_rsa_private_get_default()(sig, sk);
+	ct_public(&ok, sizeof(ok));	/* the signature, made to be sent */
+	ct_public(sig, k);
 	wipe(salt, sizeof(salt));
 	if (!ok) {
 		wipe(sig, k);

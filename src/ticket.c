@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "ticket.h"
+#include "ct.h"
 #include "wipe.h"
 
 /* How far in the future a ticket's birth may be: boxes' clocks differ. */
@@ -77,6 +78,7 @@ step(unsigned char *chain, struct ticket_key *k, int64_t p)
 	br_hkdf_produce(&hc, "period", 6, out, sizeof(out));
 	memcpy(chain, out, 32);
 	memcpy(k->name, out + 32, TICKET_NAME_LEN);
+	ct_public(k->name, TICKET_NAME_LEN);	/* in clear in its tickets */
 	memcpy(k->key, out + 32 + TICKET_NAME_LEN, 32);
 	k->period = p;
 	k->used = 1;
@@ -99,6 +101,7 @@ ticket_keys_rotating(struct ticket_keys *ks, const unsigned char *seed,
 	keep = 1 + ((uint64_t)lifetime + ks->rotate - 1) / ks->rotate;
 	ks->keep = keep > TICKET_KEYS_MAX ? TICKET_KEYS_MAX : (unsigned)keep;
 	memcpy(ks->chain, seed, 32);
+	ct_secret(ks->chain, 32);
 	ks->head = period_of(ks, now);
 	step(ks->chain, &ks->k[(uint64_t)ks->head % TICKET_KEYS_MAX],
 	    ks->head);
@@ -248,6 +251,7 @@ ticket_keys_parse(struct ticket_keys *ks, const char *text, size_t len,
 		br_hkdf_flip(&hc);
 		br_hkdf_produce(&hc, "chacha20-poly1305", 17, k->key,
 		    sizeof(k->key));
+		ct_secret(k->key, sizeof(k->key));
 		wipe(&hc, sizeof(hc));
 		wipe(raw, sizeof(raw));
 		k->period = n++;
@@ -302,6 +306,7 @@ ticket_seal(struct ticket_keys *ks, const struct ticket_state *st,
 		return 0;
 	memcpy(out, k->name, TICKET_NAME_LEN);
 	(*rng)->generate(rng, out + TICKET_NAME_LEN, 12);
+	ct_public(out + TICKET_NAME_LEN, 12);	/* the nonce, sent in clear */
 	s = out + TICKET_NAME_LEN + 12;
 	s[0] = TICKET_FORMAT;
 	put_be(s + 1, st->version, 2);
@@ -312,9 +317,11 @@ ticket_seal(struct ticket_keys *ks, const struct ticket_state *st,
 	memcpy(s + 7, st->secret, st->secret_len);
 	put_be(s + 7 + TICKET_SECRET_MAX, (uint64_t)st->born, 8);
 	put_be(s + 15 + TICKET_SECRET_MAX, st->lifetime, 4);
+	ct_secret(s, TICKET_STATE_LEN);
 	aead_fns(&ic, &ip);
 	ip(k->key, out + TICKET_NAME_LEN, s, TICKET_STATE_LEN, aad,
 	    aad_of(aad, k->name, ctx, ctxlen), s + TICKET_STATE_LEN, ic, 1);
+	ct_public(s, TICKET_STATE_LEN + 16);	/* sealed: ciphertext, tag */
 	return TICKET_LEN;
 }
 
@@ -346,6 +353,7 @@ ticket_open(struct ticket_keys *ks, const unsigned char *t, size_t len,
 	ip(k->key, t + TICKET_NAME_LEN, s, TICKET_STATE_LEN, aad,
 	    aad_of(aad, t, ctx, ctxlen), tag, ic, 0);
 	ok = ct_eq(tag, t + TICKET_NAME_LEN + 12 + TICKET_STATE_LEN, 16);
+	ct_public(&ok, sizeof(ok));		/* the MAC's verdict */
 	/*
 	 * Only an authentic state is read; the version must be the one
 	 * being negotiated (a TLS 1.2 master secret is no TLS 1.3 PSK), and
@@ -353,6 +361,9 @@ ticket_open(struct ticket_keys *ks, const unsigned char *t, size_t len,
 	 * clock would be.
 	 */
 	if (ok) {
+		/* All but the secret: the handshake shows or dates them. */
+		ct_public(s, 7);
+		ct_public(s + 7 + TICKET_SECRET_MAX, 12);
 		st->version = (unsigned)get_be(s + 1, 2);
 		st->suite = (unsigned)get_be(s + 3, 2);
 		st->flags = s[5];

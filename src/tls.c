@@ -36,6 +36,7 @@
 #include "ticket.h"
 #include "tls.h"
 #include "tlswire.h"
+#include "ct.h"
 #include "wipe.h"
 
 /* Shared by the workers (tls_init()): a client resumes at any of them. */
@@ -855,6 +856,8 @@ tls_reseed(void)
 	if (port_entropy(seed, sizeof(seed)) < 0)
 		return -1;
 	br_hmac_drbg_update(&seed_drbg, seed, sizeof(seed));
+	ct_secret(seed_drbg.K, sizeof(seed_drbg.K));	/* all it draws */
+	ct_secret(seed_drbg.V, sizeof(seed_drbg.V));
 	/* The pools' own DRBG: no pair is made before it is seeded. */
 	br_hmac_drbg_generate(&seed_drbg, seed, sizeof(seed));
 	precomp_init(seed, sizeof(seed));

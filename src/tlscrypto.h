@@ -37,6 +37,7 @@
 #include <bearssl.h>
 
 #include "tlswire.h"	/* SUITE_*, GROUP_*, SIG_* */
+#include "ct.h"
 #include "wipe.h"
 
 /* A BearSSL hash class's output length. */

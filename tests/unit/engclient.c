@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "engclient.h"
+#include "ct.h"
 #include "eng_keys.h"
 #include "ticket.h"
 #include "tlswire.h"
@@ -82,9 +83,13 @@ keys_load(void)
 	br_skey_decoder_init(&K.cli);
 	br_skey_decoder_push(&K.cli, b,
 	    unit_unhex(b, sizeof(b), key_der[KEY_P384]));
+	/* Secret (make ctcheck) as cred.c marks it; RSA keys are not. */
+	ct_secret(br_skey_decoder_get_ec(&K.ec)->x,
+	    br_skey_decoder_get_ec(&K.ec)->xlen);
 	K.ec_pk.key_type = BR_KEYTYPE_EC;
 	br_ec_compute_pub(br_ec_get_default(), &K.ec_pk.key.ec, K.ec_pub,
 	    br_skey_decoder_get_ec(&K.ec));
+	ct_public(K.ec_pub, sizeof(K.ec_pub));	/* in its certificate */
 	K.cli_pk.key_type = BR_KEYTYPE_EC;
 	br_ec_compute_pub(br_ec_get_default(), &K.cli_pk.key.ec, K.cli_pub,
 	    br_skey_decoder_get_ec(&K.cli));
@@ -241,6 +246,9 @@ srv_init(struct srv *s, unsigned vmin, unsigned vmax, size_t olen)
 	keys_load();
 	memset(s, 0, sizeof(*s));
 	rng_seed(&srv_rng, "server");
+	/* Every output of the server's DRBG is secret, as tls.c's. */
+	ct_secret(srv_rng.K, sizeof(srv_rng.K));
+	ct_secret(srv_rng.V, sizeof(srv_rng.V));
 	s->ops.choose = choose;
 	s->ops.load = load;
 	s->ops.save = save;
