@@ -2,8 +2,11 @@
 # (Buildroot, OpenWrt, Yocto: DESTDIR=<staging> install).
 #
 #   make install        the binary, the manuals, tlsgate.conf (only where
-#                       none exists), the init script INIT names and the
-#                       systemd unit
+#                       none exists), the init script INIT names, the
+#                       systemd unit, and the licenses: tlsgate's (ISC) and,
+#                       when BearSSL is compiled in from a source tree,
+#                       BearSSL's (MIT); a system libbearssl's package
+#                       ships its own
 #   make install-strip  the same, the binary stripped by $(STRIP)
 #   make uninstall      removes what install put there; tlsgate.conf only
 #                       while it is still the installed example
@@ -27,6 +30,8 @@ MANDIR		?= $(DATADIR)/man
 INITDIR		?= $(SYSCONFDIR)/init.d
 SYSTEMDUNITDIR	?= $(if $(filter /usr,$(PREFIX:/=)),/usr/lib,$(PREFIX)/lib)/systemd/system
 CONFDIR		= $(SYSCONFDIR)/tlsgate
+LICENSEDIR	?= $(DATADIR)/licenses/tlsgate
+BEARSSL_LICENSE	= $(if $(filter-out system,$(BEARSSL)),$(BEARSSL_SRC)/LICENSE.txt)
 INIT		?= sysv
 INSTALL		?= install
 STRIP		?= strip
@@ -58,7 +63,11 @@ INSTALL_GEN = $(B)/install/tlsgate.conf $(if $(INIT_SRC),$(B)/install/init) \
 
 install: all $(INSTALL_GEN)
 	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(CONFDIR) \
-	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
+	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+	    $(DESTDIR)$(LICENSEDIR)
+	$(INSTALL) -m 0644 LICENSE $(DESTDIR)$(LICENSEDIR)/LICENSE
+	$(if $(BEARSSL_LICENSE),$(INSTALL) -m 0644 $(BEARSSL_LICENSE) \
+	    $(DESTDIR)$(LICENSEDIR)/LICENSE.bearssl)
 	$(INSTALL) -m 0755 $(B)/tlsgate $(DESTDIR)$(SBINDIR)/tlsgate
 	$(if $(INSTALL_STRIP),$(STRIP) $(DESTDIR)$(SBINDIR)/tlsgate)
 	$(INSTALL) -m 0644 man/tlsgate.8 $(DESTDIR)$(MANDIR)/man8/tlsgate.8
@@ -87,7 +96,10 @@ install-strip:
 uninstall: $(B)/install/tlsgate.conf
 	rm -f $(DESTDIR)$(SBINDIR)/tlsgate \
 	    $(DESTDIR)$(MANDIR)/man8/tlsgate.8 \
-	    $(DESTDIR)$(MANDIR)/man5/tlsgate.conf.5
+	    $(DESTDIR)$(MANDIR)/man5/tlsgate.conf.5 \
+	    $(DESTDIR)$(LICENSEDIR)/LICENSE \
+	    $(DESTDIR)$(LICENSEDIR)/LICENSE.bearssl
+	rmdir $(DESTDIR)$(LICENSEDIR) 2>/dev/null || true
 	$(if $(INIT_SRC),rm -f $(DESTDIR)$(INITDIR)/tlsgate)
 	$(if $(SYSTEMDUNITDIR),rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/tlsgate.service)
 	@if cmp -s $(B)/install/tlsgate.conf \
