@@ -1,5 +1,6 @@
 # tlsgate - see README.md.
-#   make          build build/tlsgate
+#   make          build build/tlsgate (the product only: no network, no tests)
+#   make bearssl-fetch  fetch BearSSL's source for the default BEARSSL=source
 #   make demo     set up and run the demo (terminator + local backend)
 #   make test     build, unit tests, the integration suite (a few minutes)
 #   make check    the whole test suite (also under ASan + UBSan), as CI runs it
@@ -11,7 +12,8 @@
 # CFLAGS, CPPFLAGS and LDFLAGS on the command line or in the environment.
 # Theirs go on every compile line, BearSSL's too (conf/bearssl.mk); the
 # project's own preprocessor flags live in TG_CPPFLAGS so that a
-# command-line CPPFLAGS cannot drop them.
+# command-line CPPFLAGS cannot drop them.  The first build in a directory
+# records them (conf/toolchain.mk); B=/elsewhere builds out of the tree.
 CC	?= cc
 # A firmware build points CONF at a directory with its own defaults.h.
 CONF	?= conf
@@ -19,12 +21,15 @@ CONF	?= conf
 # a plain build, which a newer compiler must still get through.
 WERROR	?=
 export WERROR
-WARN	= -std=c11 -Wall -Wextra -pedantic $(WERROR)
+# No build path in the objects: two checkouts build the same binary.
+REPRO	= -ffile-prefix-map=$(CURDIR)=.
+WARN	= -std=c11 -Wall -Wextra -pedantic $(WERROR) $(REPRO)
 CFLAGS	?= -O2 -g
 CPPFLAGS ?=
 TG_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Isrc -Iport -I$(CONF) $(PQ_DEF)
 ALL_CPPFLAGS = $(TG_CPPFLAGS) $(CPPFLAGS)
 B	?= build
+include conf/toolchain.mk
 # BEARSSL=source (default): Debian's BearSSL source, compiled here at -O3
 # (handshakes ~1.5x faster than the -Os system library; see
 # tests/bench/cryptobench.md).  BEARSSL=system: link libbearssl-dev.
@@ -63,29 +68,30 @@ PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c \
 	  port/posix/file.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)
 
-all: $(B)/tlsgate $(B)/tlsgate-hooks
+all: $(B)/tlsgate
 
-$(B)/tlsgate: $(OBJ) $(BEARSSL_DEP)
+$(B)/tlsgate: $(OBJ) $(BEARSSL_DEP) $(TC_FILE)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJ) $(BEARSSL_LIBS)
 
 # For the tests only, never installed: the same objects but a loop.c
 # with the test hooks (TLSGATE_TEST_HOOKS; see loop.c).
 HOOKS_OBJ = $(filter-out $(B)/src/loop.o,$(OBJ)) $(B)/hooks/loop.o
-$(B)/tlsgate-hooks: $(HOOKS_OBJ) $(BEARSSL_DEP)
+$(B)/tlsgate-hooks: $(HOOKS_OBJ) $(BEARSSL_DEP) $(TC_FILE)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(HOOKS_OBJ) $(BEARSSL_LIBS)
 
 $(B)/hooks/loop.o: src/loop.c src/*.h port/port.h $(CONF)/defaults.h \
-	    | $(BEARSSL_DEP)
+	    $(TC_FILE) | $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CFLAGS) $(ALL_CPPFLAGS) -DTLSGATE_TEST_HOOKS \
 	    $(BEARSSL_CFLAGS) -c -o $@ $<
 
-$(B)/src/%.o: src/%.c src/*.h port/port.h $(CONF)/defaults.h | $(BEARSSL_DEP)
+$(B)/src/%.o: src/%.c src/*.h port/port.h $(CONF)/defaults.h $(TC_FILE) \
+	    | $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CFLAGS) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -c -o $@ $<
 
 # The port layer alone sees the platform's headers (accept4, getrandom).
-$(B)/port/%.o: port/%.c port/port.h
+$(B)/port/%.o: port/%.c port/port.h $(TC_FILE)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CFLAGS) -Iport $(CPPFLAGS) -c -o $@ $<
 
@@ -283,7 +289,8 @@ unit: $(UNIT_BINS)
 
 # The daily loop (a few minutes): build, unit tests, the integration
 # suite on the default build.
-test: all unit build/allocshim.so build/alloc-selftest
+test: export BEARSSL_FETCH = 1
+test: all $(B)/tlsgate-hooks unit build/allocshim.so build/alloc-selftest
 	$(PY) tests/run.py --bin $(B)/tlsgate
 
 # The whole suite, as CI runs it: static analysis, unit tests, the
@@ -296,7 +303,8 @@ test: all unit build/allocshim.so build/alloc-selftest
 # default build's at tls_max = 1.2 (TLSGATE_TEST_TLS_MAX), the ASan one
 # at the default, 1.3 (test classes that pin a version keep it).
 check: WERROR = -Werror
-check: all asan unit build/allocshim.so build/alloc-selftest $(B)/tlsload \
+check: export BEARSSL_FETCH = 1
+check: all $(B)/tlsgate-hooks asan unit build/allocshim.so build/alloc-selftest $(B)/tlsload \
     $(B)/cryptobench
 	$(MAKE) lint
 	$(PY) tests/calls.py $(B)
