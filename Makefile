@@ -298,7 +298,9 @@ test: all $(B)/tlsgate-hooks unit build/allocshim.so build/alloc-selftest
 # run on the system BearSSL, each fuzz target for FUZZ_SECONDS, a 2-minute
 # soak, the suite's core under valgrind, the CPU matrix (arm64, armhf,
 # mips, mipsel under qemu; x86-64 static on musl) and make install as
-# the firmware build systems call it.
+# the firmware build systems call it; tests/build.py for what an
+# integrator's build needs (the toolchain record, no network, the same
+# binary from two directories).
 # The two integration runs take both versions at no extra time: the
 # default build's at tls_max = 1.2 (TLSGATE_TEST_TLS_MAX), the ASan one
 # at the default, 1.3 (test classes that pin a version keep it).
@@ -315,6 +317,7 @@ check: all $(B)/tlsgate-hooks asan unit build/allocshim.so build/alloc-selftest 
 	$(MAKE) soak SOAK_SECONDS=120 SOAK_FLOOR=150 SOAK_PEER=none
 	sh tests/memcheck.sh --bin $(B)/tlsgate
 	$(MAKE) check-matrix
+	$(MAKE) check-build
 	$(MAKE) check-install
 
 # The fixed-rate soak (30 minutes; CI runs 2) and the side-by-side bench.
@@ -498,10 +501,13 @@ bench-crypto: $(B)/cryptobench
 demo:
 	sh tests/demo.sh
 
+check-build:
+	$(PY) tests/build.py
+
 clean:
 	rm -rf build
 
-.PHONY: all asan bench bench-crypto check check-system demo fuzz lint \
+.PHONY: all asan bench bench-crypto check check-build check-system demo fuzz lint \
 	latency overload soak test unit clean
 
 # Cross builds, the static binary, the small profile, make size,

@@ -110,10 +110,17 @@ bearssl-force:
 # machine compiles the same code the system library was built from.  Only
 # bearssl-fetch (and the test targets, which export BEARSSL_FETCH) go to
 # the network: a sandboxed or offline build stops in one line.
+BEARSSL_NONE = no BearSSL source in $(BEARSSL_TOP): run 'make \
+	bearssl-fetch', or build with BEARSSL=system or BEARSSL=/path/to/bearssl-0.6
+# The product's goals stop before any job starts, so that the line is the
+# only one; any other goal that needs the source stops when it does.
+ifeq ($(BEARSSL)$(BEARSSL_FETCH)$(wildcard $(BEARSSL_UNPACKED)),source)
+ifeq ($(filter-out all install install-strip,$(MAKECMDGOALS)),)
+$(error $(BEARSSL_NONE))
+endif
+endif
 $(BEARSSL_SRC)/.unpacked:
-	$(if $(BEARSSL_FETCH),,$(error no BearSSL source in $(BEARSSL_TOP): \
-	run 'make bearssl-fetch', or build with BEARSSL=system or \
-	BEARSSL=/path/to/bearssl-0.6))
+	$(if $(BEARSSL_FETCH),,$(error $(BEARSSL_NONE)))
 	@mkdir -p $(BEARSSL_TOP)
 	cd $(BEARSSL_TOP) && apt-get source -qq bearssl=$(BEARSSL_VER) || { \
 	if apt-cache showsrc bearssl 2>/dev/null | grep -q '^Package:'; then \
