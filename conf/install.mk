@@ -11,6 +11,9 @@
 #   make uninstall      removes what install put there; tlsgate.conf only
 #                       while it is still the installed example
 #   make check-install  the three firmware build systems' invocations
+#   make dist           $(B)/tlsgate-$(VERSION).tar.gz, the release tarball
+#                       the recipes fetch, its sha256, and in $(B)/dist/
+#                       the OpenWrt and Yocto recipes that name it
 #
 # INIT selects what becomes $(INITDIR)/tlsgate: sysv (BusyBox or
 # sysvinit, conf/tlsgate.init), procd (OpenWrt, conf/tlsgate.procd), or
@@ -113,13 +116,38 @@ uninstall: $(B)/install/tlsgate.conf
 
 install-force:
 
+# Reproducible: the files git tracks, sorted, owned by root, all stamped
+# with SOURCE_DATE_EPOCH or else the last commit's time, gzip without a
+# name or a date.  The same commit gives the same bytes, hence one hash
+# for the recipes' PKG_HASH.
+VERSION		= 0.1
+DIST		= tlsgate-$(VERSION)
+DIST_EPOCH	= $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct))
+dist:
+	@git ls-files >/dev/null || { echo "make dist: not a git checkout" >&2; \
+	    exit 1; }
+	@mkdir -p $(B)
+	git ls-files -z | LC_ALL=C tar --null -T - --sort=name \
+	    --transform 's,^,$(DIST)/,' --mtime=@$(DIST_EPOCH) \
+	    --owner=0 --group=0 --numeric-owner --mode=go-w,a+rX \
+	    --format=gnu -cf - | gzip -9n >$(B)/$(DIST).tar.gz
+	@cd $(B) && sha256sum $(DIST).tar.gz
+	@rm -rf $(B)/dist && mkdir -p $(B)/dist && \
+	cp -R contrib/openwrt contrib/yocto $(B)/dist/ && \
+	h=$$(sha256sum <$(B)/$(DIST).tar.gz | cut -d' ' -f1) && \
+	sed -i "s/^PKG_HASH:=.*/PKG_HASH:=$$h/" \
+	    $(B)/dist/openwrt/tlsgate/Makefile && \
+	sed -i "s/^SRC_URI\[tlsgate.sha256sum\] = .*/SRC_URI[tlsgate.sha256sum] = \"$$h\"/" \
+	    $(B)/dist/yocto/recipes-connectivity/tlsgate/tlsgate_$(VERSION).bb
+	@echo "$(B)/dist/: the OpenWrt and Yocto recipes with that sha256"
+
 # make and make install as Buildroot, OpenWrt and Yocto call them, with a
 # MIPS cross compiler, and the installed binary under qemu (tests/install.py).
 # It copies BearSSL's source from the default build's tree.
 check-install: all
 	$(PY) tests/install.py
 
-.PHONY: install install-strip uninstall install-force check-install
+.PHONY: install install-strip uninstall install-force check-install dist
 
 # Including this file must not change what a bare `make` builds.
 .DEFAULT_GOAL := $(INSTALL_GOAL)
