@@ -141,8 +141,10 @@ dist:
 	    $(B)/dist/yocto/recipes-connectivity/tlsgate/tlsgate_$(VERSION).bb
 	@echo "$(B)/dist/: the OpenWrt and Yocto recipes with that sha256"
 
-# make and make install as Buildroot, OpenWrt and Yocto call them, with a
-# MIPS cross compiler, and the installed binary under qemu (tests/install.py).
+# make and make install as Buildroot, OpenWrt and Yocto call them (the
+# recipes' own variables and commands), with MIPS cross compilers, from a
+# tree that holds a native build/; each installed tree served under qemu,
+# and started, reloaded and stopped by its init script (tests/install.py).
 # It copies BearSSL's source from the default build's tree.
 check-install: all
 	$(PY) tests/install.py
