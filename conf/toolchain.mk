@@ -3,8 +3,9 @@
 # install` installs the MIPS build instead of rebuilding it with cc.
 #
 # $(B)/toolchain.mk records the CC, AR, STRIP, CFLAGS, CPPFLAGS, LDFLAGS,
-# BEARSSL, CONF and PQ given on the command line or in the environment,
-# and the compiler's target and version.  A later make in the same $(B) takes the recorded
+# BEARSSL and CONF given on the command line or in the environment, and
+# the compiler's target and version.  (Not PQ: the Makefile exports it,
+# so every sub-make would take it for the caller's.)  A later make in the same $(B) takes the recorded
 # value of whatever it is not given.  The file is rewritten only when its
 # content changes, and every object and link depends on it: a new value,
 # or another compiler behind the same name (a tree copied with its build/),
@@ -17,7 +18,7 @@
 
 TOOLCHAIN_GOAL	:= $(.DEFAULT_GOAL)
 
-TC_VARS		= CC AR STRIP CFLAGS CPPFLAGS LDFLAGS BEARSSL CONF PQ
+TC_VARS		= CC AR STRIP CFLAGS CPPFLAGS LDFLAGS BEARSSL CONF
 TC_FILE		= $(B)/toolchain.mk
 -include $(TC_FILE)
 
@@ -65,11 +66,6 @@ endif
 ifeq ($(call tc_given,CONF),)
 ifneq ($(call tc_saved,CONF),)
 CONF		:= $(TC_SAVED_CONF)
-endif
-endif
-ifeq ($(call tc_given,PQ),)
-ifneq ($(call tc_saved,PQ),)
-PQ		:= $(TC_SAVED_PQ)
 endif
 endif
 
