@@ -2,10 +2,11 @@
 # with, as ./configure does.  `make CC=mips-linux-gnu-gcc` then `make
 # install` installs the MIPS build instead of rebuilding it with cc.
 #
-# $(B)/toolchain.mk records the CC, AR, STRIP, CFLAGS, CPPFLAGS, LDFLAGS,
-# BEARSSL and CONF given on the command line or in the environment, and
-# the compiler's target and version.  (Not PQ: the Makefile exports it,
-# so every sub-make would take it for the caller's.)  A later make in the same $(B) takes the recorded
+# $(B)/toolchain.mk records the CC, AR, STRIP, CFLAGS, CPPFLAGS, LDFLAGS
+# and BEARSSL given on the command line or in the environment, and the
+# compiler's target and version.  Not PQ, which the Makefile exports, so
+# every sub-make would take it for the caller's; not CONF, which the
+# cross and profile targets pass to a make that builds in another $(B).  A later make in the same $(B) takes the recorded
 # value of whatever it is not given.  The file is rewritten only when its
 # content changes, and every object and link depends on it: a new value,
 # or another compiler behind the same name (a tree copied with its build/),
@@ -18,7 +19,7 @@
 
 TOOLCHAIN_GOAL	:= $(.DEFAULT_GOAL)
 
-TC_VARS		= CC AR STRIP CFLAGS CPPFLAGS LDFLAGS BEARSSL CONF
+TC_VARS		= CC AR STRIP CFLAGS CPPFLAGS LDFLAGS BEARSSL
 TC_FILE		= $(B)/toolchain.mk
 -include $(TC_FILE)
 
@@ -61,11 +62,6 @@ endif
 ifeq ($(call tc_given,BEARSSL),)
 ifneq ($(call tc_saved,BEARSSL),)
 BEARSSL		:= $(TC_SAVED_BEARSSL)
-endif
-endif
-ifeq ($(call tc_given,CONF),)
-ifneq ($(call tc_saved,CONF),)
-CONF		:= $(TC_SAVED_CONF)
 endif
 endif
 
