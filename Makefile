@@ -298,7 +298,8 @@ test: all $(B)/tlsgate-hooks unit build/allocshim.so build/alloc-selftest
 # run on the system BearSSL, each fuzz target for FUZZ_SECONDS, a 2-minute
 # soak, the suite's core under valgrind, the CPU matrix (arm64, armhf,
 # mips, mipsel under qemu; x86-64 static on musl) and make install as
-# the firmware build systems call it; tests/build.py for what an
+# the firmware build systems call it; the footprint tables against make
+# size (the matrix built most of it); tests/build.py for what an
 # integrator's build needs (the toolchain record, no network, the same
 # binary from two directories).
 # The two integration runs take both versions at no extra time: the
@@ -317,6 +318,7 @@ check: all $(B)/tlsgate-hooks asan unit build/allocshim.so build/alloc-selftest 
 	$(MAKE) soak SOAK_SECONDS=120 SOAK_FLOOR=150 SOAK_PEER=none
 	sh tests/memcheck.sh --bin $(B)/tlsgate
 	$(MAKE) check-matrix
+	$(MAKE) check-size
 	$(MAKE) check-build
 	$(MAKE) check-install
 
