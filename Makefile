@@ -1,5 +1,6 @@
 # tlsgate - see README.md.
-#   make          build build/tlsgate
+#   make          build build/tlsgate (the product only: no network, no tests)
+#   make bearssl-fetch  fetch BearSSL's source for the default BEARSSL=source
 #   make demo     set up and run the demo (terminator + local backend)
 #   make test     build, unit tests, the integration suite (a few minutes)
 #   make check    the whole test suite (also under ASan + UBSan), as CI runs it
@@ -12,7 +13,8 @@
 # CFLAGS, CPPFLAGS and LDFLAGS on the command line or in the environment.
 # Theirs go on every compile line, BearSSL's too (conf/bearssl.mk); the
 # project's own preprocessor flags live in TG_CPPFLAGS so that a
-# command-line CPPFLAGS cannot drop them.
+# command-line CPPFLAGS cannot drop them.  The first build in a directory
+# records them (conf/toolchain.mk); B=/elsewhere builds out of the tree.
 CC	?= cc
 # A firmware build points CONF at a directory with its own defaults.h.
 CONF	?= conf
@@ -20,12 +22,15 @@ CONF	?= conf
 # a plain build, which a newer compiler must still get through.
 WERROR	?=
 export WERROR
-WARN	= -std=c11 -Wall -Wextra -pedantic $(WERROR)
+# No build path in the objects: two checkouts build the same binary.
+REPRO	= -ffile-prefix-map=$(CURDIR)=.
+WARN	= -std=c11 -Wall -Wextra -pedantic $(WERROR) $(REPRO)
 CFLAGS	?= -O2 -g
 CPPFLAGS ?=
 TG_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Isrc -Iport -I$(CONF) $(PQ_DEF)
 ALL_CPPFLAGS = $(TG_CPPFLAGS) $(CPPFLAGS)
 B	?= build
+include conf/toolchain.mk
 # BEARSSL=source (default): Debian's BearSSL source, compiled here at -O3
 # (handshakes ~1.5x faster than the -Os system library; see
 # tests/bench/cryptobench.md).  BEARSSL=system: link libbearssl-dev.
@@ -67,29 +72,30 @@ PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c \
 	  port/posix/file.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)
 
-all: $(B)/tlsgate $(B)/tlsgate-hooks
+all: $(B)/tlsgate
 
-$(B)/tlsgate: $(OBJ) $(BEARSSL_DEP)
+$(B)/tlsgate: $(OBJ) $(BEARSSL_DEP) $(TC_FILE)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJ) $(BEARSSL_LIBS)
 
 # For the tests only, never installed: the same objects but a loop.c
 # with the test hooks (TLSGATE_TEST_HOOKS; see loop.c).
 HOOKS_OBJ = $(filter-out $(B)/src/loop.o,$(OBJ)) $(B)/hooks/loop.o
-$(B)/tlsgate-hooks: $(HOOKS_OBJ) $(BEARSSL_DEP)
+$(B)/tlsgate-hooks: $(HOOKS_OBJ) $(BEARSSL_DEP) $(TC_FILE)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(HOOKS_OBJ) $(BEARSSL_LIBS)
 
 $(B)/hooks/loop.o: src/loop.c src/*.h port/port.h $(CONF)/defaults.h \
-	    | $(BEARSSL_DEP)
+	    $(TC_FILE) | $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CFLAGS) $(ALL_CPPFLAGS) -DTLSGATE_TEST_HOOKS \
 	    $(BEARSSL_CFLAGS) -c -o $@ $<
 
-$(B)/src/%.o: src/%.c src/*.h port/port.h $(CONF)/defaults.h | $(BEARSSL_DEP)
+$(B)/src/%.o: src/%.c src/*.h port/port.h $(CONF)/defaults.h $(TC_FILE) \
+	    | $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CFLAGS) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -c -o $@ $<
 
 # The port layer alone sees the platform's headers (accept4, getrandom).
-$(B)/port/%.o: port/%.c port/port.h
+$(B)/port/%.o: port/%.c port/port.h $(TC_FILE)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CFLAGS) -Iport $(CPPFLAGS) -c -o $@ $<
 
@@ -317,7 +323,8 @@ unit: $(UNIT_BINS)
 
 # The daily loop (a few minutes): build, unit tests, the integration
 # suite on the default build.
-test: all unit build/allocshim.so build/alloc-selftest
+test: export BEARSSL_FETCH = 1
+test: all $(B)/tlsgate-hooks unit build/allocshim.so build/alloc-selftest
 	$(PY) tests/run.py --bin $(B)/tlsgate
 
 # The whole suite, as CI runs it: static analysis, unit tests, the
@@ -325,12 +332,16 @@ test: all unit build/allocshim.so build/alloc-selftest
 # run on the system BearSSL, each fuzz target for FUZZ_SECONDS, a 2-minute
 # soak, the suite's core under valgrind, make ctcheck, the CPU matrix
 # (arm64, armhf, mips, mipsel under qemu; x86-64 static on musl) and make
-# install as the firmware build systems call it.
+# install as the firmware build systems call it; the footprint tables
+# against make size (the matrix built most of it); tests/build.py for
+# what an integrator's build needs (the toolchain record, no network, the
+# same binary from two directories).
 # The two integration runs take both versions at no extra time: the
 # default build's at tls_max = 1.2 (TLSGATE_TEST_TLS_MAX), the ASan one
 # at the default, 1.3 (test classes that pin a version keep it).
 check: WERROR = -Werror
-check: all asan unit build/allocshim.so build/alloc-selftest $(B)/tlsload \
+check: export BEARSSL_FETCH = 1
+check: all $(B)/tlsgate-hooks asan unit build/allocshim.so build/alloc-selftest $(B)/tlsload \
     $(B)/cryptobench
 	$(MAKE) lint
 	$(MAKE) prove
@@ -345,6 +356,8 @@ check: all asan unit build/allocshim.so build/alloc-selftest $(B)/tlsload \
 	sh tests/memcheck.sh --bin $(B)/tlsgate
 	$(MAKE) ctcheck
 	$(MAKE) check-matrix
+	$(MAKE) check-size
+	$(MAKE) check-build
 	$(MAKE) check-install
 
 # Frama-C's Eva on each parser of hostile bytes (tests/prove/): no
@@ -556,11 +569,15 @@ bench-crypto: $(B)/cryptobench
 demo:
 	sh tests/demo.sh
 
+check-build:
+	$(PY) tests/build.py
+
 clean:
 	rm -rf build
 
-.PHONY: all asan bench bench-crypto check check-nopq check-system ctcheck \
-	demo fuzz lint latency overload prove soak test unit clean
+.PHONY: all asan bench bench-crypto check check-build check-nopq \
+	check-system ctcheck demo fuzz lint latency overload prove soak test \
+	unit clean
 
 # Cross builds, the static binary, the small profile, make size,
 # make check-cross (docs/cross.md).

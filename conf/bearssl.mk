@@ -1,8 +1,10 @@
 # bearssl.mk: chooses the BearSSL that tlsgate is compiled and linked with.
 #
 #   BEARSSL=system  Debian's libbearssl-dev (the package builds it -Os)
-#   BEARSSL=source  the same Debian source package, fetched with apt-get
-#                   source and compiled here by $(CC) $(BEARSSL_OPT)
+#   BEARSSL=source  the same Debian source package, fetched by `make
+#                   bearssl-fetch` (apt-get source; make check and make
+#                   test fetch it too) and compiled here by $(CC)
+#                   $(BEARSSL_OPT); a plain make never goes to the network
 #   BEARSSL=/path   a BearSSL tree, as a firmware SDK has it: its
 #                   build/libbearssl.a if it has one, else its src/
 #                   compiled here; nothing is fetched
@@ -10,6 +12,8 @@
 # Exports BEARSSL_CFLAGS, BEARSSL_LIBS and BEARSSL_DEP (a prerequisite of
 # whatever links). Writes only under build/ and never patches the source;
 # bearssl-apt-src alone touches the system (apt config, needs root).
+# Its objects and probe follow the recorded toolchain (toolchain.mk: TC_ID,
+# TC_USER).
 
 BEARSSL ?= system
 BEARSSL_OPT ?= -O3 -fstack-protector-strong
@@ -21,10 +25,9 @@ BEARSSL_SRC = $(BEARSSL_TOP)/bearssl-0.6+dfsg.1
 # The caller's own CFLAGS (command line or environment, not the top
 # Makefile's default) and CPPFLAGS: a firmware's -march or hardening flag
 # reaches BearSSL's objects too, and its -O level comes after ours.
-BEARSSL_XFLAGS ?= $(if $(filter file default undefined,$(origin CFLAGS)),,\
-	$(CFLAGS)) $(CPPFLAGS)
+BEARSSL_XFLAGS ?= $(if $(filter CFLAGS,$(TC_USER)),$(CFLAGS)) $(CPPFLAGS)
 BEARSSL_CC = $(CC) $(strip $(BEARSSL_OPT) $(BEARSSL_XFLAGS)) -fPIC -W -Wall \
-	-I$(BEARSSL_SRC)/inc -I$(BEARSSL_SRC)/src
+	-ffile-prefix-map=$(CURDIR)=. -I$(BEARSSL_SRC)/inc -I$(BEARSSL_SRC)/src
 
 ifeq ($(BEARSSL),source)
 BEARSSL_CFLAGS = -I$(BEARSSL_SRC)/inc
@@ -54,7 +57,8 @@ BEARSSL_OBJ = $(patsubst $(BEARSSL_SRC)/%.c,$(BEARSSL_TOP)/obj/%.o, \
 
 $(BEARSSL_TOP)/libbearssl.a: $(BEARSSL_UNPACKED) $(BEARSSL_TOP)/flags
 	@cat $(BEARSSL_TOP)/flags
-	@$(MAKE) -s -f $(BEARSSL_MK) CC='$(CC)' BEARSSL_OPT='$(BEARSSL_OPT)' \
+	@$(MAKE) -s -f $(BEARSSL_MK) CC='$(CC)' TC_ID='$(TC_ID)' \
+		BEARSSL_OPT='$(BEARSSL_OPT)' \
 		BEARSSL_XFLAGS='$(BEARSSL_XFLAGS)' \
 		BEARSSL='$(BEARSSL)' BEARSSL_TOP='$(BEARSSL_TOP)' bearssl-obj
 	rm -f $@
@@ -66,12 +70,14 @@ $(BEARSSL_TOP)/obj/%.o: $(BEARSSL_SRC)/%.c $(BEARSSL_TOP)/flags
 	@mkdir -p $(@D)
 	$(BEARSSL_CC) -c -o $@ $<
 
-# Rewritten only when their content changes: a new compiler or
-# BEARSSL_OPT rebuilds the library, a switch between system and source
-# relinks what depends on BEARSSL_DEP, and nothing else does.
+# Rewritten only when their content changes: a new compiler (or the same
+# name for another one) or BEARSSL_OPT rebuilds the library and probes the
+# system's again, a switch between system and source relinks what depends
+# on BEARSSL_DEP, and nothing else does.
+BEARSSL_FLAGS = $(TC_ID): $(BEARSSL_CC)
 $(BEARSSL_TOP)/flags: bearssl-force
 	@mkdir -p $(@D)
-	@echo '$(BEARSSL_CC)' | cmp -s - $@ || echo '$(BEARSSL_CC)' >$@
+	@echo '$(BEARSSL_FLAGS)' | cmp -s - $@ || echo '$(BEARSSL_FLAGS)' >$@
 
 # tlsgate relies on BearSSL 0.6 beyond its API (docs/engine.md, "Audit
 # notes"), and BearSSL has no version macro.  The system library (a
@@ -81,7 +87,8 @@ $(BEARSSL_TOP)/flags: bearssl-force
 BEARSSL_PROBE = $(CC) $(CFLAGS) $(CPPFLAGS) $(BEARSSL_CFLAGS) \
 	-o $(BEARSSL_TOP)/probe $(dir $(BEARSSL_MK))bearssl_probe.c $(LDFLAGS) \
 	$(BEARSSL_LIBS)
-$(BEARSSL_TOP)/checked: $(BEARSSL_TOP)/choice $(BEARSSL_UNPACKED)
+$(BEARSSL_TOP)/checked: $(BEARSSL_TOP)/choice $(BEARSSL_TOP)/flags \
+    $(BEARSSL_UNPACKED)
 	@if [ '$(BEARSSL)' = system ]; then \
 	$(BEARSSL_PROBE) >$(BEARSSL_TOP)/probe.log 2>&1 || { \
 	    cat $(BEARSSL_TOP)/probe.log >&2; echo "bearssl.mk: no BearSSL" \
@@ -100,12 +107,26 @@ $(BEARSSL_TOP)/choice: bearssl-force
 bearssl-force:
 
 # apt verifies the archive's signed hashes; the version is pinned so every
-# machine compiles the same code the system library was built from.
+# machine compiles the same code the system library was built from.  Only
+# bearssl-fetch (and the test targets, which export BEARSSL_FETCH) go to
+# the network: a sandboxed or offline build stops in one line.
+BEARSSL_NONE = no BearSSL source in $(BEARSSL_TOP): run 'make \
+	bearssl-fetch', or build with BEARSSL=system or BEARSSL=/path/to/bearssl-0.6
+# The product's goals stop before any job starts, so that the line is the
+# only one; any other goal that needs the source stops when it does.
+ifeq ($(BEARSSL)$(BEARSSL_FETCH)$(wildcard $(BEARSSL_UNPACKED)),source)
+ifeq ($(filter-out all install install-strip,$(MAKECMDGOALS)),)
+$(error $(BEARSSL_NONE))
+endif
+endif
 $(BEARSSL_SRC)/.unpacked:
+	$(if $(BEARSSL_FETCH),,$(error $(BEARSSL_NONE)))
 	@mkdir -p $(BEARSSL_TOP)
-	cd $(BEARSSL_TOP) && apt-get source -qq bearssl=$(BEARSSL_VER) || \
-	{ echo "bearssl.mk: no deb-src: run 'make bearssl-apt-src' as root" >&2; \
-	exit 1; }
+	cd $(BEARSSL_TOP) && apt-get source -qq bearssl=$(BEARSSL_VER) || { \
+	if apt-cache showsrc bearssl 2>/dev/null | grep -q '^Package:'; then \
+	echo "bearssl.mk: apt-get source bearssl=$(BEARSSL_VER) failed" >&2; \
+	else echo "bearssl.mk: no deb-src: run 'make bearssl-apt-src' as" \
+	    "root" >&2; fi; exit 1; }
 	touch $@
 
 # Idempotent. Debian 12 ships without deb-src entries: copy the entries apt
@@ -138,10 +159,13 @@ bearssl-apt-src:
 	command -v dpkg-source >/dev/null || \
 	apt-get install -y -qq --no-install-recommends dpkg-dev
 
+bearssl-fetch: BEARSSL_FETCH = 1
+bearssl-fetch: $(BEARSSL_UNPACKED)
+
 bearssl-clean:
 	rm -rf $(BEARSSL_TOP)
 
-.PHONY: bearssl-obj bearssl-apt-src bearssl-clean
+.PHONY: bearssl-obj bearssl-apt-src bearssl-fetch bearssl-clean
 
 # Including this file must not change what a bare `make` builds.
 .DEFAULT_GOAL := $(BEARSSL_GOAL)

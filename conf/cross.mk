@@ -6,6 +6,10 @@
 #   make small                    build/small/tlsgate on conf/small
 #   make size                     every target in both profiles, and a table
 #                                 of their stripped size, bss and worst case
+#                                 (build/size/table.md)
+#   make size-docs                puts that table in README.md, docs/cross.md
+#   make check-size               fails when their tables, or docs/cross.md's
+#                                 sentence on -t's maximum and the bss, drift
 #   make cross-mips cross-mipsel  32-bit MIPS, big- and little-endian
 #   make musl                     build/musl/tlsgate, static on musl
 #   make unit-ARCH, unit-musl     the unit tests on a target (under qemu)
@@ -185,12 +189,24 @@ size: build/size/probe.conf
 	    $(call SIZE_ROW,$(a),default,build/$(a)/tlsgate,$(CROSS_$(a))-strip,$(call CROSS_RUN,$(a))) \
 	    $(call SIZE_ROW,$(a),conf/small,build/$(a)-small/tlsgate,$(CROSS_$(a))-strip,$(call CROSS_RUN,$(a)))) \
 	    $(call SIZE_ROW,x86-64 musl static,default,build/musl/tlsgate,strip,) \
-	    $(call SIZE_ROW,x86-64 musl static,conf/small,build/musl-small/tlsgate,strip,)
+	    $(call SIZE_ROW,x86-64 musl static,conf/small,build/musl-small/tlsgate,strip,) \
+	    >build/size/table.md.tmp
+	@mv build/size/table.md.tmp build/size/table.md
+	@cat build/size/table.md
+
+SIZE_DOCS	= README.md docs/cross.md
+size-docs: size
+	$(PY) conf/footprint.py --write build/size/table.md $(B)/tlsgate \
+	    $(SIZE_DOCS)
+
+check-size: size
+	$(PY) conf/footprint.py --check build/size/table.md $(B)/tlsgate \
+	    $(SIZE_DOCS)
 
 .PHONY: $(CROSS_ARCHES:%=cross-%) $(CROSS_ARCHES:%=unit-%) \
 	$(CROSS_ARCHES:%=check-target-%) static small musl unit-musl \
 	check-target-musl check-matrix check-cross check-cross-smoke \
-	check-profiles size
+	check-profiles size size-docs check-size
 
 # Including this file must not change what a bare `make` builds.
 .DEFAULT_GOAL := $(CROSS_GOAL)

@@ -5,19 +5,28 @@ memory `tlsgate -t` prints for the profile's defaults and for its
 compile-time limits.
 
     conf/footprint.py PROBE_CONF TARGET:PROFILE:BINARY:STRIP:WRAP...
+    conf/footprint.py --write|--check TABLE BINARY DOC...
 
 WRAP is the command prefix that runs the binary (qemu for a cross
 build), empty for a native one.  -t runs twice: on the probe config (a
 key and certificate, nothing else: the profile's defaults), then with
 the slots, redirect slots, pending entries and sessions the compile-time
 maximum names, whose total must equal that maximum, or the two sums in
-main.c disagree.  A binary that does not exist is an error."""
+main.c disagree.  A binary that does not exist is an error.
+
+--write puts TABLE (the first form's output) in place of the footprint
+table of each DOC; --check fails when a DOC's table differs from it, or
+when the sentence of docs/cross.md that explains -t's compile-time
+maximum beside the bss of BINARY (the x86-64 default build) does not
+hold the numbers recomputed here: the table's row, and the size of the
+initialised key pools (nm), which -t counts and .data holds."""
 import os
 import re
 import shlex
 import subprocess
 import sys
 import tempfile
+import textwrap
 
 MAX = re.compile(r"^compile-time maximum = (\d+) \((\d+) slots, (\d+) "
                  r"redirect slots, (\d+) pending, (\d+) sessions\)$", re.M)
@@ -83,7 +92,78 @@ def row(probe, target, profile, binary, strip, wrap):
         "{:,}".format(int(t.group(1))), "{:,}".format(int(m.group(1))))
 
 
+HEAD = "| target | profile | stripped binary |"
+SENTENCE_TEXT = (
+    "On x86-64, `-t`'s compile-time maximum ({} bytes) is larger than the "
+    "binary's `.bss` ({} bytes) by {} bytes: it counts the precomputed key "
+    "pools ({} bytes), which their initialiser puts in `.data`, and the "
+    "`.bss` holds {} bytes more than the rest it counts (libc's static "
+    "storage among it).")
+# The sentence as a pattern: its numbers captured, any line breaks.
+SENTENCE = re.compile(r"\s+".join(
+    re.escape(w) for w in SENTENCE_TEXT.split()).replace(
+        re.escape("{}"), r"([\d,]+)"))
+
+
+def doc_table(text):
+    """(start, end) of the footprint table in text."""
+    lines = text.split("\n")
+    i = next(n for n, ln in enumerate(lines) if ln.startswith(HEAD))
+    j = i
+    while j < len(lines) and lines[j].startswith("|"):
+        j += 1
+    return lines, i, j
+
+
+def pools_size(binary):
+    out = subprocess.run(["nm", "-S", binary], capture_output=True,
+                         text=True, check=True).stdout
+    sizes = [int(w[1], 16) for w in (ln.split() for ln in out.splitlines())
+             if len(w) == 4 and w[3] == "pools" and w[2] in "dD"]
+    if len(sizes) != 1:
+        sys.exit("%s: no one initialised 'pools' symbol" % binary)
+    return sizes[0]
+
+
+def docs(mode, table_path, binary, paths):
+    with open(table_path) as f:
+        table = f.read().strip().split("\n")
+    bad = []
+    for p in paths:
+        with open(p) as f:
+            text = f.read()
+        lines, i, j = doc_table(text)
+        if mode == "--check" and lines[i:j] != table:
+            bad.append("%s: the footprint table is not make size's" % p)
+        text = "\n".join(lines[:i] + table + lines[j:])
+        if p.endswith("cross.md"):
+            row = next(r for r in table if r.startswith("| x86-64 | default"))
+            cells = [c.strip().replace(",", "") for c in row.split("|")]
+            bss_b, max_b = int(cells[4]), int(cells[6])
+            pools = pools_size(binary)
+            want = (max_b, bss_b, max_b - bss_b, pools,
+                    bss_b - (max_b - pools))
+            m = SENTENCE.search(text)
+            got = m and tuple(int(g.replace(",", "")) for g in m.groups())
+            if m and mode == "--write":
+                text = text[:m.start()] + textwrap.fill(
+                    SENTENCE_TEXT.format(*("{:,}".format(n) for n in want)),
+                    72) + text[m.end():]
+            elif got != want:
+                bad.append("%s: the sentence on -t's maximum and the bss "
+                           "should say %s" % (p, ", ".join(
+                               "{:,}".format(n) for n in want)))
+        if mode == "--write":
+            with open(p, "w") as f:
+                f.write(text)
+    if bad:
+        sys.exit("\n".join(bad + ["make size-docs rewrites the tables"]))
+
+
 def main():
+    if sys.argv[1] in ("--write", "--check"):
+        docs(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:])
+        return
     probe = sys.argv[1]
     print("| target | profile | stripped binary | bss | worst case, "
           "defaults | worst case, compile-time limits |")

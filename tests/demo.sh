@@ -26,8 +26,10 @@ if [ "$(id -u)" = 0 ]; then
 	command -v dpkg-source >/dev/null 2>&1 ||
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dpkg-dev
 	make -s bearssl-apt-src
+	make -s bearssl-fetch
 	make -s
 elif apt-cache showsrc bearssl 2>/dev/null | grep -q '^Package:'; then
+	make -s bearssl-fetch
 	make -s
 else
 	echo "demo: no deb-src for bearssl; building against libbearssl-dev" >&2

@@ -9,16 +9,24 @@
 TLSGATE_VERSION = local
 TLSGATE_SITE = $(BR2_EXTERNAL_TLSGATE_PATH)/../..
 TLSGATE_SITE_METHOD = local
+TLSGATE_LICENSE = ISC
+TLSGATE_LICENSE_FILES = LICENSE
 TLSGATE_DEPENDENCIES = bearssl
+# The local method rsyncs the tree: a build/ of the developer's (host
+# objects, its toolchain record) must not come along.
+TLSGATE_OVERRIDE_SRCDIR_RSYNC_EXCLUSIONS = --exclude=/build --exclude=/.git
 
 # Buildroot's bearssl package put 0.6's headers and library in staging:
 # BEARSSL=system finds them through the toolchain's sysroot and checks
-# them with a compile-and-link probe.  TARGET_CONFIGURE_OPTS passes CC,
+# them with a compile-and-link probe.  It is linked in statically
+# (-l:libbearssl.a), as the README promises, even where the package also
+# built a shared library.  TARGET_CONFIGURE_OPTS passes CC,
 # AR, STRIP, CFLAGS, CPPFLAGS and LDFLAGS on the command line, on install
 # too, so that nothing is rebuilt with other flags.
 TLSGATE_MAKE_OPTS = \
 	$(TARGET_CONFIGURE_OPTS) \
 	BEARSSL=system \
+	BEARSSL_LIBS=-l:libbearssl.a \
 	PREFIX=/usr \
 	INIT=none \
 	SYSTEMDUNITDIR=
