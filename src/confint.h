@@ -25,5 +25,8 @@ struct key {
 /* config.c: every key, in the order -t prints them. */
 extern const struct key *const config_keys;
 extern const size_t config_nkeys;
+/* A number of key k as the file would say it: durations with a unit. */
+void	config_value_str(const struct key *k, unsigned u, char *buf,
+	    size_t cap);
 
 #endif

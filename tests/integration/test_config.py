@@ -119,9 +119,43 @@ class BadConfig(GateTest):
         self.start_bad(["tls_profile = modern", "tls_max = 1.2"],
                        "FILE:7: [default]: tls_min: 1.3 is above tls_max")
 
-    def test_unreadable_cert_file(self):
+    def test_missing_cert_names_the_line_and_the_fix(self):
         missing = os.path.join(self.tmp, "no-such.crt")
-        self.start_bad([], "cert %s: " % missing, cert=missing)
+        self.start_bad([], "FILE:3: cert %s: no such file: make one with "
+                       "tlsgate -g -c FILE, or set cert_generate = on" %
+                       missing, cert=missing)
+
+    def test_key_readable_by_others_is_refused(self):
+        c = certs()
+        loose = os.path.join(self.tmp, "loose.key")
+        with open(c.path["ec.key"], "rb") as f, open(loose, "wb") as g:
+            g.write(f.read())
+        os.chmod(loose, 0o644)
+        self.start_bad([], "key %s: mode 644: group or others may use it "
+                       "(chmod 600)" % loose, key=loose)
+        os.chmod(loose, 0o640)
+        self.start_bad([], "key %s: mode 640: " % loose, key=loose)
+
+    def test_key_of_another_user_is_refused(self):
+        if os.geteuid() != 0:
+            self.skipTest("giving a file away needs root")
+        c = certs()
+        theirs = os.path.join(self.tmp, "theirs.key")
+        with open(c.path["ec.key"], "rb") as f, open(theirs, "wb") as g:
+            g.write(f.read())
+        os.chmod(theirs, 0o600)
+        os.chown(theirs, 65534, 65534)
+        self.start_bad([], "key %s: owned by uid 65534, neither root nor "
+                       "this process's 0 nor the run user's" % theirs,
+                       key=theirs)
+
+    def test_durations_take_h_and_d_and_ranges_say_units(self):
+        self.start_bad(["connect_timeout = 2h"], "FILE:6: connect_timeout: "
+                       'must be between 100ms and 1h: "2h"')
+        self.start_bad(["session_lifetime = 8d"], "FILE:6: session_lifetime: "
+                       'must be between 1s and 7d: "8d"')
+        self.start_bad(["idle_timeout = 5y"], "FILE:6: idle_timeout: "
+                       "expected a number and a unit: ms, s, m, h or d")
 
     def test_cert_path_is_a_directory(self):
         self.start_bad([], "cert %s: " % self.tmp, cert=self.tmp)
@@ -201,7 +235,8 @@ class GoodConfig(GateTest):
             "listen = %s:%d" % (LOOPBACK, port), "backend = 127.0.0.1:9",
             "cert = " + c.path["ec.crt"], "key = " + c.path["ec.key"],
             "slots = 7", "session_cache = 3", "handshake_timeout = 1500ms",
-            "idle_timeout = 2m", "tls_min = 1.3"])
+            "idle_timeout = 2m", "tls_min = 1.3", "session_lifetime = 1h",
+            "drain_timeout = 90", "ticket_key_rotate = 30m"])
         # Hold the port: a -t that tried to listen would fail here.
         with socket.socket() as s:
             s.bind((LOOPBACK, port))
@@ -213,8 +248,10 @@ class GoodConfig(GateTest):
         for want in ("listen = %s:%d" % (LOOPBACK, port),
                      "backend = 127.0.0.1:9", "slots = 7",
                      "session_cache = 3", "handshake_timeout = 1500ms",
-                     "idle_timeout = 120000ms", "tls_min = 1.3",
-                     "connect_timeout = 5000ms"):
+                     "idle_timeout = 2m", "tls_min = 1.3",
+                     "connect_timeout = 5s", "session_lifetime = 1h",
+                     "drain_timeout = 90s", "ticket_key_rotate = 30m",
+                     "stats = none", "redirect = none", "seccomp = auto"):
             self.assertIn(want, lines)
         vals = {}
         for line in lines:
@@ -301,4 +338,4 @@ class FirmwareDefaults(GateTest):
                                "key = " + c.path["ec.key"]])
         rc, out, err = run([bin_, "-t", "-c", path], 10)
         self.assertEqual(rc, 0, err)
-        self.assertIn("idle_timeout = 90000ms\n", out.decode())
+        self.assertIn("idle_timeout = 90s\n", out.decode())
