@@ -5,8 +5,8 @@ import os
 import re
 import socket
 
-from harness import (LOOPBACK, ROOT, GateTest, certs, check, free_port,
-                     is_listening, rsa_primes_mod4, run)
+from harness import (BIN, LOOPBACK, ROOT, WRAP, GateTest, certs, check,
+                     free_port, is_listening, rsa_primes_mod4, run)
 
 
 class BadConfig(GateTest):
@@ -339,3 +339,50 @@ class FirmwareDefaults(GateTest):
         rc, out, err = run([bin_, "-t", "-c", path], 10)
         self.assertEqual(rc, 0, err)
         self.assertIn("idle_timeout = 90s\n", out.decode())
+
+
+class ExampleConfig(GateTest):
+    """conf/tlsgate.conf, installed as the example, names every key -t
+    prints and passes -t on a fresh install: no key or certificate yet,
+    cert_generate names the pair that the first start makes, and -t
+    writes nothing."""
+
+    EXAMPLE = os.path.join(ROOT, "conf", "tlsgate.conf")
+
+    def installed(self):
+        """The example as conf/install.mk installs it: cert and key
+        beside it (here in the scratch directory)."""
+        with open(self.EXAMPLE) as f:
+            text = f.read()
+        for name in ("cert = tlsgate.crt", "key = tlsgate.key"):
+            self.assertIn("\n%s\n" % name, text)
+            k, _, file = name.partition(" = ")
+            text = text.replace("\n%s\n" % name, "\n%s = %s\n" % (
+                k, os.path.join(self.tmp, file)))
+        return self.conf_file(text.splitlines(), "tlsgate.conf")
+
+    def test_every_key_t_prints_is_in_the_example(self):
+        rc, out, err = check(self.installed())
+        self.assertEqual(rc, 0, err)
+        printed = set(re.findall(r"^([a-z0-9_]+) =", out.split(
+            "# footprint")[0], re.M))
+        self.assertIn("pending", printed)
+        with open(self.EXAMPLE) as f:
+            example = set(re.findall(r"^#?([a-z0-9_]+) =", f.read(), re.M))
+        self.assertEqual(sorted(printed - example), [])
+
+    def test_fresh_install_passes_t_which_writes_nothing(self):
+        path = self.installed()
+        rc, out, err = check(path)
+        self.assertEqual((rc, err), (0, ""))
+        crt = os.path.join(self.tmp, "tlsgate.crt")
+        self.assertIn("# cert svc=default path=%s: missing: start-up makes "
+                      "it (cert_generate = on)" % crt, out.splitlines())
+        self.assertEqual(sorted(os.listdir(self.tmp)), ["tlsgate.conf"])
+        # What start-up makes, -t then loads.
+        rc, _, err = run(WRAP + [BIN, "-g", "-c", path], 60)
+        self.assertEqual(rc, 0, err)
+        rc, out, err = check(path)
+        self.assertEqual(rc, 0, err)
+        self.assertRegex(out, r"(?m)^cert svc=default path=%s sha256=" %
+                         re.escape(crt))
