@@ -404,7 +404,7 @@ run_worker(unsigned k)
 int
 main(int argc, char **argv)
 {
-	struct config *cfg = &cfgs[0];
+	struct config *cfg = &cfgs[0], *loaded;
 	const char *why;
 	char err[512], addr[128], prims[160];
 	int check = 0;
@@ -442,10 +442,9 @@ main(int argc, char **argv)
 	if (tls_init(cfg, cfg->workers > 1 && !check, &why) < 0)
 		log_fatal(111, "%s", why);
 	/* -t loads what is there, as cfgs[1], which no reload has used yet. */
-	if (check)
-		cfg = without_generated(cfg, &cfgs[1]);
-	require_certs(cfg);
-	if (tls_load(cfg, err, sizeof(err)) < 0)
+	loaded = check ? without_generated(cfg, &cfgs[1]) : cfg;
+	require_certs(loaded);
+	if (tls_load(loaded, err, sizeof(err)) < 0)
 		log_fatal(2, "%s", err);
 	tls_commit();
 	if (prim_choose(getenv("TLSGATE_PRIMITIVES")) < 0)
@@ -460,7 +459,7 @@ main(int argc, char **argv)
 			    port_sandbox_missing()) == NULL ? "on here (off if "
 			    "the kernel refuses the filter)" : why);
 		printf("# certificates\n");
-		report_certs(cfg, 1);
+		report_certs(loaded, 1);
 		print_footprint(cfg);
 		tls_wipe();
 		return 0;

@@ -378,6 +378,8 @@ class ExampleConfig(GateTest):
         crt = os.path.join(self.tmp, "tlsgate.crt")
         self.assertIn("# cert svc=default path=%s: missing: start-up makes "
                       "it (cert_generate = on)" % crt, out.splitlines())
+        # It prints the config as it is, the pair to be made with it.
+        self.assertIn("cert = %s" % crt, out.splitlines())
         self.assertEqual(sorted(os.listdir(self.tmp)), ["tlsgate.conf"])
         # What start-up makes, -t then loads.
         rc, _, err = run(WRAP + [BIN, "-g", "-c", path], 60)
