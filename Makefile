@@ -445,7 +445,8 @@ endif
 build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/config.c src/certname.c \
 	    src/der.c src/tlswire.c \
 	    src/confprint.c \
-	    src/proxyin.c port/posix/port.c port/posix/file.c
+	    src/proxyin.c port/posix/port.c port/posix/file.c \
+	    port/posix/privs.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 

@@ -126,17 +126,26 @@ long	port_read_file(const char *path, void *buf, size_t cap, const char **why);
 /*
  * port_read_file() for a secret: the file must be a regular file that
  * only its owner may read or write (no group or other permission bits)
- * and owned by root or by this process's user; else -1 with *why.
+ * and owned by root, this process's user or the run user
+ * (port_run_user()); else -1 with *why.
  */
 long	port_read_secret(const char *path, void *buf, size_t cap,
 	    const char **why);
+/*
+ * The user (and group: "" for the user's) tlsgate runs as once it drops
+ * privileges ("": the one it started as): the files port_write_file()
+ * makes as root become theirs, so that a reload after the drop reads
+ * them, and their secrets are accepted.  Start-up only, before any
+ * chroot.  0, or -1 with *why set.
+ */
+int	port_run_user(const char *user, const char *group, const char **why);
 /* Does path exist?  1, 0, or -1 with *why set (it cannot be told). */
 int	port_exists(const char *path, const char **why);
 /*
  * Replace the file at path with len bytes of buf, atomically: a
  * temporary file in the same directory, fsync, rename over path, fsync
  * of the directory, so that a crash leaves the old file or the new one.
- * Mode 0600 if secret, else 0644.  Start-up only.  0, or -1 with *why
+ * Mode 0600 if secret, else 0644; the run user's.  Start-up only.  0, or -1 with *why
  * set (the step that failed and why).
  */
 int	port_write_file(const char *path, const void *buf, size_t len,
@@ -186,6 +195,11 @@ int	port_drop_privileges(const char *user, const char *group,
  * *why set (also where the platform has no such filter).
  */
 int	port_sandbox(const char **why);
+/*
+ * NULL where port_sandbox() has a filter for this CPU; else why not,
+ * naming the CPU ("no system-call filter for mips").
+ */
+const char *port_sandbox_missing(void);
 
 /*
  * Memory shared by the processes forked after this call (workers), or

@@ -10,7 +10,7 @@
  * TLSGATE_MAX_LISTEN) and cert/key pairs (up to TLSGATE_MAX_SVC_CERTS;
  * the first is the default, the others are chosen by SNI).  Numbers are
  * decimal, range-checked against conf/defaults.h; durations take a unit
- * (ms, s, m; bare = seconds).
+ * (ms, s, m, h, d; bare = seconds).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,6 +24,8 @@
 
 static const struct config_name onoff[] = { { "off", 0 }, { "on", 1 },
 	{ NULL, 0 } };
+static const struct config_name seccomps[] = { { "off", SECCOMP_OFF },
+	{ "on", SECCOMP_ON }, { "auto", SECCOMP_AUTO }, { NULL, 0 } };
 static const struct config_name modes[] = { { "tcp", MODE_TCP },
 	{ "http", MODE_HTTP }, { NULL, 0 } };
 static const struct config_name proxies[] = { { "off", PROXY_OFF },
@@ -117,7 +119,7 @@ static const struct key keys[] = {
 	{ "user",		K_STR,	G(user), 0, CONFIG_USER_MAX, NULL },
 	{ "group",		K_STR,	G(group), 0, CONFIG_USER_MAX, NULL },
 	{ "chroot",		K_STR,	G(chroot), 0, 0, NULL },
-	{ "seccomp",		K_ENUM,	G(seccomp), 0, 0, onoff },
+	{ "seccomp",		K_ENUM,	G(seccomp), 0, 0, seccomps },
 	{ "ticket_key_file",	K_STR,	G(ticket_key_file), 0, 0, NULL },
 	{ "ticket_key_rotate",	K_MS,	G(ticket_rotate_ms), 0, 7 * 24 * H, NULL },
 	{ "listen",		K_LISTEN, S(listen), 0, 0, NULL },
@@ -369,6 +371,49 @@ line_of(const struct parse *p, const char *name)
 	return (k->scope == GLOBAL ? p->gseen : p->sseen)[k - keys];
 }
 
+/* Duration units, longest first: the printer takes the first that fits. */
+static const struct config_name units[] = { { "d", 86400000 },
+	{ "h", 3600000 }, { "m", 60000 }, { "s", 1000 }, { "ms", 1 },
+	{ NULL, 0 } };
+
+/*
+ * A duration's unit off the end of v (*len shortened), its milliseconds
+ * in *mul; a bare number is seconds.  NULL, or why not.
+ */
+static const char *
+duration_unit(const char *v, size_t *len, unsigned long long *mul)
+{
+	size_t n = *len;
+
+	*mul = 1000;
+	while (n > 0 && (v[n - 1] < '0' || v[n - 1] > '9'))
+		n--;
+	if (n == *len)
+		return NULL;
+	for (const struct config_name *u = units; u->name != NULL; u++)
+		if (strlen(u->name) == *len - n &&
+		    memcmp(u->name, v + n, *len - n) == 0) {
+			*mul = u->code;
+			*len = n;
+			return NULL;
+		}
+	return "expected a number and a unit: ms, s, m, h or d";
+}
+
+void
+config_value_str(const struct key *k, unsigned u, char *buf, size_t cap)
+{
+	const struct config_name *e = units;
+
+	if (k->kind != K_MS || u == 0) {
+		snprintf(buf, cap, "%u", u);
+		return;
+	}
+	while (u % e->code != 0)
+		e++;
+	snprintf(buf, cap, "%u%s", u / e->code, e->name);
+}
+
 /* Returns NULL or the reason; msg has room for a formatted reason. */
 static const char *
 set_value(struct parse *p, const struct key *k, const char *v, size_t len,
@@ -376,12 +421,16 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 {
 	struct service *s = p->cur;
 	char *field = (k->scope == GLOBAL ? (char *)p->c : (char *)s) + k->off;
-	unsigned long long n = 0, mul = k->kind == K_MS ? 1000 : 1;
+	unsigned long long n = 0, mul = 1;
 	struct svc_cert *ce;
 	struct port_addr *addrs;
 	unsigned *na, u, prof;
 	const char *why, *unit;
 
+	/* Unset, as -t prints what is not set. */
+	if ((k->kind == K_REDIRECT || (k->kind == K_ADDR && k->scope ==
+	    GLOBAL)) && len == 4 && memcmp(v, "none", 4) == 0)
+		return NULL;
 	switch (k->kind) {
 	case K_ADDR:
 		return port_addr_parse((struct port_addr *)(void *)field, v, len,
@@ -411,6 +460,7 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 		if ((why = copy_str(ce->cert, sizeof(ce->cert), v, len)) != NULL)
 			return why;
 		memcpy(ce->key, p->pending_key, sizeof(ce->key));
+		ce->line = line;
 		p->pending_key[0] = '\0';
 		s->ncerts++;
 		return NULL;
@@ -449,24 +499,20 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 		return set_list((struct config_list *)(void *)field, k, v,
 		    len, msg, msgcap);
 	case K_MS:
-		if (len > 2 && memcmp(v + len - 2, "ms", 2) == 0) {
-			mul = 1;
-			len -= 2;
-		} else if (len > 1 && v[len - 1] == 's') {
-			len--;
-		} else if (len > 1 && v[len - 1] == 'm') {
-			mul = 60000;
-			len--;
-		}
+		if ((unit = duration_unit(v, &len, &mul)) != NULL)
+			return unit;
 		/* FALLTHROUGH */
 	case K_UINT:
-		if ((why = parse_uint(v, len, 1ULL << 40, &n)) != NULL)
+		if ((why = parse_uint(v, len, 1ULL << 34, &n)) != NULL)
 			return why;
 		n *= mul;
 		if (n < k->min || n > k->max) {
-			unit = k->kind == K_MS ? "ms" : "";
-			snprintf(msg, msgcap, "must be between %u%s and %u%s%s",
-			    k->min, unit, k->max, unit, k->kind == K_UINT &&
+			char lo[16], hi[16];
+
+			config_value_str(k, k->min, lo, sizeof(lo));
+			config_value_str(k, k->max, hi, sizeof(hi));
+			snprintf(msg, msgcap, "must be between %s and %s%s", lo,
+			    hi, k->kind == K_UINT &&
 			    (k->max == TLSGATE_MAX_SLOTS || k->max ==
 			    TLSGATE_MAX_CACHE || k->max == TLSGATE_MAX_WORKERS) ?
 			    " (the compile-time limit in defaults.h)" : "");
@@ -610,6 +656,7 @@ check_services(struct parse *p, const char *name, char *err, size_t cap)
 {
 	struct config *c = p->c;
 	unsigned cache = 0, creds = 0, ln;
+	const char *why;
 
 	if (p->pending_key[0] != '\0')
 		return fail(err, cap, "%s:%u: key: no cert line goes with it",
@@ -667,6 +714,10 @@ check_services(struct parse *p, const char *name, char *err, size_t cap)
 		    (unsigned)TLSGATE_MAX_CACHE);
 	if (check_rotate(p, name, err, cap) < 0)
 		return -1;
+	/* Else -t would pass what start-up then refuses, in a respawn loop. */
+	if (c->seccomp == SECCOMP_ON && (why = port_sandbox_missing()) != NULL)
+		return fail(err, cap, "%s:%u: seccomp: on, but %s: set auto or "
+		    "off", name, line_of(p, "seccomp"), why);
 	if (creds > TLSGATE_MAX_CREDS)
 		return fail(err, cap, "%s: cert: %u in all, more than the "
 		    "compile-time limit %u", name, creds,
@@ -688,6 +739,8 @@ config_parse(struct config *c, const char *name, const char *text,
 	p.c = c;
 	p.tmpl = c->svc[0];
 	p.tmpl.nlisten = p.tmpl.nredirect = 0;
+	for (unsigned i = 0; i < p.tmpl.ncerts; i++)
+		p.tmpl.certs[i].line = 0;	/* not this file's lines */
 	p.cur = &p.tmpl;
 	while (q < end) {
 		const char *eol = memchr(q, '\n', (size_t)(end - q));
@@ -768,7 +821,8 @@ config_parse(struct config *c, const char *name, const char *text,
 			return fail(err, errcap, "%s:%u: %s: %s: \"%.*s\"", name,
 			    line, key->name, why, (int)(ve - v), v);
 		if (key->kind == K_ADDR && key->scope == GLOBAL)
-			c->stats_on = 1;	/* stats: the one global address */
+			/* stats: the one global address */
+			c->stats_on = ve - v != 4 || memcmp(v, "none", 4) != 0;
 	}
 	return check_services(&p, name, err, errcap);
 }

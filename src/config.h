@@ -24,6 +24,8 @@
 enum { MODE_TCP, MODE_HTTP };
 enum { PROXY_OFF, PROXY_V1, PROXY_V2 };
 enum { LOG_TO_STDERR, LOG_TO_SYSLOG };
+/* auto: on where the platform has a filter for this CPU (port_sandbox). */
+enum { SECCOMP_OFF, SECCOMP_ON, SECCOMP_AUTO };
 #define CONFIG_LIST_MAX	8
 
 /* An ordered list of codes from one config_name table, no duplicates. */
@@ -35,6 +37,7 @@ struct config_list {
 struct svc_cert {
 	char		cert[CONFIG_PATH_MAX];
 	char		key[CONFIG_PATH_MAX];
+	unsigned	line;	/* of the cert in the file; 0: the default's */
 };
 
 /* One service: where clients come in, how, and where they go. */
@@ -93,7 +96,7 @@ struct config {
 	char		user[CONFIG_USER_MAX];
 	char		group[CONFIG_USER_MAX];
 	char		chroot[CONFIG_PATH_MAX];
-	unsigned	seccomp;
+	unsigned	seccomp;	/* SECCOMP_* */
 	/* Ticket keys: from this file ("": drawn at start-up, rotating). */
 	char		ticket_key_file[CONFIG_PATH_MAX];
 	unsigned	ticket_rotate_ms;	/* 0: half the longest lifetime */

@@ -32,5 +32,8 @@ extern const size_t config_nkeys;
  */
 const char *config_row(const struct key *, size_t i, unsigned *code,
 	    unsigned *profiles);
+/* A number of key k as the file would say it: durations with a unit. */
+void	config_value_str(const struct key *k, unsigned u, char *buf,
+	    size_t cap);
 
 #endif

@@ -31,6 +31,10 @@ print_key(const struct key *k, const void *base, int (*put)(const char *))
 	switch (k->kind) {
 	case K_LISTEN:
 	case K_REDIRECT:
+		if (k->kind == K_REDIRECT && s->nredirect == 0) {
+			snprintf(line, sizeof(line), "%s = none", k->name);
+			break;
+		}
 		for (unsigned i = 0; i < (k->kind == K_LISTEN ? s->nlisten :
 		    s->nredirect); i++) {
 			port_addr_str(k->kind == K_LISTEN ? &s->listen[i] :
@@ -52,6 +56,10 @@ print_key(const struct key *k, const void *base, int (*put)(const char *))
 		/* Printed with its cert just above: they pair by order. */
 		return;
 	case K_ADDR:
+		if (k->scope == GLOBAL && !((const struct config *)base)->stats_on) {
+			snprintf(line, sizeof(line), "%s = none", k->name);
+			break;
+		}
 		port_addr_str((const struct port_addr *)(const void *)f, addr,
 		    sizeof(addr));
 		snprintf(line, sizeof(line), "%s = %s", k->name, addr);
@@ -88,10 +96,9 @@ print_key(const struct key *k, const void *base, int (*put)(const char *))
 					    sizeof(line) - n, " %s", name);
 		break;
 	case K_UINT:
-		snprintf(line, sizeof(line), "%s = %u", k->name, u);
-		break;
 	case K_MS:
-		snprintf(line, sizeof(line), "%s = %ums", k->name, u);
+		config_value_str(k, u, addr, sizeof(addr));
+		snprintf(line, sizeof(line), "%s = %s", k->name, addr);
 		break;
 	case K_TLS:
 		/* 0x0303 is TLS 1.2 (RFC 5246 A.1), 0x0304 TLS 1.3. */
@@ -116,8 +123,7 @@ config_print(const struct config *c, int (*put)(const char *))
 
 	/* The stats address only when set: it has no default to print. */
 	for (size_t i = 0; i < config_nkeys; i++)
-		if (config_keys[i].scope == GLOBAL && (config_keys[i].off !=
-		    offsetof(struct config, stats) || c->stats_on))
+		if (config_keys[i].scope == GLOBAL)
 			print_key(&config_keys[i], c, put);
 	for (unsigned j = 0; j < c->nsvc; j++) {
 		snprintf(line, sizeof(line), "[%s]", c->svc[j].name);

@@ -2,8 +2,9 @@
  * cred.c - see cred.h.
  *
  * PEM files are read whole into one static buffer and decoded into the
- * caller's storage; the private key's DER and the decoders are wiped as
- * soon as its components are copied out.
+ * caller's storage, a key's only if no one else may read it (mode and
+ * owner, as ticket_key_file's); the private key's DER and the decoders
+ * are wiped as soon as its components are copied out.
  */
 #include <stdio.h>
 #include <string.h>
@@ -52,7 +53,8 @@ append(void *ctx, const void *data, size_t len)
 /*
  * Read the file at path into pem[] and decode all PEM objects named
  * like `want` (prefix match on the name's end: "CERTIFICATE", "PRIVATE
- * KEY") into dst, recording each one's offset and length.  Returns the
+ * KEY") into dst, recording each one's offset and length; a private
+ * key's file is checked as a secret (port_read_secret()).  Returns the
  * object count, or -1 with *why set.
  */
 static int
@@ -65,7 +67,9 @@ pem_decode(const char *path, const char *want, unsigned char *dst,
 	const unsigned char *src = pem;
 	long flen;
 
-	flen = port_read_file(path, pem, sizeof(pem), why);
+	flen = strcmp(want, "PRIVATE KEY") == 0 ?
+	    port_read_secret(path, pem, sizeof(pem), why) :
+	    port_read_file(path, pem, sizeof(pem), why);
 	if (flen < 0)
 		return -1;
 	len = (size_t)flen;

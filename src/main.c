@@ -11,8 +11,9 @@
  * Certificates of its own (certgen.h) are made first, with -g for every
  * service and else for those with cert_generate = on: before anything
  * is bound, chrooted or dropped, since the files are written where the
- * config says.  -t makes them too, as start-up would, so that the check
- * an init script runs before the first start passes.
+ * config says.  -t writes nothing: it checks the pairs that are there
+ * and says which ones start-up will make, so that the check an init
+ * script runs before the first start passes and means the same.
  *
  * Two configurations exist, like the two TLS areas: the one in force,
  * and the one a reload fills.  A reload that fails leaves everything as
@@ -175,6 +176,64 @@ generate(const struct config *c)
 		    certgen_service(&c->svc[i], port_time(), wrote, err,
 		    sizeof(err)) < 0)
 			log_fatal(111, "[%s] certgen: %s", c->svc[i].name, err);
+}
+
+/*
+ * For -t, which writes nothing: c less the pairs start-up will make (a
+ * file of the pair missing, cert_generate on), said on stdout, in out.
+ */
+static struct config *
+without_generated(const struct config *c, struct config *out)
+{
+	const char *why;
+	int cert, key;
+
+	*out = *c;
+	for (unsigned i = 0; i < out->nsvc; i++) {
+		struct service *s = &out->svc[i];
+
+		for (unsigned j = 0; s->cert_generate && j < s->ncerts; j++) {
+			if ((cert = port_exists(s->certs[j].cert, &why)) < 0 ||
+			    (key = port_exists(s->certs[j].key, &why)) < 0)
+				log_fatal(2, "[%s] cert %s: %s", s->name,
+				    s->certs[j].cert, why);
+			if (cert && key)
+				continue;
+			printf("# cert svc=%s path=%s: missing: start-up makes it "
+			    "(cert_generate = on)\n", s->name, s->certs[j].cert);
+			memmove(&s->certs[j], &s->certs[j + 1], (s->ncerts - j -
+			    1) * sizeof(s->certs[0]));
+			s->ncerts--;
+			j--;
+		}
+	}
+	return out;
+}
+
+/* A certificate that is not there: where the config names it, the fix. */
+static void
+require_certs(const struct config *c)
+{
+	const char *why;
+	char at[CONFIG_PATH_MAX + 16];
+
+	for (unsigned i = 0; i < c->nsvc; i++)
+		for (unsigned j = 0; j < c->svc[i].ncerts; j++) {
+			const struct svc_cert *p = &c->svc[i].certs[j];
+
+			if (port_exists(p->cert, &why) != 0)
+				continue;	/* there, or tls_load() says why */
+			if (p->line > 0)
+				snprintf(at, sizeof(at), "%s:%u", cfg_path,
+				    p->line);
+			else
+				snprintf(at, sizeof(at), "%s", cfg_path != NULL ?
+				    cfg_path : "defaults.h");
+			log_fatal(2, "%s: cert %s: no such file: make one with "
+			    "tlsgate -g%s%s, or set cert_generate = on", at,
+			    p->cert, cfg_path != NULL ? " -c " : "",
+			    cfg_path != NULL ? cfg_path : "");
+		}
 }
 
 /*
@@ -357,8 +416,13 @@ run_worker(unsigned k)
 		log_fatal(111, "dropping privileges (user \"%s\", group \"%s\", "
 		    "chroot \"%s\"): %s", cfg->user, cfg->group, cfg->chroot,
 		    why);
-	if (cfg->seccomp && port_sandbox(&why) < 0)
+	/* auto: a kernel without seccomp (or qemu-user) does without. */
+	if (cfg->seccomp == SECCOMP_ON && port_sandbox(&why) < 0)
 		log_fatal(111, "seccomp: %s", why);
+	if (cfg->seccomp == SECCOMP_AUTO && port_sandbox_missing() == NULL &&
+	    port_sandbox(&why) < 0 && k == 0)
+		log_msg(LOG_WARN, "seccomp: auto: the kernel refused the "
+		    "filter (%s): running without it", why);
 	/* Counters are per worker: the first one answers the stats socket. */
 	rc = loop_run(cfg, lst + (size_t)k * nl, nl, k == 0 ? stats_fd : -1,
 	    reload);
@@ -369,7 +433,7 @@ run_worker(unsigned k)
 int
 main(int argc, char **argv)
 {
-	struct config *cfg = &cfgs[0];
+	struct config *cfg = &cfgs[0], *loaded;
 	const char *why;
 	char err[512], addr[128], prims[160];
 	int check = 0;
@@ -396,12 +460,20 @@ main(int argc, char **argv)
 		log_fatal(2, "%s", err);
 	log_level = (int)cfg->log_level;
 	log_rate = cfg->log_rate;
-	generate(cfg);
+	if (port_run_user(cfg->user, cfg->group, &why) < 0)
+		log_fatal(111, "dropping privileges (user \"%s\", group \"%s\", "
+		    "chroot \"%s\"): %s", cfg->user, cfg->group, cfg->chroot,
+		    why);
+	if (!check)
+		generate(cfg);
 	if (gen_only)
 		return 0;
 	if (tls_init(cfg, cfg->workers > 1 && !check, &why) < 0)
 		log_fatal(111, "%s", why);
-	if (tls_load(cfg, err, sizeof(err)) < 0 ||
+	/* -t loads what is there, as cfgs[1], which no reload has used yet. */
+	loaded = check ? without_generated(cfg, &cfgs[1]) : cfg;
+	require_certs(loaded);
+	if (tls_load(loaded, err, sizeof(err)) < 0 ||
 	    metrics_fit(cfg, err, sizeof(err)) < 0)
 		log_fatal(2, "%s", err);
 	tls_commit();
@@ -412,8 +484,12 @@ main(int argc, char **argv)
 	if (check) {
 		config_print(cfg, puts);
 		printf("# primitives (fastest here): %s\n", prims);
+		if (cfg->seccomp == SECCOMP_AUTO)
+			printf("# seccomp = auto: %s\n", (why =
+			    port_sandbox_missing()) == NULL ? "on here (off if "
+			    "the kernel refuses the filter)" : why);
 		printf("# certificates\n");
-		report_certs(cfg, 1);
+		report_certs(loaded, 1);
 		print_footprint(cfg);
 		tls_wipe();
 		return 0;

@@ -87,7 +87,7 @@
 	"log = stderr\n" \
 	"syslog_facility = daemon\n" \
 	"syslog_socket = /dev/log\n" \
-	"seccomp = off\n" \
+	"seccomp = auto\n"		/* on where a filter exists */ \
 	"ticket_key_rotate = 0\n"	/* half the longest session_lifetime */ \
 	"listen = 0.0.0.0:8443\n" \
 	"backend = 127.0.0.1:8080\n" \

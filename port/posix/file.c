@@ -8,6 +8,8 @@
 #include <sys/resource.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,6 +18,33 @@
 
 /* The message of a failure that strerror() cannot say. */
 static char msg[128];
+/* The run user (port_run_user()), if one was named. */
+static uid_t run_uid;
+static gid_t run_gid;
+static int run_set;
+
+int
+port_run_user(const char *user, const char *group, const char **why)
+{
+	struct passwd *pw = NULL;
+	struct group *gr = NULL;
+
+	run_set = 0;
+	if (*user != '\0' && (pw = getpwnam(user)) == NULL) {
+		*why = "no such user";
+		return -1;
+	}
+	if (*group != '\0' && (gr = getgrnam(group)) == NULL) {
+		*why = "no such group";
+		return -1;
+	}
+	if (pw == NULL)
+		return 0;
+	run_uid = pw->pw_uid;
+	run_gid = *group != '\0' ? gr->gr_gid : pw->pw_gid;
+	run_set = 1;
+	return 0;
+}
 
 size_t
 port_static_bytes(void)
@@ -89,9 +118,10 @@ port_read_secret(const char *path, void *buf, size_t cap, const char **why)
 		snprintf(msg, sizeof(msg), "mode %03o: group or others may "
 		    "use it (chmod 600)", (unsigned)(st.st_mode & 0777));
 		*why = msg;
-	} else if (st.st_uid != 0 && st.st_uid != geteuid()) {
+	} else if (st.st_uid != 0 && st.st_uid != geteuid() &&
+	    !(run_set && st.st_uid == run_uid)) {
 		snprintf(msg, sizeof(msg), "owned by uid %u, neither root "
-		    "nor this process's %u", (unsigned)st.st_uid,
+		    "nor this process's %u nor the run user's", (unsigned)st.st_uid,
 		    (unsigned)geteuid());
 		*why = msg;
 	} else
@@ -145,6 +175,9 @@ port_write_file(const char *path, const void *buf, size_t len, int secret,
 		return step_failed("create a temporary file", why);
 	/* The umask may only take bits away; make the mode exact. */
 	if (fchmod(fd, secret ? 0600 : 0644) < 0)
+		goto fail;
+	/* Root writes for the run user: its reloads read the key again. */
+	if (run_set && geteuid() == 0 && fchown(fd, run_uid, run_gid) < 0)
 		goto fail;
 	while (done < len) {
 		n = write(fd, (const char *)buf + done, len - done);

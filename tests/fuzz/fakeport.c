@@ -586,6 +586,13 @@ port_read_secret(const char *path, void *buf, size_t cap, const char **why)
 	return port_read_file(path, buf, cap, why);
 }
 
+/* config.c asks at seccomp = on: a filter is there. */
+const char *
+port_sandbox_missing(void)
+{
+	return NULL;
+}
+
 int
 port_log_write(int level, const char *line, size_t len)
 {

@@ -207,6 +207,39 @@ class CertGen(GateTest):
             read(crt).decode()))
         self.assertEqual(stat.S_IMODE(os.stat(key).st_mode), 0o600)
 
+    def test_t_writes_nothing_and_says_start_up_makes_it(self):
+        crt, key = self.paths()
+        path = self.conf(NAME, ["cert_generate = on"])
+        rc, out, err = check(path)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("# cert svc=default path=%s: missing: start-up makes "
+                      "it (cert_generate = on)\n" % crt, out)
+        self.assertFalse(os.path.exists(crt) or os.path.exists(key))
+        # A pair half there (the key gone) is made again too.
+        self.gen(path)
+        os.unlink(key)
+        rc, out, err = check(path)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("path=%s: missing" % crt, out)
+        self.assertFalse(os.path.exists(key))
+
+    def test_pair_made_as_root_is_the_run_users_and_reloads(self):
+        if os.geteuid() != 0 or WRAP:
+            self.skipTest("dropping to another user needs root")
+        # The run user reads the config again on reload.
+        os.chmod(self.tmp, 0o755)
+        crt, key = self.paths()
+        g = self.serve(NAME, user="nobody", group="nogroup")
+        g.wait_log(r"^tlsgate: info: certgen svc=default wrote=%s "
+                   r"reason=missing$" % re.escape(key))
+        for p in (crt, key):
+            st = os.stat(p)
+            self.assertEqual((st.st_uid, st.st_gid), (65534, 65534), p)
+        self.assertEqual(stat.S_IMODE(os.stat(key).st_mode), 0o600)
+        g.signal(signal.SIGHUP)
+        g.wait_log(r"^tlsgate: info: reload: done")
+        self.assertNotIn("refused", g.log())
+
     def test_restart_with_same_names_keeps_it(self):
         g = self.serve(NAME)
         before = read(self.paths()[0])

@@ -5,8 +5,8 @@ import os
 import re
 import socket
 
-from harness import (LOOPBACK, ROOT, GateTest, certs, check, free_port,
-                     is_listening, rsa_primes_mod4, run)
+from harness import (BIN, LOOPBACK, ROOT, WRAP, GateTest, certs, check,
+                     free_port, is_listening, rsa_primes_mod4, run)
 
 
 class BadConfig(GateTest):
@@ -120,9 +120,43 @@ class BadConfig(GateTest):
         self.start_bad(["tls_profile = modern", "tls_max = 1.2"],
                        "FILE:7: [default]: tls_min: 1.3 is above tls_max")
 
-    def test_unreadable_cert_file(self):
+    def test_missing_cert_names_the_line_and_the_fix(self):
         missing = os.path.join(self.tmp, "no-such.crt")
-        self.start_bad([], "cert %s: " % missing, cert=missing)
+        self.start_bad([], "FILE:3: cert %s: no such file: make one with "
+                       "tlsgate -g -c FILE, or set cert_generate = on" %
+                       missing, cert=missing)
+
+    def test_key_readable_by_others_is_refused(self):
+        c = certs()
+        loose = os.path.join(self.tmp, "loose.key")
+        with open(c.path["ec.key"], "rb") as f, open(loose, "wb") as g:
+            g.write(f.read())
+        os.chmod(loose, 0o644)
+        self.start_bad([], "key %s: mode 644: group or others may use it "
+                       "(chmod 600)" % loose, key=loose)
+        os.chmod(loose, 0o640)
+        self.start_bad([], "key %s: mode 640: " % loose, key=loose)
+
+    def test_key_of_another_user_is_refused(self):
+        if os.geteuid() != 0:
+            self.skipTest("giving a file away needs root")
+        c = certs()
+        theirs = os.path.join(self.tmp, "theirs.key")
+        with open(c.path["ec.key"], "rb") as f, open(theirs, "wb") as g:
+            g.write(f.read())
+        os.chmod(theirs, 0o600)
+        os.chown(theirs, 65534, 65534)
+        self.start_bad([], "key %s: owned by uid 65534, neither root nor "
+                       "this process's 0 nor the run user's" % theirs,
+                       key=theirs)
+
+    def test_durations_take_h_and_d_and_ranges_say_units(self):
+        self.start_bad(["connect_timeout = 2h"], "FILE:6: connect_timeout: "
+                       'must be between 100ms and 1h: "2h"')
+        self.start_bad(["session_lifetime = 8d"], "FILE:6: session_lifetime: "
+                       'must be between 1s and 7d: "8d"')
+        self.start_bad(["idle_timeout = 5y"], "FILE:6: idle_timeout: "
+                       "expected a number and a unit: ms, s, m, h or d")
 
     def test_cert_path_is_a_directory(self):
         self.start_bad([], "cert %s: " % self.tmp, cert=self.tmp)
@@ -202,7 +236,8 @@ class GoodConfig(GateTest):
             "listen = %s:%d" % (LOOPBACK, port), "backend = 127.0.0.1:9",
             "cert = " + c.path["ec.crt"], "key = " + c.path["ec.key"],
             "slots = 7", "session_cache = 3", "handshake_timeout = 1500ms",
-            "idle_timeout = 2m", "tls_min = 1.3"])
+            "idle_timeout = 2m", "tls_min = 1.3", "session_lifetime = 1h",
+            "drain_timeout = 90", "ticket_key_rotate = 30m"])
         # Hold the port: a -t that tried to listen would fail here.
         with socket.socket() as s:
             s.bind((LOOPBACK, port))
@@ -214,8 +249,10 @@ class GoodConfig(GateTest):
         for want in ("listen = %s:%d" % (LOOPBACK, port),
                      "backend = 127.0.0.1:9", "slots = 7",
                      "session_cache = 3", "handshake_timeout = 1500ms",
-                     "idle_timeout = 120000ms", "tls_min = 1.3",
-                     "connect_timeout = 5000ms"):
+                     "idle_timeout = 2m", "tls_min = 1.3",
+                     "connect_timeout = 5s", "session_lifetime = 1h",
+                     "drain_timeout = 90s", "ticket_key_rotate = 30m",
+                     "stats = none", "redirect = none", "seccomp = auto"):
             self.assertIn(want, lines)
         vals = {}
         for line in lines:
@@ -302,4 +339,53 @@ class FirmwareDefaults(GateTest):
                                "key = " + c.path["ec.key"]])
         rc, out, err = run([bin_, "-t", "-c", path], 10)
         self.assertEqual(rc, 0, err)
-        self.assertIn("idle_timeout = 90000ms\n", out.decode())
+        self.assertIn("idle_timeout = 90s\n", out.decode())
+
+
+class ExampleConfig(GateTest):
+    """conf/tlsgate.conf, installed as the example, names every key -t
+    prints and passes -t on a fresh install: no key or certificate yet,
+    cert_generate names the pair that the first start makes, and -t
+    writes nothing."""
+
+    EXAMPLE = os.path.join(ROOT, "conf", "tlsgate.conf")
+
+    def installed(self):
+        """The example as conf/install.mk installs it: cert and key
+        beside it (here in the scratch directory)."""
+        with open(self.EXAMPLE) as f:
+            text = f.read()
+        for name in ("cert = tlsgate.crt", "key = tlsgate.key"):
+            self.assertIn("\n%s\n" % name, text)
+            k, _, file = name.partition(" = ")
+            text = text.replace("\n%s\n" % name, "\n%s = %s\n" % (
+                k, os.path.join(self.tmp, file)))
+        return self.conf_file(text.splitlines(), "tlsgate.conf")
+
+    def test_every_key_t_prints_is_in_the_example(self):
+        rc, out, err = check(self.installed())
+        self.assertEqual(rc, 0, err)
+        printed = set(re.findall(r"^([a-z0-9_]+) =", out.split(
+            "# footprint")[0], re.M))
+        self.assertIn("pending", printed)
+        with open(self.EXAMPLE) as f:
+            example = set(re.findall(r"^#?([a-z0-9_]+) =", f.read(), re.M))
+        self.assertEqual(sorted(printed - example), [])
+
+    def test_fresh_install_passes_t_which_writes_nothing(self):
+        path = self.installed()
+        rc, out, err = check(path)
+        self.assertEqual((rc, err), (0, ""))
+        crt = os.path.join(self.tmp, "tlsgate.crt")
+        self.assertIn("# cert svc=default path=%s: missing: start-up makes "
+                      "it (cert_generate = on)" % crt, out.splitlines())
+        # It prints the config as it is, the pair to be made with it.
+        self.assertIn("cert = %s" % crt, out.splitlines())
+        self.assertEqual(sorted(os.listdir(self.tmp)), ["tlsgate.conf"])
+        # What start-up makes, -t then loads.
+        rc, _, err = run(WRAP + [BIN, "-g", "-c", path], 60)
+        self.assertEqual(rc, 0, err)
+        rc, out, err = check(path)
+        self.assertEqual(rc, 0, err)
+        self.assertRegex(out, r"(?m)^cert svc=default path=%s sha256=" %
+                         re.escape(crt))

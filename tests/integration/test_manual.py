@@ -42,14 +42,6 @@ def page_entries(small=False):
     return entries
 
 
-def ms(value):
-    m = re.fullmatch(r"(\d+)(ms|s|m)?", value)
-    if not m:
-        return None
-    return int(m.group(1)) * {"ms": 1, "s": 1000, "m": 60000,
-                              None: 1000}[m.group(2)]
-
-
 class ConfManual(unittest.TestCase):
 
     def test_page_names_exactly_the_keys_config_c_accepts(self):
@@ -80,14 +72,11 @@ class ConfManual(unittest.TestCase):
         for key, want in sorted(page_entries(small).items()):
             got = printed.get(key)
             if want is None:
-                if got:
+                if got and got != "none":
                     wrong.append("%s: page none, -t %r" % (key, got))
                 continue
             if got is None:
                 wrong.append("%s: page %r, -t prints nothing" % (key, want))
-            elif got.endswith("ms") and ms(got) is not None:
-                if ms(want) != ms(got):
-                    wrong.append("%s: page %r, -t %r" % (key, want, got))
             elif want != got:
                 wrong.append("%s: page %r, -t %r" % (key, want, got))
         self.assertEqual(wrong, [])

@@ -86,7 +86,10 @@ def is_static(path):
 
 def shim_gate(test, env, backend, **conf):
     """test.gate(backend, **conf) with the fault shim preloaded and env
-    (names to values) set for tlsgate alone."""
+    (names to values) set for tlsgate alone.  seccomp off unless conf
+    says: the shim's own calls (a slow poll's sleep) are not the loop's,
+    and the filter of seccomp = auto would kill them."""
+    conf.setdefault("seccomp", "off")
     return env_gate(test, dict(env, LD_PRELOAD=build_shim(test.tmp)),
                     backend, **conf)
 
@@ -218,6 +221,53 @@ class Seccomp(GateTest):
             self.assertEqual(status, 200)
         g.wait_log(r"^forbidden: getppid returned")
         self.assertTrue(g.alive(), g.log_tail())
+
+
+class SeccompChoice(GateTest):
+    """seccomp = auto (the default) is on where a filter exists for the
+    CPU; on where none exists (MIPS, a sanitizer build) is refused by -t
+    and by start-up alike, naming the CPU, never a -t that passes and a
+    start that exits 111 (under procd, a respawn loop).  Runs under qemu
+    and the sanitizers too: those are where no filter exists."""
+
+    def conf(self, seccomp):
+        c = certs()
+        return self.conf_file(["listen = %s:%d" % ("127.0.0.1", free_port()),
+                               "cert = " + c.path["ec.crt"],
+                               "key = " + c.path["ec.key"],
+                               "seccomp = " + seccomp])
+
+    def auto_says(self):
+        rc, out, err = run(WRAP + [BIN, "-t", "-c", self.conf("auto")], 60)
+        self.assertEqual(rc, 0, err.decode())
+        m = re.search(r"^# seccomp = auto: (.*)$", out.decode(), re.M)
+        self.assertTrue(m, out.decode())
+        return m.group(1)
+
+    def test_auto_says_in_t_what_it_does_here(self):
+        says = self.auto_says()
+        if os.environ.get("TLSGATE_ASAN"):
+            self.assertEqual(says, "no system-call filter in a sanitizer "
+                             "build")
+        elif os.uname().machine == "x86_64" and not WRAP:
+            self.assertEqual(says, "on here (off if the kernel refuses the "
+                             "filter)")
+        else:
+            self.assertRegex(says, r"^(on here|no system-call filter for )")
+
+    def test_on_without_a_filter_is_refused_by_t_and_start_alike(self):
+        says = self.auto_says()
+        if says.startswith("on here"):
+            self.skipTest("this build has a filter (qemu-mips or ASan have "
+                          "none)")
+        path = self.conf("on")
+        want = "tlsgate: fatal: %s:4: seccomp: on, but %s: set auto or off" \
+            % (path, says)
+        rc, out, err = run(WRAP + [BIN, "-t", "-c", path], 60)
+        self.assertEqual((rc, err.decode().strip()), (2, want))
+        g = self.gate_file(path)
+        self.assertEqual(g.wait_exit(30), 2, g.log_tail())
+        self.assertEqual(g.log().strip(), want)
 
 
 class FdLimit(GateTest):
