@@ -118,8 +118,9 @@ UNITS	= http der hello cache proxyin turn config certname prim conn
 .SECONDEXPANSION:
 UNIT_MORE_http = src/httpchunk.c
 UNIT_MORE_hello = src/tlswire.c
-CONFIG_MORE = src/confprint.c src/tlswire.c src/log.c src/stats.c src/certname.c src/der.c src/proxyin.c \
-	port/posix/port.c port/posix/file.c
+CONFIG_MORE = src/confprint.c src/tlswire.c src/log.c src/stats.c \
+	src/certname.c src/der.c src/proxyin.c port/posix/port.c \
+	port/posix/file.c port/posix/privs.c
 UNIT_MORE_config = $(CONFIG_MORE)
 UNIT_MORE_conn = src/config.c $(CONFIG_MORE)
 UNIT_MORE_prim = $(BEARSSL_LIBS)
