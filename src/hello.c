@@ -290,14 +290,21 @@ hello_sig(unsigned code)
 	return sg != NULL ? 1u << (sg - tls_sigs) : 0;
 }
 
+/* The bit of suite s's code of kind k (TS_*). */
+static unsigned
+suite_bit(const struct tls_suite *s, int k)
+{
+	return 1u << ((size_t)(s - tls_suites) +
+	    (k == TS_13 ? 0 : TLS_NSUITES * (size_t)k));
+}
+
 unsigned
 hello_suite(unsigned code)
 {
 	int k;
 	const struct tls_suite *s = tls_suite_find(code, &k);
 
-	return s == NULL ? 0 : 1u << ((size_t)(s - tls_suites) +
-	    (k == TS_13 ? 0 : TLS_NSUITES * (size_t)k));
+	return s != NULL ? suite_bit(s, k) : 0;
 }
 
 /* server_name's body: host names only, one, 255 bytes at most. */
@@ -520,6 +527,7 @@ hello_parse(const unsigned char *m, size_t len, struct hello *h)
 	size_t p, end = len, at, n, t, g = 0, gn = 0, ks = 0, ksn = 0;
 	unsigned b, a;
 	int comp_null, comp_only, row, k;
+	const struct tls_suite *s;
 
 	memset(h, 0, sizeof(*h));
 	if (len < 4 + 2 + 32 || m[0] != 1 ||
@@ -534,9 +542,9 @@ hello_parse(const unsigned char *m, size_t len, struct hello *h)
 		return bad(h, DECODE_ERROR, "bad-cipher-suites");
 	for (; n > 0; at += 2, n -= 2) {
 		t = tw_get16(m + at);
-		if (tls_suite_find((unsigned)t, &k) != NULL)
+		if ((s = tls_suite_find((unsigned)t, &k)) != NULL)
 			*(k == TS_13 ? &h->suites : &h->suites12) |=
-			    hello_suite((unsigned)t);
+			    suite_bit(s, k);
 		h->scsv |= t == SCSV;
 		h->reneg_scsv |= t == RENEG_SCSV;
 	}
