@@ -234,10 +234,11 @@ list16(const unsigned char *m, size_t p, size_t end, size_t *at, size_t *n)
 }
 
 /*
- * The extensions read: a hello's exts has bit i for exts[i].  v: the
- * versions that use it.  One TLS 1.2 alone uses is judged only when 1.2
- * is chosen (struct hello's alert12), as OpenSSL does: a TLS 1.3 hello
- * may carry any bytes in it.
+ * The extensions read: a hello's exts has bit i for exts[i], in no order
+ * but that of the engine's look-ups (hello_ext()), most asked first.  v:
+ * the versions that use it.  One TLS 1.2 alone uses is judged only when
+ * 1.2 is chosen (struct hello's alert12), as OpenSSL does: a TLS 1.3
+ * hello may carry any bytes in it.
  */
 #define V12	1
 #define V13	2
@@ -245,15 +246,15 @@ static const struct {
 	unsigned	code;
 	int		v;
 } exts[] = {
-	{ EXT_SERVER_NAME, V12 | V13 }, { EXT_MAX_FRAGMENT_LENGTH, V12 | V13 },
-	{ EXT_SUPPORTED_GROUPS, V12 | V13 }, { EXT_ALPN, V12 | V13 },
-	{ EXT_SIGNATURE_ALGORITHMS, V12 | V13 },
-	{ EXT_SUPPORTED_VERSIONS, V12 | V13 },	/* what says 1.3 */
-	{ EXT_PRE_SHARED_KEY, V13 }, { EXT_EARLY_DATA, V13 },
-	{ EXT_COOKIE, V13 }, { EXT_PSK_KEY_EXCHANGE_MODES, V13 },
-	{ EXT_KEY_SHARE, V13 },
 	{ EXT_EC_POINT_FORMATS, V12 }, { EXT_EXTENDED_MASTER_SECRET, V12 },
 	{ EXT_SESSION_TICKET, V12 }, { EXT_RENEGOTIATION_INFO, V12 },
+	{ EXT_SUPPORTED_GROUPS, V12 | V13 },
+	{ EXT_SIGNATURE_ALGORITHMS, V12 | V13 },
+	{ EXT_PRE_SHARED_KEY, V13 }, { EXT_EARLY_DATA, V13 },
+	{ EXT_PSK_KEY_EXCHANGE_MODES, V13 }, { EXT_KEY_SHARE, V13 },
+	{ EXT_SUPPORTED_VERSIONS, V12 | V13 },	/* what says 1.3 */
+	{ EXT_SERVER_NAME, V12 | V13 }, { EXT_MAX_FRAGMENT_LENGTH, V12 | V13 },
+	{ EXT_ALPN, V12 | V13 }, { EXT_COOKIE, V13 },
 };
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 _Static_assert(NELEM(exts) <= 32, "struct hello's exts has a bit for each");
