@@ -234,10 +234,11 @@ list16(const unsigned char *m, size_t p, size_t end, size_t *at, size_t *n)
 }
 
 /*
- * The extensions read: a hello's exts has bit i for exts[i].  v: the
- * versions that use it.  One TLS 1.2 alone uses is judged only when 1.2
- * is chosen (struct hello's alert12), as OpenSSL does: a TLS 1.3 hello
- * may carry any bytes in it.
+ * The extensions read: a hello's exts has bit i for exts[i], in no order
+ * but that of the engine's look-ups (hello_ext()), most asked first.  v:
+ * the versions that use it.  One TLS 1.2 alone uses is judged only when
+ * 1.2 is chosen (struct hello's alert12), as OpenSSL does: a TLS 1.3
+ * hello may carry any bytes in it.
  */
 #define V12	1
 #define V13	2
@@ -245,15 +246,15 @@ static const struct {
 	unsigned	code;
 	int		v;
 } exts[] = {
-	{ EXT_SERVER_NAME, V12 | V13 }, { EXT_MAX_FRAGMENT_LENGTH, V12 | V13 },
-	{ EXT_SUPPORTED_GROUPS, V12 | V13 }, { EXT_ALPN, V12 | V13 },
-	{ EXT_SIGNATURE_ALGORITHMS, V12 | V13 },
-	{ EXT_SUPPORTED_VERSIONS, V12 | V13 },	/* what says 1.3 */
-	{ EXT_PRE_SHARED_KEY, V13 }, { EXT_EARLY_DATA, V13 },
-	{ EXT_COOKIE, V13 }, { EXT_PSK_KEY_EXCHANGE_MODES, V13 },
-	{ EXT_KEY_SHARE, V13 },
 	{ EXT_EC_POINT_FORMATS, V12 }, { EXT_EXTENDED_MASTER_SECRET, V12 },
 	{ EXT_SESSION_TICKET, V12 }, { EXT_RENEGOTIATION_INFO, V12 },
+	{ EXT_SUPPORTED_GROUPS, V12 | V13 },
+	{ EXT_SIGNATURE_ALGORITHMS, V12 | V13 },
+	{ EXT_PRE_SHARED_KEY, V13 }, { EXT_EARLY_DATA, V13 },
+	{ EXT_PSK_KEY_EXCHANGE_MODES, V13 }, { EXT_KEY_SHARE, V13 },
+	{ EXT_SUPPORTED_VERSIONS, V12 | V13 },	/* what says 1.3 */
+	{ EXT_SERVER_NAME, V12 | V13 }, { EXT_MAX_FRAGMENT_LENGTH, V12 | V13 },
+	{ EXT_ALPN, V12 | V13 }, { EXT_COOKIE, V13 },
 };
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 _Static_assert(NELEM(exts) <= 32, "struct hello's exts has a bit for each");
@@ -290,14 +291,21 @@ hello_sig(unsigned code)
 	return sg != NULL ? 1u << (sg - tls_sigs) : 0;
 }
 
+/* The bit of suite s's code of kind k (TS_*). */
+static unsigned
+suite_bit(const struct tls_suite *s, int k)
+{
+	return 1u << ((size_t)(s - tls_suites) +
+	    (k == TS_13 ? 0 : TLS_NSUITES * (size_t)k));
+}
+
 unsigned
 hello_suite(unsigned code)
 {
 	int k;
 	const struct tls_suite *s = tls_suite_find(code, &k);
 
-	return s == NULL ? 0 : 1u << ((size_t)(s - tls_suites) +
-	    (k == TS_13 ? 0 : TLS_NSUITES * (size_t)k));
+	return s != NULL ? suite_bit(s, k) : 0;
 }
 
 /* server_name's body: host names only, one, 255 bytes at most. */
@@ -520,6 +528,7 @@ hello_parse(const unsigned char *m, size_t len, struct hello *h)
 	size_t p, end = len, at, n, t, g = 0, gn = 0, ks = 0, ksn = 0;
 	unsigned b, a;
 	int comp_null, comp_only, row, k;
+	const struct tls_suite *s;
 
 	memset(h, 0, sizeof(*h));
 	if (len < 4 + 2 + 32 || m[0] != 1 ||
@@ -534,9 +543,9 @@ hello_parse(const unsigned char *m, size_t len, struct hello *h)
 		return bad(h, DECODE_ERROR, "bad-cipher-suites");
 	for (; n > 0; at += 2, n -= 2) {
 		t = tw_get16(m + at);
-		if (tls_suite_find((unsigned)t, &k) != NULL)
+		if ((s = tls_suite_find((unsigned)t, &k)) != NULL)
 			*(k == TS_13 ? &h->suites : &h->suites12) |=
-			    hello_suite((unsigned)t);
+			    suite_bit(s, k);
 		h->scsv |= t == SCSV;
 		h->reneg_scsv |= t == RENEG_SCSV;
 	}
