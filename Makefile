@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tlsgate - see README.md.
 #   make          build build/tlsgate (the product only: no network, no tests)
 #   make bearssl-fetch  fetch BearSSL's source for the default BEARSSL=source

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # bearssl.mk: chooses the BearSSL that tlsgate is compiled and linked with.
 #
 #   BEARSSL=system  Debian's libbearssl-dev (the package builds it -Os)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * bearssl_probe.c - BearSSL has no version macro: this compiles and links
  * only against 0.6's API.  Key generation, the private-key encoders and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # cross.mk: builds for the appliance targets, the memory they need, and the
 # tests on each under qemu-user (docs/cross.md).
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * defaults.h - every compiled-in default and compile-time limit of tlsgate.
  *

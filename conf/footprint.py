@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """The footprint table `make size` prints: for each target and build
 profile, the stripped binary, the bss it reserves, and the worst-case
 memory `tlsgate -t` prints for the profile's defaults and for its

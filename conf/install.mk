@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # install.mk: make install / uninstall, as firmware build systems call them
 # (Buildroot, OpenWrt, Yocto: DESTDIR=<staging> install).
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # toolchain.mk: a build directory keeps the toolchain it was first built
 # with, as ./configure does.  `make CC=mips-linux-gnu-gcc` then `make
 # install` installs the MIPS build instead of rebuilding it with cc.

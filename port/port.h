@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * port.h - everything tlsgate needs from the platform, and nothing more.
  *

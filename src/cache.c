@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cache.c - see cache.h.
  *

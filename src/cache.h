@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cache.h - tlsgate's session cache: TLS 1.2 sessions and TLS 1.3
  * tickets alike, each keyed by the 32-byte ID the server drew (the 1.2

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * certgen.c - see certgen.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * certgen.h - a key and certificate of the device's own, made on the
  * device (ETSI EN 303 645 5.4-3: no key shared by every device of a

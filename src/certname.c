@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * certname.c - see certname.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * certname.h - the host names a certificate is for, and matching a
  * client's server name (SNI) against them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * config.h - the resolved configuration: compiled-in defaults from
  * conf/defaults.h, overridden by a small "key = value" text file with

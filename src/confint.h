@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * confint.h - what config.c shares with confprint.c, for that file only:
  * config.h is the contract with the rest.

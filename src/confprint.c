@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * confprint.c - the configuration as tlsgate -t prints it: every key with
  * its value, in config.c's order, globals first, then each [section].

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * conn.c - see conn.h.
  *

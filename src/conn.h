@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * conn.h - what the loop knows of a connection, whatever its kind.
  *

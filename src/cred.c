@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cred.c - see cred.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cred.h - the credentials: certificate chains and private keys decoded
  * from PEM files into the caller's storage and checked to match each

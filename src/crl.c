@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * crl.c - see crl.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * crl.h - revoked client certificates: X.509 CRLs (RFC 5280 5) read
  * strictly, each verified against its issuer (a CA of client_ca) with

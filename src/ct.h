@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ct.h - marks for the constant-time check (make ctcheck).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * der.c - see der.h.
  *

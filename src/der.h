@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * der.h - writing DER (X.690) into the caller's fixed buffer, and
  * reading one element of it back, strictly.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ecdsa.c - see ecdsa.h.  The steps are those of BearSSL 0.6's
  * ecdsa_i31_sign_raw.c but for s.  The order comes from impl->order():

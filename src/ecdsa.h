@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ecdsa.h - ECDSA signing (FIPS 186-4 6.4) with the deterministic nonces
  * of RFC 6979, over BearSSL 0.6's i31 big integers and the caller's EC

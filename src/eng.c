@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * eng.c - where a connection's engine starts: the client's first hello,
  * parsed, chooses the version's handshake class (engint.h) once.  The

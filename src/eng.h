@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * eng.h - tlsgate's TLS engine, server side, TLS 1.2 (RFC 5246) and
  * TLS 1.3 (RFC 8446), with the shape of BearSSL's: the same state bits

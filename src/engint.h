@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * engint.h - what the engine's files (rec.c, hs12.c, hs13.c and their
  * flights) share and nobody else sees: eng.h is the contract with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * forward.c - see forward.h.
  *

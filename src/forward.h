@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * forward.h - what the client's plaintext becomes on its way to the
  * backend: raw bytes (tcp mode, optionally behind a PROXY protocol

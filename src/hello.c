@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * hello.c - see hello.h.  Two walkers: hello_classify() reads the
  * hello through its record headers with a cursor (it only looks; the

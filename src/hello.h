@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * hello.h - a client's first flight: whether it is a whole
  * ClientHello, and what that hello offers, for TLS 1.2 and 1.3 alike:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * hs.c - what both versions' handshakes share: an opened record's
  * content, handshake messages joined across records (RFC 5246 7.4,

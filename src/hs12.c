@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * hs12.c - the TLS 1.2 server handshake of eng.h (RFC 5246), ECDHE
  * (RFC 8422) with AEAD suites only (RFC 5288, RFC 7905), the extended

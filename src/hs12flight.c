@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * hs12flight.c - the TLS 1.2 server's flight, for hs12.c, one piece at a
  * time: ServerHello, Certificate streamed from the chain,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * hs13.c - the TLS 1.3 server handshake of eng.h (RFC 8446).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * hs13flight.c - the TLS 1.3 server's flight, for hs13.c, one piece at a
  * time: EncryptedExtensions, [CertificateRequest and its CA names,]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * http.c - strict HTTP/1.x request framing for http mode; see http.h.
  */

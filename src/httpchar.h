@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * httpchar.h - RFC 9110's character classes, for http.c and httpchunk.c;
  * hexval() serves proxyin.c, is_ws() and is_alnum() the config parser.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * httpchunk.c - the chunked transfer coding's framing (RFC 9112 7.1),
  * walked a byte at a time outside chunk data; see http.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * hybrid.c - see hybrid.h.  ECDH is kx.c's, ML-KEM mlkem.c's.
  */

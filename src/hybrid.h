@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * hybrid.h - the server's side of the ECDHE-ML-KEM hybrid key shares of
  * draft-ietf-tls-ecdhe-mlkem in TLS 1.3: X25519MLKEM768 (0x11ec),

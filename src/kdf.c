@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * kdf.c - the key schedule and the transcript hash (see tlscrypto.h).
  *

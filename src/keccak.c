@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * keccak.c - see keccak.h.  Written from FIPS 202 (sections 3.2 and
  * 5.1, B.2 for the byte order): lanes are little-endian 64-bit words,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * keccak.h - Keccak-f[1600] and the FIPS 202 functions ML-KEM needs:
  * SHA3-256, SHA3-512, SHAKE128, SHAKE256.  BearSSL 0.6 has none of them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * kx.c - ECDHE key shares for both versions (see tlscrypto.h).
  */

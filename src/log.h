@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * log.h - levelled log lines, one per event, key=value after a tag; and
  * the counters the stats socket and SIGUSR1 report.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * main.c - start-up: arguments, config, keys, listeners, then the loop;
  * and the reload that SIGHUP asks the loop for.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * metrics.h - what the stats address answers: the Prometheus text
  * exposition format (0.0.4) at GET /metrics, the counters as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * mlkem.c - see mlkem.h.  Written from FIPS 203 (August 2024): the
  * algorithm and step numbers below are the standard's.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * mlkem.h - ML-KEM encapsulation (FIPS 203) for ML-KEM-768 and
  * ML-KEM-1024, the server's half of the hybrid key shares (hybrid.h);

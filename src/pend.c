@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pend.c - see pend.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pend.h - the pending table: clients accepted, not yet given a slot.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * plain.c - see plain.h.
  */

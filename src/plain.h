@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * plain.h - the plain-HTTP port (a service's `redirect` addresses).
  *

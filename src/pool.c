@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pool.c - see pool.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pool.h - idle backend connections kept for the next client (http mode).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * precomp.c - see precomp.h.
  *

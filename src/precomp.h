@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * precomp.h - EC key pairs made ahead, while the loop has nothing to do.
  *

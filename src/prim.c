@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * prim.c - the fastest constant-time implementation of each primitive
  * on this CPU (see prim.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * prim.h - which of BearSSL 0.6's constant-time implementations of
  * each primitive the records and key exchanges use.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * proxyin.h - the PROXY protocol header a TCP load balancer (haproxy,
  * an NLB) puts before the client's first byte, read on the way in;

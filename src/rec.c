@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rec.c - the record layer of eng.h, both versions: records in and out
  * (RFC 5246 6.2, RFC 8446 5), alerts (RFC 5246 7.2, RFC 8446 6), the

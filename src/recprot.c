@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * recprot.c - record protection for TLS 1.3 and TLS 1.2 (see
  * tlscrypto.h).

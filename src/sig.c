@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sig.c - CertificateVerify and EMSA-PSS, which BearSSL 0.6 lacks (see
  * tlscrypto.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * slot.c - see slot.h.
  *

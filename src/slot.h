@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * slot.h - the connection slots: a static table, and one connection's
  * state machine from accept to close.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * slotin.c - a TLS slot's first flight: the PROXY header, then the
  * client's hello, whole, before the engine starts; and the reads of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * slotint.h - what slot.c, slotin.c and slotio.c share of a TLS slot, for
  * those files only: slot.h is the loop's contract.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * slotio.c - the relay's moves between a slot's sockets and its engine,
  * for slot.c: the engine's records to the client, the client's records

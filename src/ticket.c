@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ticket.c - see ticket.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ticket.h - stateless session tickets (RFC 5077 for TLS 1.2, RFC 8446
  * 4.6.1 for TLS 1.3): a session's state sealed under a ticket key, and

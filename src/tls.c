@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * tls.c - see tls.h.
  *

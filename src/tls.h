@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * tls.h - tlsgate's TLS policy: credentials, versions, suites, the
  * choice a hello gets, the session caches, and each connection's engine.

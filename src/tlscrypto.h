@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * tlscrypto.h - the cryptography of TLS 1.2 and 1.3 over BearSSL 0.6's
  * public primitives, one mechanism a file, one prefix a file:

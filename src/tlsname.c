@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * tlsname.c - the names of tls.h's values, for the log: suites, groups,
  * versions and the engine's errors.

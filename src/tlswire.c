@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * tlswire.c - see tlswire.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * tlswire.h - TLS's wire vocabulary by name, and a writer for handshake
  * messages that counts their lengths by construction.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * turn.c - see turn.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * turn.h - where the loop's time goes: how long each turn took, and
  * what the slowest one did.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * wipe.h - the tree's one wipe and one constant-time compare.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """The demo and test backend that tlsgate forwards to (Python stdlib only).
 
 Modes:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """The build as an integrator meets it (make check-build).
 
     python3 tests/build.py [-k NAME]

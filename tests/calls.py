@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """No call circle between the files of src/ and port/ (make check).
 
     python3 tests/calls.py build

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # make demo: install what is missing (as root) or say what to install,
 # build, make a self-signed certificate, start the demo backend, then run
 # tlsgate in the foreground on its compiled-in defaults.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Comment density of the C sources (make density).
 
     python3 tests/density.py [-q] [--min PCT] [files...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """make and make install as Buildroot, OpenWrt and Yocto call them.
 
     python3 tests/install.py        (make check-install)

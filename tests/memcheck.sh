@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # memcheck.sh - the integration suite with every tlsgate launched under
 # valgrind memcheck.  An invalid read or write, a use of uninitialised
 # memory or a definite leak makes valgrind exit 99, which fails the test

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Run tlsgate's integration tests (tests/integration/test_*.py).
 
     python3 tests/run.py [-k SUBSTRING]... [--bin PATH]

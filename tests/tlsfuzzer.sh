@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Run tlsfuzzer's scripts against a tlsgate build, by hand.
 #
 #   sh tests/tlsfuzzer.sh TLSFUZZER_DIR TLSLITE_DIR [BIN [ec|rsa [SCRIPT...]]]

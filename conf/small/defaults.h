@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * small/defaults.h - the compiled-in defaults and compile-time limits of
  * tlsgate for a 64 MB appliance (make CONF=conf/small).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * file.c - files (port.h): read whole, a secret checked first, written
  * atomically and durably; and the descriptor limit.  Each failure has

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * port/posix/port.c - the port.h interface on Linux and the BSDs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * privs.c - privilege drop and the system-call filter (port.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * workers.c - several worker processes on one machine (port.h): shared
  * memory, a lock that survives a holder's death, and the parent that

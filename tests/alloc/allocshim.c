@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * allocshim.c - LD_PRELOAD shim that proves tlsgate allocates nothing
  * once it serves.  Every allocator entry point is counted; counting

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * forbidden.c - an LD_PRELOAD shim that injects faults into a running
  * tlsgate, for the hardening tests (tests/integration/test_privileges.py,

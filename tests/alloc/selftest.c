@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * selftest.c - proves allocshim counts: allocates after a first poll(),
  * so the shim must report malloc=1 calloc=1 realloc=1 for it.

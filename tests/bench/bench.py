@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """tlsgate side by side with stunnel4, hitch and haproxy (`make bench`).
 
 Every server gets the same throw-away ECDSA P-256 certificate, TLS 1.2

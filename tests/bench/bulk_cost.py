@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Cost of bulk data through tlsgate, in instructions per MiB (callgrind).
 
 For each protocol version and AEAD, runs tlsgate (http mode, one suite,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cryptobench: how fast are the BearSSL primitives a TLS server pays for,
  * per implementation, and what full-handshake rate per core do they allow.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Cost of one TLS handshake in tlsgate, in instructions (callgrind).
 
 For TLS 1.2 and 1.3, full and resumed, runs tlsgate under `valgrind

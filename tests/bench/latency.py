@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """The tail of new connections at a fixed rate (`make latency`): tlsgate
 beside nginx, open loop, one full TLS 1.2 handshake (ECDSA P-256) and
 one GET per connection, as docs/latency.md reports it.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Overload (`make overload`): tlsgate, nginx and haproxy at and past the
 number of full handshakes their core can do, in the same run.
 

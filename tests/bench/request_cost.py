@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Cost of one small keep-alive request through tlsgate, in stable units.
 
 For each mode (tcp relay, http), runs tlsgate under `strace -c` and under

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """How often one client's session resumes when many connections share it.
 
 An OpenSSL client (Python's ssl) keeps one session, the latest it was

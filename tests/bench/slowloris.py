@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Slowloris probe (`make slowloris`): tlsgate with `slots = 64` while N
 connections drip a ClientHello a byte every --trickle seconds, from one
 address or from --sources addresses (127.0.0.x); a connection tlsgate

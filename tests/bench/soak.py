@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Soak test (`make soak`): tlsgate under a fixed rate of new connections,
 beside nginx as the terminator at the same rate, in the same run.
 

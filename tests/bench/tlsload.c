@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * tlsload: a TLS load generator on BearSSL, used to reproduce throughput
  * and tail-latency reports against tlsgate and the servers it is compared

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Full and resumed handshakes per second with workers = 1 and 2.
 
 On a 2-core machine the load generator shares the cores with the

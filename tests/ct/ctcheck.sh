@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # ctcheck.sh - make ctcheck's runs (docs/assurance.md, "Constant time").
 #
 #   tests/ct/ctcheck.sh DIR

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ctdrive.c - what make ctcheck runs beside test_eng12 and test_eng13
  * (which it builds with the marks on and runs as they are): handshakes

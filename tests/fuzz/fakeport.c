@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fakeport.c - port/port.h for tests: in-memory sockets, a fake clock,
  * deterministic entropy and a compiled-in certificate.

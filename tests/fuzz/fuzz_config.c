@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz_config.c - libFuzzer target for the config parser: any bytes as
  * a config file.  Invariants: it never crashes or reads out of bounds;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz_crl.c - libFuzzer target for src/crl.c: the CRL parse, the walk
  * of its revoked entries, crl_add() up to the signature check, and the

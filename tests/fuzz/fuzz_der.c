@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz_der.c - libFuzzer target for what src/certgen.c reads of a
  * certificate through src/der.c: the notAfter every served certificate

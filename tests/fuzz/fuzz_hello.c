@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz_hello.c - libFuzzer target for src/hello.c.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz_hs12.c - libFuzzer target for the TLS 1.2 handshake of the engine
  * (src/hs12.c over src/rec.c), driven as slot.c drives it: eng_start()

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz_hs13cert.c - libFuzzer target for the TLS 1.3 engine's reading of
  * a client's authentication: Certificate (streamed into the validator),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz_http.c - libFuzzer target for src/http.c.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz_mlkem.c - libFuzzer target for the hybrid client share checks
  * (src/hybrid.c) and ML-KEM-768 and ML-KEM-1024 encapsulation

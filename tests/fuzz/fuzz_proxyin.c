@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz_proxyin.c - libFuzzer target for src/proxyin.c.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz_recprot.c - libFuzzer target for the record protection of
  * src/recprot.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz_slot.c - libFuzzer target for the connection state machine
  * (src/slot.c, src/forward.c) over the in-memory port of fakeport.c.

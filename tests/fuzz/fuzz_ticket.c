@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz_ticket.c - libFuzzer target for the ticket opener of
  * src/ticket.c.

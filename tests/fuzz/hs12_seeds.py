@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """hs12_seeds.py - writes the seed corpus of fuzz_hs12.c into tests/fuzz/hs12/.
 
 Each seed is an input in the language of fuzz_hs12.c (see the comment at

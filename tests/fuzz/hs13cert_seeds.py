@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """hs13cert_seeds.py - writes the seed corpus of fuzz_hs13cert.c into
 tests/fuzz/hs13cert/: a client's Certificate, CertificateVerify and
 Finished as the engine reads them, signed with the fixed key the fuzz

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """slot_seeds.py - writes the seed corpus of fuzz_slot.c into tests/fuzz/slot/.
 
 Each seed is a program in the input language of fuzz_slot.c (see the

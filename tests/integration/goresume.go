@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: ISC
 // goresume: Go's crypto/tls client with a session cache, the way Go
 // programs resume: it connects n times to addr at one TLS version with
 // one ClientSessionCache, sends a request and reads the answer to its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """Shared helpers for tlsgate's integration tests.
 
 Owns: the throw-away certificates, free loopback ports, starting and

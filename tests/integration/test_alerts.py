@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """Every TLS failure ends with the alert the RFCs name, then a FIN.
 
 Crafted records and hellos on a raw socket (tlswire.py), and real

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """No heap allocation once tlsgate serves: the allocator is interposed
 (tests/alloc/allocshim.c, LD_PRELOAD) and counted from the first poll()."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """docs/engine.md's ledger of BearSSL internals ("Audit notes") names each
 BEARSSL-INTERNAL(tag) site of the code by its file and tag, and no other:
 a site added or removed without the ledger following fails here.  A tag,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """The backend is down, then comes up: the client is closed cleanly and
 at once, never left hanging; the next client after the backend starts
 is served."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """http mode keeps backend connections for the next client.
 
 One backend connection per client connection, closed by tlsgate, left a

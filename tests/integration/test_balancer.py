@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """Past one box: Debian's haproxy in mode tcp, balance source, with
 send-proxy-v2 and check health probes, in front of two tlsgate
 processes (two configs, two ports, proxy_from = 127.0.0.1) and one

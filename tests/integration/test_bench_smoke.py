@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """The bench tools work against tlsgate: tlsload's counts agree with
 tlsgate's own log, soak.py passes a short run and fails on what it is
 there to catch, bench.py --quick passes with its TLS 1.3 rows, and

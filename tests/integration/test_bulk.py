@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """Volume and backpressure: 100 MB each way byte-exact, and a slow
 reader must not make tlsgate buffer what the backend sends."""
 import hashlib

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """A key and certificate of the device's own (`tlsgate -g`, `cert_generate
 = on`), read by other people's tools: openssl shows and verifies what
 tlsgate wrote, curl trusts it by name, and a certificate tlsgate did not

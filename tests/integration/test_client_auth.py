@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """Client certificates (client_ca): no certificate or one from another
 CA fails the handshake; a good one is let through, and in http mode its
 subject reaches the backend as X-Client-Cert-Subject (a client-sent one

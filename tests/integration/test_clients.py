@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """Real clients end to end, with the ECDSA and the RSA certificate, at
 TLS 1.3 (their default; 1.2 from a tls_max = 1.2 service) and capped at
 TLS 1.2: the bytes they get must be exactly the bytes the backend

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """Bad config files, one per kind of error: exit status 2, a message
 naming file:line and the key (or the bad file), and nothing listening.
 And `tlsgate -t`, which prints what it resolved and its footprint."""

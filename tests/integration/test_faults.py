@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """Faults mid-stream: a client that stops reading, a backend that stops
 reading, a backend that resets.  Each time the stuck connection's slot
 is freed (its log line says why), a client already being served is not

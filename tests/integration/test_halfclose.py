@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """TCP half-close from the client: it sends, closes its sending side
 with a bare FIN (no close_notify), and must still get every byte of the
 answer, then a clean close_notify."""

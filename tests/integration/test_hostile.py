@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """Hostile clients: slowloris floods, connect/close storms, garbage
 ClientHellos, one source hogging slots.  tlsgate must keep serving real
 clients, never evict an established connection, and leave no memory or

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """http mode forwarding: the headers a client could lie with are
 dropped and the true X-Forwarded-For/-Proto/-Port added (each one
 switchable), on IPv4 and IPv6 listeners; a WebSocket upgrade becomes a

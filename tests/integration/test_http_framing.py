@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """http mode framing: every ambiguous request head is refused with
 tlsgate's own 400 or 431 before the backend sees it; bodies pass
 byte-exact by Content-Length or chunked; keep-alive, pipelining,

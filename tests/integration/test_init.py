@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """The init scripts from the source tree, as an integrator's first boot
 runs them.  conf/tlsgate.init under BusyBox's start-stop-daemon, tlsgate
 as the run user (nobody, when the test runs as root): cert_generate makes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """One log line per connection end, with the fields the design names,
 and byte counts that match what really went each way."""
 import fcntl

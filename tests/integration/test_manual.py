@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """tlsgate.conf(5) documents exactly the keys config.c accepts, and the
 default it gives each is the one `tlsgate -t` prints for a file that sets
 nothing.  A key added to config.c without the page, a key the page keeps

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """The stats address speaks HTTP: GET /metrics is Prometheus's text
 exposition format (promtool accepts it, a real Prometheus server scrapes
 it and answers a query for a counter a client just moved), GET /stats

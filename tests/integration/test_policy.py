@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """Policy keys with real clients (openssl s_client, Python ssl, curl):
 every suite and group a service allows serves an HTTP request through to
 the backend; one it leaves out gets a handshake_failure alert, not a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """The post-quantum hybrid groups in TLS 1.3: X25519MLKEM768 (0x11ec),
 SecP256r1MLKEM768 (0x11eb) and SecP384r1MLKEM1024 (0x11ed).  Headless
 Chromium and Firefox ESR are served over X25519MLKEM768, Node 24 (its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """EC key pairs made ahead while the loop is idle (src/precomp.h): the
 ephemeral shares and the ECDSA nonces of full handshakes come from a
 pool that the loop fills between connections.  Real clients must get

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """After start-up tlsgate gives up what it no longer needs: root (user,
 group), the file system (chroot), every system call the loop does not
 make (seccomp), and it refuses to start when the descriptor limit cannot

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """PROXY protocol in (proxy_from): a listed source's connections begin
 with a v1 or v2 header, whose client address becomes the connection's
 in X-Forwarded-For, the log line, max_per_source and the PROXY header to

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """tcp mode with proxy_protocol = v1 or v2: the backend gets one PROXY
 header, before the first byte, carrying the real client address and
 port and the address and port it connected to; checked with the test

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """The plain-HTTP port: a service's `redirect` addresses.
 
 Admins type the device's address without https://.  Every request there

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """What the TLS policy refuses: old versions, non-AEAD and non-ECDHE
 suites, renegotiation.  Each refusal is checked to come from tlsgate
 (its log names the alert it sent), so a client that could not even try

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """SIGHUP reloads the file, certificates and keys: a renewed certificate
 is served to new connections without failing one request, established
 connections keep working on the old configuration, and a reload that is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """TLS 1.2 session resumption by session ID, its LRU bound, its lifetime,
 the extended master secret, and turning it off."""
 import re

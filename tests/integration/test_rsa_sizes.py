@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """RSA keys of every size tlsgate.conf(5) promises (2048 to 4096 bits):
 tlsgate -t accepts each key with its certificate, refuses it with
 another certificate of the same size, and serves a client at TLS 1.2

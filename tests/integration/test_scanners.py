@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """The scanners admins run against their appliances find nothing.
 
 sslscan must complete (it once stopped at tlsgate's reset to its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """Several [sections] in one file: each service has its own listeners,
 backend, mode and certificate, and every listener reaches its own
 backend.  Section mistakes are config errors that name file:line (or

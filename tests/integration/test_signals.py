@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """SIGTERM drains: no new clients, live ones may finish within
 drain_timeout, then exit 0.  SIGUSR1 logs the counters."""
 import re

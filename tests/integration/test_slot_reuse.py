@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """Nothing a client sends changes how the next client is served.
 
 Each test runs tlsgate with one slot, so that every connection reuses

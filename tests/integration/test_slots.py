@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """The slot table bound: excess clients wait in the pending table, not
 in a slot; a client that never speaks is closed at the handshake
 timeout."""

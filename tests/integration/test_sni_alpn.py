@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """SNI picks a service's certificate by the client's server name (the
 first certificate is the default).  An http mode service answers ALPN
 http/1.1 to a hello that offers it and nothing to any other (BearSSL 0.6

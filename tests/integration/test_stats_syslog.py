@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """Operations: the stats socket (TCP or Unix) answers counters that match
 the traffic; log = syslog sends "<PRI>tlsgate[PID]: level: ..." datagrams
 with the configured facility, rate-limited by log_rate; the sysvinit

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """Stateless session tickets (tickets = on): real clients resume with
 them at TLS 1.2 (RFC 5077) and 1.3 with no session cache behind them
 (Python ssl, openssl s_client -sess_out/-sess_in, Go's crypto/tls with a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """TLS 1.3 (tls_max = 1.3): real clients through tlsgate's own TLS 1.3
 engine, next to BearSSL's TLS 1.2, with the ECDSA and the RSA
 certificate: every suite and group, HelloRetryRequest, the RSA-PSS and

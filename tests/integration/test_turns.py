@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """The loop's turn histogram (src/turn.h): the stats give the p99, p99.9
 and longest turn since the last report, and what the longest one did.
 A test build's hook (tlsgate-hooks, beside the binary under test) makes

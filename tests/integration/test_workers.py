@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """workers = N: several processes, one shared session cache."""
 import os
 import signal

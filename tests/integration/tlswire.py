@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """TLS 1.2 bytes made by hand, over a raw socket, for the protocol tests.
 
 Owns: building records, handshake messages and ClientHellos byte by

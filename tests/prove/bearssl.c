@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * make prove: the BearSSL calls the analysed parsers make, as contracts.
  * BearSSL's code is not analysed; what is assumed of it is what the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * make prove: certname_get() on every input of every length up to
  * TLSGATE_MAX_CHAIN, and the SNI match on any two names it can give.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * make prove: the configuration parser on any file text up to
  * TLSGATE_MAX_FILE bytes, from the built-in defaults.

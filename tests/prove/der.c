@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * make prove: der_get() and der_time_parse() on every input of every
  * length up to TLSGATE_MAX_CHAIN, a whole certificate chain's bytes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Included before every file make prove analyses.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * make prove: the first flight's classifier and defragmenter on every
  * input of every length up to HELLO_WIRE_MAX, a buffer of that size;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * make prove: the request head's end and its parse, and a response's
  * status line and head, on every input of every length up to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * make prove: http_chunk_feed() on every input of every length up to a
  * slot's buffer, from any walker state (the walk is incremental: each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * make prove: proxyin_parse() on every input of every length up to
  * PROXYIN_MAX, the most a caller ever hands it.

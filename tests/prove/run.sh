@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # make prove: each harness of tests/prove/ through Frama-C's Eva, which
 # must report no alarm and leave no property unproven.  Prints
 # "harness: N alarms, M unproven properties (T s)" and exits 1 at the

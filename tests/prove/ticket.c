@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * make prove: ticket_open() on any ticket a client can send (a PSK
  * identity or a SessionTicket: up to 65535 bytes), with any binding

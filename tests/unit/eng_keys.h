@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * eng_keys.h - test_eng's credentials, as hex DER: the keys of
  * key_p256.pem, key_rsa2048.pem and key_p384.pem (keys_der.h's), and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * engclient.c - see engclient.h.  The client's side mirrors the engine's
  * files: records and messages first, then the TLS 1.2 handshake (RFC

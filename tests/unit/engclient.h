@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * engclient.h - what test_eng12 and test_eng13 drive the engine (eng.h)
  * with: the server's side (an engine, its buffers, and an eng_ops of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * enghs.c - the handshakes of engclient.h's client: TLS 1.2 (RFC 5246,
  * RFC 7627, RFC 8422) and TLS 1.3 (RFC 8446), each after the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * engtest.h - what test_eng12.c and test_eng13.c share: the connection
  * under test (S, the engine's side; C, the scripted client), how a test

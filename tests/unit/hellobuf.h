@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * hellobuf.h - what test_hello.c and fuzz_hello.c check of a parsed
  * hello (struct hello, src/hello.h), kept once: that its spans lie in

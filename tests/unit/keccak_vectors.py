@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Digests for tests/unit/test_keccak.c from another implementation,
 Python's hashlib: python3 keccak_vectors.py > vectors.txt
 

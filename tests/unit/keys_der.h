@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * keys_der.h - the test keys, tests/unit/key_*.pem, as hex DER (openssl
  * pkey -in key_X.pem -outform DER | xxd -p): one copy for every unit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * mlkem_ref.c - see mlkem_ref.h.  Algorithm numbers are FIPS 203's.
  */

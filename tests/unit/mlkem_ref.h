@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * mlkem_ref.h - the tests' own ML-KEM (FIPS 203): KeyGen, Encaps and
  * Decaps for ML-KEM-512, -768 and -1024, so that a test client can

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_cache.c - the behaviours of src/cache.c, one test per behaviour.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_certgen.c - the certificates src/certgen.c makes, read back by
  * BearSSL's own X.509 decoder and signature check, and what tlsgate

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_certname.c - the names a certificate is for (certname.c): the
  * subjectAltName's dNSNames, else the subject's last CN, lowercased;

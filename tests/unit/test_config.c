@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_config.c - the config grammar (config.c) without a process: keys
  * and their bounds, sections, the errors ("file:line: key: why"),

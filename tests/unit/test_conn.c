@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_conn.c - what the loop knows of any connection (conn.c): the
  * connset's storage, free stack and live list; the per-source count

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_der.c - the behaviours of src/der.c, one test per behaviour.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_ecdsa.c - src/ecdsa.c signs byte for byte as BearSSL's
  * br_ecdsa_i31_sign_asn1 does: over keys from a seeded HMAC-DRBG on

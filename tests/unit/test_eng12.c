@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_eng12.c - the TLS 1.2 engine (hs12.c, rec.c) through eng.h's
  * calls, by engtest.h's scripted client: full handshakes with each suite

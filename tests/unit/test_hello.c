@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_hello.c - the behaviours of src/hello.c, one test per
  * behaviour.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_http.c - the behaviours of src/http.c, one test per behaviour.
  *

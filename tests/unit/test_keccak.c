@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_keccak.c - src/keccak.c against the FIPS 202 example values and,
  * over 2,000 message and output lengths around every rate boundary,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_mlkem.c - src/mlkem.c against NIST's ML-KEM-768 and ML-KEM-1024
  * encapsulation vectors (tests/unit/mlkem_vectors.txt and

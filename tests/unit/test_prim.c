@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_prim.c - the primitive chooser (prim.c): BearSSL's own choice
  * before any other, each candidate of a kind computing what the portable

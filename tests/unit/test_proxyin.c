@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_proxyin.c - the behaviours of src/proxyin.c, one test per
  * behaviour.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_ticket.c - unit tests of src/ticket.c: tickets that open, and
  * every way one must not (tampered, truncated, expired, another key,

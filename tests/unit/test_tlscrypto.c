@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_tlscrypto.c - the cryptography behind src/tlscrypto.h (kdf.c,
  * recprot.c, kx.c, sig.c), TLS 1.2 record protection included, byte for byte against RFC 8448 (example

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_turn.c - the turn histogram (src/turn.c): its buckets, the
  * percentiles a report takes from them, the slowest turn's work, and

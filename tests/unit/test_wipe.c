@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_wipe.c - wipe() survives -O3 (the Makefile builds this file at
  * -O3, without sanitizers, whose frames differ).  A secret is made in a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_workers.c - the cross-process lock of port/posix/workers.c: a
  * worker killed while holding it must not wedge the others.

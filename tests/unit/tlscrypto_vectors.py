@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Record vectors for tests/unit/test_tlscrypto.c, made by an independent
 implementation (Python's cryptography package): python3 tlscrypto_vectors.py
 

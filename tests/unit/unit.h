@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * unit.h - what the unit tests of src/ share: CHECK, the test table and
  * its runner.  Each test is an int (*)(void) returning 1 when it passes;

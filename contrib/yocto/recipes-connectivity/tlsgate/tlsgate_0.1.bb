@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 SUMMARY = "Small TLS 1.2/1.3 terminator for an appliance's web UI or API"
 DESCRIPTION = "tlsgate accepts TLS 1.2 and 1.3 and forwards plaintext to a \
 local service, in a fixed amount of memory, on BearSSL 0.6."
