@@ -199,8 +199,8 @@ parse_reqline(const uint8_t *buf, size_t eol, struct http_req *req)
 	if (buf[t] != ' ')
 		return HTTP_E_TARGET;
 	/* Byte by byte below eol, not memcmp(): make prove bounds each. */
-	for (v = t + 1, k = 0; v < eol && k < 7 && buf[v] == "HTTP/1."[k];
-	    v++, k++)
+	for (v = t + 1, k = 0; v < eol && k < 7 &&
+	    buf[v] == (uint8_t)"HTTP/1."[k]; v++, k++)
 		;
 	if (k < 7 || v >= eol || eol - v != 1 ||
 	    (buf[v] != '0' && buf[v] != '1'))
