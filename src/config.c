@@ -726,6 +726,60 @@ check_services(struct parse *p, const char *name, char *err, size_t cap)
 	return 0;
 }
 
+enum { LINE_BLANK, LINE_SECTION, LINE_NO_NAME, LINE_KEY, LINE_NO_EQ,
+	LINE_CTL };
+
+/*
+ * The line tokenizer: the line q[0..eol) (its '\n' excluded), comment and
+ * outer blanks dropped.  LINE_SECTION: [*k, *ve) is "[name]";
+ * LINE_NO_NAME: it starts with '[' but is not that.  LINE_KEY: the key is [*k, *ke), the value [*v, *ve), blanks around
+ * '=' dropped (it may be empty).  LINE_NO_EQ: the would-be key is
+ * [*k, *ke).  LINE_CTL: a control byte other than HTAB, or than CR
+ * right before the '\n'.  Every pointer it sets lies in [q, eol].
+ */
+static int
+split_line(const char *q, const char *eol, const char **k, const char **ke,
+    const char **v, const char **ve)
+{
+	const char *r, *e = eol;
+
+	*k = *ke = *v = *ve = q;
+	for (r = q; r < eol; r++)
+		if ((*r < 0x20 && *r != '\t' && !(*r == '\r' &&
+		    r + 1 == eol)) || *r == 0x7f)
+			return LINE_CTL;
+	if (e > q && e[-1] == '\r')
+		e--;
+	/* A comment starts at '#' at line start or after a blank. */
+	for (r = q; r < e; r++)
+		if (*r == '#' && (r == q || is_ws(r[-1]))) {
+			e = r;
+			break;
+		}
+	for (r = q; r < e && is_ws(*r); r++)
+		;
+	while (e > r && is_ws(e[-1]))
+		e--;
+	/* r >= e, not r == e: an analyser then sees r < e below. */
+	if (r >= e)
+		return LINE_BLANK;
+	*k = *ke = *v = r;
+	*ve = e;
+	if (*r == '[')
+		return r + 1 < e && e[-1] == ']' ? LINE_SECTION : LINE_NO_NAME;
+	while (r < e && *r != '=' && !is_ws(*r))
+		r++;
+	*ke = r;
+	while (r < e && is_ws(*r))
+		r++;
+	if (r >= e || *r != '=')
+		return LINE_NO_EQ;
+	for (r++; r < e && is_ws(*r); r++)
+		;
+	*v = r;
+	return LINE_KEY;
+}
+
 static struct parse p;
 
 int
@@ -748,34 +802,20 @@ config_parse(struct config *c, const char *name, const char *text,
 		const char *k, *ke, *v, *ve, *why;
 		const struct key *key;
 		unsigned *seen;
+		int kind;
 
 		if (eol == NULL)
 			eol = end;
 		line++;
-		for (const char *r = q; r < eol; r++)
-			if ((*r < 0x20 && *r != '\t' && !(*r == '\r' &&
-			    r + 1 == eol)) || *r == 0x7f)
-				return fail(err, errcap, "%s:%u: control character "
-				    "in line", name, line);
-		ve = eol;
-		if (ve > q && ve[-1] == '\r')
-			ve--;
-		/* A comment starts at '#' at line start or after a blank. */
-		for (const char *r = q; r < ve; r++)
-			if (*r == '#' && (r == q || is_ws(r[-1]))) {
-				ve = r;
-				break;
-			}
-		k = q;
-		while (k < ve && is_ws(*k))
-			k++;
-		while (ve > k && is_ws(ve[-1]))
-			ve--;
+		kind = split_line(q, eol, &k, &ke, &v, &ve);
 		q = eol + 1;
-		if (k == ve)
+		if (kind == LINE_BLANK)
 			continue;
-		if (*k == '[') {
-			if (ve[-1] != ']' || ve - k < 2)
+		if (kind == LINE_CTL)
+			return fail(err, errcap, "%s:%u: control character "
+			    "in line", name, line);
+		if (kind == LINE_SECTION || kind == LINE_NO_NAME) {
+			if (kind == LINE_NO_NAME)
 				why = "expected [name]";
 			else
 				why = open_section(&p, k + 1, (size_t)(ve - k - 2),
@@ -785,18 +825,9 @@ config_parse(struct config *c, const char *name, const char *text,
 				    line, (int)(ve - k), k, why);
 			continue;
 		}
-		ke = k;
-		while (ke < ve && *ke != '=' && !is_ws(*ke))
-			ke++;
-		v = ke;
-		while (v < ve && is_ws(*v))
-			v++;
-		if (v == ve || *v != '=')
+		if (kind == LINE_NO_EQ)
 			return fail(err, errcap, "%s:%u: %.*s: expected "
 			    "\"key = value\"", name, line, (int)(ke - k), k);
-		v++;
-		while (v < ve && is_ws(*v))
-			v++;
 		if ((key = find_key(k, (size_t)(ke - k))) == NULL)
 			return fail(err, errcap, "%s:%u: %.*s: unknown key", name,
 			    line, (int)(ke - k), k);

@@ -248,33 +248,51 @@ der_time(struct der *d, int64_t t)
 }
 
 int
-der_get(const unsigned char **p, size_t *len, unsigned tag,
-    const unsigned char **c, size_t *clen)
+der_at(const unsigned char *buf, size_t *at, size_t end, unsigned tag,
+    size_t *c, size_t *cend)
 {
-	const unsigned char *b = *p;
-	size_t n = *len, l, k;
+	size_t i = *at, l, k, e;
 
-	if (n < 2 || b[0] != tag)
+	*c = *cend = i;		/* set on failure too: one state to analyse */
+	if (i + 1 >= end || buf[i] != tag)
 		return -1;
-	l = b[1];
-	b += 2;
-	n -= 2;
+	l = buf[i + 1];
+	i += 2;
 	if (l >= 0x80) {
 		k = l & 0x7f;
 		/* Long form only when needed, no leading zero, 3 bytes at most. */
-		if (k == 0 || k > 3 || k > n || b[0] == 0)
+		if (k == 0 || k > 3 || i >= end || buf[i] == 0)
 			return -1;
-		for (l = 0; k > 0; k--, n--)
-			l = l << 8 | *b++;
+		for (l = 0; k > 0; k--, i++) {
+			if (i >= end)
+				return -1;
+			l = l << 8 | buf[i];
+		}
 		if (l < 0x80)
 			return -1;
 	}
-	if (l > n)
+	/* The end kept in e, tested, then stored: Eva bounds it by end. */
+	e = i + l;
+	if (e > end)
 		return -1;
-	*c = b;
-	*clen = l;
-	*p = b + l;
-	*len = n - l;
+	*c = i;
+	*cend = e;
+	*at = e;
+	return 0;
+}
+
+int
+der_get(const unsigned char **p, size_t *len, unsigned tag,
+    const unsigned char **c, size_t *clen)
+{
+	size_t at = 0, from, to;
+
+	if (der_at(*p, &at, *len, tag, &from, &to) < 0)
+		return -1;
+	*c = *p + from;
+	*clen = to - from;
+	*p += at;
+	*len -= at;
 	return 0;
 }
 

@@ -71,6 +71,14 @@ void	der_time(struct der *, int64_t t);
  */
 int	der_get(const unsigned char **p, size_t *len, unsigned tag,
 	    const unsigned char **c, size_t *clen);
+/*
+ * The same by offsets into one buffer: the element at buf[*at..end),
+ * its content buf[*c..*cend) (empty on failure), *at moved past it.
+ * Nested walks stay offsets from one base, which an analyser can
+ * bound (make prove).
+ */
+int	der_at(const unsigned char *buf, size_t *at, size_t end, unsigned tag,
+	    size_t *c, size_t *cend);
 /* A UTCTime or GeneralizedTime's content to seconds since 1970, or -1. */
 int64_t	der_time_parse(unsigned tag, const unsigned char *c, size_t len);
 

@@ -75,20 +75,25 @@ static const struct {
 	{ 504, PAGE("504", "Gateway Timeout", "16") },
 };
 
-/* Case-insensitive match of p[0..len) against lower-case s. */
+/*
+ * Case-insensitive match of p[from..to) against lower-case s.  The
+ * parsers pass offsets into the one buffer, not pointer and length
+ * pairs: an analyser then bounds each read by the buffer's length
+ * (make prove).  i < to and k < n are the same test, kept both for it.
+ */
 static int
-eq_ci(const uint8_t *p, size_t len, const char *s)
+eq_ci(const uint8_t *p, size_t from, size_t to, const char *s)
 {
-	size_t i;
+	size_t i, k, n = strlen(s);
 	uint8_t c;
 
-	if (strlen(s) != len)
+	if (to - from != n)
 		return 0;
-	for (i = 0; i < len; i++) {
+	for (i = from, k = 0; i < to && k < n; i++, k++) {
 		c = p[i];
 		if (c >= 'A' && c <= 'Z')
 			c += 'a' - 'A';
-		if (c != (uint8_t)s[i])
+		if (c != (uint8_t)s[k])
 			return 0;
 	}
 	return 1;
@@ -99,17 +104,17 @@ eq_ci(const uint8_t *p, size_t len, const char *s)
  * variable (RFC 3875 4.1.18): X_Forwarded_For is a spoof too.
  */
 static int
-is_spoofable(const uint8_t *p, size_t len)
+is_spoofable(const uint8_t *p, size_t from, size_t to)
 {
-	uint8_t name[32];
-	size_t i;
+	uint8_t name[32] = { 0 };	/* all of it, for an analyser */
+	size_t i, k;
 
-	if (len > sizeof(name))
+	if (to - from > sizeof(name))
 		return 0;
-	for (i = 0; i < len; i++)
-		name[i] = p[i] == '_' ? '-' : p[i];
+	for (i = from, k = 0; i < to && k < sizeof(name); i++, k++)
+		name[k] = p[i] == '_' ? '-' : p[i];
 	for (i = 0; i < NSPOOFABLE; i++)
-		if (eq_ci(name, len, http_spoofable[i]))
+		if (eq_ci(name, 0, k, http_spoofable[i]))
 			return 1;
 	return 0;
 }
@@ -118,12 +123,9 @@ is_spoofable(const uint8_t *p, size_t len)
 static size_t
 find_cr(const uint8_t *buf, size_t from, size_t end)
 {
-	const uint8_t *p;
-
-	if (from >= end)
-		return end;
-	p = memchr(buf + from, '\r', end - from);
-	return p == NULL ? end : (size_t)(p - buf);
+	while (from < end && buf[from] != '\r')
+		from++;
+	return from < end ? from : end;
 }
 
 int
@@ -135,7 +137,7 @@ http_head_end(const uint8_t *buf, size_t len, size_t *head_len)
 	i = *head_len <= len ? *head_len : 0;
 	for (; i < len; i++) {
 		if (buf[i] == '\r') {
-			if (i + 1 == len)
+			if (i + 1 >= len)
 				break;
 			if (buf[i + 1] != '\n')
 				return HTTP_E_BARE_CR;
@@ -164,7 +166,7 @@ check_bytes(const uint8_t *buf, size_t len)
 
 	for (i = 0; i < len; i++) {
 		if (buf[i] == '\r') {
-			if (i + 1 == len || buf[i + 1] != '\n')
+			if (i + 1 >= len || buf[i + 1] != '\n')
 				return HTTP_E_BARE_CR;
 			i++;
 		} else if (buf[i] == '\n')
@@ -179,47 +181,50 @@ check_bytes(const uint8_t *buf, size_t len)
 static int
 parse_reqline(const uint8_t *buf, size_t eol, struct http_req *req)
 {
-	size_t m, t, v;
+	size_t m, t, v, k;
 
 	for (m = 0; m < eol && is_tchar(buf[m]); m++)
 		;
-	if (m == eol)
+	if (m >= eol)
 		return HTTP_E_REQLINE;
 	if (m == 0 || buf[m] != ' ')
 		return HTTP_E_METHOD;
 	/* Methods are case-sensitive, but a lax backend must not tunnel. */
-	if (eq_ci(buf, m, "connect"))
+	if (eq_ci(buf, 0, m, "connect"))
 		return HTTP_E_CONNECT;
 	for (t = m + 1; t < eol && buf[t] > 0x20 && buf[t] < 0x7f; t++)
 		;
 	if (t == m + 1)
 		return t < eol && buf[t] != ' ' ? HTTP_E_TARGET : HTTP_E_REQLINE;
-	if (t == eol)
+	if (t >= eol)
 		return HTTP_E_REQLINE;
 	if (buf[t] != ' ')
 		return HTTP_E_TARGET;
-	v = t + 1;
-	if (eol - v != 8 || memcmp(buf + v, "HTTP/1.", 7) != 0 ||
-	    (buf[v + 7] != '0' && buf[v + 7] != '1'))
+	/* Byte by byte below eol, not memcmp(): make prove bounds each. */
+	for (v = t + 1, k = 0; v < eol && k < 7 &&
+	    buf[v] == (uint8_t)"HTTP/1."[k]; v++, k++)
+		;
+	if (k < 7 || v >= eol || eol - v != 1 ||
+	    (buf[v] != '0' && buf[v] != '1'))
 		return HTTP_E_VERSION;
 	req->method_len = m;
 	req->target_off = m + 1;
 	req->target_len = t - (m + 1);
-	req->minor = buf[v + 7] - '0';
+	req->minor = buf[v] - '0';
 	return HTTP_OK;
 }
 
 /* Content-Length: 1*DIGIT that fits 64 bits. */
 static int
-parse_length(const uint8_t *p, size_t len, uint64_t *v)
+parse_length(const uint8_t *p, size_t from, size_t to, uint64_t *v)
 {
 	uint64_t x;
 	size_t i;
 	unsigned d;
 
-	if (len == 0)
+	if (from >= to)
 		return HTTP_E_CL_BAD;
-	for (x = 0, i = 0; i < len; i++) {
+	for (x = 0, i = from; i < to; i++) {
 		if (p[i] < '0' || p[i] > '9')
 			return HTTP_E_CL_BAD;
 		d = p[i] - '0';
@@ -231,79 +236,80 @@ parse_length(const uint8_t *p, size_t len, uint64_t *v)
 	return HTTP_OK;
 }
 
-/* Connection: #token; empty list elements are allowed (RFC 9110 5.6.1). */
+/*
+ * Connection: #token in p[from..to); empty list elements are allowed
+ * (RFC 9110 5.6.1).
+ */
 static int
-parse_connection(const uint8_t *p, size_t len, struct fields *f)
+parse_connection(const uint8_t *p, size_t from, size_t to,
+    struct fields *f)
 {
-	size_t i, s, n;
+	size_t i, s, e;
 
-	for (i = 0; i < len;) {
-		while (i < len && (is_ws(p[i]) || p[i] == ','))
+	for (i = from; i < to;) {
+		while (i < to && (is_ws(p[i]) || p[i] == ','))
 			i++;
-		for (s = i; i < len && is_tchar(p[i]); i++)
+		for (s = i; i < to && is_tchar(p[i]); i++)
 			;
 		if (i == s) {
-			if (i < len)
+			if (i < to)
 				return HTTP_E_CONNECTION;
 			break;
 		}
-		n = i - s;
-		while (i < len && is_ws(p[i]))
+		e = i;
+		while (i < to && is_ws(p[i]))
 			i++;
-		if (i < len && p[i] != ',')
+		if (i < to && p[i] != ',')
 			return HTTP_E_CONNECTION;
-		f->conn_other += !eq_ci(p + s, n, "close");
-		if (eq_ci(p + s, n, "close"))
+		f->conn_other += !eq_ci(p, s, e, "close");
+		if (eq_ci(p, s, e, "close"))
 			f->close++;
-		else if (eq_ci(p + s, n, "keep-alive"))
+		else if (eq_ci(p, s, e, "keep-alive"))
 			f->keep = 1;
-		else if (eq_ci(p + s, n, "upgrade"))
+		else if (eq_ci(p, s, e, "upgrade"))
 			f->conn_upgrade = 1;
-		else if (eq_ci(p + s, n, "content-length") ||
-		    eq_ci(p + s, n, "transfer-encoding") ||
-		    eq_ci(p + s, n, "host") || is_spoofable(p + s, n))
+		else if (eq_ci(p, s, e, "content-length") ||
+		    eq_ci(p, s, e, "transfer-encoding") ||
+		    eq_ci(p, s, e, "host") || is_spoofable(p, s, e))
 			return HTTP_E_CONNECTION;
 	}
 	return HTTP_OK;
 }
 
-/* One field line p[0..len) (no CRLF) at offset off, field number idx. */
+/* One field line buf[from..eol) (no CRLF), field number idx. */
 static int
-parse_field(const uint8_t *p, size_t len, size_t off, unsigned idx,
+parse_field(const uint8_t *buf, size_t from, size_t eol, unsigned idx,
     struct http_req *req, struct fields *f)
 {
-	const uint8_t *val;
-	size_t n, v, e, vlen;
+	size_t n, v, e;
 
-	if (is_ws(p[0]))
+	if (from >= eol || is_ws(buf[from]))
 		return HTTP_E_OBS_FOLD;
-	for (n = 0; n < len && is_tchar(p[n]); n++)
+	for (n = from; n < eol && is_tchar(buf[n]); n++)
 		;
-	if (n > 0 && n < len && is_ws(p[n]))
+	if (n > from && n < eol && is_ws(buf[n]))
 		return HTTP_E_FIELD_WS;
-	if (n == 0 || n == len || p[n] != ':')
+	if (n == from || n >= eol || buf[n] != ':')
 		return HTTP_E_FIELD_NAME;
-	for (v = n + 1; v < len && is_ws(p[v]); v++)
+	for (v = n + 1; v < eol && is_ws(buf[v]); v++)
 		;
-	for (e = len; e > v && is_ws(p[e - 1]); e--)
+	for (e = eol; e > v && is_ws(buf[e - 1]); e--)
 		;
-	val = p + v;
-	vlen = e - v;
 
-	if (eq_ci(p, n, "content-length"))
+	if (eq_ci(buf, from, n, "content-length"))
 		return f->cl++ > 0 ? HTTP_E_CL_DUP :
-		    parse_length(val, vlen, &req->body_len);
-	if (eq_ci(p, n, "transfer-encoding"))
+		    parse_length(buf, v, e, &req->body_len);
+	if (eq_ci(buf, from, n, "transfer-encoding"))
 		return f->te++ > 0 ? HTTP_E_TE_DUP :
-		    eq_ci(val, vlen, "chunked") ? HTTP_OK : HTTP_E_TE_BAD;
-	if (eq_ci(p, n, "host")) {
+		    eq_ci(buf, v, e, "chunked") ? HTTP_OK : HTTP_E_TE_BAD;
+	if (eq_ci(buf, from, n, "host")) {
 		if (f->host++ > 0)
 			return HTTP_E_HOST;
-		req->host_off = off + v;
-		req->host_len = vlen;
-	} else if (eq_ci(p, n, "connection")) {
+		req->host_off = v;
+		req->host_len = e - v;
+	} else if (eq_ci(buf, from, n, "connection")) {
 		unsigned other = f->conn_other, closes = f->close;
-		int rc = parse_connection(val, vlen, f);
+		int rc = parse_connection(buf, v, e, f);
 
 		/* "close" alone is hop-by-hop (RFC 9112 9.6): the backend
 		 * connection may outlive the client's, whose end is ours. */
@@ -312,9 +318,9 @@ parse_field(const uint8_t *p, size_t len, size_t off, unsigned idx,
 			f->close_dropped += f->close - closes;
 		}
 		return rc;
-	} else if (eq_ci(p, n, "upgrade"))
-		f->upgrade += vlen > 0;
-	else if (is_spoofable(p, n))
+	} else if (eq_ci(buf, from, n, "upgrade"))
+		f->upgrade += e > v;
+	else if (is_spoofable(buf, from, n))
 		req->drop[idx / 32] |= (uint32_t)1 << (idx % 32);
 	return HTTP_OK;
 }
@@ -338,9 +344,9 @@ parse_fields(const uint8_t *buf, size_t i, size_t len, struct http_req *req,
 			return HTTP_E_INCOMPLETE;
 		if (eol == i)
 			break;
-		if (req->nfields == HTTP_MAX_FIELDS)
+		if (req->nfields >= HTTP_MAX_FIELDS)
 			return HTTP_E_TOO_MANY_FIELDS;
-		rc = parse_field(buf + i, eol - i, i, req->nfields, req, f);
+		rc = parse_field(buf, i, eol, req->nfields, req, f);
 		if (rc != HTTP_OK)
 			return rc;
 		req->nfields++;
