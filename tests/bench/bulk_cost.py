@@ -22,11 +22,11 @@ import signal
 import socket
 import ssl
 import subprocess
-import sys
 import tempfile
 import time
 
-from request_cost import ROOT, free_port, pinned_env, wait_port
+from benchlib import ROOT, free_port, py_backend, self_signed, wait_port
+from request_cost import pinned_env
 
 MIB = 1 << 20
 AEADS = (("AES-128-GCM", "aes128-gcm"),
@@ -101,16 +101,9 @@ def main():
                     "runs (default: what tlsgate -t chooses natively)")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="tlsgate-bulk-")
-    key, crt = os.path.join(tmp, "k.pem"), os.path.join(tmp, "c.pem")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                    "ec_paramgen_curve:P-256", "-nodes", "-keyout", key,
-                    "-out", crt, "-days", "2", "-subj", "/CN=bench"],
-                   check=True, capture_output=True)
+    crt, key = self_signed(tmp)
     bport, lport = free_port(), free_port()
-    backend = subprocess.Popen([sys.executable, os.path.join(ROOT, "tests",
-                                "backend.py"), "--port", str(bport)],
-                               stderr=subprocess.DEVNULL)
-    wait_port(bport)
+    backend = py_backend(bport)
     rows, chosen = {}, set()
     try:
         for name, suite in AEADS:

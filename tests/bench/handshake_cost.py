@@ -32,7 +32,8 @@ import sys
 import tempfile
 import time
 
-from request_cost import ROOT, free_port, pinned_env, wait_port
+from benchlib import ROOT, free_port, py_backend, self_signed, wait_port
+from request_cost import pinned_env
 
 
 def connect(port, version, n, resume, tickets):
@@ -126,16 +127,9 @@ def main():
     ap.add_argument("--chromium", action="store_true")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="tlsgate-hscost-")
-    key, crt = os.path.join(tmp, "k.pem"), os.path.join(tmp, "c.pem")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                    "ec_paramgen_curve:P-256", "-nodes", "-keyout", key,
-                    "-out", crt, "-days", "2", "-subj", "/CN=bench"],
-                   check=True, capture_output=True)
+    crt, key = self_signed(tmp)
     bport, lport = free_port(), free_port()
-    backend = subprocess.Popen([sys.executable, os.path.join(ROOT, "tests",
-                                "backend.py"), "--port", str(bport)],
-                               stderr=subprocess.DEVNULL)
-    wait_port(bport)
+    backend = py_backend(bport)
     confs = {}
     for t in ("on", "off"):
         confs[t] = os.path.join(tmp, "g-%s.conf" % t)

@@ -16,31 +16,10 @@ import signal
 import socket
 import ssl
 import subprocess
-import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
-
-
-def wait_port(port, timeout=30):
-    end = time.time() + timeout
-    while time.time() < end:
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError("port %d never opened" % port)
+from benchlib import ROOT, free_port, py_backend, self_signed, wait_port
 
 
 def pinned_env(binary, conf):
@@ -117,16 +96,9 @@ def main():
     ap.add_argument("--n2", type=int, default=1200)
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="tlsgate-cost-")
-    key, crt = os.path.join(tmp, "k.pem"), os.path.join(tmp, "c.pem")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                    "ec_paramgen_curve:P-256", "-nodes", "-keyout", key,
-                    "-out", crt, "-days", "2", "-subj", "/CN=bench"],
-                   check=True, capture_output=True)
+    crt, key = self_signed(tmp)
     bport, lport = free_port(), free_port()
-    backend = subprocess.Popen([sys.executable, os.path.join(ROOT, "tests",
-                                "backend.py"), "--port", str(bport)],
-                               stderr=subprocess.DEVNULL)
-    wait_port(bport)
+    backend = py_backend(bport)
     rows = []
     try:
         for mode in ("tcp", "http"):
