@@ -1,12 +1,14 @@
-"""The start-up every bench script shares.
+"""The start-up and the callgrind run the bench scripts share.
 
 Owns: waiting for a loopback listener, a throw-away certificate and
-key, and tests/backend.py on a given port.  Port picking is the
-integration harness's own (one free_port for all of tests/).  Never
-measures anything and never keeps a process: what it starts, the
-caller stops.
+key, tests/backend.py on a given port, and one tlsgate run under
+callgrind (its instruction count).  Port picking is the integration
+harness's own (one free_port for all of tests/).  Never keeps a
+process: what it starts, the caller (or callgrind()) stops.
 """
 import os
+import re
+import signal
 import socket
 import subprocess
 import sys
@@ -51,3 +53,39 @@ def py_backend(port, mode="http"):
                          stderr=subprocess.DEVNULL)
     wait_port(port)
     return p
+
+
+def pinned_env(binary, conf):
+    """The environment for a run under valgrind: the primitives pinned to
+    what tlsgate chooses natively (`-t`), so that the counts neither
+    depend on timings taken under valgrind nor count the timing."""
+    out = subprocess.run([binary, "-t", "-c", conf], capture_output=True,
+                         text=True).stdout
+    m = re.search(r"^# primitives[^:]*: (.*)$", out, re.M)
+    env = dict(os.environ)
+    if m:
+        env["TLSGATE_PRIMITIVES"] = m.group(1).strip()
+    return env
+
+
+def callgrind(binary, conf, port, work, env=None,
+              stderr=subprocess.DEVNULL, timeout=120):
+    """(instructions tlsgate ran from start to exit, what work returned):
+    tlsgate on conf under callgrind, driven by work() once it listens on
+    port, then stopped with SIGTERM.  env: its environment (default:
+    pinned_env)."""
+    out = conf + ".callgrind"
+    p = subprocess.Popen(["valgrind", "--tool=callgrind",
+                          "--callgrind-out-file=" + out, binary, "-c", conf],
+                         stdout=subprocess.DEVNULL, stderr=stderr,
+                         env=env or pinned_env(binary, conf))
+    try:
+        wait_port(port)
+        got = work()
+        time.sleep(0.2)
+    finally:
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=timeout)
+    with open(out) as f:
+        m = re.search(r"^(?:summary|totals):\s+(\d+)", f.read(), re.M)
+    return int(m.group(1)), got

@@ -18,15 +18,12 @@ usage: bulk_cost.py [--bin build/tlsgate] [--m1 1] [--m2 5] [--only AEAD]
 import argparse
 import os
 import re
-import signal
 import socket
 import ssl
-import subprocess
 import tempfile
-import time
 
-from benchlib import ROOT, free_port, py_backend, self_signed, wait_port
-from request_cost import pinned_env
+from benchlib import (ROOT, callgrind, free_port, pinned_env, py_backend,
+                      self_signed)
 
 MIB = 1 << 20
 AEADS = (("AES-128-GCM", "aes128-gcm"),
@@ -71,24 +68,14 @@ def drive(port, version, mib, echo):
 
 
 def instructions(binary, conf, port, version, mib, echo, tmp, pin):
-    out = os.path.join(tmp, "cg.out")
     log = os.path.join(tmp, "log")
     with open(log, "w") as err:
-        env = dict(os.environ, TLSGATE_PRIMITIVES=pin)
-        p = subprocess.Popen(["valgrind", "--tool=callgrind",
-                              "--callgrind-out-file=" + out, binary, "-c",
-                              conf], stdout=subprocess.DEVNULL, stderr=err,
-                             env=env)
-        try:
-            wait_port(port)
-            drive(port, version, mib, echo)
-            time.sleep(0.2)
-        finally:
-            p.send_signal(signal.SIGTERM)
-            p.wait(timeout=300)
-    m = re.search(r"^(?:summary|totals):\s+(\d+)", open(out).read(), re.M)
+        ir, _ = callgrind(binary, conf, port,
+                          lambda: drive(port, version, mib, echo),
+                          env=dict(os.environ, TLSGATE_PRIMITIVES=pin),
+                          stderr=err, timeout=300)
     chose = re.search(r"primitives (.*)", open(log).read())
-    return int(m.group(1)), chose.group(1).strip() if chose else "-"
+    return ir, chose.group(1).strip() if chose else "-"
 
 
 def main():

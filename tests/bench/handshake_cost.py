@@ -24,16 +24,13 @@ usage: handshake_cost.py [--bin build/tlsgate] [--n1 10] [--n2 70]
 import argparse
 import os
 import re
-import signal
 import socket
 import ssl
 import subprocess
 import sys
 import tempfile
-import time
 
-from benchlib import ROOT, free_port, py_backend, self_signed, wait_port
-from request_cost import pinned_env
+from benchlib import ROOT, callgrind, free_port, py_backend, self_signed
 
 
 def connect(port, version, n, resume, tickets):
@@ -57,47 +54,23 @@ def connect(port, version, n, resume, tickets):
     return reused
 
 
-def instructions(binary, conf, port, version, n, resume, tickets, tmp):
-    out = os.path.join(tmp, "cg.out")
-    p = subprocess.Popen(["valgrind", "--tool=callgrind",
-                          "--callgrind-out-file=" + out, binary, "-c", conf],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         env=pinned_env(binary, conf))
-    try:
-        wait_port(port)
-        reused = connect(port, version, n, resume, tickets)
-        time.sleep(0.2)
-    finally:
-        p.send_signal(signal.SIGTERM)
-        p.wait(timeout=120)
-    m = re.search(r"^(?:summary|totals):\s+(\d+)", open(out).read(), re.M)
-    return int(m.group(1)), reused
-
-
 def chromium_instructions(binary, conf, port, n, tmp):
     """Ir of tlsgate over n headless Chromium page loads, and how many
     connections it logged (with the group of each)."""
-    out = os.path.join(tmp, "cg.out")
     log = os.path.join(tmp, "gate.log")
-    with open(log, "w") as err:
-        p = subprocess.Popen(["valgrind", "--tool=callgrind",
-                              "--callgrind-out-file=" + out, binary, "-c",
-                              conf], stdout=subprocess.DEVNULL, stderr=err)
-    try:
-        wait_port(port)
+
+    def load():
         for i in range(n):
             subprocess.run(["chromium", "--headless=new", "--no-sandbox",
                             "--disable-gpu", "--ignore-certificate-errors",
                             "--user-data-dir=%s/chromium%d" % (tmp, i),
                             "--dump-dom", "https://127.0.0.1:%d/" % port],
                            capture_output=True, timeout=120)
-        time.sleep(0.2)
-    finally:
-        p.send_signal(signal.SIGTERM)
-        p.wait(timeout=120)
-    m = re.search(r"^(?:summary|totals):\s+(\d+)", open(out).read(), re.M)
+
+    with open(log, "w") as err:
+        ir, _ = callgrind(binary, conf, port, load, stderr=err)
     groups = re.findall(r" conn id=.* group=(\S+)", open(log).read())
-    return int(m.group(1)), groups
+    return ir, groups
 
 
 def chromium_rows(a, conf, lport, tmp):
@@ -152,10 +125,10 @@ def main():
             chromium_rows(a, confs["on"], lport, tmp)
             return
         for name, v, resume, tickets, t in rows:
-            c1, _ = instructions(a.bin, confs[t], lport, v, a.n1, resume,
-                                 tickets, tmp)
-            c2, r = instructions(a.bin, confs[t], lport, v, a.n2, resume,
-                                 tickets, tmp)
+            c1, _ = callgrind(a.bin, confs[t], lport, lambda: connect(
+                lport, v, a.n1, resume, tickets))
+            c2, r = callgrind(a.bin, confs[t], lport, lambda: connect(
+                lport, v, a.n2, resume, tickets))
             print("| %s | %.3f M | %d of %d |" % (
                 name, (c2 - c1) / (a.n2 - a.n1) / 1e6, r, a.n2))
             sys.stdout.flush()

@@ -19,20 +19,8 @@ import subprocess
 import tempfile
 import time
 
-from benchlib import ROOT, free_port, py_backend, self_signed, wait_port
-
-
-def pinned_env(binary, conf):
-    """The environment for a run under valgrind: the primitives pinned to
-    what tlsgate chooses natively (`-t`), so that the counts neither
-    depend on timings taken under valgrind nor count the timing."""
-    out = subprocess.run([binary, "-t", "-c", conf], capture_output=True,
-                         text=True).stdout
-    m = re.search(r"^# primitives[^:]*: (.*)$", out, re.M)
-    env = dict(os.environ)
-    if m:
-        env["TLSGATE_PRIMITIVES"] = m.group(1).strip()
-    return env
+from benchlib import (ROOT, callgrind, free_port, py_backend, self_signed,
+                      wait_port)
 
 
 def drive(port, n):
@@ -72,21 +60,7 @@ def measure(tool, binary, conf, port, n, tmp):
         m = re.search(r"^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?total$",
                       open(out).read(), re.M)
         return int(m.group(1))
-    p = subprocess.Popen(["valgrind", "--tool=callgrind",
-                          "--callgrind-out-file=" + out, binary, "-c", conf],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         env=pinned_env(binary, conf))
-    try:
-        wait_port(port)
-        drive(port, n)
-        time.sleep(0.2)
-    finally:
-        p.send_signal(signal.SIGTERM)
-        p.wait(timeout=120)
-    text = open(out).read()
-    m = re.search(r"^summary:\s+(\d+)", text, re.M) or \
-        re.search(r"^totals:\s+(\d+)", text, re.M)
-    return int(m.group(1))
+    return callgrind(binary, conf, port, lambda: drive(port, n))[0]
 
 
 def main():
