@@ -43,6 +43,7 @@ SLOW = 8.0 if WRAP else 2.0 if os.environ.get("TLSGATE_ASAN") else 1.0
 SANITIZER_MARKS = ("ERROR: AddressSanitizer", "runtime error:",
                    "ERROR: LeakSanitizer")
 LOOPBACK = "127.0.0.1"
+LOOPBACK6 = "::1"
 TEST_TLS_MAX = os.environ.get("TLSGATE_TEST_TLS_MAX") or None
 if TEST_TLS_MAX not in (None, "1.2", "1.3"):
     raise SystemExit("TLSGATE_TEST_TLS_MAX: 1.2 or 1.3, not %r" %
@@ -53,11 +54,17 @@ def deadline(seconds):
     return time.monotonic() + seconds * SLOW
 
 
-def free_port():
-    """A loopback port nothing listens on right now."""
-    with socket.socket() as s:
-        s.bind((LOOPBACK, 0))
+def free_port(host=LOOPBACK):
+    """A port of host (IPv4 or IPv6 loopback) nothing listens on right
+    now."""
+    with socket.socket(socket.AF_INET6 if ":" in host
+                       else socket.AF_INET) as s:
+        s.bind((host, 0))
         return s.getsockname()[1]
+
+
+def free_port6():
+    return free_port(LOOPBACK6)
 
 
 def is_listening(port):
@@ -173,11 +180,13 @@ def cleanup_certs():
 class Backend:
     """tests/backend.py on a loopback port (0: any free one)."""
 
-    def __init__(self, mode="echo", port=0, log=None):
+    def __init__(self, mode="echo", port=0, log=None, proxy_protocol=False):
         cmd = [sys.executable, BACKEND, "--host", LOOPBACK, "--port",
                str(port), "--mode", mode]
         if log:
             cmd += ["--log", log]
+        if proxy_protocol:
+            cmd.append("--proxy-protocol")
         self.log = log
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE)
@@ -380,22 +389,28 @@ def client_ctx(ciphers=None, min_version=None, max_version=None,
     return ctx
 
 
-def tls_connect(port, ctx=None, session=None, timeout=5, rcvbuf=None):
+def tls_connect(port, ctx=None, session=None, timeout=5, rcvbuf=None,
+                host=LOOPBACK):
     """A TLS client socket, handshake done.  A peer's TCP EOF without
     close_notify raises SSLEOFError instead of looking like a clean
     end, so tests can tell the two apart."""
     ctx = ctx or client_ctx()
-    raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    raw = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET,
+                        socket.SOCK_STREAM)
     raw.settimeout(timeout * SLOW)
     if rcvbuf:
         raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
     try:
-        raw.connect((LOOPBACK, port))
+        raw.connect((host, port))
         return ctx.wrap_socket(raw, server_hostname="localhost",
                                session=session, suppress_ragged_eofs=False)
     except BaseException:
         raw.close()
         raise
+
+
+def tls_connect6(port, timeout=5):
+    return tls_connect(port, timeout=timeout, host=LOOPBACK6)
 
 
 def recv_exact(sock, n):

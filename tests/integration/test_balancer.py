@@ -27,7 +27,7 @@ import time
 
 from harness import (LOOPBACK, SLOW, Gate, GateTest, certs, client_ctx,
                      close_tls, deadline, free_port, http_bytes_body,
-                     recv_exact, run)
+                     recv_exact, recv_to_eof, run)
 from test_proxy_protocol import Server
 from test_stats_syslog import read_stats
 
@@ -173,13 +173,7 @@ backend boxes
         s = self.connect(source, ctx, session)
         try:
             s.sendall(GET % (path.encode(), b"close"))
-            data = b""
-            while True:
-                d = s.recv(65536)
-                if not d:
-                    break
-                data += d
-            return data, s.session, s.session_reused
+            return recv_to_eof(s), s.session, s.session_reused
         finally:
             close_tls(s)
 

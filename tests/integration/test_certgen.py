@@ -14,7 +14,7 @@ import stat
 import time
 
 from harness import (BIN, LOOPBACK, WRAP, Gate, GateTest, certs, check, run,
-                     tls_connect, write_conf)
+                     recv_to_eof, tls_connect, write_conf)
 
 NAME = "gate.test"
 
@@ -266,12 +266,7 @@ class CertGen(GateTest):
         s = socket.socket(socket.AF_UNIX)
         s.settimeout(5)
         s.connect(stats[5:])
-        data = b""
-        while True:
-            b = s.recv(4096)
-            if not b:
-                break
-            data += b
+        data = recv_to_eof(s)
         s.close()
         self.assertRegex(data.decode(), r"(?m)^cert_days (29|30)$")
 

@@ -7,64 +7,23 @@ when not installed).
 Runtime: about 4 s with nginx and haproxy installed."""
 import json
 import os
-import re
-import select
 import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 
-from harness import (BACKEND, LOOPBACK, SLOW, GateTest, client_ctx,
-                     close_tls, deadline, echo_roundtrip, free_port,
-                     random_bytes, recv_to_eof, tls_connect)
-
-LOOPBACK6 = "::1"
+from harness import (LOOPBACK, LOOPBACK6, Backend, GateTest, close_tls,
+                     deadline, echo_roundtrip, free_port, free_port6,
+                     random_bytes, recv_to_eof, tls_connect, tls_connect6)
 
 
-def free_port6():
-    with socket.socket(socket.AF_INET6) as s:
-        s.bind((LOOPBACK6, 0))
-        return s.getsockname()[1]
-
-
-def tls_connect6(port, timeout=5):
-    raw = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
-    raw.settimeout(timeout * SLOW)
-    try:
-        raw.connect((LOOPBACK6, port))
-        return client_ctx().wrap_socket(raw, server_hostname="localhost",
-                                        suppress_ragged_eofs=False)
-    except BaseException:
-        raw.close()
-        raise
-
-
-class ProxyBackend:
+class ProxyBackend(Backend):
     """tests/backend.py --proxy-protocol on a free loopback port; its
     --log has the parsed header in each accept event."""
 
     def __init__(self, mode, log):
-        self.log = log
-        self.proc = subprocess.Popen(
-            [sys.executable, BACKEND, "--host", LOOPBACK, "--port", "0",
-             "--mode", mode, "--log", log, "--proxy-protocol"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        end = deadline(10)
-        line = b""
-        while not line.endswith(b"\n") and time.monotonic() < end:
-            r, _, _ = select.select([self.proc.stderr], [], [], 0.1)
-            if r:
-                c = os.read(self.proc.stderr.fileno(), 1)
-                if not c:
-                    break
-                line += c
-        m = re.search(rb":(\d+)\n$", line)
-        if not m:
-            self.stop()
-            raise RuntimeError("backend did not start: %r" % line)
-        self.addr = "%s:%d" % (LOOPBACK, int(m.group(1)))
+        super().__init__(mode, log=log, proxy_protocol=True)
 
     def events(self):
         if not os.path.exists(self.log):
@@ -79,12 +38,6 @@ class ProxyBackend:
                 raise AssertionError("backend logged %r" % self.events())
             time.sleep(0.02)
         return self.events()
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait(10)
-        self.proc.stderr.close()
 
 
 class Server:

@@ -8,10 +8,9 @@ import socketserver
 import ssl
 import threading
 
-from harness import (LOOPBACK, SLOW, GateTest, certs, check, client_ctx,
-                     close_tls,
+from harness import (LOOPBACK, SLOW, GateTest, certs, check, close_tls,
                      echo_roundtrip, free_port, is_listening, recv_to_eof,
-                     tls_connect)
+                     tls_connect, tls_connect6)
 
 
 class _UnixHttp(socketserver.BaseRequestHandler):
@@ -53,19 +52,6 @@ class UnixBackend:
             os.unlink(self.path)
         except OSError:
             pass
-
-
-def tls_connect6(port, timeout=5):
-    """A TLS client socket to [::1]:port, handshake done."""
-    raw = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
-    raw.settimeout(timeout * SLOW)
-    try:
-        raw.connect(("::1", port))
-        return client_ctx().wrap_socket(raw, server_hostname="localhost",
-                                        suppress_ragged_eofs=False)
-    except BaseException:
-        raw.close()
-        raise
 
 
 def der(kind):

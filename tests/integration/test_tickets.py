@@ -19,7 +19,7 @@ import ssl
 import time
 
 from harness import (LOOPBACK, ROOT, Gate, GateTest, certs, check, client_ctx,
-                     free_port, run)
+                     free_port, recv_to_eof, run)
 from test_proxy_protocol import Server
 from test_stats_syslog import read_stats, wait_stats
 
@@ -35,13 +35,7 @@ def key_line(tag, n=80):
 def get(s):
     """One request and its whole answer; the 1.3 ticket comes with it."""
     s.sendall(REQ)
-    data = b""
-    while True:
-        d = s.recv(65536)
-        if not d:
-            break
-        data += d
-    return data
+    return recv_to_eof(s)
 
 
 CTX = {}
