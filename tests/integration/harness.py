@@ -634,6 +634,19 @@ class GateTest(unittest.TestCase):
         self.backends.append(b)
         return b
 
+    def chromium_conn(self, g):
+        """Headless Chromium loads the page through g: the conn event of
+        the connection that carried the request."""
+        rc, out, err = run(["chromium", "--headless=new", "--no-sandbox",
+                            "--disable-gpu", "--ignore-certificate-errors",
+                            "--user-data-dir=%s/chromium" % self.tmp,
+                            "--dump-dom", "https://127.0.0.1:%d/" % g.port],
+                           60)
+        self.assertIn(b"hello from the backend behind tlsgate", out,
+                      err[-500:])
+        g.wait_log(r"^tlsgate: info: conn id=.* requests=[1-9]")
+        return [c for c in g.conns() if c["requests"] != "0"][0]
+
     def gate_file(self, conf_path):
         """Start tlsgate on a config file as it is; do not wait."""
         g = Gate(self.tmp, None, False, conf_path)

@@ -16,9 +16,7 @@ Skipped when haproxy is not installed (.ci/run installs it).
 Runtime: about 10 s."""
 import json
 import os
-import re
 import select
-import shutil
 import signal
 import socket
 import ssl
@@ -28,7 +26,7 @@ import time
 from harness import (LOOPBACK, SLOW, Gate, GateTest, certs, client_ctx,
                      close_tls, deadline, free_port, http_bytes_body,
                      recv_exact, recv_to_eof, run)
-from test_proxy_protocol import Server
+from test_proxy_protocol import haproxy, haproxy_exe
 from test_stats_syslog import read_stats
 
 GET = b"GET %s HTTP/1.1\r\nHost: lb\r\nConnection: %s\r\n\r\n"
@@ -100,10 +98,7 @@ class Balancer(GateTest):
 
     def setUp(self):
         super().setUp()
-        exe = shutil.which("haproxy")
-        if exe is None:
-            self.skipTest("haproxy is not installed (apt-get install "
-                          "haproxy)")
+        haproxy_exe(self)  # skip before anything starts
         self.blog = os.path.join(self.tmp, "backend.log")
         backend = self.backend("http", log=self.blog)
         c = certs()
@@ -118,28 +113,17 @@ class Balancer(GateTest):
             self.boxes.append(g)
             self.stats.append(st)
         self.port = free_port()
-        cfg = os.path.join(self.tmp, "haproxy.cfg")
-        with open(cfg, "w") as f:
-            f.write("""global
-    maxconn 256
-defaults
-    mode tcp
-    timeout connect 2s
-    timeout client 30s
-    timeout server 30s
-    retries 2
-    option redispatch
-frontend fe
+        self.haproxy = haproxy(self, self.port, """frontend fe
     bind %s:%d
     default_backend boxes
 backend boxes
     balance source
+    retries 2
+    option redispatch
     server a %s:%d send-proxy-v2 check inter 200ms fall 1 rise 1
     server b %s:%d send-proxy-v2 check inter 200ms fall 1 rise 1
 """ % (LOOPBACK, self.port, LOOPBACK, self.boxes[0].port, LOOPBACK,
-                self.boxes[1].port))
-        self.haproxy = Server([exe, "-db", "-f", cfg], self.port,
-                              os.path.join(self.tmp, "haproxy.out"))
+       self.boxes[1].port))
         self.relays = []
         # Both boxes checked (and so up) before the first client.
         for g in self.boxes:

@@ -76,6 +76,27 @@ class Server:
         self.proc.wait(10)
 
 
+def haproxy_exe(test):
+    """haproxy's path; skips test when it is not installed."""
+    exe = shutil.which("haproxy")
+    if exe is None:
+        test.skipTest("haproxy is not installed (apt-get install haproxy)")
+    return exe
+
+
+def haproxy(test, port, sections):
+    """haproxy listening on port, started as a Server: mode tcp and
+    timeouts by default, then sections (its frontend and backends)."""
+    exe = haproxy_exe(test)
+    conf = os.path.join(test.tmp, "haproxy.cfg")
+    with open(conf, "w") as f:
+        f.write("global\n    maxconn 256\ndefaults\n    mode tcp\n"
+                "    timeout connect 2s\n    timeout client 30s\n"
+                "    timeout server 30s\n" + sections)
+    return Server([exe, "-db", "-f", conf], port,
+                  os.path.join(test.tmp, "haproxy.out"))
+
+
 def tcp_gate(test, backend, version, family):
     """tlsgate in tcp mode with proxy_protocol = version, listening on
     IPv4 or IPv6 (family 4 or 6) loopback."""
@@ -229,27 +250,12 @@ http {
         return port
 
     def haproxy(self):
-        exe = shutil.which("haproxy")
-        if exe is None:
-            self.skipTest("haproxy is not installed (apt-get install "
-                          "haproxy)")
         port = free_port()
-        conf = os.path.join(self.tmp, "haproxy.cfg")
-        with open(conf, "w") as f:
-            f.write("""global
-    maxconn 64
-defaults
+        self.backends.append(haproxy(self, port, """frontend fe
     mode http
-    timeout connect 5s
-    timeout client 5s
-    timeout server 5s
-frontend fe
     bind %s:%d accept-proxy
     http-request return status 200 content-type text/plain lf-string "%s"
-""" % (LOOPBACK, port, "%[src]:%[src_port] %[dst]:%[dst_port]"))
-        srv = Server([exe, "-db", "-f", conf], port,
-                     os.path.join(self.tmp, "haproxy.out"))
-        self.backends.append(srv)
+""" % (LOOPBACK, port, "%[src]:%[src_port] %[dst]:%[dst_port]")))
         return port
 
     def test_nginx_reads_v1(self):
