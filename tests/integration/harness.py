@@ -499,6 +499,18 @@ def shut_tcp_write(sock):
     socket.socket.shutdown(sock, socket.SHUT_WR)
 
 
+def half_closed(port, data, timeout=5):
+    """data over a new TLS connection, then a TCP half-close: all that
+    comes back up to the peer's close_notify."""
+    s = tls_connect(port, timeout=timeout)
+    try:
+        s.sendall(data)
+        shut_tcp_write(s)
+        return recv_to_eof(s)
+    finally:
+        s.close()
+
+
 def close_tls(sock):
     """Orderly close: close_notify, then the socket."""
     try:
