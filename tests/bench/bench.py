@@ -38,8 +38,8 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+from benchlib import ROOT, free_port, self_signed, wait_port
+
 BUILD = os.path.join(ROOT, "build")
 OUT = os.path.join(ROOT, "bench", "results")
 SUITE = "ECDHE-ECDSA-AES128-GCM-SHA256"
@@ -53,23 +53,6 @@ SMALL_BODY = b"tlsgate bench: a small response body of 64 bytes, padded.......\n
 # Every process group started; killed in cleanup(), also on Ctrl-C.
 GROUPS = []
 COMMANDS = []
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_port(port, timeout=15):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError("nothing listens on port %d" % port)
 
 
 def spawn(cmd, log, cpu=None, env=None):
@@ -171,11 +154,7 @@ def tool_version(cmd):
 # --- configuration of each peer -----------------------------------------
 
 def make_certs(tmp):
-    key, crt = os.path.join(tmp, "key.pem"), os.path.join(tmp, "crt.pem")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                    "ec_paramgen_curve:P-256", "-nodes", "-keyout", key,
-                    "-out", crt, "-days", "2", "-subj", "/CN=localhost"],
-                   check=True, capture_output=True)
+    crt, key = self_signed(tmp)
     pem = os.path.join(tmp, "both.pem")
     with open(pem, "wb") as f:
         f.write(open(crt, "rb").read() + open(key, "rb").read())

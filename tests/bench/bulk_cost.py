@@ -19,15 +19,12 @@ usage: bulk_cost.py [--bin build/tlsgate] [--m1 1] [--m2 5] [--only AEAD]
 import argparse
 import os
 import re
-import signal
 import socket
 import ssl
-import subprocess
-import sys
 import tempfile
-import time
 
-from request_cost import ROOT, free_port, pinned_env, wait_port
+from benchlib import (ROOT, callgrind, free_port, pinned_env, py_backend,
+                      self_signed)
 
 MIB = 1 << 20
 AEADS = (("AES-128-GCM", "aes128-gcm"),
@@ -72,24 +69,14 @@ def drive(port, version, mib, echo):
 
 
 def instructions(binary, conf, port, version, mib, echo, tmp, pin):
-    out = os.path.join(tmp, "cg.out")
     log = os.path.join(tmp, "log")
     with open(log, "w") as err:
-        env = dict(os.environ, TLSGATE_PRIMITIVES=pin)
-        p = subprocess.Popen(["valgrind", "--tool=callgrind",
-                              "--callgrind-out-file=" + out, binary, "-c",
-                              conf], stdout=subprocess.DEVNULL, stderr=err,
-                             env=env)
-        try:
-            wait_port(port)
-            drive(port, version, mib, echo)
-            time.sleep(0.2)
-        finally:
-            p.send_signal(signal.SIGTERM)
-            p.wait(timeout=300)
-    m = re.search(r"^(?:summary|totals):\s+(\d+)", open(out).read(), re.M)
+        ir, _ = callgrind(binary, conf, port,
+                          lambda: drive(port, version, mib, echo),
+                          env=dict(os.environ, TLSGATE_PRIMITIVES=pin),
+                          stderr=err, timeout=300)
     chose = re.search(r"primitives (.*)", open(log).read())
-    return int(m.group(1)), chose.group(1).strip() if chose else "-"
+    return ir, chose.group(1).strip() if chose else "-"
 
 
 def main():
@@ -102,16 +89,9 @@ def main():
                     "runs (default: what tlsgate -t chooses natively)")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="tlsgate-bulk-")
-    key, crt = os.path.join(tmp, "k.pem"), os.path.join(tmp, "c.pem")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                    "ec_paramgen_curve:P-256", "-nodes", "-keyout", key,
-                    "-out", crt, "-days", "2", "-subj", "/CN=bench"],
-                   check=True, capture_output=True)
+    crt, key = self_signed(tmp)
     bport, lport = free_port(), free_port()
-    backend = subprocess.Popen([sys.executable, os.path.join(ROOT, "tests",
-                                "backend.py"), "--port", str(bport)],
-                               stderr=subprocess.DEVNULL)
-    wait_port(bport)
+    backend = py_backend(bport)
     rows, chosen = {}, set()
     try:
         for name, suite in AEADS:

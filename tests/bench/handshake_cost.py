@@ -32,15 +32,13 @@ usage: handshake_cost.py [--bin build/tlsgate] [--n1 10] [--n2 70]
 import argparse
 import os
 import re
-import signal
 import socket
 import ssl
 import subprocess
 import sys
 import tempfile
-import time
 
-from request_cost import ROOT, free_port, pinned_env, wait_port
+from benchlib import ROOT, callgrind, free_port, py_backend, self_signed
 
 
 def connect(port, version, n, resume, tickets):
@@ -64,47 +62,23 @@ def connect(port, version, n, resume, tickets):
     return reused
 
 
-def instructions(binary, conf, port, version, n, resume, tickets, tmp):
-    out = os.path.join(tmp, "cg.out")
-    p = subprocess.Popen(["valgrind", "--tool=callgrind",
-                          "--callgrind-out-file=" + out, binary, "-c", conf],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         env=pinned_env(binary, conf))
-    try:
-        wait_port(port)
-        reused = connect(port, version, n, resume, tickets)
-        time.sleep(0.2)
-    finally:
-        p.send_signal(signal.SIGTERM)
-        p.wait(timeout=120)
-    m = re.search(r"^(?:summary|totals):\s+(\d+)", open(out).read(), re.M)
-    return int(m.group(1)), reused
-
-
 def chromium_instructions(binary, conf, port, n, tmp):
     """Ir of tlsgate over n headless Chromium page loads, and how many
     connections it logged (with the group of each)."""
-    out = os.path.join(tmp, "cg.out")
     log = os.path.join(tmp, "gate.log")
-    with open(log, "w") as err:
-        p = subprocess.Popen(["valgrind", "--tool=callgrind",
-                              "--callgrind-out-file=" + out, binary, "-c",
-                              conf], stdout=subprocess.DEVNULL, stderr=err)
-    try:
-        wait_port(port)
+
+    def load():
         for i in range(n):
             subprocess.run(["chromium", "--headless=new", "--no-sandbox",
                             "--disable-gpu", "--ignore-certificate-errors",
                             "--user-data-dir=%s/chromium%d" % (tmp, i),
                             "--dump-dom", "https://127.0.0.1:%d/" % port],
                            capture_output=True, timeout=120)
-        time.sleep(0.2)
-    finally:
-        p.send_signal(signal.SIGTERM)
-        p.wait(timeout=120)
-    m = re.search(r"^(?:summary|totals):\s+(\d+)", open(out).read(), re.M)
+
+    with open(log, "w") as err:
+        ir, _ = callgrind(binary, conf, port, load, stderr=err)
     groups = re.findall(r" conn id=.* group=(\S+)", open(log).read())
-    return int(m.group(1)), groups
+    return ir, groups
 
 
 NODE_LOOP = r"""
@@ -194,16 +168,9 @@ def main():
     ap.add_argument("--node24")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="tlsgate-hscost-")
-    key, crt = os.path.join(tmp, "k.pem"), os.path.join(tmp, "c.pem")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                    "ec_paramgen_curve:P-256", "-nodes", "-keyout", key,
-                    "-out", crt, "-days", "2", "-subj", "/CN=bench"],
-                   check=True, capture_output=True)
+    crt, key = self_signed(tmp)
     bport, lport = free_port(), free_port()
-    backend = subprocess.Popen([sys.executable, os.path.join(ROOT, "tests",
-                                "backend.py"), "--port", str(bport)],
-                               stderr=subprocess.DEVNULL)
-    wait_port(bport)
+    backend = py_backend(bport)
     confs = {}
     for t in ("on", "off"):
         confs[t] = os.path.join(tmp, "g-%s.conf" % t)
@@ -230,10 +197,10 @@ def main():
             node_rows(a, confs["on"], lport, tmp)
             return
         for name, v, resume, tickets, t in rows:
-            c1, _ = instructions(a.bin, confs[t], lport, v, a.n1, resume,
-                                 tickets, tmp)
-            c2, r = instructions(a.bin, confs[t], lport, v, a.n2, resume,
-                                 tickets, tmp)
+            c1, _ = callgrind(a.bin, confs[t], lport, lambda: connect(
+                lport, v, a.n1, resume, tickets))
+            c2, r = callgrind(a.bin, confs[t], lport, lambda: connect(
+                lport, v, a.n2, resume, tickets))
             print("| %s | %.3f M | %d of %d |" % (
                 name, (c2 - c1) / (a.n2 - a.n1) / 1e6, r, a.n2))
             sys.stdout.flush()

@@ -149,12 +149,7 @@ def main():
     hard = soak.resource.getrlimit(soak.resource.RLIMIT_NOFILE)[1]
     soak.resource.setrlimit(soak.resource.RLIMIT_NOFILE, (hard, hard))
     tmp = tempfile.mkdtemp(prefix="overload-")
-    crt, key = os.path.join(tmp, "crt.pem"), os.path.join(tmp, "key.pem")
-    subprocess.run(["openssl", "req", "-x509", "-newkey",
-                    "rsa:%d" % a.rsa_bits,
-                    "-nodes", "-keyout", key, "-out", crt, "-days", "2",
-                    "-subj", "/CN=localhost"], check=True,
-                   capture_output=True)
+    crt, key = soak.self_signed(tmp, ("-newkey", "rsa:%d" % a.rsa_bits))
     bport = soak.free_port()
     backend, _ = soak.start_backend(tmp, bport)
     soak.wait_port(bport)

@@ -17,44 +17,11 @@ import signal
 import socket
 import ssl
 import subprocess
-import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
-
-
-def wait_port(port, timeout=30):
-    end = time.time() + timeout
-    while time.time() < end:
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError("port %d never opened" % port)
-
-
-def pinned_env(binary, conf):
-    """The environment for a run under valgrind: the primitives pinned to
-    what tlsgate chooses natively (`-t`), so that the counts neither
-    depend on timings taken under valgrind nor count the timing."""
-    out = subprocess.run([binary, "-t", "-c", conf], capture_output=True,
-                         text=True).stdout
-    m = re.search(r"^# primitives[^:]*: (.*)$", out, re.M)
-    env = dict(os.environ)
-    if m:
-        env["TLSGATE_PRIMITIVES"] = m.group(1).strip()
-    return env
+from benchlib import (ROOT, callgrind, free_port, py_backend, self_signed,
+                      wait_port)
 
 
 def drive(port, n):
@@ -94,21 +61,7 @@ def measure(tool, binary, conf, port, n, tmp):
         m = re.search(r"^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?total$",
                       open(out).read(), re.M)
         return int(m.group(1))
-    p = subprocess.Popen(["valgrind", "--tool=callgrind",
-                          "--callgrind-out-file=" + out, binary, "-c", conf],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         env=pinned_env(binary, conf))
-    try:
-        wait_port(port)
-        drive(port, n)
-        time.sleep(0.2)
-    finally:
-        p.send_signal(signal.SIGTERM)
-        p.wait(timeout=120)
-    text = open(out).read()
-    m = re.search(r"^summary:\s+(\d+)", text, re.M) or \
-        re.search(r"^totals:\s+(\d+)", text, re.M)
-    return int(m.group(1))
+    return callgrind(binary, conf, port, lambda: drive(port, n))[0]
 
 
 def main():
@@ -118,16 +71,9 @@ def main():
     ap.add_argument("--n2", type=int, default=1200)
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="tlsgate-cost-")
-    key, crt = os.path.join(tmp, "k.pem"), os.path.join(tmp, "c.pem")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                    "ec_paramgen_curve:P-256", "-nodes", "-keyout", key,
-                    "-out", crt, "-days", "2", "-subj", "/CN=bench"],
-                   check=True, capture_output=True)
+    crt, key = self_signed(tmp)
     bport, lport = free_port(), free_port()
-    backend = subprocess.Popen([sys.executable, os.path.join(ROOT, "tests",
-                                "backend.py"), "--port", str(bport)],
-                               stderr=subprocess.DEVNULL)
-    wait_port(bport)
+    backend = py_backend(bport)
     rows = []
     try:
         for mode in ("tcp", "http"):

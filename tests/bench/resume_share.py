@@ -40,8 +40,7 @@ import tempfile
 import threading
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
+from benchlib import ROOT, free_port, py_backend, self_signed, wait_port
 
 
 def run(port, version, threads, seconds):
@@ -82,22 +81,6 @@ def run(port, version, threads, seconds):
 
 # --- many returning clients (--many) -----------------------------------
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_port(port, timeout=15):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise RuntimeError("nothing listens on %d" % port)
-
-
 def write(path, text):
     with open(path, "w") as f:
         f.write(text)
@@ -106,17 +89,11 @@ def write(path, text):
 
 def spawn_all(tmp, gate):
     """name -> (process, port): tlsgate, nginx, haproxy."""
-    key, crt = os.path.join(tmp, "key.pem"), os.path.join(tmp, "crt.pem")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                    "ec_paramgen_curve:P-256", "-nodes", "-keyout", key,
-                    "-out", crt, "-days", "2", "-subj", "/CN=localhost"],
-                   check=True, capture_output=True)
+    crt, key = self_signed(tmp)
     pem = write(os.path.join(tmp, "both.pem"),
                 open(crt).read() + open(key).read())
     bport = free_port()
-    out = {"backend": (subprocess.Popen(
-        [sys.executable, os.path.join(ROOT, "tests", "backend.py"),
-         "--port", str(bport)], stderr=subprocess.DEVNULL), bport)}
+    out = {"backend": (py_backend(bport), bport)}
     p = free_port()
     conf = write(os.path.join(tmp, "gate.conf"), (
         "listen = 127.0.0.1:%d\nbackend = 127.0.0.1:%d\ncert = %s\n"

@@ -51,11 +51,7 @@ def main():
     hard = soak.resource.getrlimit(soak.resource.RLIMIT_NOFILE)[1]
     soak.resource.setrlimit(soak.resource.RLIMIT_NOFILE, (hard, hard))
     tmp = tempfile.mkdtemp(prefix="slowloris-")
-    crt, key = os.path.join(tmp, "crt.pem"), os.path.join(tmp, "key.pem")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                    "ec_paramgen_curve:P-256", "-nodes", "-keyout", key,
-                    "-out", crt, "-days", "2", "-subj", "/CN=localhost"],
-                   check=True, capture_output=True)
+    crt, key = soak.self_signed(tmp)
     bport, port, sport = soak.free_port(), soak.free_port(), soak.free_port()
     backend, _ = soak.start_backend(tmp, bport)
     conf = os.path.join(tmp, "tlsgate.conf")

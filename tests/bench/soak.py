@@ -43,15 +43,14 @@ import re
 import resource
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+from benchlib import ROOT, free_port, self_signed, wait_port
+
 PAGE = os.sysconf("SC_PAGE_SIZE")
 # Below this p99 the ratio tests mean nothing: a connection costs tlsgate
 # ~0.8 ms of CPU and the client ~0.4 ms, so a p99 of a few ms is made of
@@ -70,23 +69,6 @@ CACHE = 1024
 QUIET_TICKS = 1
 MIN_QUIET = 10      # quiet seconds a window needs to be judged on them
 LISTEN = "0A"   # include/net/tcp_states.h; every other state is a connection
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_port(port, timeout=15):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close()
-            return True
-        except OSError:
-            time.sleep(0.05)
-    return False
 
 
 def rss_kb(pid, field="VmRSS"):
@@ -357,11 +339,7 @@ def load(a, port, out, tag, seconds, every_second=None):
 
 
 def soak(a, tmp, out):
-    crt, key = os.path.join(tmp, "crt.pem"), os.path.join(tmp, "key.pem")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                    "ec_paramgen_curve:P-256", "-nodes", "-keyout", key,
-                    "-out", crt, "-days", "2", "-subj", "/CN=localhost"],
-                   check=True, capture_output=True)
+    crt, key = self_signed(tmp)
     bport, port = free_port(), free_port()
     conf = os.path.join(tmp, "tlsgate.conf")
     with open(conf, "w") as f:
@@ -373,21 +351,18 @@ def soak(a, tmp, out):
     procs = {}
     try:
         procs["backend"], backend_name = start_backend(tmp, bport)
-        if not wait_port(bport):
-            raise RuntimeError("the backend did not start")
+        wait_port(bport)
         procs["gate"] = g = spawn([a.bin, "-c", conf], 0,
                                   stderr=subprocess.PIPE)
         stats = Stats(g)
-        if not wait_port(port):
-            raise RuntimeError("tlsgate did not start")
+        wait_port(port)
         servers = [("tlsgate", port)]
         for name in a.peers:
             if not shutil.which(name):
                 continue
             pport = free_port()
             procs[name] = PEERS[name](tmp, pport, bport, crt, key)
-            if not wait_port(pport):
-                raise RuntimeError("the %s terminator did not start" % name)
+            wait_port(pport)
             servers.append((name, pport))
         seg = a.segment if len(servers) > 1 else a.duration
         segs = os.path.join(out, "segments")

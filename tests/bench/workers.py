@@ -10,31 +10,11 @@ would.  usage: workers.py [--bin build/tlsgate] [--seconds 8]
 import argparse
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_port(port):
-    end = time.time() + 10
-    while time.time() < end:
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise SystemExit("tlsgate did not listen on %d" % port)
+from benchlib import ROOT, free_port, self_signed, wait_port
 
 
 def tlsload(args, port, seconds, reuse):
@@ -57,11 +37,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=8)
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="tlsgate-workers-")
-    key, crt = os.path.join(tmp, "k.pem"), os.path.join(tmp, "c.pem")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                    "ec_paramgen_curve:P-256", "-nodes", "-keyout", key,
-                    "-out", crt, "-days", "2", "-subj", "/CN=bench"],
-                   check=True, capture_output=True)
+    crt, key = self_signed(tmp)
     rows = []
     for workers in (1, 2):
         port = free_port()

@@ -44,6 +44,7 @@ SLOW = 8.0 if WRAP else 2.0 if os.environ.get("TLSGATE_ASAN") else 1.0
 SANITIZER_MARKS = ("ERROR: AddressSanitizer", "runtime error:",
                    "ERROR: LeakSanitizer")
 LOOPBACK = "127.0.0.1"
+LOOPBACK6 = "::1"
 TEST_TLS_MAX = os.environ.get("TLSGATE_TEST_TLS_MAX") or None
 if TEST_TLS_MAX not in (None, "1.2", "1.3"):
     raise SystemExit("TLSGATE_TEST_TLS_MAX: 1.2 or 1.3, not %r" %
@@ -54,11 +55,17 @@ def deadline(seconds):
     return time.monotonic() + seconds * SLOW
 
 
-def free_port():
-    """A loopback port nothing listens on right now."""
-    with socket.socket() as s:
-        s.bind((LOOPBACK, 0))
+def free_port(host=LOOPBACK):
+    """A port of host (IPv4 or IPv6 loopback) nothing listens on right
+    now."""
+    with socket.socket(socket.AF_INET6 if ":" in host
+                       else socket.AF_INET) as s:
+        s.bind((host, 0))
         return s.getsockname()[1]
+
+
+def free_port6():
+    return free_port(LOOPBACK6)
 
 
 def is_listening(port):
@@ -176,11 +183,13 @@ def cleanup_certs():
 class Backend:
     """tests/backend.py on a loopback port (0: any free one)."""
 
-    def __init__(self, mode="echo", port=0, log=None):
+    def __init__(self, mode="echo", port=0, log=None, proxy_protocol=False):
         cmd = [sys.executable, BACKEND, "--host", LOOPBACK, "--port",
                str(port), "--mode", mode]
         if log:
             cmd += ["--log", log]
+        if proxy_protocol:
+            cmd.append("--proxy-protocol")
         self.log = log
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE)
@@ -405,22 +414,28 @@ def client_ctx(ciphers=None, min_version=None, max_version=None,
     return ctx
 
 
-def tls_connect(port, ctx=None, session=None, timeout=5, rcvbuf=None):
+def tls_connect(port, ctx=None, session=None, timeout=5, rcvbuf=None,
+                host=LOOPBACK):
     """A TLS client socket, handshake done.  A peer's TCP EOF without
     close_notify raises SSLEOFError instead of looking like a clean
     end, so tests can tell the two apart."""
     ctx = ctx or client_ctx()
-    raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    raw = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET,
+                        socket.SOCK_STREAM)
     raw.settimeout(timeout * SLOW)
     if rcvbuf:
         raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
     try:
-        raw.connect((LOOPBACK, port))
+        raw.connect((host, port))
         return ctx.wrap_socket(raw, server_hostname="localhost",
                                session=session, suppress_ragged_eofs=False)
     except BaseException:
         raw.close()
         raise
+
+
+def tls_connect6(port, timeout=5):
+    return tls_connect(port, timeout=timeout, host=LOOPBACK6)
 
 
 def recv_exact(sock, n):
@@ -507,6 +522,18 @@ def shut_tcp_write(sock):
     """TCP half-close under a TLS socket: a FIN, and no close_notify
     (SSLSocket.shutdown would drop the TLS state first)."""
     socket.socket.shutdown(sock, socket.SHUT_WR)
+
+
+def half_closed(port, data, timeout=5):
+    """data over a new TLS connection, then a TCP half-close: all that
+    comes back up to the peer's close_notify."""
+    s = tls_connect(port, timeout=timeout)
+    try:
+        s.sendall(data)
+        shut_tcp_write(s)
+        return recv_to_eof(s)
+    finally:
+        s.close()
 
 
 def close_tls(sock):
@@ -643,6 +670,19 @@ class GateTest(unittest.TestCase):
         b = Backend(mode, port, log)
         self.backends.append(b)
         return b
+
+    def chromium_conn(self, g):
+        """Headless Chromium loads the page through g: the conn event of
+        the connection that carried the request."""
+        rc, out, err = run(["chromium", "--headless=new", "--no-sandbox",
+                            "--disable-gpu", "--ignore-certificate-errors",
+                            "--user-data-dir=%s/chromium" % self.tmp,
+                            "--dump-dom", "https://127.0.0.1:%d/" % g.port],
+                           60)
+        self.assertIn(b"hello from the backend behind tlsgate", out,
+                      err[-500:])
+        g.wait_log(r"^tlsgate: info: conn id=.* requests=[1-9]")
+        return [c for c in g.conns() if c["requests"] != "0"][0]
 
     def gate_file(self, conf_path):
         """Start tlsgate on a config file as it is; do not wait."""

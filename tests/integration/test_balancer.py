@@ -17,9 +17,7 @@ Skipped when haproxy is not installed (.ci/run installs it).
 Runtime: about 10 s."""
 import json
 import os
-import re
 import select
-import shutil
 import signal
 import socket
 import ssl
@@ -28,8 +26,8 @@ import time
 
 from harness import (LOOPBACK, SLOW, Gate, GateTest, certs, client_ctx,
                      close_tls, deadline, free_port, http_bytes_body,
-                     recv_exact, run)
-from test_proxy_protocol import Server
+                     recv_exact, recv_to_eof, run)
+from test_proxy_protocol import haproxy, haproxy_exe
 from test_stats_syslog import read_stats
 
 GET = b"GET %s HTTP/1.1\r\nHost: lb\r\nConnection: %s\r\n\r\n"
@@ -101,10 +99,7 @@ class Balancer(GateTest):
 
     def setUp(self):
         super().setUp()
-        exe = shutil.which("haproxy")
-        if exe is None:
-            self.skipTest("haproxy is not installed (apt-get install "
-                          "haproxy)")
+        haproxy_exe(self)  # skip before anything starts
         self.blog = os.path.join(self.tmp, "backend.log")
         backend = self.backend("http", log=self.blog)
         c = certs()
@@ -119,28 +114,17 @@ class Balancer(GateTest):
             self.boxes.append(g)
             self.stats.append(st)
         self.port = free_port()
-        cfg = os.path.join(self.tmp, "haproxy.cfg")
-        with open(cfg, "w") as f:
-            f.write("""global
-    maxconn 256
-defaults
-    mode tcp
-    timeout connect 2s
-    timeout client 30s
-    timeout server 30s
-    retries 2
-    option redispatch
-frontend fe
+        self.haproxy = haproxy(self, self.port, """frontend fe
     bind %s:%d
     default_backend boxes
 backend boxes
     balance source
+    retries 2
+    option redispatch
     server a %s:%d send-proxy-v2 check inter 200ms fall 1 rise 1
     server b %s:%d send-proxy-v2 check inter 200ms fall 1 rise 1
 """ % (LOOPBACK, self.port, LOOPBACK, self.boxes[0].port, LOOPBACK,
-                self.boxes[1].port))
-        self.haproxy = Server([exe, "-db", "-f", cfg], self.port,
-                              os.path.join(self.tmp, "haproxy.out"))
+       self.boxes[1].port))
         self.relays = []
         # Both boxes checked (and so up) before the first client.
         for g in self.boxes:
@@ -174,13 +158,7 @@ backend boxes
         s = self.connect(source, ctx, session)
         try:
             s.sendall(GET % (path.encode(), b"close"))
-            data = b""
-            while True:
-                d = s.recv(65536)
-                if not d:
-                    break
-                data += d
-            return data, s.session, s.session_reused
+            return recv_to_eof(s), s.session, s.session_reused
         finally:
             close_tls(s)
 

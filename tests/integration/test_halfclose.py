@@ -2,8 +2,8 @@
 """TCP half-close from the client: it sends, closes its sending side
 with a bare FIN (no close_notify), and must still get every byte of the
 answer, then a clean close_notify."""
-from harness import (GateTest, echo_roundtrip, http_bytes_body, random_bytes,
-                     recv_to_eof, shut_tcp_write, tls_connect)
+from harness import (GateTest, echo_roundtrip, half_closed, http_bytes_body,
+                     random_bytes, recv_to_eof, shut_tcp_write, tls_connect)
 
 
 class HalfClose(GateTest):
@@ -35,25 +35,13 @@ class HalfClose(GateTest):
         # its answer must still reach the client.
         g = self.gate(self.backend("sink"))
         data = random_bytes(500000, seed=6)
-        s = tls_connect(g.port, timeout=10)
-        try:
-            s.sendall(data)
-            shut_tcp_write(s)
-            answer = recv_to_eof(s)
-        finally:
-            s.close()
-        self.assertEqual(answer, b"%d\n" % len(data))
+        self.assertEqual(half_closed(g.port, data, 10), b"%d\n" % len(data))
 
     def test_http_response_after_half_close(self):
         n = 1 << 20
         g = self.gate(self.backend("http"))
-        s = tls_connect(g.port, timeout=10)
-        try:
-            s.sendall(b"GET /bytes/%d HTTP/1.1\r\nHost: x\r\n\r\n" % n)
-            shut_tcp_write(s)
-            resp = recv_to_eof(s)
-        finally:
-            s.close()
+        resp = half_closed(g.port, b"GET /bytes/%d HTTP/1.1\r\nHost: x\r\n"
+                           b"\r\n" % n, 10)
         head, _, body = resp.partition(b"\r\n\r\n")
         self.assertTrue(head.startswith(b"HTTP/1.1 200 "), head)
         self.assertEqual(body, http_bytes_body(n))

@@ -11,14 +11,12 @@ import hashlib
 import json
 import os
 import random
-import socket
 import struct
 import time
 
-from harness import (LOOPBACK, SLOW, GateTest, certs, client_ctx, close_tls,
-                     deadline, free_port, recv_to_eof, tls_connect)
-
-LOOPBACK6 = "::1"
+from harness import (LOOPBACK, LOOPBACK6, GateTest, certs, close_tls,
+                     deadline, free_port, free_port6, recv_to_eof,
+                     tls_connect, tls_connect6)
 
 SPOOFED = (b"X-Forwarded-For: 6.6.6.6\r\n"
            b"x-forwarded-for: 7.7.7.7, 8.8.8.8\r\n"
@@ -29,24 +27,6 @@ SPOOFED = (b"X-Forwarded-For: 6.6.6.6\r\n"
            b"X-Client-Cert-Subject: CN=admin\r\n")
 SPOOFABLE = ("x-forwarded-for", "x-forwarded-proto", "x-forwarded-port",
              "x-real-ip", "forwarded", "x-client-cert-subject")
-
-
-def free_port6():
-    with socket.socket(socket.AF_INET6) as s:
-        s.bind((LOOPBACK6, 0))
-        return s.getsockname()[1]
-
-
-def tls_connect6(port, timeout=5):
-    raw = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
-    raw.settimeout(timeout * SLOW)
-    try:
-        raw.connect((LOOPBACK6, port))
-        return client_ctx().wrap_socket(raw, server_hostname="localhost",
-                                        suppress_ragged_eofs=False)
-    except BaseException:
-        raw.close()
-        raise
 
 
 def read_head(sock, timeout=5):

@@ -12,8 +12,7 @@ import time
 
 from harness import (BIN, LOOPBACK, SLOW, WRAP, GateTest, certs, close_tls,
                      deadline, echo_roundtrip, free_port, is_listening,
-                     random_bytes,
-                     recv_to_eof, shut_tcp_write, tls_connect, write_conf)
+                     half_closed, random_bytes, tls_connect, write_conf)
 from test_stats_syslog import read_stats
 
 # Linux's fcntl to size a pipe (Python names it from 3.10 on).
@@ -58,13 +57,7 @@ class ConnLog(GateTest):
         # The sink backend answers "<count>\n": in and out must differ.
         g = self.gate(self.backend("sink"))
         data = random_bytes(54321, seed=10)
-        s = tls_connect(g.port)
-        try:
-            s.sendall(data)
-            shut_tcp_write(s)
-            answer = recv_to_eof(s)
-        finally:
-            s.close()
+        answer = half_closed(g.port, data)
         self.assertEqual(answer, b"54321\n")
         c = g.wait_conns(1)[0]
         self.assertEqual(int(c["in"]), len(data))

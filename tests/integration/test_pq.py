@@ -345,15 +345,7 @@ class Hybrid(PQBase):
     def test_headless_chromium_is_served_over_x25519mlkem768(self):
         need("chromium")
         g = self.gate13()
-        rc, out, err = run(["chromium", "--headless=new", "--no-sandbox",
-                            "--disable-gpu", "--ignore-certificate-errors",
-                            "--user-data-dir=%s/chromium" % self.tmp,
-                            "--dump-dom", "https://127.0.0.1:%d/" % g.port],
-                           60)
-        self.assertIn(b"hello from the backend behind tlsgate", out,
-                      err[-500:])
-        g.wait_log(r"^tlsgate: info: conn id=.* requests=[1-9]")
-        conn = [c for c in g.conns() if c["requests"] != "0"][0]
+        conn = self.chromium_conn(g)
         self.assertEqual((conn["version"], conn["group"]),
                          ("TLS1.3", "x25519mlkem768"))
         # The page was served; how an exiting browser drops its socket

@@ -335,12 +335,7 @@ class ProxyIn(GateTest):
             s = raw(rport)
             s.sendall(head + req)
             s.shutdown(socket.SHUT_WR)
-            got = b""
-            while True:
-                d = s.recv(4096)
-                if not d:
-                    break
-                got += d
+            got = recv_to_eof(s)
             s.close()
             return got
 

@@ -8,64 +8,23 @@ when not installed).
 Runtime: about 4 s with nginx and haproxy installed."""
 import json
 import os
-import re
-import select
 import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 
-from harness import (BACKEND, LOOPBACK, SLOW, GateTest, client_ctx,
-                     close_tls, deadline, echo_roundtrip, free_port,
-                     random_bytes, recv_to_eof, tls_connect)
-
-LOOPBACK6 = "::1"
+from harness import (LOOPBACK, LOOPBACK6, Backend, GateTest, close_tls,
+                     deadline, echo_roundtrip, free_port, free_port6,
+                     random_bytes, recv_to_eof, tls_connect, tls_connect6)
 
 
-def free_port6():
-    with socket.socket(socket.AF_INET6) as s:
-        s.bind((LOOPBACK6, 0))
-        return s.getsockname()[1]
-
-
-def tls_connect6(port, timeout=5):
-    raw = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
-    raw.settimeout(timeout * SLOW)
-    try:
-        raw.connect((LOOPBACK6, port))
-        return client_ctx().wrap_socket(raw, server_hostname="localhost",
-                                        suppress_ragged_eofs=False)
-    except BaseException:
-        raw.close()
-        raise
-
-
-class ProxyBackend:
+class ProxyBackend(Backend):
     """tests/backend.py --proxy-protocol on a free loopback port; its
     --log has the parsed header in each accept event."""
 
     def __init__(self, mode, log):
-        self.log = log
-        self.proc = subprocess.Popen(
-            [sys.executable, BACKEND, "--host", LOOPBACK, "--port", "0",
-             "--mode", mode, "--log", log, "--proxy-protocol"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        end = deadline(10)
-        line = b""
-        while not line.endswith(b"\n") and time.monotonic() < end:
-            r, _, _ = select.select([self.proc.stderr], [], [], 0.1)
-            if r:
-                c = os.read(self.proc.stderr.fileno(), 1)
-                if not c:
-                    break
-                line += c
-        m = re.search(rb":(\d+)\n$", line)
-        if not m:
-            self.stop()
-            raise RuntimeError("backend did not start: %r" % line)
-        self.addr = "%s:%d" % (LOOPBACK, int(m.group(1)))
+        super().__init__(mode, log=log, proxy_protocol=True)
 
     def events(self):
         if not os.path.exists(self.log):
@@ -80,12 +39,6 @@ class ProxyBackend:
                 raise AssertionError("backend logged %r" % self.events())
             time.sleep(0.02)
         return self.events()
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait(10)
-        self.proc.stderr.close()
 
 
 class Server:
@@ -122,6 +75,27 @@ class Server:
         except ProcessLookupError:
             pass
         self.proc.wait(10)
+
+
+def haproxy_exe(test):
+    """haproxy's path; skips test when it is not installed."""
+    exe = shutil.which("haproxy")
+    if exe is None:
+        test.skipTest("haproxy is not installed (apt-get install haproxy)")
+    return exe
+
+
+def haproxy(test, port, sections):
+    """haproxy listening on port, started as a Server: mode tcp and
+    timeouts by default, then sections (its frontend and backends)."""
+    exe = haproxy_exe(test)
+    conf = os.path.join(test.tmp, "haproxy.cfg")
+    with open(conf, "w") as f:
+        f.write("global\n    maxconn 256\ndefaults\n    mode tcp\n"
+                "    timeout connect 2s\n    timeout client 30s\n"
+                "    timeout server 30s\n" + sections)
+    return Server([exe, "-db", "-f", conf], port,
+                  os.path.join(test.tmp, "haproxy.out"))
 
 
 def tcp_gate(test, backend, version, family):
@@ -277,27 +251,12 @@ http {
         return port
 
     def haproxy(self):
-        exe = shutil.which("haproxy")
-        if exe is None:
-            self.skipTest("haproxy is not installed (apt-get install "
-                          "haproxy)")
         port = free_port()
-        conf = os.path.join(self.tmp, "haproxy.cfg")
-        with open(conf, "w") as f:
-            f.write("""global
-    maxconn 64
-defaults
+        self.backends.append(haproxy(self, port, """frontend fe
     mode http
-    timeout connect 5s
-    timeout client 5s
-    timeout server 5s
-frontend fe
     bind %s:%d accept-proxy
     http-request return status 200 content-type text/plain lf-string "%s"
-""" % (LOOPBACK, port, "%[src]:%[src_port] %[dst]:%[dst_port]"))
-        srv = Server([exe, "-db", "-f", conf], port,
-                     os.path.join(self.tmp, "haproxy.out"))
-        self.backends.append(srv)
+""" % (LOOPBACK, port, "%[src]:%[src_port] %[dst]:%[dst_port]")))
         return port
 
     def test_nginx_reads_v1(self):

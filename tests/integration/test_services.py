@@ -9,10 +9,9 @@ import socketserver
 import ssl
 import threading
 
-from harness import (LOOPBACK, SLOW, GateTest, certs, check, client_ctx,
-                     close_tls,
+from harness import (LOOPBACK, SLOW, GateTest, certs, check, close_tls,
                      echo_roundtrip, free_port, is_listening, recv_to_eof,
-                     tls_connect)
+                     tls_connect, tls_connect6)
 
 
 class _UnixHttp(socketserver.BaseRequestHandler):
@@ -54,19 +53,6 @@ class UnixBackend:
             os.unlink(self.path)
         except OSError:
             pass
-
-
-def tls_connect6(port, timeout=5):
-    """A TLS client socket to [::1]:port, handshake done."""
-    raw = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
-    raw.settimeout(timeout * SLOW)
-    try:
-        raw.connect(("::1", port))
-        return client_ctx().wrap_socket(raw, server_hostname="localhost",
-                                        suppress_ragged_eofs=False)
-    except BaseException:
-        raw.close()
-        raise
 
 
 def der(kind):
@@ -146,9 +132,11 @@ class Services(GateTest):
         self.assertEqual(conn["svc"], "alpha")
         self.assertEqual(conn["outcome"], "ok")
 
-    def test_http_service_reaches_unix_backend_over_ipv4(self):
-        g, pa, pb, p6 = self.two_services()
-        s = tls_connect(pb)
+    def ask_beta(self, ipv6):
+        """One GET through beta (http, unix backend, RSA certificate) on
+        its IPv6 or IPv4 listener: (the answer, its conn event)."""
+        g, _, pb, p6 = self.two_services()
+        s = tls_connect6(p6) if ipv6 else tls_connect(pb)
         try:
             cert = s.getpeercert(True)
             answer = http_get(s)
@@ -156,27 +144,21 @@ class Services(GateTest):
             s.close()
         self.assertEqual(cert, der("rsa"))
         self.assertTrue(answer.startswith(b"HTTP/1.1 200 "), answer)
+        conn = g.wait_conns(1)[0]
+        self.assertEqual(conn["svc"], "beta")
+        return answer, conn
+
+    def test_http_service_reaches_unix_backend_over_ipv4(self):
+        answer, conn = self.ask_beta(False)
         self.assertIn(b"unix backend got:\nGET /svc HTTP/1.1\r\n", answer)
         # http mode rewrote the head on the way.
         self.assertIn(b"X-Forwarded-For: 127.0.0.1", answer)
-        conn = g.wait_conns(1)[0]
-        self.assertEqual(conn["svc"], "beta")
         self.assertEqual(conn["outcome"], "ok")
 
     def test_http_service_reaches_unix_backend_over_ipv6(self):
-        g, pa, pb, p6 = self.two_services()
-        s = tls_connect6(p6)
-        try:
-            cert = s.getpeercert(True)
-            answer = http_get(s)
-        finally:
-            s.close()
-        self.assertEqual(cert, der("rsa"))
-        self.assertTrue(answer.startswith(b"HTTP/1.1 200 "), answer)
+        answer, conn = self.ask_beta(True)
         self.assertIn(b"unix backend got:", answer)
         self.assertIn(b"X-Forwarded-For: ::1", answer)
-        conn = g.wait_conns(1)[0]
-        self.assertEqual(conn["svc"], "beta")
         self.assertTrue(conn["peer"].startswith("[::1]:"), conn)
 
     def test_ipv6_listener_is_not_the_ipv4_one(self):

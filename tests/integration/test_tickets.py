@@ -20,8 +20,8 @@ import ssl
 import time
 
 from harness import (LOOPBACK, ROOT, Gate, GateTest, certs, check, client_ctx,
-                     free_port, run)
-from test_proxy_protocol import Server
+                     free_port, recv_to_eof, run)
+from test_proxy_protocol import haproxy, haproxy_exe
 from test_stats_syslog import read_stats, wait_stats
 
 V = {"1.2": ssl.TLSVersion.TLSv1_2, "1.3": ssl.TLSVersion.TLSv1_3}
@@ -36,13 +36,7 @@ def key_line(tag, n=80):
 def get(s):
     """One request and its whole answer; the 1.3 ticket comes with it."""
     s.sendall(REQ)
-    data = b""
-    while True:
-        d = s.recv(65536)
-        if not d:
-            break
-        data += d
-    return data
+    return recv_to_eof(s)
 
 
 CTX = {}
@@ -286,10 +280,7 @@ class TwoBoxes(GateTest):
     N = 25
 
     def boxes(self, files):
-        exe = shutil.which("haproxy")
-        if exe is None:
-            self.skipTest("haproxy is not installed (apt-get install "
-                          "haproxy)")
+        haproxy_exe(self)  # skip before anything starts
         backend = self.backend("http")
         c = certs()
         self.box, self.st = [], []
@@ -303,16 +294,7 @@ class TwoBoxes(GateTest):
             self.box.append(g)
             self.st.append(st)
         self.port = free_port()
-        cfg = os.path.join(self.tmp, "haproxy.cfg")
-        with open(cfg, "w") as f:
-            f.write("""global
-    maxconn 256
-defaults
-    mode tcp
-    timeout connect 2s
-    timeout client 30s
-    timeout server 30s
-frontend fe
+        self.haproxy = haproxy(self, self.port, """frontend fe
     bind %s:%d
     default_backend boxes
 backend boxes
@@ -320,9 +302,7 @@ backend boxes
     server a %s:%d
     server b %s:%d
 """ % (LOOPBACK, self.port, LOOPBACK, self.box[0].port, LOOPBACK,
-                self.box[1].port))
-        self.haproxy = Server([exe, "-db", "-f", cfg], self.port,
-                              os.path.join(self.tmp, "haproxy.out"))
+       self.box[1].port))
 
     def tearDown(self):
         if getattr(self, "haproxy", None) is not None:
