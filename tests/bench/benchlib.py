@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """The start-up and the callgrind run the bench scripts share.
 
 Owns: waiting for a loopback listener, a throw-away certificate and
