@@ -1,9 +1,10 @@
-# SPDX-License-Identifier: ISC
 ################################################################################
 #
 # tlsgate
 #
 ################################################################################
+
+# SPDX-License-Identifier: ISC
 
 # The tlsgate tree this external tree lives in; a release would set
 # TLSGATE_SITE to its tarball instead.
