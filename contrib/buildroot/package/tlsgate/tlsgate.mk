@@ -1,9 +1,10 @@
-# SPDX-License-Identifier: ISC
 ################################################################################
 #
 # tlsgate
 #
 ################################################################################
+
+# SPDX-License-Identifier: ISC
 
 # The tlsgate tree this external tree lives in; a release would set
 # TLSGATE_SITE to its tarball instead.
@@ -20,10 +21,17 @@ TLSGATE_OVERRIDE_SRCDIR_RSYNC_EXCLUSIONS = --exclude=/build --exclude=/.git
 # Buildroot's bearssl package put 0.6's headers and library in staging:
 # BEARSSL=system finds them through the toolchain's sysroot and checks
 # them with a compile-and-link probe.  It is linked in statically
-# (-l:libbearssl.a), as the README promises, even where the package also
-# built a shared library.  TARGET_CONFIGURE_OPTS passes CC,
+# (-l:libbearssl.a), as the README promises.  With BR2_SHARED_LIBS,
+# Buildroot's default, that package builds libbearssl.so alone and the
+# link fails: ask it for the archive too (its build recipe expands
+# BEARSSL_TARGETS when it runs, after this file is read; target-finalize
+# drops the .a from the target).  TARGET_CONFIGURE_OPTS passes CC,
 # AR, STRIP, CFLAGS, CPPFLAGS and LDFLAGS on the command line, on install
 # too, so that nothing is rebuilt with other flags.
+ifeq ($(BR2_PACKAGE_TLSGATE)$(filter lib,$(BEARSSL_TARGETS)),y)
+BEARSSL_TARGETS += lib
+endif
+
 TLSGATE_MAKE_OPTS = \
 	$(TARGET_CONFIGURE_OPTS) \
 	BEARSSL=system \
