@@ -716,8 +716,8 @@ def bench_hybrid(tmp, bport, crt, key, a):
     """tlsgate's full TLS 1.3 handshakes over X25519 alone and each hybrid,
     from Node 24 (tests/bench/hsload.js) on the load core: one process a
     group (groups = that group alone, each connection logged), all started
-    at once and measured in turns, HY_ROUNDS rounds, the most handshakes/s
-    and the least server CPU per handshake of each.  A row is good only if
+    at once and measured in turns, a.hy_rounds rounds of a.hy_seconds, the
+    most handshakes/s and the least server CPU per handshake of each.  A row is good only if
     Node saw its group on every connection and tlsgate logged each as a
     full TLS 1.3 handshake over it."""
     r, procs = {}, []
@@ -1090,6 +1090,9 @@ def main():
             "haproxy": tool_version(["haproxy", "-v"]),
             "nginx (backend)": tool_version(["nginx", "-v"]),
             "OpenSSL": tool_version(["openssl", "version"]),
+            "Node (hybrid rows)": tool_version([
+                NODE24, "-p", "'node ' + process.version + ', OpenSSL ' + "
+                "process.versions.openssl"]),
         }
         checks = []
         for n in names:
