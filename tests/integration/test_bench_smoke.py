@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: ISC
 """The bench tools work against tlsgate: tlsload's counts agree with
 tlsgate's own log, soak.py passes a short run and fails on what it is
-there to catch, bench.py --quick passes with its TLS 1.3 rows, and
-overload.py and slowloris.py print their rows."""
+there to catch, bench.py --quick passes with its TLS 1.3 and hybrid
+rows, and overload.py and slowloris.py print their rows."""
 import os
 import re
 import shutil
@@ -17,6 +17,8 @@ SOAK = os.path.join(ROOT, "tests", "bench", "soak.py")
 BENCH = os.path.join(ROOT, "tests", "bench", "bench.py")
 OVERLOAD = os.path.join(ROOT, "tests", "bench", "overload.py")
 SLOWLORIS = os.path.join(ROOT, "tests", "bench", "slowloris.py")
+NODE24 = os.environ.get("TLSGATE_NODE24",
+                        os.path.join(ROOT, "build", "node24", "bin", "node"))
 sys.path.insert(0, os.path.dirname(SOAK))
 import soak  # noqa: E402
 
@@ -188,7 +190,7 @@ class SoakRun(unittest.TestCase):
 @unittest.skipUnless(os.cpu_count() >= 2, "bench.py pins cores 0 and 1")
 class BenchQuick(unittest.TestCase):
 
-    def test_quick_bench_passes_with_tls13_rows(self):
+    def test_quick_bench_passes_with_tls13_and_hybrid_rows(self):
         out = os.path.join(ROOT, "build", "bench-smoke")
         p = subprocess.run([sys.executable, BENCH, "--quick", "--only",
                             "tlsgate", "--soak-seconds", "10", "--out", out],
@@ -217,6 +219,24 @@ class BenchQuick(unittest.TestCase):
                      "tlsgate's choice"):
             self.assertRegex(bulk.get(what, ""), r"^\d+\.\d\d$", (what, bulk))
             self.assertGreater(float(bulk[what]), 0, what)
+        # The hybrid rows (Node 24), each served over its own group: the
+        # exit status above says tlsgate logged every one over it.
+        with open(os.path.join(out, "results.md")) as f:
+            md = f.read()
+        if not os.access(NODE24, os.X_OK):
+            self.assertIn("Hybrid rows skipped: no Node 24 at", md)
+            return
+        self.assertIn("Debian 12's OpenSSL 3.0, which has no ML-KEM", md)
+        for curve, group in (("X25519", "x25519"),
+                             ("X25519MLKEM768", "x25519mlkem768"),
+                             ("SecP256r1MLKEM768", "secp256r1mlkem768"),
+                             ("SecP384r1MLKEM1024", "secp384r1mlkem1024")):
+            m = re.search(r"^\| %s \| (\d+) \| (\d+) \| ([\d.]+) \| "
+                          r"[\d.]+ \| %s (\d+) of (\d+) \|$" % (curve, group),
+                          md, re.M)
+            self.assertTrue(m, (curve, md))
+            self.assertTrue(all(int(m.group(i)) > 0 for i in (1, 2, 4)), m)
+            self.assertEqual(m.group(4), m.group(5), m.group(0))
 
 
 @unittest.skipUnless(os.access(TLSLOAD, os.X_OK), "build/tlsload not built")
