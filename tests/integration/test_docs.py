@@ -53,7 +53,7 @@ class Licence(unittest.TestCase):
     """LICENSE is ISC and every source file says so in one SPDX line,
     so that a recipe's license scanner finds it file by file."""
 
-    SOURCE = re.compile(r"(\.(c|h|py|sh|mk|go|[58]|conf|init|procd|service|bb)"
+    SOURCE = re.compile(r"(\.(c|h|py|sh|mk|go|[58]|conf|init|procd|service|bb|js)"
                         r"|/Makefile|^Makefile|/run)$")
 
     def test_every_source_file_has_the_spdx_line(self):
