@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: ISC
-// SPDX-License-Identifier: ISC
 // Full TLS 1.3 handshakes over one key exchange group, for bench.py's
 // hybrid rows: tlsload (BearSSL's client) and Debian's OpenSSL 3.0 offer
 // no post-quantum hybrid; a Node 24 (OpenSSL 3.5) does.
