@@ -427,7 +427,8 @@ class ClientCRL(AuthBase):
     """client_crl: a revoked certificate gets certificate_revoked (44) at
     both versions, from openssl s_client, curl and Python alike, with
     its serial in the log; a reload takes a new CRL, a bad one is
-    refused and the old one kept; a CRL past nextUpdate refuses its
+    refused and the old one kept, and a client it revokes has no
+    session to come back with; a CRL past nextUpdate refuses its
     CA's clients unless client_crl_expired = keep."""
 
     def crl_gate(self, crl, **conf):
@@ -542,6 +543,72 @@ class ClientCRL(AuthBase):
         self.assertIn("its signature is not its issuer's", m.group(1))
         self.assertFalse(self.python_served(g, "alice"))
         self.assertTrue(self.python_served(g, "carol"))
+
+    def test_a_client_revoked_by_a_reload_cannot_resume(self):
+        """A client that connected before a reload revoked it comes back
+        offering what it kept of its session, at 1.2 and 1.3.  A
+        client_ca service issues neither a session ID nor a ticket, so
+        it kept nothing resumable (openssl has no session to write, and
+        Python's has no ID and no ticket): the handshake is a full one,
+        its certificate is checked against the new CRL, and alert 44
+        ends it."""
+        path = os.path.join(self.tmp, "clients.crl")
+        shutil.copy(make_crl("none"), path)
+        g = self.crl_gate(path)
+        d = pki()
+        req = b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        versions = [("tls1_2", ssl.TLSVersion.TLSv1_2)]
+        if self.tls13:
+            versions.append(("tls1_3", ssl.TLSVersion.TLSv1_3))
+        kept = {}
+        for v, tv in versions:
+            sess = os.path.join(self.tmp, v + ".sess")
+            rc, out, err = run(["openssl", "s_client", "-" + v, "-connect",
+                                "127.0.0.1:%d" % g.port, "-cert",
+                                os.path.join(d, "alice.crt"), "-key",
+                                os.path.join(d, "alice.key"), "-sess_out",
+                                sess, "-ign_eof"], 30, stdin=req)
+            self.assertIn(b"HTTP/1.1 200 ", out, (v, err))
+            self.assertFalse(os.path.exists(sess), v)
+            ctx = ctx_with("alice")
+            ctx.options &= ~ssl.OP_NO_TICKET
+            ctx.minimum_version = ctx.maximum_version = tv
+            s = tls_connect(g.port, ctx)
+            s.sendall(req)
+            self.assertTrue(recv_to_eof(s).startswith(b"HTTP/1.1 200 "))
+            self.assertEqual((s.session.id, s.session.has_ticket),
+                             (b"", False), v)
+            kept[v] = (ctx, s.session)
+            s.close()
+        self.assertEqual(stats(g)["tickets"], 0)
+        shutil.copy(make_crl("alice", ["alice"]), path)
+        g.signal(signal.SIGHUP)
+        g.wait_log(r"^tlsgate: info: reload: done", 10)
+        for v, tv in versions:
+            ctx, sess = kept[v]
+            with self.assertRaisesRegex(ssl.SSLError, "CERTIFICATE_REVOKED"):
+                s = tls_connect(g.port, ctx, session=sess)
+                try:
+                    s.sendall(req)
+                    recv_to_eof(s)
+                finally:
+                    s.close()
+            rc, out, err = run(["openssl", "s_client", "-" + v, "-connect",
+                                "127.0.0.1:%d" % g.port, "-cert",
+                                os.path.join(d, "alice.crt"), "-key",
+                                os.path.join(d, "alice.key"), "-ign_eof"],
+                               30, stdin=req)
+            self.assertIn(b"alert certificate revoked", err, v)
+            self.assertNotIn(b"HTTP/1.1 200", out)
+        conns = g.wait_conns(4 * len(versions))
+        self.assertEqual({c["resumed"] for c in conns}, {"no"})
+        after = conns[2 * len(versions):]
+        # Each one's certificate came and was checked: no resumption.
+        self.assertEqual(len(re.findall(
+            r"(?m)^tlsgate: warn: client cert refused svc=default "
+            r"serial=0B reason=revoked$", g.log())), len(after))
+        self.assertEqual({(c["outcome"], c["alert"]) for c in after},
+                         {("client-cert-revoked", "44")})
 
     def test_an_expired_crl_refuses_by_default_or_is_kept(self):
         crl = make_crl("stale", ["alice"], crlsec=1)
