@@ -32,6 +32,13 @@
  * buffer: about 4.8 KB a slot in all.  A larger one is refused there.
  */
 #define TLSGATE_CLIENT_CERT_MAX	2048
+/*
+ * Bytes of DER of the certificates a client sends after its own, all
+ * of them, handed on as RFC 9440 Client-Cert-Chain (http mode), per
+ * slot, and their base64 in the head buffer: about 4.8 KB a slot in
+ * all, one RSA or two ECDSA intermediates.  A longer chain is refused.
+ */
+#define TLSGATE_CLIENT_CHAIN_MAX	2048
 #define TLSGATE_MAX_PROXY_FROM	16	/* proxy_from prefixes of one service */
 #define TLSGATE_MAX_FILE	65536	/* bytes of a config or PEM file */
 /*

@@ -160,6 +160,9 @@ request_done(struct fwd *f)
 	return f->phase == FWD_DONE ? FWD_LAST : FWD_MOVED;
 }
 
+_Static_assert(ENG_CHAIN_MAX - 1 <= HTTP_CHAIN_CERTS,
+    "Client-Cert-Chain has room for every certificate after the leaf");
+
 /* A complete head is in hbuf[0..hlen): check it, rewrite it, stage it. */
 static enum fwd_verdict
 head_complete(const struct fwd_peer *s, struct fwd *f)
@@ -192,6 +195,9 @@ head_complete(const struct fwd_peer *s, struct fwd *f)
 	hf.cert = tls_client_cert(s->tls, &hf.cert_len);
 	if (hf.cert != NULL)
 		hf.flags |= HTTP_FWD_CERT;
+	hf.chain = tls_client_chain(s->tls, &hf.chain_len, &hf.nchain);
+	if (hf.chain != NULL)
+		hf.flags |= HTTP_FWD_CHAIN;
 	f->head_req = req.method_len == 4 && memcmp(f->hbuf, "HEAD", 4) == 0;
 	f->last_req = !req.fwd_keep_alive;
 	again = idempotent(f->hbuf, req.method_len) && !req.upgrade &&

@@ -73,7 +73,7 @@ struct fwd {
 	int			 reuse;		/* the backend may serve another */
 	size_t			 retry_len;	/* hbuf still holds this head */
 	unsigned char		 hbuf[TLSGATE_HEAD_MAX + HTTP_FWD_SLACK +
-				    HTTP_CERT_SLACK];
+				    HTTP_CERT_SLACK + HTTP_CHAIN_SLACK];
 };
 
 /* What the slot must do after a forwarding call. */

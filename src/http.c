@@ -472,8 +472,39 @@ base64(const uint8_t *p, size_t n, char *out, size_t w)
 }
 
 /*
- * The headers fwd asks for, into out[HTTP_FWD_SLACK + HTTP_CERT_SLACK]
- * (Client-Cert's up to HTTP_CERT_SLACK, the rest at most 17 + 45 +
+ * Client-Cert-Chain at out + w, if fwd's chain is one to hand on (at
+ * most HTTP_CHAIN_SLACK bytes); the new w, or 0 if it is not.
+ */
+static size_t
+fwd_chain(const struct http_fwd *fwd, char *out, size_t w)
+{
+	const uint8_t *p = fwd->chain;
+	size_t total = 0;
+
+	if (fwd->nchain == 0 || fwd->nchain > HTTP_CHAIN_CERTS)
+		return 0;
+	for (unsigned i = 0; i < fwd->nchain; i++) {
+		if (fwd->chain_len[i] == 0 ||
+		    fwd->chain_len[i] > HTTP_CHAIN_MAX - total)
+			return 0;
+		total += fwd->chain_len[i];
+	}
+	w = PUT_LIT(out, w, "Client-Cert-Chain: ");
+	for (unsigned i = 0; i < fwd->nchain; i++) {
+		if (i > 0)
+			w = PUT_LIT(out, w, ", ");
+		out[w++] = ':';
+		w = base64(p, fwd->chain_len[i], out, w);
+		out[w++] = ':';
+		p += fwd->chain_len[i];
+	}
+	return PUT_LIT(out, w, "\r\n");
+}
+
+/*
+ * The headers fwd asks for, into out[HTTP_FWD_SLACK + HTTP_CERT_SLACK +
+ * HTTP_CHAIN_SLACK] (Client-Cert's up to HTTP_CERT_SLACK,
+ * Client-Cert-Chain's up to HTTP_CHAIN_SLACK, the rest at most 17 + 45 +
  * 2 + 26 + 18 + 5 + 2 + 23 + 300 + 2 + 19 = 459 bytes).  Returns -1 if fwd is
  * implausible.
  */
@@ -517,6 +548,8 @@ fwd_headers(const struct http_fwd *fwd, char *out, size_t *len)
 		w = base64(fwd->cert, fwd->cert_len, out, w);
 		w = PUT_LIT(out, w, ":\r\n");
 	}
+	if ((fwd->flags & HTTP_FWD_CHAIN) && (w = fwd_chain(fwd, out, w)) == 0)
+		return -1;
 	if (fwd->flags & HTTP_FWD_CLOSE)
 		w = PUT_LIT(out, w, "Connection: close\r\n");
 	*len = w;
@@ -527,7 +560,7 @@ size_t
 http_rewrite_head(uint8_t *buf, size_t len, size_t cap,
     const struct http_req *req, const struct http_fwd *fwd)
 {
-	char add[HTTP_FWD_SLACK + HTTP_CERT_SLACK];
+	char add[HTTP_FWD_SLACK + HTTP_CERT_SLACK + HTTP_CHAIN_SLACK];
 	size_t alen, keep, tail, nlen;
 
 	if (len > cap || req->head_len > len || req->head_len < 4 ||

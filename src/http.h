@@ -60,6 +60,17 @@
  */
 #define HTTP_CERT_MAX		TLSGATE_CLIENT_CERT_MAX
 #define HTTP_CERT_SLACK		(17 + 4 * ((HTTP_CERT_MAX + 2) / 3))
+/*
+ * RFC 9440 Client-Cert-Chain: up to HTTP_CHAIN_CERTS certificates of
+ * HTTP_CHAIN_MAX bytes of DER in all, a structured-field list of byte
+ * sequences; with it a head may grow by HTTP_CHAIN_SLACK more (each
+ * certificate's base64 rounds up by 2 bytes at most, and adds ":" ":"
+ * and ", ").
+ */
+#define HTTP_CHAIN_CERTS	7
+#define HTTP_CHAIN_MAX		TLSGATE_CLIENT_CHAIN_MAX
+#define HTTP_CHAIN_SLACK	(21 + 4 * HTTP_CHAIN_CERTS + \
+				    4 * ((HTTP_CHAIN_MAX + 2 * HTTP_CHAIN_CERTS) / 3))
 
 enum {
 	HTTP_OK = 0,		/* done: complete and valid */
@@ -130,6 +141,7 @@ struct http_req {
 #define HTTP_FWD_SUBJECT 0x8	/* X-Client-Cert-Subject: <subject> */
 #define HTTP_FWD_CLOSE	0x10	/* Connection: close */
 #define HTTP_FWD_CERT	0x20	/* Client-Cert: :<base64 of cert>: */
+#define HTTP_FWD_CHAIN	0x40	/* Client-Cert-Chain: :<base64>:, .. */
 
 struct http_fwd {
 	unsigned	flags;
@@ -140,6 +152,10 @@ struct http_fwd {
 	size_t		subject_len;	/* at most HTTP_SUBJECT_MAX */
 	const uint8_t	*cert;		/* DER, verified client */
 	size_t		cert_len;	/* at most HTTP_CERT_MAX */
+	/* The certificates after it, DER back to back, as the client sent. */
+	const uint8_t	*chain;
+	const size_t	*chain_len;	/* each one's length */
+	unsigned	nchain;		/* at most HTTP_CHAIN_CERTS */
 };
 
 /* State of a chunked body walk; fill with http_chunk_init(). */
@@ -190,9 +206,9 @@ int	http_parse_head(const uint8_t *buf, size_t len, struct http_req *req);
  * headers fwd->flags selects before the final CRLF, keeps every other
  * line in order, and moves the following bytes to stay right behind
  * the new head.  With HTTP_FWD_CERT the head may grow by HTTP_CERT_SLACK
- * beyond HTTP_FWD_SLACK.
+ * beyond HTTP_FWD_SLACK, with HTTP_FWD_CHAIN by HTTP_CHAIN_SLACK more.
  *
- * The new head may have up to 4 field lines more than HTTP_MAX_FIELDS.
+ * The new head may have up to 5 field lines more than HTTP_MAX_FIELDS.
  *
  * Returns the new head length: the new contents are that many head bytes
  * then the len - req->head_len following bytes.  Returns 0, with buf

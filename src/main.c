@@ -70,7 +70,7 @@ print_footprint(const struct config *c)
 	size_t slot = connset_bytes(sizeof(struct slot), 1);
 	size_t plain = connset_bytes(sizeof(struct plain), 1);
 	size_t pend = connset_bytes(sizeof(struct pend), 1);
-	size_t cache, other, total, max;
+	size_t cache, other, total, max, certs;
 	unsigned nsess = 0;
 
 	for (unsigned i = 0; i < c->nsvc; i++)
@@ -87,11 +87,16 @@ print_footprint(const struct config *c)
 	    (size_t)TLSGATE_MAX_CACHE * TLS_CACHE_ENTRY +
 	    pend * TLSGATE_MAX_PENDING + other;
 	printf("# footprint (bytes)\n");
+	certs = SLOT(tls.leaf_der) + SLOT(tls.chain_der);
 	printf("slot = %zu (TLS engine %zu + input buffer %zu + output "
-	    "buffer %zu + head buffer %zu + client auth %zu + state %zu)\n",
-	    slot, SLOT(tls.eng), SLOT(ibuf), SLOT(obuf), SLOT(fwd.hbuf),
-	    SLOT(tls.x509), slot - SLOT(tls.eng) - SLOT(ibuf) - SLOT(obuf) -
-	    SLOT(fwd.hbuf) - SLOT(tls.x509));
+	    "buffer %zu + head buffer %zu + client auth %zu + client "
+	    "certificates %zu + state %zu)\n", slot, SLOT(tls.eng), SLOT(ibuf),
+	    SLOT(obuf), SLOT(fwd.hbuf), SLOT(tls.x509), certs, slot -
+	    SLOT(tls.eng) - SLOT(ibuf) - SLOT(obuf) - SLOT(fwd.hbuf) -
+	    SLOT(tls.x509) - certs);
+	printf("client certificates = %d + %d (Client-Cert, Client-Cert-Chain "
+	    "DER kept per slot; their base64 is in the head buffer)\n",
+	    TLSGATE_CLIENT_CERT_MAX, TLSGATE_CLIENT_CHAIN_MAX);
 	printf("slots = %u x %zu = %zu\n", c->slots, slot, slot * c->slots);
 	printf("redirect slots = %u x %zu = %zu (plain HTTP: no TLS state)\n",
 	    plain_slots(c), plain, plain * plain_slots(c));

@@ -414,6 +414,7 @@ crl_start_chain(const br_x509_class **ctx, const char *server_name)
 
 	t->ncert = 0;
 	t->leaf_len = 0;
+	t->chain_used = 0;
 	crl_leaf_start(&t->leaf);
 	t->x509.vtable->start_chain(&t->x509.vtable, server_name);
 }
@@ -423,7 +424,9 @@ crl_start_cert(const br_x509_class **ctx, uint32_t length)
 {
 	struct tls_conn *t = conn_of(ctx);
 
-	t->ncert++;
+	/* The engine stops a chain at ENG_CHAIN_MAX certificates. */
+	if (++t->ncert > 1)
+		t->chain_len[t->ncert - 2] = 0;
 	t->x509.vtable->start_cert(&t->x509.vtable, length);
 }
 
@@ -438,6 +441,12 @@ crl_append(const br_x509_class **ctx, const unsigned char *buf, size_t len)
 		    len <= sizeof(t->leaf_der) - t->leaf_len)
 			memcpy(t->leaf_der + t->leaf_len, buf, len);
 		t->leaf_len += len;
+	} else if (t->ncert > 1) {
+		if (t->chain_used <= sizeof(t->chain_der) &&
+		    len <= sizeof(t->chain_der) - t->chain_used)
+			memcpy(t->chain_der + t->chain_used, buf, len);
+		t->chain_used += len;
+		t->chain_len[t->ncert - 2] += len;
 	}
 	t->x509.vtable->append(&t->x509.vtable, buf, len);
 }
@@ -466,6 +475,13 @@ crl_end_chain(const br_x509_class **ctx)
 		log_msg(LOG_WARN, "client cert refused svc=%s bytes=%zu "
 		    "reason=larger-than-client-cert-max", sv->cfg->name,
 		    t->leaf_len);
+		return TLS_ERR_CERT_TOO_BIG;
+	}
+	if (sv->cfg->mode == MODE_HTTP &&
+	    t->chain_used > sizeof(t->chain_der)) {
+		log_msg(LOG_WARN, "client cert refused svc=%s bytes=%zu "
+		    "reason=chain-larger-than-client-chain-max",
+		    sv->cfg->name, t->chain_used);
 		return TLS_ERR_CERT_TOO_BIG;
 	}
 	err = crl_check(&a->crls, sv->crl0, sv->ncrl, &t->leaf, port_time(),
@@ -549,6 +565,15 @@ tls_client_cert(const struct tls_conn *t, size_t *len)
 	*len = t->leaf_len;
 	return tls_client_verified(t) && t->leaf_len > 0 &&
 	    t->leaf_len <= sizeof(t->leaf_der) ? t->leaf_der : NULL;
+}
+
+const unsigned char *
+tls_client_chain(const struct tls_conn *t, const size_t **lens, unsigned *n)
+{
+	*lens = t->chain_len;
+	*n = t->ncert > 1 ? t->ncert - 1 : 0;
+	return tls_client_verified(t) && *n > 0 &&
+	    t->chain_used <= sizeof(t->chain_der) ? t->chain_der : NULL;
 }
 
 size_t

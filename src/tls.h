@@ -50,6 +50,14 @@ struct tls_conn {
 	/* Its DER, for Client-Cert (all of it counted, what fits kept). */
 	size_t			 leaf_len;
 	unsigned char		 leaf_der[TLSGATE_CLIENT_CERT_MAX];
+	/*
+	 * The certificates after it, as sent, for Client-Cert-Chain: their
+	 * DER back to back (all counted, what fits kept) and each one's
+	 * length.
+	 */
+	size_t			 chain_used;
+	size_t			 chain_len[ENG_CHAIN_MAX - 1];
+	unsigned char		 chain_der[TLSGATE_CLIENT_CHAIN_MAX];
 	br_name_element		 subj[TLS_SUBJ_ELTS];
 	char			 subj_buf[TLS_SUBJ_ELTS][TLS_SUBJ_LEN];
 	unsigned char		*ibuf, *obuf;	/* the engine's */
@@ -122,6 +130,13 @@ int	tls_client_verified(const struct tls_conn *);
 size_t	tls_client_cn(const struct tls_conn *, char *buf, size_t cap);
 /* The verified client certificate's DER and its length, or NULL. */
 const unsigned char *tls_client_cert(const struct tls_conn *, size_t *len);
+/*
+ * The certificates the verified client sent after its own, their DER
+ * back to back, and in *lens each one's length (*n of them); NULL if
+ * it sent none.
+ */
+const unsigned char *tls_client_chain(const struct tls_conn *,
+	    const size_t **lens, unsigned *n);
 /* The validator's error for a client certificate too large to hand on. */
 #define TLS_ERR_CERT_TOO_BIG	98
 

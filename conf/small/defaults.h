@@ -33,6 +33,7 @@
 #define TLSGATE_MAX_ANCHORS	4	/* client-auth CA certificates in all */
 #define TLSGATE_MAX_REVOKED	64	/* revoked serials of client_crl, in all */
 #define TLSGATE_CLIENT_CERT_MAX	1024	/* Client-Cert DER (conf/defaults.h) */
+#define TLSGATE_CLIENT_CHAIN_MAX 1024	/* Client-Cert-Chain DER, in all */
 #define TLSGATE_MAX_PROXY_FROM	4	/* proxy_from prefixes of one service */
 #define TLSGATE_MAX_FILE	65536	/* bytes of a config or PEM file */
 /* GET /metrics: these limits fill 13.5 KB at most (conf/defaults.h). */

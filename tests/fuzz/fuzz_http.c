@@ -12,6 +12,9 @@
  *  - rewrite never exceeds cap, keeps the following bytes, leaves buf
  *    untouched on failure, and its output parses with the same framing
  *    (only a Connection: close may be gone);
+ *  - a Client-Cert or Client-Cert-Chain past its limits is refused, and
+ *    a chain within them is written as long as RFC 9440 makes it and
+ *    never longer than HTTP_CHAIN_SLACK (the worst case comes often);
  *  - a redirect fits head + 360 bytes and is one 308 whose Location is
  *    visible ASCII, followed by the fixed lines (no header injection);
  *  - the chunk walker gives the same result fed whole or split;
@@ -26,10 +29,13 @@
 
 #include "http.h"
 
-#define BUF_MAX	(65536 + HTTP_FWD_SLACK)
+#define SLACK	(HTTP_FWD_SLACK + HTTP_CERT_SLACK + HTTP_CHAIN_SLACK)
+#define BUF_MAX	(65536 + SLACK)
 
 static uint8_t	work[BUF_MAX];
 static uint8_t	copy[BUF_MAX];
+/* Client-Cert and Client-Cert-Chain's DER: any bytes do. */
+static uint8_t	der[HTTP_CERT_MAX + HTTP_CHAIN_MAX + 2];
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -96,6 +102,70 @@ popcount(const uint32_t *w)
 	return n;
 }
 
+/*
+ * Maybe a Client-Cert and a Client-Cert-Chain for fwd, from g: lengths
+ * from none to one past the limits, the longest often.  *bad: one that
+ * must be refused; *line: the Client-Cert-Chain line's length, CRLF
+ * included, as RFC 9440 spells it.  Returns the room they may take.
+ */
+static size_t
+fuzz_certs(struct http_fwd *fwd, uint32_t g, int *bad, size_t *line)
+{
+	static size_t lens[HTTP_CHAIN_CERTS + 1];
+	size_t room = 0, total = 0;
+	unsigned i;
+
+	*bad = 0;
+	*line = 0;
+	if (g & 1) {
+		fwd->flags |= HTTP_FWD_CERT;
+		fwd->cert = der;
+		fwd->cert_len = (g & 2) ? HTTP_CERT_MAX :
+		    (g >> 2) % (HTTP_CERT_MAX + 2);
+		*bad |= fwd->cert_len == 0 || fwd->cert_len > HTTP_CERT_MAX;
+		room += HTTP_CERT_SLACK;
+	}
+	if (g & 4) {
+		fwd->flags |= HTTP_FWD_CHAIN;
+		fwd->chain = der;
+		fwd->chain_len = lens;
+		fwd->nchain = (g >> 3) % (HTTP_CHAIN_CERTS + 2);
+		for (i = 0; i < fwd->nchain; i++) {
+			/* Lengths of each residue mod 3, and often one
+			 * that takes the total to about the limit. */
+			lens[i] = (g & 16) ? 1 : (g >> (7 + 2 * i)) & 3;
+			if (i == 0 && (g & 8))
+				lens[i] = HTTP_CHAIN_MAX + 1 - (g >> 30) -
+				    ((g & 16) ? 1 : 2) * (fwd->nchain - 1);
+			total += lens[i];
+			*bad |= lens[i] == 0;
+			*line += (i > 0 ? 2 : 0) + 2 + 4 * ((lens[i] + 2) / 3);
+		}
+		*line += 21;
+		*bad |= fwd->nchain == 0 || fwd->nchain > HTTP_CHAIN_CERTS ||
+		    total > HTTP_CHAIN_MAX;
+		room += HTTP_CHAIN_SLACK;
+	}
+	return room;
+}
+
+/* The length of the Client-Cert-Chain line in h[0..n), CRLF included. */
+static size_t
+chain_line(const uint8_t *h, size_t n)
+{
+	static const char k[] = "\r\nClient-Cert-Chain: ";
+	size_t i, j;
+
+	for (i = 0; i + sizeof(k) - 1 <= n; i++) {
+		if (memcmp(h + i, k, sizeof(k) - 1) != 0)
+			continue;
+		for (j = i + 2; j + 1 < n; j++)
+			if (h[j] == '\r' && h[j + 1] == '\n')
+				return j + 2 - (i + 2);
+	}
+	return 0;
+}
+
 static void
 fuzz_rewrite(const uint8_t *p, size_t len, const struct http_req *req,
     uint32_t h)
@@ -103,16 +173,19 @@ fuzz_rewrite(const uint8_t *p, size_t len, const struct http_req *req,
 	static const char peer[] = "2001:db8:ffff:ffff:ffff:ffff:255.255.255.255";
 	struct http_fwd fwd;
 	struct http_req again;
-	size_t cap, tail, n;
-	int rc;
+	size_t cap, tail, n, room, line;
+	int rc, bad;
 
 	tail = len - req->head_len;
+	memset(&fwd, 0, sizeof(fwd));
 	fwd.flags = (h >> 8) & 7;
 	fwd.peer = peer;
 	fwd.peer_len = ((h >> 11) & 1) ? sizeof(peer) - 1 : 9;
 	fwd.port = (h >> 12) & 0xffff;
+	room = HTTP_FWD_SLACK + fuzz_certs(&fwd, h * 2654435761u, &bad,
+	    &line);
 	/* Either roomy, or tight so that the no-fit path runs too. */
-	cap = len + (((h >> 28) & 1) ? HTTP_FWD_SLACK : (h >> 29));
+	cap = len + (((h >> 28) & 1) ? room : (h >> 29));
 	if (cap > BUF_MAX)
 		return;
 	memcpy(work, p, len);
@@ -120,18 +193,24 @@ fuzz_rewrite(const uint8_t *p, size_t len, const struct http_req *req,
 	n = http_rewrite_head(work, len, cap, req, &fwd);
 	if (n == 0) {
 		check(memcmp(work, copy, cap) == 0);
-		/* Only a bad port or a lack of room may refuse a parsed head. */
+		/* Only a bad port, a certificate or chain not to hand on or
+		 * a lack of room may refuse a parsed head. */
 		check(((fwd.flags & HTTP_FWD_PORT) &&
-		    (fwd.port == 0 || fwd.port > 65535)) ||
-		    cap < len + HTTP_FWD_SLACK);
+		    (fwd.port == 0 || fwd.port > 65535)) || bad ||
+		    cap < len + room);
 		return;
 	}
+	check(!bad);
+	/* The list is as long as its certificates make it, and within
+	 * the room the head buffer keeps for it. */
+	if (fwd.flags & HTTP_FWD_CHAIN)
+		check(chain_line(work, n) == line && line <= HTTP_CHAIN_SLACK);
 	check(n <= cap && tail <= cap - n);
 	check(memcmp(work + n, p + req->head_len, tail) == 0);
 	check(memcmp(work, p, req->method_len + 1 + req->target_len) == 0);
-	/* Our up to 3 lines may take a full head over the field limit. */
+	/* Our up to 5 lines may take a full head over the field limit. */
 	rc = http_parse_head(work, n, &again);
-	if (rc == HTTP_E_TOO_MANY_FIELDS && req->nfields + 3 > HTTP_MAX_FIELDS)
+	if (rc == HTTP_E_TOO_MANY_FIELDS && req->nfields + 5 > HTTP_MAX_FIELDS)
 		return;
 	check(rc == HTTP_OK);
 	check(again.body == req->body && again.body_len == req->body_len);
@@ -141,7 +220,8 @@ fuzz_rewrite(const uint8_t *p, size_t len, const struct http_req *req,
 	check(again.upgrade == req->upgrade);
 	/* Every client-sent forwarding header is gone: only ours remain. */
 	check(popcount(again.drop) == (fwd.flags & 1) + ((fwd.flags >> 1) & 1) +
-	    ((fwd.flags >> 2) & 1));
+	    ((fwd.flags >> 2) & 1) + !!(fwd.flags & HTTP_FWD_CERT) +
+	    !!(fwd.flags & HTTP_FWD_CHAIN));
 }
 
 static void

@@ -427,7 +427,8 @@ class ClientCRL(AuthBase):
     """client_crl: a revoked certificate gets certificate_revoked (44) at
     both versions, from openssl s_client, curl and Python alike, with
     its serial in the log; a reload takes a new CRL, a bad one is
-    refused and the old one kept; a CRL past nextUpdate refuses its
+    refused and the old one kept, and a client it revokes has no
+    session to come back with; a CRL past nextUpdate refuses its
     CA's clients unless client_crl_expired = keep."""
 
     def crl_gate(self, crl, **conf):
@@ -542,6 +543,72 @@ class ClientCRL(AuthBase):
         self.assertIn("its signature is not its issuer's", m.group(1))
         self.assertFalse(self.python_served(g, "alice"))
         self.assertTrue(self.python_served(g, "carol"))
+
+    def test_a_client_revoked_by_a_reload_cannot_resume(self):
+        """A client that connected before a reload revoked it comes back
+        offering what it kept of its session, at 1.2 and 1.3.  A
+        client_ca service issues neither a session ID nor a ticket, so
+        it kept nothing resumable (openssl has no session to write, and
+        Python's has no ID and no ticket): the handshake is a full one,
+        its certificate is checked against the new CRL, and alert 44
+        ends it."""
+        path = os.path.join(self.tmp, "clients.crl")
+        shutil.copy(make_crl("none"), path)
+        g = self.crl_gate(path)
+        d = pki()
+        req = b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        versions = [("tls1_2", ssl.TLSVersion.TLSv1_2)]
+        if self.tls13:
+            versions.append(("tls1_3", ssl.TLSVersion.TLSv1_3))
+        kept = {}
+        for v, tv in versions:
+            sess = os.path.join(self.tmp, v + ".sess")
+            rc, out, err = run(["openssl", "s_client", "-" + v, "-connect",
+                                "127.0.0.1:%d" % g.port, "-cert",
+                                os.path.join(d, "alice.crt"), "-key",
+                                os.path.join(d, "alice.key"), "-sess_out",
+                                sess, "-ign_eof"], 30, stdin=req)
+            self.assertIn(b"HTTP/1.1 200 ", out, (v, err))
+            self.assertFalse(os.path.exists(sess), v)
+            ctx = ctx_with("alice")
+            ctx.options &= ~ssl.OP_NO_TICKET
+            ctx.minimum_version = ctx.maximum_version = tv
+            s = tls_connect(g.port, ctx)
+            s.sendall(req)
+            self.assertTrue(recv_to_eof(s).startswith(b"HTTP/1.1 200 "))
+            self.assertEqual((s.session.id, s.session.has_ticket),
+                             (b"", False), v)
+            kept[v] = (ctx, s.session)
+            s.close()
+        self.assertEqual(stats(g)["tickets"], 0)
+        shutil.copy(make_crl("alice", ["alice"]), path)
+        g.signal(signal.SIGHUP)
+        g.wait_log(r"^tlsgate: info: reload: done", 10)
+        for v, tv in versions:
+            ctx, sess = kept[v]
+            with self.assertRaisesRegex(ssl.SSLError, "CERTIFICATE_REVOKED"):
+                s = tls_connect(g.port, ctx, session=sess)
+                try:
+                    s.sendall(req)
+                    recv_to_eof(s)
+                finally:
+                    s.close()
+            rc, out, err = run(["openssl", "s_client", "-" + v, "-connect",
+                                "127.0.0.1:%d" % g.port, "-cert",
+                                os.path.join(d, "alice.crt"), "-key",
+                                os.path.join(d, "alice.key"), "-ign_eof"],
+                               30, stdin=req)
+            self.assertIn(b"alert certificate revoked", err, v)
+            self.assertNotIn(b"HTTP/1.1 200", out)
+        conns = g.wait_conns(4 * len(versions))
+        self.assertEqual({c["resumed"] for c in conns}, {"no"})
+        after = conns[2 * len(versions):]
+        # Each one's certificate came and was checked: no resumption.
+        self.assertEqual(len(re.findall(
+            r"(?m)^tlsgate: warn: client cert refused svc=default "
+            r"serial=0B reason=revoked$", g.log())), len(after))
+        self.assertEqual({(c["outcome"], c["alert"]) for c in after},
+                         {("client-cert-revoked", "44")})
 
     def test_an_expired_crl_refuses_by_default_or_is_kept(self):
         crl = make_crl("stale", ["alice"], crlsec=1)
@@ -665,6 +732,119 @@ class HandedOn(AuthBase):
                 for c in ("alice", "bob")] + [[]] + \
             [[":%s:" % base64.b64encode(self.der("carol")).decode()]]
         self.assertEqual(seen, want)
+
+    def chain_ders(self, n):
+        """long_chain(n)'s PEM and key, and the DER of each certificate
+        in it, in the order a client sends them (leaf first)."""
+        pem, key = long_chain(n)
+        d = pki()
+        ders = [self.der_of(os.path.join(d, "chain%d-%d.crt" % (n, i)))
+                for i in range(n, -1, -1)]
+        return pem, key, ders
+
+    def der_of(self, path):
+        rc, out, err = run(["openssl", "x509", "-in", path, "-outform",
+                            "DER"], 30)
+        self.assertEqual(rc, 0, err)
+        return out
+
+    def test_client_cert_chain_is_the_intermediates_in_order(self):
+        """RFC 9440 2.3: Client-Cert-Chain is a list of byte sequences,
+        the intermediates in the order the client sent them, the leaf
+        (Client-Cert) left out; a client that sent none gets none, and a
+        client's own never gets through."""
+        self.blog = os.path.join(self.tmp, "backend.jsonl")
+        open(self.blog, "w").close()
+        b = self.backend("http", log=self.blog)
+        g = self.gate(b, client_ca=os.path.join(pki(), "ca.crt"))
+        forged = b"Client-Cert-Chain: :AAAA:, :BBBB:\r\n"
+        pem2, key2, ders2 = self.chain_ders(2)
+        ctx = client_ctx()
+        ctx.load_cert_chain(pem2, key2)
+        for c in (ctx, ctx_with("alice")):
+            s = tls_connect(g.port, c)
+            s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n" + forged +
+                      b"Connection: close\r\n\r\n")
+            self.assertTrue(recv_to_eof(s).startswith(b"HTTP/1.1 200 "))
+            s.close()
+        # curl with a PEM holding the leaf and its intermediate.
+        pem1, key1, ders1 = self.chain_ders(1)
+        rc, code, _ = run(["curl", "-sk", "-o", os.devnull, "-w",
+                           "%{http_code}", "-H", "Client-Cert-Chain: :AAAA:",
+                           "--cert", pem1, "--key", key1,
+                           "https://127.0.0.1:%d/" % g.port], 30)
+        self.assertEqual(code, b"200")
+        # openssl s_client, the intermediates from -cert_chain, at each
+        # version.
+        d = pki()
+        inter = os.path.join(self.tmp, "intermediates.pem")
+        with open(inter, "w") as f:
+            for name in ("chain2-1.crt", "chain2-0.crt"):
+                with open(os.path.join(d, name)) as c:
+                    f.write(c.read())
+        versions = ["tls1_2"] + (["tls1_3"] if self.tls13 else [])
+        for v in versions:
+            rc, out, err = run(["openssl", "s_client", "-" + v, "-connect",
+                                "127.0.0.1:%d" % g.port, "-cert",
+                                os.path.join(d, "chain2-2.crt"),
+                                "-cert_chain", inter,
+                                "-key", key2, "-ign_eof"], 30,
+                               stdin=b"GET / HTTP/1.1\r\nHost: x\r\n"
+                                     b"Connection: close\r\n\r\n")
+            self.assertIn(b"HTTP/1.1 200 ", out, (v, err))
+
+        def sf(ders):
+            return ", ".join(":%s:" % base64.b64encode(x).decode()
+                             for x in ders)
+        seen = []
+        for r in requests_seen(self.blog):
+            h = [(k.lower(), v) for k, v in r["headers"]]
+            seen.append(([v for k, v in h if k == "client-cert"],
+                         [v for k, v in h if k == "client-cert-chain"]))
+        self.assertEqual(seen, [
+            ([sf(ders2[:1])], [sf(ders2[1:])]),
+            ([sf([self.der("alice")])], []),
+            ([sf(ders1[:1])], [sf(ders1[1:])])] +
+            [([sf(ders2[:1])], [sf(ders2[1:])])] * len(versions))
+
+    def test_a_chain_larger_than_its_buffer_is_refused(self):
+        """The intermediates are handed on whole or the client is refused
+        at the handshake, as a leaf too large is; tcp mode hands on
+        nothing and takes the same chain.  -t prints the limit."""
+        g = self.auth_gate()
+        rc, out, err = run([harness.BIN, "-t", "-c", g.conf_path], 30)
+        self.assertEqual(rc, 0, err)
+        m = re.search(r"(?m)^client certificates = (\d+) \+ (\d+) ", out.decode())
+        self.assertIsNotNone(m, out)
+        limit = int(m.group(2))
+        m = re.search(r"(?m)^slot = \d+ \(.* client certificates (\d+) ",
+                      out.decode())
+        self.assertGreaterEqual(int(m.group(1)), limit)
+        pem, key, ders = self.chain_ders(7)
+        self.assertGreater(sum(map(len, ders[1:])), limit)
+        ctx = client_ctx()
+        ctx.load_cert_chain(pem, key)
+        with self.assertRaises((ssl.SSLError, OSError)):
+            s = tls_connect(g.port, ctx)
+            try:
+                s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+                recv_to_eof(s)
+            finally:
+                s.close()
+        c = g.wait_conns(1)[0]
+        self.assertEqual((c["outcome"], c["alert"]),
+                         ("client-cert-too-large", "42"))
+        self.assertRegex(g.log(), r"(?m)^tlsgate: warn: client cert refused "
+                         r"svc=default bytes=%d "
+                         r"reason=chain-larger-than-client-chain-max$"
+                         % sum(map(len, ders[1:])))
+        self.assertEqual(requests_seen(self.blog), [])
+        g.stop()
+        g = self.auth_gate(mode="tcp", backend_mode="echo")
+        s = tls_connect(g.port, ctx)
+        s.sendall(b"ping")
+        self.assertEqual(s.recv(4), b"ping")
+        close_tls(s)
 
     def test_proxy_v2_carries_the_ssl_tlv_with_the_cn(self):
         log = os.path.join(self.tmp, "backend.log")

@@ -745,7 +745,7 @@ flags_upgrade_only_with_connection_and_upgrade(void)
 
 static const struct http_fwd fwd_all = {
 	HTTP_FWD_FOR | HTTP_FWD_PROTO | HTTP_FWD_PORT, "192.0.2.7", 9, 8443,
-	NULL, 0, NULL, 0
+	NULL, 0, NULL, 0, NULL, NULL, 0
 };
 
 /* Parse then rewrite s (followed by tail) in a buffer of cap bytes. */
@@ -778,7 +778,7 @@ rewrite_drops_spoofed_headers_any_case(void)
 	    "X-Client-Cert-Subject: CN=root\r\nX-Forwarded-Forx: keep\r\n\r\n";
 	const char *want = "GET / HTTP/1.1\r\nHost: a\r\n"
 	    "X-Forwarded-Forx: keep\r\n\r\n";
-	struct http_fwd none = { 0, NULL, 0, 0, NULL, 0, NULL, 0 };
+	struct http_fwd none = { 0, NULL, 0, 0, NULL, 0, NULL, 0, NULL, NULL, 0 };
 	uint8_t *out = NULL;
 	size_t n;
 
@@ -800,7 +800,8 @@ rewrite_sends_client_cert_and_drops_the_clients(void)
 	    "Client-Certx: keep\r\n\r\n";
 	const char *want = "GET / HTTP/1.1\r\nHost: a\r\n"
 	    "Client-Certx: keep\r\nClient-Cert: :MAMCAQX/:\r\n\r\n";
-	struct http_fwd f = { HTTP_FWD_CERT, NULL, 0, 0, NULL, 0, der, 6 };
+	struct http_fwd f = { HTTP_FWD_CERT, NULL, 0, 0, NULL, 0, der, 6,
+	    NULL, NULL, 0 };
 	uint8_t *out = NULL;
 	size_t n;
 
@@ -828,6 +829,67 @@ rewrite_sends_client_cert_and_drops_the_clients(void)
 }
 
 static int
+rewrite_sends_client_cert_chain_in_order(void)
+{
+	/* RFC 9440 2.3: a list of byte sequences, in the order sent, after
+	 * Client-Cert; the client's own copy goes. */
+	static const uint8_t leaf[] = { 0x30, 0x03, 0x02, 0x01, 0x05, 0xff };
+	static const uint8_t chain[] = { 0x30, 0x01, 0x00, 0xff, 0xfe };
+	static uint8_t big[HTTP_CHAIN_MAX], bigleaf[HTTP_CERT_MAX];
+	size_t lens[HTTP_CHAIN_CERTS + 1] = { 3, 2 };
+	const char *in = "GET / HTTP/1.1\r\nHost: a\r\n"
+	    "Client-Cert-Chain: :AAAA:\r\n\r\n";
+	const char *want = "GET / HTTP/1.1\r\nHost: a\r\n"
+	    "Client-Cert: :MAMCAQX/:\r\n"
+	    "Client-Cert-Chain: :MAEA:, ://4=:\r\n\r\n";
+	const char *one = "GET / HTTP/1.1\r\nHost: a\r\n"
+	    "Client-Cert: :MAMCAQX/:\r\nClient-Cert-Chain: :MAEA:\r\n\r\n";
+	struct http_fwd f = { HTTP_FWD_CERT | HTTP_FWD_CHAIN, NULL, 0, 0,
+	    NULL, 0, leaf, 6, chain, lens, 2 };
+	uint8_t *out = NULL;
+	size_t n, room;
+
+	n = rewrite(in, "", 1024, &f, &out);
+	CHECK(n == strlen(want) && memcmp(out, want, n) == 0);
+	free(out);
+	/* One intermediate: a list of one. */
+	f.nchain = 1;
+	n = rewrite(in, "", 1024, &f, &out);
+	CHECK(n == strlen(one) && memcmp(out, one, n) == 0);
+	free(out);
+	/* Not handed on cut or empty: refused. */
+	f.nchain = 0;
+	CHECK(rewrite(in, "", 1024, &f, &out) == 0);
+	free(out);
+	f.nchain = 2;
+	lens[1] = 0;
+	CHECK(rewrite(in, "", 1024, &f, &out) == 0);
+	free(out);
+	lens[0] = HTTP_CHAIN_MAX;
+	lens[1] = 1;
+	f.chain = big;
+	CHECK(rewrite(in, "", 1 << 16, &f, &out) == 0);
+	free(out);
+	f.nchain = HTTP_CHAIN_CERTS + 1;
+	for (unsigned i = 0; i <= HTTP_CHAIN_CERTS; i++)
+		lens[i] = 1;
+	CHECK(rewrite(in, "", 1 << 16, &f, &out) == 0);
+	free(out);
+	/* The longest of each, rounded up at every certificate, fits the
+	 * slack the head buffer has for them. */
+	f.cert = bigleaf;
+	f.cert_len = HTTP_CERT_MAX;
+	f.nchain = HTTP_CHAIN_CERTS;
+	lens[0] = HTTP_CHAIN_MAX - (HTTP_CHAIN_CERTS - 1);
+	room = strlen(in) + HTTP_FWD_SLACK + HTTP_CERT_SLACK +
+	    HTTP_CHAIN_SLACK;
+	n = rewrite(in, "", room, &f, &out);
+	CHECK(n > 0 && n <= room);
+	free(out);
+	return 1;
+}
+
+static int
 rewrite_drops_connection_close_alone(void)
 {
 	/* The backend connection may outlive the client's: a lone "close"
@@ -836,7 +898,7 @@ rewrite_drops_connection_close_alone(void)
 	    "Connection: close, TE\r\nTE: trailers\r\n\r\n";
 	const char *want = "GET / HTTP/1.1\r\nHost: a\r\n"
 	    "Connection: close, TE\r\nTE: trailers\r\n\r\n";
-	struct http_fwd none = { 0, NULL, 0, 0, NULL, 0, NULL, 0 };
+	struct http_fwd none = { 0, NULL, 0, 0, NULL, 0, NULL, 0, NULL, NULL, 0 };
 	struct http_req req;
 	uint8_t *out = NULL;
 	size_t n;
@@ -879,7 +941,7 @@ rewrite_keeps_header_order(void)
 	    "Host: h\r\nX-Real-IP: y\r\nM: 3\r\nContent-Length: 0\r\n\r\n";
 	const char *want = "POST /p HTTP/1.1\r\nZ: 1\r\nA: 2\r\nHost: h\r\n"
 	    "M: 3\r\nContent-Length: 0\r\nX-Forwarded-Proto: https\r\n\r\n";
-	struct http_fwd proto = { HTTP_FWD_PROTO, NULL, 0, 0, NULL, 0, NULL, 0 };
+	struct http_fwd proto = { HTTP_FWD_PROTO, NULL, 0, 0, NULL, 0, NULL, 0, NULL, NULL, 0 };
 	uint8_t *out = NULL;
 	size_t n;
 
@@ -894,7 +956,7 @@ static int
 rewrite_flags_select_added_headers(void)
 {
 	const char *in = "GET / HTTP/1.1\r\nHost: a\r\n\r\n";
-	struct http_fwd f = { HTTP_FWD_FOR, "2001:db8::1", 11, 0, NULL, 0, NULL, 0 };
+	struct http_fwd f = { HTTP_FWD_FOR, "2001:db8::1", 11, 0, NULL, 0, NULL, 0, NULL, NULL, 0 };
 	uint8_t *out = NULL;
 	size_t n;
 
@@ -938,7 +1000,7 @@ rewrite_moves_following_bytes(void)
 	free(out);
 	/* Dropping more than is added moves the tail down. */
 	n = rewrite("GET / HTTP/1.1\r\nHost: a\r\nX-Real-IP: 1234567890\r\n"
-	    "\r\n", tail, 1024, &(struct http_fwd){ 0, NULL, 0, 0, NULL, 0, NULL, 0 }, &out);
+	    "\r\n", tail, 1024, &(struct http_fwd){ 0, NULL, 0, 0, NULL, 0, NULL, 0, NULL, NULL, 0 }, &out);
 	CHECK(n == 27);
 	CHECK(memcmp(out + n, tail, strlen(tail)) == 0);
 	free(out);
@@ -1020,7 +1082,7 @@ static int
 rewrite_rejects_implausible_peer(void)
 {
 	const char *in = "GET / HTTP/1.1\r\nHost: a\r\n\r\n";
-	struct http_fwd f = { HTTP_FWD_FOR, "1.2.3.4\r\nX: y", 14, 0, NULL, 0, NULL, 0 };
+	struct http_fwd f = { HTTP_FWD_FOR, "1.2.3.4\r\nX: y", 14, 0, NULL, 0, NULL, 0, NULL, NULL, 0 };
 	uint8_t *out = NULL;
 
 	CHECK(rewrite(in, "", 1024, &f, &out) == 0);
@@ -1542,7 +1604,7 @@ rewrite_close_flag_adds_connection_close(void)
 {
 	const char *head = "GET / HTTP/1.1\r\nHost: h\r\n"
 	    "Connection: keep-alive\r\n\r\n";
-	struct http_fwd fwd = { HTTP_FWD_CLOSE, "192.0.2.9", 9, 0, NULL, 0, NULL, 0 };
+	struct http_fwd fwd = { HTTP_FWD_CLOSE, "192.0.2.9", 9, 0, NULL, 0, NULL, 0, NULL, NULL, 0 };
 	struct http_req req;
 	uint8_t buf[256];
 	size_t n;
@@ -1608,6 +1670,7 @@ static const struct unit_test tests[] = {
 	T(flags_upgrade_only_with_connection_and_upgrade),
 	T(rewrite_drops_spoofed_headers_any_case),
 	T(rewrite_sends_client_cert_and_drops_the_clients),
+	T(rewrite_sends_client_cert_chain_in_order),
 	T(rewrite_drops_connection_close_alone),
 	T(rewrite_appends_true_headers_before_final_crlf),
 	T(rewrite_keeps_header_order),
