@@ -238,18 +238,14 @@ gauges(struct out *o, const struct config *cfg,
     const struct metrics_live *live)
 {
 	static const char *const kind[] = { "tls", "redirect", "pending" };
-	unsigned used[3], cap[3];
-	int any = 0;
+	unsigned used[3] = { live->slots_used, live->redirect_used,
+	    live->pending };
+	unsigned cap[3] = { cfg->slots, 0, cfg->pending };
 
-	used[0] = live->slots_used;
-	used[1] = live->redirect_used;
-	used[2] = live->pending;
-	cap[0] = cfg->slots;
-	cap[1] = 0;
+	/* The redirect slots exist only if a service listens for them. */
 	for (unsigned i = 0; i < cfg->nsvc; i++)
-		any |= cfg->svc[i].nredirect > 0;
-	cap[1] = any ? cfg->redirect_slots : 0;
-	cap[2] = cfg->pending;
+		if (cfg->svc[i].nredirect > 0)
+			cap[1] = cfg->redirect_slots;
 	family(o, "connections", "gauge", "Connections now, by kind: in a "
 	    "TLS slot, in a redirect slot, pending a slot.");
 	for (unsigned i = 0; i < 3; i++)
