@@ -9,44 +9,37 @@
 #include "crl.h"
 #include "der.h"
 
-/* Signature algorithms: OID content, hash, key type. */
+/*
+ * Signature algorithms: hash, the hash's OID as PKCS#1's DigestInfo
+ * names it, key type, the algorithm's OID content.
+ */
 static const struct {
+	const br_hash_class *hash;
+	const unsigned char *hash_oid;
+	int		key;
 	unsigned char	len, oid[9];
-	int		hash, key;
 } algs[] = {
-	{ 9, { 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 1, 1, 5 }, br_sha1_ID,
-	    BR_KEYTYPE_RSA },
-	{ 9, { 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 1, 1, 14 }, br_sha224_ID,
-	    BR_KEYTYPE_RSA },
-	{ 9, { 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 1, 1, 11 }, br_sha256_ID,
-	    BR_KEYTYPE_RSA },
-	{ 9, { 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 1, 1, 12 }, br_sha384_ID,
-	    BR_KEYTYPE_RSA },
-	{ 9, { 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 1, 1, 13 }, br_sha512_ID,
-	    BR_KEYTYPE_RSA },
-	{ 7, { 0x2a, 0x86, 0x48, 0xce, 0x3d, 4, 1 }, br_sha1_ID,
-	    BR_KEYTYPE_EC },
-	{ 8, { 0x2a, 0x86, 0x48, 0xce, 0x3d, 4, 3, 1 }, br_sha224_ID,
-	    BR_KEYTYPE_EC },
-	{ 8, { 0x2a, 0x86, 0x48, 0xce, 0x3d, 4, 3, 2 }, br_sha256_ID,
-	    BR_KEYTYPE_EC },
-	{ 8, { 0x2a, 0x86, 0x48, 0xce, 0x3d, 4, 3, 3 }, br_sha384_ID,
-	    BR_KEYTYPE_EC },
-	{ 8, { 0x2a, 0x86, 0x48, 0xce, 0x3d, 4, 3, 4 }, br_sha512_ID,
-	    BR_KEYTYPE_EC },
+	{ &br_sha1_vtable, BR_HASH_OID_SHA1, BR_KEYTYPE_RSA, 9,
+	    { 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 1, 1, 5 } },
+	{ &br_sha224_vtable, BR_HASH_OID_SHA224, BR_KEYTYPE_RSA, 9,
+	    { 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 1, 1, 14 } },
+	{ &br_sha256_vtable, BR_HASH_OID_SHA256, BR_KEYTYPE_RSA, 9,
+	    { 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 1, 1, 11 } },
+	{ &br_sha384_vtable, BR_HASH_OID_SHA384, BR_KEYTYPE_RSA, 9,
+	    { 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 1, 1, 12 } },
+	{ &br_sha512_vtable, BR_HASH_OID_SHA512, BR_KEYTYPE_RSA, 9,
+	    { 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 1, 1, 13 } },
+	{ &br_sha1_vtable, BR_HASH_OID_SHA1, BR_KEYTYPE_EC, 7,
+	    { 0x2a, 0x86, 0x48, 0xce, 0x3d, 4, 1 } },
+	{ &br_sha224_vtable, BR_HASH_OID_SHA224, BR_KEYTYPE_EC, 8,
+	    { 0x2a, 0x86, 0x48, 0xce, 0x3d, 4, 3, 1 } },
+	{ &br_sha256_vtable, BR_HASH_OID_SHA256, BR_KEYTYPE_EC, 8,
+	    { 0x2a, 0x86, 0x48, 0xce, 0x3d, 4, 3, 2 } },
+	{ &br_sha384_vtable, BR_HASH_OID_SHA384, BR_KEYTYPE_EC, 8,
+	    { 0x2a, 0x86, 0x48, 0xce, 0x3d, 4, 3, 3 } },
+	{ &br_sha512_vtable, BR_HASH_OID_SHA512, BR_KEYTYPE_EC, 8,
+	    { 0x2a, 0x86, 0x48, 0xce, 0x3d, 4, 3, 4 } },
 };
-
-static const br_hash_class *
-hash_of(int id)
-{
-	switch (id) {
-	case br_sha1_ID:	return &br_sha1_vtable;
-	case br_sha224_ID:	return &br_sha224_vtable;
-	case br_sha256_ID:	return &br_sha256_vtable;
-	case br_sha384_ID:	return &br_sha384_vtable;
-	default:		return &br_sha512_vtable;
-	}
-}
 
 /* An AlgorithmIdentifier's content: one of algs[], parameters ignored. */
 static int
@@ -59,8 +52,7 @@ sig_alg(const unsigned char *c, size_t cl, struct crl_view *v)
 		return -1;
 	for (size_t i = 0; i < sizeof(algs) / sizeof(algs[0]); i++)
 		if (ol == algs[i].len && memcmp(oid, algs[i].oid, ol) == 0) {
-			v->hash_id = algs[i].hash;
-			v->key_type = algs[i].key;
+			v->alg = (unsigned)i;
 			return 0;
 		}
 	return -1;
@@ -188,25 +180,21 @@ sort(struct crl_serial *a, size_t n)
 static int
 verify(const struct crl_view *v, const br_x509_pkey *pk)
 {
-	const br_hash_class *hc = hash_of(v->hash_id);
+	const br_hash_class *hc = algs[v->alg].hash;
 	br_hash_compat_context h;
 	unsigned char hash[64], got[64];
 	size_t hl = (hc->desc >> BR_HASHDESC_OUT_OFF) & BR_HASHDESC_OUT_MASK;
-	static const unsigned char *const oids[] = {
-		NULL, BR_HASH_OID_SHA1, BR_HASH_OID_SHA224, BR_HASH_OID_SHA256,
-		BR_HASH_OID_SHA384, BR_HASH_OID_SHA512
-	};
 
-	if (pk->key_type != v->key_type)
+	if (pk->key_type != algs[v->alg].key)
 		return -1;
 	hc->init(&h.vtable);
 	hc->update(&h.vtable, v->tbs, v->tbslen);
 	hc->out(&h.vtable, hash);
-	if (v->key_type == BR_KEYTYPE_EC)
+	if (pk->key_type == BR_KEYTYPE_EC)
 		return br_ecdsa_vrfy_asn1_get_default()(br_ec_get_default(),
 		    hash, hl, &pk->key.ec, v->sig, v->siglen) == 1 ? 0 : -1;
 	if (br_rsa_pkcs1_vrfy_get_default()(v->sig, v->siglen,
-	    oids[v->hash_id], hl, &pk->key.rsa, got) != 1)
+	    algs[v->alg].hash_oid, hl, &pk->key.rsa, got) != 1)
 		return -1;
 	return memcmp(got, hash, hl) == 0 ? 0 : -1;
 }

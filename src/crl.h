@@ -40,8 +40,7 @@ struct crl_view {
 	const unsigned char *tbs, *issuer, *revoked, *sig;
 	size_t		tbslen, issuerlen, revokedlen, siglen;
 	int64_t		this_update, next_update;	/* -1: none */
-	int		hash_id;	/* br_sha256_ID ... */
-	int		key_type;	/* BR_KEYTYPE_RSA or _EC */
+	unsigned	alg;		/* signature algorithm: crl.c's row */
 };
 
 /* A serial as its INTEGER's content bytes (DER: minimal). */

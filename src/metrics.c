@@ -140,96 +140,87 @@ secs(struct out *o, unsigned long long x, unsigned digits)
 	put(o, "%llu.%0*llu", x / d, (int)digits, x % d);
 }
 
+/*
+ * The counters from the stats, plain or split by a label
+ * (name{label="value"}); a row with help opens its family.
+ */
 static void
 counters(struct out *o)
 {
 	static const struct {
-		const char	*name, *help;
+		const char	*name, *help, *label, *value;
 		unsigned long long *val;
 	} c[] = {
-	    { "connections_accepted_total", "TLS clients accepted.",
-		&stats.accepted },
-	    { "connections_closed_total", "TLS connections ended.",
-		&stats.closed },
+	    { "connections_accepted_total", "TLS clients accepted.", NULL,
+		NULL, &stats.accepted },
+	    { "connections_closed_total", "TLS connections ended.", NULL,
+		NULL, &stats.closed },
 	    { "session_cache_hits_total", "TLS session IDs resumed from "
-		"the cache.", &stats.cache_hits },
+		"the cache.", NULL, NULL, &stats.cache_hits },
 	    { "session_cache_misses_total", "TLS session IDs offered and "
-		"not found.", &stats.cache_misses },
+		"not found.", NULL, NULL, &stats.cache_misses },
 	    { "session_cache_saves_total", "TLS sessions saved in the "
-		"cache.", &stats.cache_saves },
-	    { "tickets_issued_total", "Session tickets issued.",
+		"cache.", NULL, NULL, &stats.cache_saves },
+	    { "tickets_issued_total", "Session tickets issued.", NULL, NULL,
 		&stats.tickets },
 	    { "hello_retry_requests_total", "TLS 1.3 HelloRetryRequests "
-		"sent.", &stats.hrr },
-	    { "backend_connects_total", "Backend connections opened.",
-		&stats.backend_connects },
+		"sent.", NULL, NULL, &stats.hrr },
+	    { "backend_connects_total", "Backend connections opened.", NULL,
+		NULL, &stats.backend_connects },
 	    { "backend_reused_total", "Idle backend connections reused.",
-		&stats.backend_reused },
+		NULL, NULL, &stats.backend_reused },
 	    { "backend_retries_total", "Requests retried on a new backend "
-		"connection.", &stats.backend_retries },
+		"connection.", NULL, NULL, &stats.backend_retries },
 	    { "redirects_total", "Plain HTTP requests redirected to "
-		"https.", &stats.redirects },
+		"https.", NULL, NULL, &stats.redirects },
 	    { "acme_forwarded_total", "ACME challenges forwarded to the "
-		"backend.", &stats.acme_forwarded },
+		"backend.", NULL, NULL, &stats.acme_forwarded },
 	    { "received_bytes_total", "Bytes from clients, counted when a "
-		"connection ends.", &stats.bytes_in },
+		"connection ends.", NULL, NULL, &stats.bytes_in },
 	    { "sent_bytes_total", "Bytes to clients, counted when a "
-		"connection ends.", &stats.bytes_out },
-	    { "proxy_headers_total", "PROXY headers read.",
+		"connection ends.", NULL, NULL, &stats.bytes_out },
+	    { "proxy_headers_total", "PROXY headers read.", NULL, NULL,
 		&stats.proxy_in },
 	    { "proxy_local_total", "PROXY headers of the LOCAL command.",
-		&stats.proxy_local },
+		NULL, NULL, &stats.proxy_local },
 	    { "log_lines_dropped_total", "Log lines the sink could not "
-		"take.", &stats.log_dropped },
-	};
-
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
-		one(o, c[i].name, "counter", c[i].help, *c[i].val);
-}
-
-/* Counters split by a label: name{label="value"} from the stats. */
-static void
-labelled(struct out *o)
-{
-	static const struct {
-		const char	*name, *label, *value;
-		unsigned long long *val;
-	} c[] = {
-	    { "connections_failed_total", "class", "tls", &stats.tls_errors },
-	    { "connections_failed_total", "class", "timeout",
+		"take.", NULL, NULL, &stats.log_dropped },
+	    { "connections_failed_total", "Connections ended by an error, "
+		"by class.", "class", "tls", &stats.tls_errors },
+	    { "connections_failed_total", NULL, "class", "timeout",
 		&stats.timeouts },
-	    { "connections_failed_total", "class", "backend",
+	    { "connections_failed_total", NULL, "class", "backend",
 		&stats.backend_errors },
-	    { "connections_failed_total", "class", "http",
+	    { "connections_failed_total", NULL, "class", "http",
 		&stats.http_errors },
-	    { "connections_failed_total", "class", "proxy",
+	    { "connections_failed_total", NULL, "class", "proxy",
 		&stats.proxy_errors },
-	    { "connections_refused_total", "reason", "limit",
+	    { "connections_refused_total", "Clients refused or dropped "
+		"before a handshake, by reason.", "reason", "limit",
 		&stats.refused },
-	    { "connections_refused_total", "reason", "shed", &stats.shed },
-	    { "connections_refused_total", "reason", "evicted",
+	    { "connections_refused_total", NULL, "reason", "shed",
+		&stats.shed },
+	    { "connections_refused_total", NULL, "reason", "evicted",
 		&stats.evicted },
-	    { "ticket_offers_total", "result", "opened", &stats.ticket_hits },
-	    { "ticket_offers_total", "result", "rejected",
+	    { "ticket_offers_total", "Session tickets offered by clients, "
+		"by result.", "result", "opened", &stats.ticket_hits },
+	    { "ticket_offers_total", NULL, "result", "rejected",
 		&stats.ticket_misses },
-	    { "precomputed_keys_total", "result", "hit",
+	    { "precomputed_keys_total", "EC key pairs taken made ahead (hit) "
+		"or made inline (miss).", "result", "hit",
 		&stats.precomp_hits },
-	    { "precomputed_keys_total", "result", "miss",
+	    { "precomputed_keys_total", NULL, "result", "miss",
 		&stats.precomp_misses },
 	};
-	static const char *const help[] = {
-	    "Connections ended by an error, by class.",
-	    "Clients refused or dropped before a handshake, by reason.",
-	    "Session tickets offered by clients, by result.",
-	    "EC key pairs taken made ahead (hit) or made inline (miss).",
-	};
-	unsigned h = 0;
 
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		if (i == 0 || strcmp(c[i].name, c[i - 1].name) != 0)
-			family(o, c[i].name, "counter", help[h++]);
-		put(o, "tlsgate_%s{%s=\"%s\"} %llu\n", c[i].name, c[i].label,
-		    c[i].value, v(o, *c[i].val));
+		if (c[i].help != NULL)
+			family(o, c[i].name, "counter", c[i].help);
+		if (c[i].label == NULL)
+			put(o, "tlsgate_%s %llu\n", c[i].name, v(o, *c[i].val));
+		else
+			put(o, "tlsgate_%s{%s=\"%s\"} %llu\n", c[i].name,
+			    c[i].label, c[i].value, v(o, *c[i].val));
 	}
 }
 
@@ -238,18 +229,14 @@ gauges(struct out *o, const struct config *cfg,
     const struct metrics_live *live)
 {
 	static const char *const kind[] = { "tls", "redirect", "pending" };
-	unsigned used[3], cap[3];
-	int any = 0;
+	unsigned used[3] = { live->slots_used, live->redirect_used,
+	    live->pending };
+	unsigned cap[3] = { cfg->slots, 0, cfg->pending };
 
-	used[0] = live->slots_used;
-	used[1] = live->redirect_used;
-	used[2] = live->pending;
-	cap[0] = cfg->slots;
-	cap[1] = 0;
+	/* The redirect slots exist only if a service listens for them. */
 	for (unsigned i = 0; i < cfg->nsvc; i++)
-		any |= cfg->svc[i].nredirect > 0;
-	cap[1] = any ? cfg->redirect_slots : 0;
-	cap[2] = cfg->pending;
+		if (cfg->svc[i].nredirect > 0)
+			cap[1] = cfg->redirect_slots;
 	family(o, "connections", "gauge", "Connections now, by kind: in a "
 	    "TLS slot, in a redirect slot, pending a slot.");
 	for (unsigned i = 0; i < 3; i++)
@@ -369,7 +356,6 @@ render(struct out *o, const struct config *cfg,
     const struct metrics_live *live)
 {
 	counters(o);
-	labelled(o);
 	gauges(o, cfg, live);
 	handshakes(o, cfg);
 	turns(o);

@@ -40,21 +40,6 @@ static const uint16_t ZETA[128] = {
 	1722, 1212, 1874, 1029, 2110, 2935, 885, 2154,
 };
 
-/* zeta^(2 BitRev7(i) + 1) mod q (the base-case products, 4.3.1). */
-static const uint16_t GAMMA[128] = {
-	17, 3312, 2761, 568, 583, 2746, 2649, 680, 1637, 1692, 723, 2606,
-	2288, 1041, 1100, 2229, 1409, 1920, 2662, 667, 3281, 48, 233, 3096,
-	756, 2573, 2156, 1173, 3015, 314, 3050, 279, 1703, 1626, 1651, 1678,
-	2789, 540, 1789, 1540, 1847, 1482, 952, 2377, 1461, 1868, 2687, 642,
-	939, 2390, 2308, 1021, 2437, 892, 2388, 941, 733, 2596, 2337, 992,
-	268, 3061, 641, 2688, 1584, 1745, 2298, 1031, 2037, 1292, 3220, 109,
-	375, 2954, 2549, 780, 2090, 1239, 1645, 1684, 1063, 2266, 319, 3010,
-	2773, 556, 757, 2572, 2099, 1230, 561, 2768, 2466, 863, 2594, 735,
-	2804, 525, 1092, 2237, 403, 2926, 1026, 2303, 1143, 2186, 2150, 1179,
-	2775, 554, 886, 2443, 1722, 1607, 1212, 2117, 1874, 1455, 1029, 2300,
-	2110, 1219, 2935, 394, 885, 2444, 2154, 1175,
-};
-
 /*
  * floor(t / q), exact for every t < 41,522,616 (checked exhaustively),
  * which covers 3 q^2: the sum of any products below.
@@ -123,7 +108,9 @@ intt(poly f)
 
 /*
  * acc += f * g in the NTT domain: Algorithm 11 (MultiplyNTTs), each
- * pair by Algorithm 12 (BaseCaseMultiply, steps 1-2) with GAMMA[i].
+ * pair by Algorithm 12 (BaseCaseMultiply, steps 1-2) with gamma =
+ * zeta^(2 BitRev7(i) + 1) (4.3.1): that is ZETA[64 + i / 2] for even i,
+ * its negative for odd i, since zeta^128 = -1.
  */
 static void
 mul_acc(poly acc, const poly f, const poly g)
@@ -131,7 +118,8 @@ mul_acc(poly acc, const poly f, const poly g)
 	for (size_t i = 0; i < N / 2; i++) {
 		uint32_t a0 = f[2 * i], a1 = f[2 * i + 1];
 		uint32_t b0 = g[2 * i], b1 = g[2 * i + 1];
-		uint32_t c0 = modq(a0 * b0 + modq(a1 * b1) * GAMMA[i]);
+		uint32_t z = i & 1 ? Q - ZETA[64 + i / 2] : ZETA[64 + i / 2];
+		uint32_t c0 = modq(a0 * b0 + modq(a1 * b1) * z);
 		uint32_t c1 = modq(a0 * b1 + a1 * b0);
 
 		acc[2 * i] = (uint16_t)csubq(acc[2 * i] + c0);

@@ -82,12 +82,6 @@ pool_flush(void)
 		port_close(idle[--nidle].fd, 0);
 }
 
-unsigned
-pool_count(void)
-{
-	return nidle;
-}
-
 size_t
 pool_static_bytes(void)
 {

@@ -35,7 +35,6 @@ int	pool_take(const void *key, uint64_t now);
 uint64_t pool_sweep(uint64_t now);
 /* Close them all (a reload may point a service elsewhere). */
 void	pool_flush(void);
-unsigned pool_count(void);
 size_t	pool_static_bytes(void);
 
 #endif

@@ -944,9 +944,9 @@ run(const uint8_t *data, size_t size)
 	while (in.off < in.len)
 		run_op(&in);
 	/* The end: every deadline passes, every slot must come free and
-	 * every idle backend connection age out. */
-	for (int r = 0; r < 4 && (slot_set.nlive > 0 || pool_count() > 0);
-	    r++) {
+	 * every idle backend connection age out, closing its socket. */
+	for (int r = 0; r < 4 && (slot_set.nlive > 0 ||
+	    fake_open_count() > 0); r++) {
 		fake_now += 3600 * 1000;
 		turn();
 	}

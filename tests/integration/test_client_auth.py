@@ -630,6 +630,29 @@ class ClientCRL(AuthBase):
                          r"list=1 revoked=1 next_update_s=-\d+ expired: "
                          r"kept$")
 
+    def test_an_rsa_signed_crl_is_taken_and_revokes(self):
+        # sha256WithRSAEncryption: the DigestInfo names SHA-256.
+        d = pki()
+        p = lambda n: os.path.join(d, n)  # noqa: E731
+        if not os.path.exists(p("dave.crt")):
+            _openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                      "-keyout", p("rsa-ca.key"), "-out", p("rsa-ca.crt"),
+                      "-days", "30", "-subj", "/CN=rsa test client CA"])
+            _openssl(["req", "-newkey", "rsa:2048", "-nodes", "-keyout",
+                      p("dave.key"), "-out", p("dave.csr"), "-subj",
+                      "/CN=dave"])
+            _openssl(["x509", "-req", "-in", p("dave.csr"), "-CA",
+                      p("rsa-ca.crt"), "-CAkey", p("rsa-ca.key"),
+                      "-set_serial", "14", "-days", "30", "-out",
+                      p("dave.crt")])
+        b = self.backend("http")
+        g = self.gate(b, client_ca=p("rsa-ca.crt"),
+                      client_crl=make_crl("rsa", ["dave"], ca="rsa-ca"))
+        g.wait_log(r"^tlsgate: info: crl svc=default list=1 revoked=1 ")
+        rc, out, err = self.s_client(g, "dave", "tls1_2")
+        self.assertIn(b"alert certificate revoked", err)
+        self.assertNotIn(b"HTTP/1.1 200", out)
+
     def test_client_crl_needs_client_ca(self):
         conf = self.conf_file(["listen = 127.0.0.1:1", "client_crl = x.crl"])
         rc, out, err = run([harness.BIN, "-t", "-c", conf], 30)
