@@ -31,8 +31,23 @@
 struct rd {
 	const unsigned char	*b;
 	size_t			 at, frag, left;
+	size_t			 end;		/* the records' end in b, >= 5 */
 	int			 bad;		/* read past the message */
 };
+
+/*
+ * Past record headers (of empty records too) to the next byte.  The
+ * records were checked to hold the message, so the callers' at >= end
+ * never holds; it keeps each read inside them without that argument.
+ */
+static void
+next(struct rd *r)
+{
+	while (r->frag == 0 && r->at <= r->end - 5) {
+		r->frag = tw_get16(r->b + r->at + 3);
+		r->at += 5;
+	}
+}
 
 /* The next n bytes (n <= 3), big-endian; 0 and bad past the end. */
 static size_t
@@ -41,13 +56,10 @@ rd_get(struct rd *r, int n)
 	size_t v = 0;
 
 	for (; n > 0; n--) {
-		if (r->left == 0) {
+		next(r);
+		if (r->left == 0 || r->at >= r->end) {
 			r->bad = 1;
 			return 0;
-		}
-		while (r->frag == 0) {		/* empty records too */
-			r->frag = tw_get16(r->b + r->at + 3);
-			r->at += 5;
 		}
 		v = v << 8 | r->b[r->at++];
 		r->frag--;
@@ -68,9 +80,10 @@ rd_skip(struct rd *r, size_t n)
 	}
 	r->left -= n;
 	while (n > 0) {
-		while (r->frag == 0) {		/* empty records too */
-			r->frag = tw_get16(r->b + r->at + 3);
-			r->at += 5;
+		next(r);
+		if (r->at >= r->end) {
+			r->bad = 1;
+			return;
 		}
 		k = n < r->frag ? n : r->frag;
 		r->at += k;
@@ -134,15 +147,15 @@ int
 hello_classify(const unsigned char *b, size_t len, size_t cap,
     struct hello_peek *pk)
 {
-	unsigned char head[4];
-	size_t at, i, rl = 0, got = 0, need = 0;
+	unsigned char head[4] = { 0 };
+	size_t at, e, q, rl, hn = 0, got = 0, need = 0;
 	struct rd c;
 	int empty = 0;
 
 	memset(pk, 0, sizeof(*pk));
 	/* Whole records, until they hold the message its header announces. */
-	for (at = 0; need == 0 || got < need; at += 5 + rl) {
-		if (len - at < 5)	/* the next header, whole */
+	for (at = 0; need == 0 || got < need; at = e) {
+		if (at + 5 > len)	/* the next header, whole */
 			return more(len, cap, at + 5, pk);
 		/* An SSL 2.0 hello's header has the top bit set. */
 		if (b[at] & 0x80)
@@ -153,9 +166,11 @@ hello_classify(const unsigned char *b, size_t len, size_t cap,
 			return refuse(pk, PROTOCOL_VERSION);
 		if ((rl = tw_get16(b + at + 3)) > REC_MAX)
 			return refuse(pk, RECORD_OVERFLOW);
-		for (i = 0; i < rl && i < len - at - 5 && got + i < 4; i++)
-			head[got + i] = b[at + 5 + i];
-		if (need == 0 && got + i == 4) {
+		e = at + 5 + rl;
+		/* The message's header, hn bytes of it so far. */
+		for (q = at + 5; hn < 4 && q < e && q < len; q++)
+			head[hn++] = b[q];
+		if (need == 0 && hn == 4) {
 			if (head[0] != 1)	/* not a ClientHello */
 				return refuse(pk, UNEXPECTED_MESSAGE);
 			need = 4 + ((size_t)head[1] << 16 | tw_get16(head + 2));
@@ -166,12 +181,12 @@ hello_classify(const unsigned char *b, size_t len, size_t cap,
 			pk->wire = need + 5 * ((need + REC_MAX - 1) / REC_MAX);
 		}
 		/* Its end; the message's header byte by byte. */
-		if (rl > len - at - 5)
-			return more(len, cap, need ? at + 5 + rl : len + 1, pk);
+		if (e > len)
+			return more(len, cap, need ? e : len + 1, pk);
 		empty |= rl == 0;
 		got += rl;
 	}
-	c = (struct rd){ b, 5, tw_get16(b + 3), need, 0 };
+	c = (struct rd){ b, 5, tw_get16(b + 3), need, at, 0 };
 	pk->wire = 0;
 	if (framed(&c) < 0)
 		return refuse(pk, DECODE_ERROR);
@@ -185,13 +200,16 @@ hello_classify(const unsigned char *b, size_t len, size_t cap,
 size_t
 hello_defrag(unsigned char *b, size_t end)
 {
-	size_t at, rl, w = 5;
+	size_t at, q, rl, w = 5;
 
-	for (at = 0; end - at >= 5; at += 5 + rl) {
-		if ((rl = tw_get16(b + at + 3)) > end - at - 5)
-			rl = end - at - 5;
-		memmove(b + w, b + at + 5, rl);	/* the first: in place */
-		w += rl;
+	/*
+	 * Forward, byte by byte: w never passes q (the first: in place), so
+	 * w < end is true; it bounds the write without that argument.
+	 */
+	for (at = 0; at + 5 <= end; at = q) {
+		rl = tw_get16(b + at + 3);
+		for (q = at + 5; q < at + 5 + rl && q < end && w < end; q++)
+			b[w++] = b[q];
 	}
 	return end < 5 ? 0 : w - 5;
 }
@@ -206,23 +224,25 @@ bad(struct hello *h, unsigned alert, const char *why)
 /*
  * The vector at *p inside m[..end): a w-byte length (1 or 2), then its
  * body, whose offset goes to *at and length to *n; *p moves past it.
- * -1, and nothing set, if it does not fit in end or its length is
- * outside [lo, hi].
+ * -1, with *p as it was and an empty body at it, if it does not fit
+ * in end or its length is outside [lo, hi].  *p <= end.
  */
 static int
 vec(const unsigned char *m, size_t *p, size_t end, int w, size_t lo,
     size_t hi, size_t *at, size_t *n)
 {
-	size_t k;
+	size_t k, e;
 
-	if (end - *p < (size_t)w)
+	*at = *p;
+	*n = 0;
+	if (*p + (size_t)w > end)
 		return -1;
 	k = w == 1 ? m[*p] : tw_get16(m + *p);
-	if (k < lo || k > hi || k > end - *p - (size_t)w)
+	if (k < lo || k > hi || (e = *p + (size_t)w + k) > end)
 		return -1;
 	*at = *p + (size_t)w;
 	*n = k;
-	*p = *at + k;
+	*p = e;
 	return 0;
 }
 
@@ -313,22 +333,22 @@ hello_suite(unsigned code)
 static unsigned
 sni(const unsigned char *m, size_t p, size_t end, struct hello *h)
 {
-	size_t at, n, k, i;
+	size_t at, n, k, i, e;
 
 	if (vec(m, &p, end, 2, 1, 0xffff, &at, &n) || p != end)
 		return bad(h, DECODE_ERROR, "bad-sni");
-	for (i = at; i < end; i += k) {
-		if (end - i < 3 || (k = tw_get16(m + i + 1)) == 0 ||
-		    k > end - i - 3)
+	for (i = at; i < end; i = e) {
+		if (i + 3 > end || (k = tw_get16(m + i + 1)) == 0 ||
+		    (e = i + 3 + k) > end)
 			return bad(h, DECODE_ERROR, "bad-sni");
-		i += 3;
-		if (m[i - 3] != 0)		/* not host_name */
+		if (m[i] != 0)			/* not host_name */
 			continue;
+		i += 3;
 		if (h->host != 0)
 			return bad(h, ILLEGAL_PARAMETER, "two-sni-host-names");
 		if (k > 255)
 			return bad(h, ILLEGAL_PARAMETER, "sni-too-long");
-		for (size_t j = i; j < i + k; j++)
+		for (size_t j = i; j < e; j++)
 			if (!((m[j] >= 'a' && m[j] <= 'z') ||
 			    (m[j] >= 'A' && m[j] <= 'Z') ||
 			    (m[j] >= '0' && m[j] <= '9') || m[j] == '-' ||
@@ -349,10 +369,12 @@ alpn(const unsigned char *m, size_t p, size_t end, struct hello *h)
 
 	if (vec(m, &p, end, 2, 2, 0xffff, &h->alpn, &h->alpn_len) || p != end)
 		return bad(h, DECODE_ERROR, "bad-alpn");
-	for (p = h->alpn; p < end; p = at + n) {
+	for (p = h->alpn; p < end; ) {
 		if (vec(m, &p, end, 1, 1, 255, &at, &n))
 			return bad(h, DECODE_ERROR, "bad-alpn");
-		h->alpn_http11 |= n == 8 && memcmp(m + at, "http/1.1", 8) == 0;
+		/* p == at + n: the read stays in the name. */
+		h->alpn_http11 |= n == 8 && p >= 8 &&
+		    memcmp(m + p - 8, "http/1.1", 8) == 0;
 	}
 	return 0;
 }
@@ -380,30 +402,30 @@ psk(const unsigned char *m, size_t p, size_t end, struct hello *h)
 }
 
 /*
- * key_share's body, once supported_groups is known (g, gn: its list).
+ * key_share's body, once supported_groups is known (m[g..ge): its list).
  * RFC 8446 4.2.8: a share is for a group of supported_groups, in the
  * same order, once.  One pass over both lists checks all three.
  */
 static unsigned
-shares(const unsigned char *m, size_t p, size_t end, size_t g, size_t gn,
+shares(const unsigned char *m, size_t p, size_t end, size_t g, size_t ge,
     struct hello *h)
 {
 	const struct tls_group *gr;
-	size_t at, n, grp, j = 0;
+	size_t at, n, grp, j = g;
 
 	if (vec(m, &p, end, 2, 0, 0xffff, &at, &n) || p != end)
 		return bad(h, DECODE_ERROR, "bad-key-share");
 	for (p = at; p < end; ) {
-		if (end - p < 2)
+		if (p + 2 > end)
 			return bad(h, DECODE_ERROR, "bad-key-share");
 		grp = tw_get16(m + p);
 		p += 2;
 		/* Empty is a share of the wrong size: illegal_parameter. */
 		if (vec(m, &p, end, 2, 0, 0xffff, &at, &n))
 			return bad(h, DECODE_ERROR, "bad-key-share");
-		while (j < gn && tw_get16(m + g + j) != grp)
+		while (j + 2 <= ge && tw_get16(m + j) != grp)
 			j += 2;
-		if (j == gn)
+		if (j + 2 > ge)
 			return bad(h, ILLEGAL_PARAMETER, "share-not-in-groups");
 		j += 2;
 		if ((gr = tls_group_find((unsigned)grp)) == NULL)
@@ -411,7 +433,7 @@ shares(const unsigned char *m, size_t p, size_t end, size_t g, size_t gn,
 		if (h->shares & 1u << (gr - tls_groups))
 			return bad(h, ILLEGAL_PARAMETER, "two-shares-a-group");
 		h->shares |= 1u << (gr - tls_groups);
-		if (n != gr->share || (gr->point && m[at] != 4))
+		if (n != gr->share || (gr->point && (at >= end || m[at] != 4)))
 			return bad(h, ILLEGAL_PARAMETER, gr->why);
 		h->share_at[gr - tls_groups] = at;
 	}
@@ -444,7 +466,7 @@ ext(const unsigned char *m, size_t t, size_t p, size_t end,
 	case EXT_SIGNATURE_ALGORITHMS:
 		if (list16(m, p, end, &at, &n))
 			return bad(h, DECODE_ERROR, "bad-groups-or-sigalgs");
-		for (i = at; i < end; i += 2) {
+		for (i = at; i + 2 <= end; i += 2) {
 			unsigned v = (unsigned)tw_get16(m + i);
 
 			if (t == EXT_SUPPORTED_GROUPS && obsolete(v))
@@ -465,7 +487,7 @@ ext(const unsigned char *m, size_t t, size_t p, size_t end,
 		if (vec(m, &p, end, 1, 2, 254, &at, &n) || n % 2 != 0 ||
 		    p != end)
 			return bad(h, DECODE_ERROR, "bad-supported-versions");
-		for (i = at; i < end; i += 2) {
+		for (i = at; i + 2 <= end; i += 2) {
 			h->v13 |= tw_get16(m + i) == TLS13;
 			h->v12 |= tw_get16(m + i) == TLS12;
 		}
@@ -486,7 +508,7 @@ ext(const unsigned char *m, size_t t, size_t p, size_t end,
 			h->ecpf_uncompressed |= m[i] == 0;
 		return 0;
 	case EXT_MAX_FRAGMENT_LENGTH:	/* RFC 6066 4: 2^9 .. 2^12 */
-		if (end - p != 1)
+		if (p + 1 != end)
 			return bad(h, DECODE_ERROR, "bad-max-fragment-length");
 		if (m[p] < 1 || m[p] > 4)
 			return bad(h, ILLEGAL_PARAMETER, "bad-max-fragment-length");
@@ -526,9 +548,9 @@ hello12(struct hello *h)
 unsigned
 hello_parse(const unsigned char *m, size_t len, struct hello *h)
 {
-	size_t p, end = len, at, n, t, g = 0, gn = 0, ks = 0, ksn = 0;
+	size_t p, end = len, at, n, i, t, g = 0, gn = 0, ge = 0, ks = 0, ke = 0;
 	unsigned b, a;
-	int comp_null, comp_only, row, k;
+	int comp_null, comp_only, row, k = 0;
 	const struct tls_suite *s;
 
 	memset(h, 0, sizeof(*h));
@@ -542,8 +564,8 @@ hello_parse(const unsigned char *m, size_t len, struct hello *h)
 		return bad(h, DECODE_ERROR, "bad-session-id");
 	if (vec(m, &p, end, 2, 2, 0xfffe, &at, &n) || n % 2 != 0)
 		return bad(h, DECODE_ERROR, "bad-cipher-suites");
-	for (; n > 0; at += 2, n -= 2) {
-		t = tw_get16(m + at);
+	for (i = at; i + 2 <= p; i += 2) {
+		t = tw_get16(m + i);
 		if ((s = tls_suite_find((unsigned)t, &k)) != NULL)
 			*(k == TS_13 ? &h->suites : &h->suites12) |=
 			    suite_bit(s, k);
@@ -553,7 +575,8 @@ hello_parse(const unsigned char *m, size_t len, struct hello *h)
 	if (vec(m, &p, end, 1, 1, 255, &at, &n))
 		return bad(h, DECODE_ERROR, "bad-compression");
 	/* TLS 1.2 takes a list with null in it, TLS 1.3 null alone. */
-	comp_null = memchr(m + at, 0, n) != NULL;
+	for (comp_null = 0, i = at; i < p; i++)
+		comp_null |= m[i] == 0;
 	comp_only = n == 1 && comp_null;
 	if (!comp_null)
 		return bad(h, ILLEGAL_PARAMETER, "compression-not-null");
@@ -561,8 +584,8 @@ hello_parse(const unsigned char *m, size_t len, struct hello *h)
 		return hello12(h);
 	if (vec(m, &p, end, 2, 0, 0xffff, &at, &n) || p != end)
 		return bad(h, DECODE_ERROR, "bad-extensions");
-	for (p = at; p < end; p = at + n) {
-		if (end - p < 4)
+	for (p = at; p < end; ) {		/* vec() moves p */
+		if (p + 4 > end)
 			return bad(h, DECODE_ERROR, "bad-extensions");
 		t = tw_get16(m + p);
 		p += 2;
@@ -575,11 +598,11 @@ hello_parse(const unsigned char *m, size_t len, struct hello *h)
 		h->exts |= 1u << row;
 		if (t == EXT_PRE_SHARED_KEY && p != end)
 			return bad(h, ILLEGAL_PARAMETER, "psk-not-last");
-		if (t == EXT_SUPPORTED_GROUPS)
-			(void)list16(m, at, p, &g, &gn);
+		if (t == EXT_SUPPORTED_GROUPS && list16(m, at, p, &g, &gn) == 0)
+			ge = p;
 		if (t == EXT_KEY_SHARE) {
 			ks = at;
-			ksn = n;
+			ke = p;
 		}
 		if ((a = ext(m, t, at, p, h)) == 0)
 			continue;
@@ -610,7 +633,7 @@ hello_parse(const unsigned char *m, size_t len, struct hello *h)
 	if ((h->exts & hello_ext(EXT_PRE_SHARED_KEY)) &&
 	    !(h->exts & hello_ext(EXT_PSK_KEY_EXCHANGE_MODES)))
 		return bad(h, MISSING_EXTENSION, "psk-without-modes");
-	return b != 0 ? shares(m, ks, ks + ksn, g, gn, h) : 0;
+	return b != 0 ? shares(m, ks, ke, g, ge, h) : 0;
 }
 
 size_t

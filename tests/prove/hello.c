@@ -9,6 +9,7 @@
 #include "hello.h"
 
 static unsigned char buf[HELLO_WIRE_MAX];
+static unsigned char msg[HELLO_MAX];	/* a read past n's bound is out */
 static unsigned pref[8];	/* any codepoints, in any order */
 
 int
@@ -22,9 +23,9 @@ main(void)
 	Frama_C_make_unknown((char *)buf, sizeof(buf));
 	if (hello_classify(buf, len, sizeof(buf), &pk) == HELLO_WHOLE)
 		(void)hello_defrag(buf, pk.end);
-	Frama_C_make_unknown((char *)buf, sizeof(buf));
-	n = Frama_C_size_t_interval(0, HELLO_MAX);
-	if (hello_parse(buf, n, &h) != 0)
+	Frama_C_make_unknown((char *)msg, sizeof(msg));
+	n = Frama_C_size_t_interval(0, sizeof(msg));
+	if (hello_parse(msg, n, &h) != 0)
 		return 0;
 	Frama_C_make_unknown((char *)pref, sizeof(pref));
 	return (int)hello_choose_group(&h, pref, Frama_C_size_t_interval(0,

@@ -7,7 +7,6 @@
 #
 #	sh tests/prove/run.sh [harness...]	(default: all of them)
 #	sh tests/prove/run.sh --selftest	a broken bound must be caught
-#	sh tests/prove/run.sh --pending [harness...]	the unfinished ones
 #
 # PROVE_CPPFLAGS: where bearssl.h is (make prove passes it).
 # Each harness is one line below: its name (tests/prove/<name>.c), the
@@ -27,13 +26,6 @@ ticket	src/ticket.c tests/prove/bearssl.c	-eva-precision 3 -eva-domains octagon
 config	src/tlswire.c src/log.c	-eva-precision 3 -eva-split-return full
 http	src/http.c src/httpchunk.c	-eva-precision 3
 certname	src/certname.c src/der.c	-eva-precision 3 -eva-split-return full
-LIST
-}
-
-# Harnesses that do not reach zero alarms yet (docs/assurance.md says
-# why); --pending runs them, make prove does not.
-pending() {
-	cat <<'LIST'
 hello	src/hello.c src/tlswire.c	-eva-precision 3
 LIST
 }
@@ -85,13 +77,8 @@ if [ "${1:-}" = --selftest ]; then
 	selftest
 	exit
 fi
-list=harnesses
-if [ "${1:-}" = --pending ]; then
-	list=pending
-	shift
-fi
 fail=0
-$list | while IFS='	' read -r name srcs opts; do
+harnesses | while IFS='	' read -r name srcs opts; do
 	if [ $# -gt 0 ]; then
 		case " $* " in *" $name "*) ;; *) continue ;; esac
 	fi
