@@ -714,7 +714,7 @@ def bench_hybrid(tmp, bport, crt, key, a):
             for name, curve, port, p in procs:
                 c0 = cpu_s(p.pid)
                 out = child("tlsgate-hybrid-%s-%d" % (name, rnd), [
-                    NODE24, os.path.join(HERE, "hsload.js"), str(port),
+                    NODE24, os.path.join(ROOT, "tests", "bench", "hsload.js"), str(port),
                     curve, str(HY_CONNS), str(a.hy_seconds)],
                     a.hy_seconds + 60)
                 o = dict(line.split("=", 1) for line in out.splitlines()
