@@ -63,6 +63,16 @@ extern const struct eng_hs hs12_class, hs13_class;
  */
 int	hs12_piece(struct eng *);
 int	hs13_piece(struct eng *);
+/*
+ * The pure parts of reading, which make prove's frame harness calls
+ * alone: rec.c's check of a record header h at base in ibuf (0 or an
+ * alert); hs.c's copy of handshake bytes into msg, up to its header's
+ * end or its body's (the bytes taken).
+ */
+unsigned rec_header(const unsigned char *h, unsigned version, int rd_on,
+	    size_t base);
+size_t	hs_frame(unsigned char *msg, size_t *fill, size_t mlen,
+	    const unsigned char *p, size_t n);
 /* hs.c: a record's content, opened, or its RP_ERR_*: 0 or an alert. */
 unsigned hs_content(struct eng *, int type, unsigned char *p, size_t len,
 	    int hs);

@@ -179,6 +179,24 @@ hs_head(struct eng *c, const struct hs_want *want, size_t n)
 }
 
 /*
+ * Of the n bytes at p, those that complete msg's 4-byte header (*fill <
+ * 4), else its body of mlen bytes, copied in at *fill, which moves on.
+ * Returns the bytes taken.  msg's size bounds the body: head() never
+ * lets mlen past sizeof(msg) - 4.
+ */
+size_t
+hs_frame(unsigned char *msg, size_t *fill, size_t mlen,
+    const unsigned char *p, size_t n)
+{
+	size_t end = *fill < 4 ? 4 : 4 + mlen;
+	size_t k = end - *fill < n ? end - *fill : n;
+
+	memcpy(msg + *fill, p, k);
+	*fill += k;
+	return k;
+}
+
+/*
  * Handshake bytes of the client, in any records' split.  A Certificate
  * streams (and a message the handshake drops, skip); the others are
  * read whole into c->msg, whose size the head's checks keep them in.
@@ -190,13 +208,11 @@ hs_message(struct eng *c, const unsigned char *p, size_t n)
 	int v13 = c->version == TLS13;
 
 	while (n > 0 && a == 0) {
-		size_t k, have;
+		size_t k;
 		int done, stream;
 
 		if (c->hs_len < 4) {
-			k = 4 - c->hs_len < n ? 4 - c->hs_len : n;
-			memcpy(c->msg + c->hs_len, p, k);
-			c->hs_len += k;
+			k = hs_frame(c->msg, &c->hs_len, 0, p, n);
 			if (c->hs_len == 4) {
 				c->mlen = tw_get24(c->msg + 1);
 				a = c->hs->head(c);
@@ -210,10 +226,7 @@ hs_message(struct eng *c, const unsigned char *p, size_t n)
 				a = hs_cert_in(c, p, k);
 			}
 		} else {
-			have = c->hs_len - 4;
-			k = c->mlen - have < n ? c->mlen - have : n;
-			memcpy(c->msg + c->hs_len, p, k);
-			c->hs_len += k;
+			k = hs_frame(c->msg, &c->hs_len, c->mlen, p, n);
 		}
 		p += k;
 		n -= k;

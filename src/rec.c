@@ -206,27 +206,41 @@ eng_recvrec_buf(struct eng *c, size_t *len)
 	return c->ibuf + eng_ibase(c) + c->ipos;
 }
 
-/* A record's header is in (at eng_ibase()): 0 or the alert it earns. */
-static unsigned
-header(struct eng *c)
+/*
+ * A record's header h, at base in ibuf, for a version (TLS12, TLS13 or
+ * none yet) and whether records are protected (rd_on, TLS 1.2): 0 or
+ * the alert it earns.  0 keeps the whole record in ibuf: base + 5 + its
+ * length <= ENG_IBUF_SIZE.  HANDSHAKE_FAILURE is that room's lack.
+ */
+unsigned
+rec_header(const unsigned char *h, unsigned version, int rd_on,
+    size_t base)
 {
-	const unsigned char *h = c->ibuf + eng_ibase(c);
-	size_t rl = record_len(c);
-	int prot = c->version == TLS13 ? h[0] == CT_APPLICATION_DATA :
-	    c->rd_on;
+	size_t rl = tw_get16(h + 3);
+	int prot = version == TLS13 ? h[0] == CT_APPLICATION_DATA : rd_on;
 
 	/* RFC 5246 6.2.1-6.2.3, RFC 8446 5.1, 5.2. */
 	if (rl > RP_CIPHER_MAX || (!prot && rl > RP_PLAIN_MAX))
 		return BR_ALERT_RECORD_OVERFLOW;
-	if (c->version == TLS12 && (h[1] != 3 || h[2] != 3))
+	if (version == TLS12 && (h[1] != 3 || h[2] != 3))
 		return BR_ALERT_PROTOCOL_VERSION;
 	if (rl == 0 && h[0] != CT_APPLICATION_DATA)
 		return BR_ALERT_DECODE_ERROR;
 	/* After a part of a second hello (hs13.c): the rest of ibuf. */
-	if (eng_ibase(c) + 5 + rl > ENG_IBUF_SIZE)
-		return eng_refuse(c, BR_ALERT_HANDSHAKE_FAILURE,
-		    "hello-too-large");
+	if (base + 5 + rl > ENG_IBUF_SIZE)
+		return BR_ALERT_HANDSHAKE_FAILURE;
 	return 0;
+}
+
+/* A record's header is in (at eng_ibase()): 0 or the alert it earns. */
+static unsigned
+header(struct eng *c)
+{
+	unsigned a = rec_header(c->ibuf + eng_ibase(c), c->version, c->rd_on,
+	    eng_ibase(c));
+
+	return a == BR_ALERT_HANDSHAKE_FAILURE ?
+	    eng_refuse(c, a, "hello-too-large") : a;
 }
 
 void

@@ -27,6 +27,7 @@ config	src/tlswire.c src/log.c	-eva-precision 3 -eva-split-return full
 http	src/http.c src/httpchunk.c	-eva-precision 3
 certname	src/certname.c src/der.c	-eva-precision 3 -eva-split-return full
 hello	src/hello.c src/tlswire.c	-eva-precision 3
+frame	src/rec.c src/hs.c src/tlswire.c	-c11 -eva-precision 3 -eva-split-limit 2000
 LIST
 }
 
