@@ -445,7 +445,7 @@ FUZZERS	+= mlkem
 endif
 
 build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/config.c src/certname.c \
-	    src/der.c src/tlswire.c \
+	    src/der.c src/tlswire.c src/log.c src/stats.c \
 	    src/confprint.c \
 	    src/proxyin.c port/posix/port.c port/posix/file.c \
 	    port/posix/privs.c
