@@ -24,6 +24,7 @@
 #include "ct.h"
 #include "ecdsa.h"
 #include "engclient.h"
+#include "log.h"
 #include "precomp.h"
 #include "prim.h"
 #include "ticket.h"
@@ -172,7 +173,7 @@ ecdsa(void)
 static int
 precomputed(void)
 {
-	unsigned long long hits = precomp_hits;
+	unsigned long long hits = stats.precomp_hits;
 
 	precomp_init("precomp seed", 12);
 	CHECK(full13(CRED_EC, 0x1301, GROUP_X25519, 0));	/* asks for pools */
@@ -180,7 +181,7 @@ precomputed(void)
 		;
 	/* The server's share and nonce, and the client's share. */
 	CHECK(full13(CRED_EC, 0x1301, GROUP_X25519, 0));
-	CHECK(precomp_hits >= hits + 3);
+	CHECK(stats.precomp_hits >= hits + 3);
 	precomp_wipe();
 	return 1;
 }
@@ -195,16 +196,17 @@ precomputed(void)
 static int
 hybrid(void)
 {
-	static unsigned char share[HYBRID_CLIENT_SHARE];
-	unsigned char pub[HYBRID_SERVER_SHARE], ss[HYBRID_SHARED];
+	static unsigned char share[MLKEM768_EK_LEN + 32];
+	unsigned char pub[HYBRID_SERVER_MAX], ss[HYBRID_SHARED_MAX];
 	br_hmac_drbg_context d;
+	size_t sslen;
 
 	memset(share, 0, sizeof(share));
 	memset(share + MLKEM768_EK_LEN - 32, 0x42, 32);	/* rho */
 	share[MLKEM768_EK_LEN] = 9;
 	secret_drbg(&d, "hybrid");
-	CHECK(hybrid_answer(share, sizeof(share), &d.vtable, pub,
-	    sizeof(pub), ss) == HYBRID_SERVER_SHARE);
+	CHECK(hybrid_answer(GROUP_X25519MLKEM768, share, sizeof(share),
+	    &d.vtable, pub, sizeof(pub), ss, &sslen) == MLKEM768_CT_LEN + 32);
 	return 1;
 }
 
@@ -222,7 +224,7 @@ pq(void)
 	memset(ek + MLKEM768_EK_LEN - 32, 0x42, 32);
 	memset(m, 3, sizeof(m));
 	ct_secret(m, sizeof(m));
-	CHECK(mlkem768_encaps_m(ct, ss, ek, sizeof(ek), m));
+	CHECK(mlkem_encaps_m(&mlkem768, ct, ss, ek, sizeof(ek), m));
 	return 1;
 }
 #endif

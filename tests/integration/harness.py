@@ -380,6 +380,16 @@ def unsandboxed(path):
         f.write("".join(lines))
 
 
+def conf_line(lines, n):
+    """Line n of lines, as numbered in the file conf_file() writes:
+    under a wrapper, unsandboxed() puts a line before the first section."""
+    if not WRAP or any(re.match(r"\s*seccomp\s*=", ln) for ln in lines):
+        return n
+    first = next((i + 1 for i, ln in enumerate(lines)
+                  if ln.lstrip().startswith("[")), None)
+    return n + 1 if first is not None and n >= first else n
+
+
 def write_conf(path, conf):
     if WRAP and "seccomp" not in conf:
         conf = dict(conf, seccomp="off")    # as unsandboxed() says

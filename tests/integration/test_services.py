@@ -4,14 +4,15 @@ backend, mode and certificate, and every listener reaches its own
 backend.  Section mistakes are config errors that name file:line (or
 the section) and stop start-up with exit status 2."""
 import os
+import re
 import socket
 import socketserver
 import ssl
 import threading
 
 from harness import (LOOPBACK, SLOW, GateTest, certs, check, close_tls,
-                     echo_roundtrip, free_port, is_listening, recv_to_eof,
-                     tls_connect, tls_connect6)
+                     conf_line, echo_roundtrip, free_port, is_listening,
+                     recv_to_eof, tls_connect, tls_connect6)
 
 
 class _UnixHttp(socketserver.BaseRequestHandler):
@@ -175,6 +176,10 @@ class SectionErrors(GateTest):
         """Run tlsgate (to serve) on lines; it must exit 2 with a last
         line "tlsgate: fatal: " + pattern (FILE: the config's path),
         listening nowhere."""
+        m = re.match(r"FILE:(\d+):", pattern)
+        if m:    # the line as the file numbers it (harness.conf_line)
+            pattern = "FILE:%d:%s" % (conf_line(lines, int(m.group(1))),
+                                      pattern[m.end():])
         path = self.conf_file(lines)
         g = self.gate_file(path)
         rc = g.wait_exit(10)
