@@ -9,12 +9,13 @@ acme_passthrough, an ACME HTTP-01 challenge (GET or HEAD under
 connections have slots of their own under the TLS slots' timeouts,
 per-source limit and eviction."""
 import http.client
+import re
 import signal
 import socket
 import subprocess
 import time
 
-from harness import (LOOPBACK, SLOW, GateTest, check, free_port,
+from harness import (LOOPBACK, SLOW, GateTest, check, conf_line, free_port,
                      recv_to_eof, tls_connect)
 from test_backend_pool import Scripted
 from test_hostile import stats
@@ -301,6 +302,10 @@ class Redirect(GateTest):
              r"expects a PROXY header"),
         ]
         for lines, pattern in cases:
+            # The line as the file numbers it under a wrapper too.
+            n = int(re.search(r"conf:(\d+):", pattern).group(1))
+            pattern = pattern.replace("conf:%d:" % n, "conf:%d:" %
+                                      conf_line(lines, n), 1)
             rc, out, err = check(self.certs_conf(lines))
             self.assertEqual(rc, 2, (lines, err))
             self.assertRegex(err, pattern)
