@@ -4,7 +4,7 @@ the extended master secret, and turning it off."""
 import re
 import time
 
-from harness import GateTest, client_ctx, close_tls, run, tls_connect
+from harness import SLOW, GateTest, client_ctx, close_tls, run, tls_connect
 from tlswire import (ALERT, HANDSHAKE, HANDSHAKE_FAILURE, Conn, client_hello,
                      hello_extensions, record, server_hello_extensions, u16)
 
@@ -34,7 +34,9 @@ class Resumption(GateTest):
                          ["no"] + ["yes"] * 5)
 
     def test_a_session_past_its_lifetime_gets_a_full_handshake(self):
-        g = self.gate(self.backend("echo"), session_lifetime="1s")
+        # Long enough for one reconnect under qemu too (SLOW).
+        life = int(SLOW) if SLOW > 1 else 1
+        g = self.gate(self.backend("echo"), session_lifetime="%ds" % life)
         ctx = client_ctx()
         s = tls_connect(g.port, ctx)
         sess = s.session
@@ -42,7 +44,7 @@ class Resumption(GateTest):
         s = tls_connect(g.port, ctx, session=sess)
         self.assertTrue(s.session_reused)
         close_tls(s)
-        time.sleep(2.1)
+        time.sleep(life + 1.1)
         s = tls_connect(g.port, ctx, session=sess)
         self.assertFalse(s.session_reused)
         close_tls(s)
