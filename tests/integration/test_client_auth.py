@@ -501,7 +501,7 @@ class ClientCRL(AuthBase):
         g = self.crl_gate(crl)
         self.assertFalse(self.python_served(g, "carol"))
         self.assertTrue(self.python_served(g, "alice"))
-        rc, out, err = run([harness.BIN, "-t", "-c", g.conf_path], 30)
+        rc, out, err = run(harness.WRAP + [harness.BIN, "-t", "-c", g.conf_path], 30)
         self.assertEqual(rc, 0, err)
         text = out.decode()
         self.assertRegex(text, r"(?m)^crl svc=default list=1 revoked=1 "
@@ -655,7 +655,7 @@ class ClientCRL(AuthBase):
 
     def test_client_crl_needs_client_ca(self):
         conf = self.conf_file(["listen = 127.0.0.1:1", "client_crl = x.crl"])
-        rc, out, err = run([harness.BIN, "-t", "-c", conf], 30)
+        rc, out, err = run(harness.WRAP + [harness.BIN, "-t", "-c", conf], 30)
         self.assertEqual(rc, 2)
         self.assertIn(b"t.conf:2: [default]: client_crl: without client_ca",
                       err)
@@ -835,7 +835,7 @@ class HandedOn(AuthBase):
         at the handshake, as a leaf too large is; tcp mode hands on
         nothing and takes the same chain.  -t prints the limit."""
         g = self.auth_gate()
-        rc, out, err = run([harness.BIN, "-t", "-c", g.conf_path], 30)
+        rc, out, err = run(harness.WRAP + [harness.BIN, "-t", "-c", g.conf_path], 30)
         self.assertEqual(rc, 0, err)
         m = re.search(r"(?m)^client certificates = (\d+) \+ (\d+) ", out.decode())
         self.assertIsNotNone(m, out)

@@ -14,7 +14,7 @@ import time
 import unittest
 import urllib.request
 
-from harness import (BIN, LOOPBACK, ROOT, SLOW, GateTest, certs, close_tls,
+from harness import (BIN, LOOPBACK, ROOT, SLOW, WRAP, GateTest, certs, close_tls,
                      deadline, echo_roundtrip, free_port, run, tls_connect)
 from test_stats_syslog import read_stats, stats_get
 
@@ -167,7 +167,7 @@ class Metrics(GateTest):
                 shutil.copy(c.path["ec.crt"], p)
                 lines += ["cert = " + p, "key = " + c.path["ec.key"]]
         conf = self.conf_file(lines)
-        rc, out, err = run([BIN, "-t", "-c", conf], 30)
+        rc, out, err = run(WRAP + [BIN, "-t", "-c", conf], 30)
         self.assertEqual(rc, 0, err)
         m = re.search(r"^metrics = (\d+) \(the GET /metrics answer: at most "
                       r"(\d+) for this config", out.decode(), re.M)
