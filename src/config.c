@@ -651,6 +651,15 @@ config_ticket_life(const struct config *c, unsigned *rotate_ms)
 	return l;
 }
 
+unsigned
+config_plain_slots(const struct config *c)
+{
+	for (unsigned i = 0; i < c->nsvc; i++)
+		if (c->svc[i].nredirect > 0)
+			return c->redirect_slots;
+	return 0;
+}
+
 /* After the last line: every service complete, limits kept. */
 static int
 check_services(struct parse *p, const char *name, char *err, size_t cap)
