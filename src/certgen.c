@@ -22,6 +22,7 @@
 #include "certgen.h"
 #include "cred.h"
 #include "der.h"
+#include "httpchar.h"
 #include "port.h"
 
 #define OID_O		"2.5.4.10"
@@ -483,8 +484,7 @@ certgen_names(const struct service *s, char names[CERTNAME_MAX][CERTNAME_LEN])
 	if (port_hostname(host, sizeof(host)) == 0 &&
 	    certname_is_host(host, strlen(host))) {
 		for (char *c = host; *c != '\0'; c++)
-			if (*c >= 'A' && *c <= 'Z')
-				*c = (char)(*c - 'A' + 'a');
+			*c = (char)to_lower((uint8_t)*c);
 		n = add(names, n, host, "");
 		/* mDNS names a host by its one label. */
 		if (strchr(host, '.') == NULL)
