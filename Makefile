@@ -57,7 +57,7 @@ PQ_REF	= tests/unit/mlkem_ref.c
 endif
 export PQ
 
-SRC	= src/main.c src/config.c src/tls.c src/cred.c src/certname.c \
+SRC	= src/main.c src/config.c src/confkeys.c src/tls.c src/cred.c src/certname.c \
 	  src/tlsname.c \
 	  src/slot.c src/slotin.c src/forward.c src/pool.c src/http.c \
 	  src/httpchunk.c src/loop.c src/log.c src/der.c src/certgen.c \
@@ -119,7 +119,7 @@ UNITS	= http der hello cache proxyin turn config certname prim conn
 .SECONDEXPANSION:
 UNIT_MORE_http = src/httpchunk.c
 UNIT_MORE_hello = src/tlswire.c
-CONFIG_MORE = src/confprint.c src/tlswire.c src/log.c src/stats.c \
+CONFIG_MORE = src/confkeys.c src/confprint.c src/tlswire.c src/log.c src/stats.c \
 	src/certname.c src/der.c src/proxyin.c port/posix/port.c \
 	port/posix/file.c port/posix/privs.c
 UNIT_MORE_config = $(CONFIG_MORE)
@@ -444,7 +444,8 @@ ifneq ($(PQ),0)
 FUZZERS	+= mlkem
 endif
 
-build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/config.c src/certname.c \
+build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/config.c src/confkeys.c \
+	    src/certname.c \
 	    src/der.c src/tlswire.c src/log.c src/stats.c \
 	    src/confprint.c \
 	    src/proxyin.c port/posix/port.c port/posix/file.c \
@@ -481,7 +482,7 @@ build/fuzz/fuzz_proxyin: tests/fuzz/fuzz_proxyin.c src/proxyin.c src/proxyin.h \
 build/fuzz/fuzz_slot: tests/fuzz/fuzz_slot.c tests/fuzz/fakeport.c \
 	    src/slot.c src/slotin.c src/forward.c src/http.c src/httpchunk.c \
 	    src/slotio.c \
-	    src/tls.c src/cred.c src/config.c \
+	    src/tls.c src/cred.c src/config.c src/confkeys.c \
 	    src/tlsname.c \
 	    src/pool.c src/cache.c src/ticket.c $(ENG_SRC) \
 	    src/confprint.c \

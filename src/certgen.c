@@ -22,6 +22,7 @@
 #include "certgen.h"
 #include "cred.h"
 #include "der.h"
+#include "httpchar.h"
 #include "port.h"
 
 #define OID_O		"2.5.4.10"
@@ -47,51 +48,26 @@ static br_x509_decoder_context xd;
 
 /*
  * The parts of a certificate certgen looks at, pointers into its DER:
- * the whole tbsCertificate, the contents of the rest.
+ * the signed object's, and the contents of some of its tbsCertificate.
  */
 struct view {
-	const unsigned char	*tbs, *issuer, *subject, *sigalg, *sig, *san;
-	size_t			 tbslen, issuerlen, subjectlen, sigalglen;
-	size_t			 siglen, sanlen;
+	struct der_signed	 s;
+	const unsigned char	*issuer, *subject, *san;
+	size_t			 issuerlen, subjectlen, sanlen;
 	int64_t			 not_after;
 };
 
 static int
-get_time(const unsigned char **p, size_t *len, int64_t *t)
-{
-	unsigned tag = *len > 0 && **p == DER_GENTIME ? DER_GENTIME :
-	    DER_UTCTIME;
-	const unsigned char *c;
-	size_t cl;
-
-	if (der_get(p, len, tag, &c, &cl) < 0)
-		return -1;
-	*t = der_time_parse(tag, c, cl);
-	return *t == -1 ? -1 : 0;
-}
-
-static int
 view(const unsigned char *der, size_t len, struct view *v)
 {
-	const unsigned char *p = der, *c, *t;
-	size_t n = len, cl, tl;
-	int64_t not_before;
+	const unsigned char *c, *t;
+	size_t cl, tl;
 
 	memset(v, 0, sizeof(*v));
-	if (der_get(&p, &n, DER_SEQUENCE, &c, &cl) < 0)
+	if (der_signed(der, len, &v->s) < 0)
 		return -1;
-	p = c;
-	n = cl;
-	v->tbs = p;
-	if (der_get(&p, &n, DER_SEQUENCE, &t, &tl) < 0)
-		return -1;
-	v->tbslen = (size_t)(p - v->tbs);
-	if (der_get(&p, &n, DER_SEQUENCE, &v->sigalg, &v->sigalglen) < 0 ||
-	    der_get(&p, &n, DER_BIT_STRING, &v->sig, &v->siglen) < 0 ||
-	    v->siglen < 1 || v->sig[0] != 0)
-		return -1;
-	v->sig++;
-	v->siglen--;
+	t = v->s.body;
+	tl = v->s.bodylen;
 	if (tl > 0 && t[0] == DER_CTXC(0) && der_get(&t, &tl, DER_CTXC(0),
 	    &c, &cl) < 0)
 		return -1;
@@ -99,8 +75,8 @@ view(const unsigned char *der, size_t len, struct view *v)
 	    der_get(&t, &tl, DER_SEQUENCE, &c, &cl) < 0 ||
 	    der_get(&t, &tl, DER_SEQUENCE, &v->issuer, &v->issuerlen) < 0 ||
 	    der_get(&t, &tl, DER_SEQUENCE, &c, &cl) < 0 ||
-	    get_time(&c, &cl, &not_before) < 0 ||
-	    get_time(&c, &cl, &v->not_after) < 0 ||
+	    der_get_time(&c, &cl) < 0 ||
+	    (v->not_after = der_get_time(&c, &cl)) < 0 ||
 	    der_get(&t, &tl, DER_SEQUENCE, &v->subject, &v->subjectlen) < 0 ||
 	    der_get(&t, &tl, DER_SEQUENCE, &c, &cl) < 0)	/* the key */
 		return -1;
@@ -398,7 +374,7 @@ certgen_is_own(const unsigned char *der, size_t len)
 	    memcmp(v.issuer, v.subject, v.subjectlen) != 0 ||
 	    !has_rdn(v.subject, v.subjectlen, OID_O, CERTGEN_O) ||
 	    !has_rdn(v.subject, v.subjectlen, OID_OU, CERTGEN_OU) ||
-	    v.sigalglen != d.len || memcmp(v.sigalg, alg, d.len) != 0)
+	    v.s.alglen != d.len || memcmp(v.s.alg, alg, d.len) != 0)
 		return 0;
 	br_x509_decoder_init(&xd, NULL, NULL);
 	br_x509_decoder_push(&xd, der, len);
@@ -406,10 +382,10 @@ certgen_is_own(const unsigned char *der, size_t len)
 	if (pk == NULL || pk->key_type != BR_KEYTYPE_EC)
 		return 0;
 	br_sha256_init(&sha);
-	br_sha256_update(&sha, v.tbs, v.tbslen);
+	br_sha256_update(&sha, v.s.tbs, v.s.tbslen);
 	br_sha256_out(&sha, h);
 	return br_ecdsa_vrfy_asn1_get_default()(br_ec_get_default(), h,
-	    sizeof(h), &pk->key.ec, v.sig, v.siglen) == 1;
+	    sizeof(h), &pk->key.ec, v.s.sig, v.s.siglen) == 1;
 }
 
 /*
@@ -508,8 +484,7 @@ certgen_names(const struct service *s, char names[CERTNAME_MAX][CERTNAME_LEN])
 	if (port_hostname(host, sizeof(host)) == 0 &&
 	    certname_is_host(host, strlen(host))) {
 		for (char *c = host; *c != '\0'; c++)
-			if (*c >= 'A' && *c <= 'Z')
-				*c = (char)(*c - 'A' + 'a');
+			*c = (char)to_lower((uint8_t)*c);
 		n = add(names, n, host, "");
 		/* mDNS names a host by its one label. */
 		if (strchr(host, '.') == NULL)

@@ -6,6 +6,7 @@
 
 #include "certname.h"
 #include "der.h"
+#include "httpchar.h"
 
 /*
  * Every walk below is by offsets into the one certificate buffer (der.h's
@@ -25,7 +26,7 @@ keep(char names[][CERTNAME_LEN], unsigned n, const unsigned char *b,
 
 		if (c <= 0x20 || c >= 0x7f)
 			return n;
-		names[n][k] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+		names[n][k] = (char)to_lower(c);
 	}
 	names[n][k] = '\0';
 	return n + 1;
@@ -170,8 +171,7 @@ certname_match(const char *pat, const char *name)
 	if (nl >= sizeof(low))
 		return 0;
 	for (size_t i = 0; i < nl; i++)
-		low[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ?
-		    name[i] + 32 : name[i]);
+		low[i] = (char)to_lower((uint8_t)name[i]);
 	if (pat[0] == '*' && pat[1] == '.' && pat[2] != '\0') {
 		n = strchr(low, '.');
 		if (n == NULL || n == low)

@@ -20,40 +20,13 @@
 #include "config.h"
 #include "confint.h"
 #include "httpchar.h"
-#include "log.h"
-#include "tlswire.h"
 
-static const struct config_name onoff[] = { { "off", 0 }, { "on", 1 },
-	{ NULL, 0 } };
-static const struct config_name seccomps[] = { { "off", SECCOMP_OFF },
-	{ "on", SECCOMP_ON }, { "auto", SECCOMP_AUTO }, { NULL, 0 } };
-static const struct config_name modes[] = { { "tcp", MODE_TCP },
-	{ "http", MODE_HTTP }, { NULL, 0 } };
-static const struct config_name proxies[] = { { "off", PROXY_OFF },
-	{ "v1", PROXY_V1 }, { "v2", PROXY_V2 }, { NULL, 0 } };
-static const struct config_name logto[] = { { "stderr", LOG_TO_STDERR },
-	{ "syslog", LOG_TO_SYSLOG }, { NULL, 0 } };
-/* syslog(3) facility codes: the same on every system that has them. */
-static const struct config_name facilities[] = { { "user", 1 },
-	{ "daemon", 3 }, { "auth", 4 }, { "authpriv", 10 }, { "local0", 16 },
-	{ "local1", 17 }, { "local2", 18 }, { "local3", 19 }, { "local4", 20 },
-	{ "local5", 21 }, { "local6", 22 }, { "local7", 23 }, { NULL, 0 } };
 /*
  * Suites that went with TLS 1.0 and 1.1 (RFC 8996): a file that still
  * names one is told so, not just that the name is unknown.
  */
 static const struct config_name removed_suites[] = { { "aes128-cbc", 0 },
 	{ "aes256-cbc", 0 }, { NULL, 0 } };
-static const struct config_name profiles[] = { { "default", PROFILE_DEFAULT },
-	{ "bsi", PROFILE_BSI }, { "modern", PROFILE_MODERN },
-	{ "cnsa2", PROFILE_CNSA2 }, { NULL, 0 } };
-static const struct config_name ems_modes[] = { { "optional", 0 },
-	{ "required", 1 }, { NULL, 0 } };
-/* A CRL past nextUpdate: refuse its CA's clients, or keep using it. */
-static const struct config_name crl_modes[] = { { "refuse", 0 },
-	{ "keep", 1 }, { NULL, 0 } };
-static const struct config_name verify_modes[] = { { "required", 0 },
-	{ "optional", 1 }, { NULL, 0 } };
 /*
  * What a profile sets: values for profile_keys[], spelled as in the file,
  * and the suites and groups whose registry rows (tlswire.c) name it
@@ -78,96 +51,12 @@ static const char *const profile_sets[][NPROFILE_KEYS] = {
 	{ "1.3", "1.3", "optional", "off", "on" },
 };
 
-const char *
-config_row(const struct key *k, size_t i, unsigned *code, unsigned *profiles)
-{
-	*code = (unsigned)i;
-	*profiles = 0;
-	if (k->kind == K_SUITES && i < TLS_NSUITES) {
-		*profiles = tls_suites[i].profiles;
-		return tls_suites[i].cipher;
-	}
-	if (k->kind == K_GROUPS && i < tls_ngroups) {
-		*code = tls_groups[i].code;
-		*profiles = tls_groups[i].profiles;
-		return tls_groups[i].name;
-	}
-	if (k->kind == K_LEVEL)
-		return log_level_names[i];
-	if (k->kind != K_ENUM)
-		return NULL;
-	*code = k->names[i].code;
-	return k->names[i].name;
-}
-
-#define G(f)	GLOBAL, offsetof(struct config, f)
-#define S(f)	SERVICE, offsetof(struct service, f)
-#define H	3600000
-static const struct key keys[] = {
-	{ "slots",		K_UINT,	G(slots), 1, TLSGATE_MAX_SLOTS, NULL },
-	{ "workers",		K_UINT,	G(workers), 1, TLSGATE_MAX_WORKERS, NULL },
-	{ "backend_pool",	K_UINT,	G(backend_pool), 0, TLSGATE_MAX_POOL, NULL },
-	{ "redirect_slots",	K_UINT,	G(redirect_slots), 1, TLSGATE_MAX_PLAIN,
-	    NULL },
-	{ "pending",		K_UINT,	G(pending), 1, TLSGATE_MAX_PENDING, NULL },
-	{ "drain_timeout",	K_MS,	G(drain_ms), 0, H, NULL },
-	{ "log_level",		K_LEVEL, G(log_level), 0, 0, NULL },
-	{ "log_rate",		K_UINT,	G(log_rate), 0, 1000000, NULL },
-	{ "log",		K_ENUM,	G(log_to), 0, 0, logto },
-	{ "syslog_facility",	K_ENUM,	G(syslog_facility), 0, 0, facilities },
-	{ "syslog_socket",	K_STR,	G(syslog_socket), 0, 0, NULL },
-	{ "stats",		K_ADDR,	G(stats), 0, 0, NULL },
-	{ "user",		K_STR,	G(user), 0, CONFIG_USER_MAX, NULL },
-	{ "group",		K_STR,	G(group), 0, CONFIG_USER_MAX, NULL },
-	{ "chroot",		K_STR,	G(chroot), 0, 0, NULL },
-	{ "seccomp",		K_ENUM,	G(seccomp), 0, 0, seccomps },
-	{ "ticket_key_file",	K_STR,	G(ticket_key_file), 0, 0, NULL },
-	{ "ticket_key_rotate",	K_MS,	G(ticket_rotate_ms), 0, 7 * 24 * H, NULL },
-	{ "listen",		K_LISTEN, S(listen), 0, 0, NULL },
-	{ "redirect",		K_REDIRECT, S(redirect), 0, 0, NULL },
-	{ "acme_passthrough",	K_ENUM,	S(acme), 0, 0, onoff },
-	{ "backend",		K_ADDR,	S(backend), 0, 0, NULL },
-	{ "cert",		K_CERT,	S(certs), 0, 0, NULL },
-	{ "key",		K_KEY,	S(certs), 0, 0, NULL },
-	{ "client_ca",		K_STR,	S(client_ca), 0, 0, NULL },
-	{ "client_crl",		K_STR,	S(client_crl), 0, 0, NULL },
-	{ "client_crl_expired",	K_ENUM,	S(crl_keep), 0, 0, crl_modes },
-	{ "client_verify",	K_ENUM,	S(verify_optional), 0, 0, verify_modes },
-	{ "session_cache",	K_UINT,	S(cache), 0, TLSGATE_MAX_CACHE, NULL },
-	{ "session_lifetime",	K_MS,	S(lifetime_ms), 1000, 7 * 24 * H, NULL },
-	{ "tickets",		K_ENUM,	S(tickets), 0, 0, onoff },
-	{ "tls_min",		K_TLS,	S(tls_min), 0x0303, 0x0304, NULL },
-	{ "tls_max",		K_TLS,	S(tls_max), 0x0303, 0x0304, NULL },
-	{ "ems",		K_ENUM,	S(ems_required), 0, 0, ems_modes },
-	{ "tls_profile",	K_ENUM,	S(profile), 0, 0, profiles },
-	{ "suites",		K_SUITES, S(suites), 0, 0, NULL },
-	{ "groups",		K_GROUPS, S(groups), 0, 0, NULL },
-	{ "mode",		K_ENUM,	S(mode), 0, 0, modes },
-	{ "proxy_protocol",	K_ENUM,	S(proxy), 0, 0, proxies },
-	{ "proxy_from",		K_NETS,	S(proxy_from), 0, 0, NULL },
-	{ "handshake_timeout",	K_MS,	S(handshake_ms), 100, H, NULL },
-	{ "head_timeout",	K_MS,	S(head_ms), 100, H, NULL },
-	{ "connect_timeout",	K_MS,	S(connect_ms), 100, H, NULL },
-	{ "idle_timeout",	K_MS,	S(idle_ms), 100, 24 * H, NULL },
-	{ "x_forwarded_for",	K_ENUM,	S(xff), 0, 0, onoff },
-	{ "x_forwarded_proto",	K_ENUM,	S(xfproto), 0, 0, onoff },
-	{ "x_forwarded_port",	K_ENUM,	S(xfport), 0, 0, onoff },
-	{ "hybrid_retry",	K_ENUM,	S(hybrid_retry), 0, 0, onoff },
-	{ "max_per_source",	K_UINT,	S(max_per_source), 0, TLSGATE_MAX_SLOTS,
-	    NULL },
-	{ "cert_generate",	K_ENUM,	S(cert_generate), 0, 0, onoff },
-	{ "cert_names",		K_NAMES, S(cert_names), 0, 0, NULL },
-};
-#define NKEYS	(sizeof(keys) / sizeof(keys[0]))
-const struct key *const config_keys = keys;
-const size_t config_nkeys = NKEYS;
-
 /* Parser state: the current scope and what was set where. */
 struct parse {
 	struct config	*c;
 	struct service	 tmpl;		/* service keys before any section */
 	struct service	*cur;		/* &tmpl, or the current section */
-	unsigned	 gseen[NKEYS], sseen[NKEYS];
+	unsigned	 seen[CONFIG_KEYS_MAX];	/* by key: line, 0 if not */
 	unsigned	 section_line[TLSGATE_MAX_SERVICES];
 	unsigned	 listen_line;	/* of a listen or redirect outside */
 	const char	*listen_key;
@@ -259,9 +148,8 @@ set_names(struct service *s, const char *v, size_t len, char *msg,
 		if (n >= CERTNAME_LEN)
 			return "a name longer than 63 bytes";
 		for (size_t k = 0; k < n; k++)
-			s->cert_names[s->ncert_names][k] = (char)(v[i + k] >=
-			    'A' && v[i + k] <= 'Z' ? v[i + k] - 'A' + 'a' :
-			    v[i + k]);
+			s->cert_names[s->ncert_names][k] = (char)to_lower(
+			    (uint8_t)v[i + k]);
 		s->cert_names[s->ncert_names++][n] = '\0';
 	}
 	return s->ncert_names == 0 ? "no name" : NULL;
@@ -356,10 +244,10 @@ set_list(struct config_list *l, const struct key *k, const char *v,
 static const struct key *
 find_key(const char *name, size_t len)
 {
-	for (size_t i = 0; i < NKEYS; i++)
-		if (strlen(keys[i].name) == len &&
-		    memcmp(keys[i].name, name, len) == 0)
-			return &keys[i];
+	for (size_t i = 0; i < config_nkeys; i++)
+		if (strlen(config_keys[i].name) == len &&
+		    memcmp(config_keys[i].name, name, len) == 0)
+			return &config_keys[i];
 	return NULL;
 }
 
@@ -369,7 +257,7 @@ line_of(const struct parse *p, const char *name)
 {
 	const struct key *k = find_key(name, strlen(name));
 
-	return (k->scope == GLOBAL ? p->gseen : p->sseen)[k - keys];
+	return p->seen[k - config_keys];
 }
 
 /* Duration units, longest first: the printer takes the first that fits. */
@@ -603,7 +491,9 @@ open_section(struct parse *p, const char *v, size_t len, unsigned line)
 	s->index = c->nsvc;
 	p->section_line[c->nsvc++] = line;
 	p->cur = s;
-	memset(p->sseen, 0, sizeof(p->sseen));
+	for (size_t i = 0; i < config_nkeys; i++)
+		if (config_keys[i].scope == SERVICE)
+			p->seen[i] = 0;
 	p->cert_here = 0;
 	return NULL;
 }
@@ -649,6 +539,15 @@ config_ticket_life(const struct config *c, unsigned *rotate_ms)
 	*rotate_ms = c->ticket_rotate_ms != 0 ? c->ticket_rotate_ms :
 	    l / 2 >= 1000 ? l / 2 : 1000;
 	return l;
+}
+
+unsigned
+config_plain_slots(const struct config *c)
+{
+	for (unsigned i = 0; i < c->nsvc; i++)
+		if (c->svc[i].nredirect > 0)
+			return c->redirect_slots;
+	return 0;
 }
 
 /* After the last line: every service complete, limits kept. */
@@ -835,20 +734,20 @@ config_parse(struct config *c, const char *name, const char *text,
 			return fail(err, errcap, "%s:%u: %s: a global key: put it "
 			    "before the first [section]", name, line,
 			    key->name);
-		seen = key->scope == GLOBAL ? p.gseen : p.sseen;
-		if (seen[key - keys] && key->kind != K_LISTEN &&
+		seen = &p.seen[key - config_keys];
+		if (*seen && key->kind != K_LISTEN &&
 		    key->kind != K_REDIRECT &&
 		    key->kind != K_CERT && key->kind != K_KEY)
 			return fail(err, errcap, "%s:%u: %s: already set at line "
-			    "%u", name, line, key->name, seen[key - keys]);
+			    "%u", name, line, key->name, *seen);
 		if (v == ve)
 			return fail(err, errcap, "%s:%u: %s: missing value", name,
 			    line, key->name);
 		why = set_value(&p, key, v, (size_t)(ve - v), line, msg,
 		    sizeof(msg));
-		if (why == NULL && key->names == profiles)
+		if (why == NULL && strcmp(key->name, "tls_profile") == 0)
 			set_profile(&p);
-		seen[key - keys] = line;
+		*seen = line;
 		if (why != NULL)
 			return fail(err, errcap, "%s:%u: %s: %s: \"%.*s\"", name,
 			    line, key->name, why, (int)(ve - v), v);
@@ -870,13 +769,15 @@ config_defaults(struct config *c, char *err, size_t cap)
 		return -1;
 	/* A value left out would be 0, past every range check: only what
 	 * may be empty (paths, names, the stats socket) may be missing. */
-	for (size_t i = 0; i < NKEYS; i++)
-		if (keys[i].kind != K_STR && keys[i].kind != K_NAMES &&
-		    keys[i].kind != K_REDIRECT &&
-		    (keys[i].kind != K_ADDR || keys[i].scope != GLOBAL) &&
-		    !(keys[i].scope == GLOBAL ? p.gseen : p.sseen)[i])
+	for (size_t i = 0; i < config_nkeys; i++) {
+		const struct key *k = &config_keys[i];
+
+		if (k->kind != K_STR && k->kind != K_NAMES &&
+		    k->kind != K_REDIRECT && (k->kind != K_ADDR ||
+		    k->scope != GLOBAL) && !p.seen[i])
 			return fail(err, cap, "defaults.h: %s: missing from "
-			    "TLSGATE_CONFIG", keys[i].name);
+			    "TLSGATE_CONFIG", k->name);
+	}
 	return 0;
 }
 

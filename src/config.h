@@ -138,6 +138,8 @@ int	config_proxy_trusted(const struct service *, const struct port_addr *);
  * none lives longer than 1.5 L.
  */
 unsigned config_ticket_life(const struct config *, unsigned *rotate_ms);
+/* The redirect slots: there only if a service listens for them. */
+unsigned config_plain_slots(const struct config *);
 /* Print every resolved value as "key = value" lines through put(). */
 void	config_print(const struct config *, int (*put)(const char *));
 

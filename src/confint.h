@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * confint.h - what config.c shares with confprint.c, for that file only:
+ * confint.h - what config.c, confkeys.c and confprint.c share, for them only:
  * config.h is the contract with the rest.
  */
 #ifndef TLSGATE_CONFINT_H
@@ -23,8 +23,9 @@ struct key {
 	const struct config_name *names;	/* K_ENUM */
 };
 
-/* config.c: every key, in the order -t prints them. */
-extern const struct key *const config_keys;
+/* confkeys.c: every key, in the order -t prints them. */
+#define CONFIG_KEYS_MAX	64	/* room config.c keeps per key */
+extern const struct key config_keys[];
 extern const size_t config_nkeys;
 /*
  * Name i a K_ENUM, K_LEVEL (log.h's), K_SUITES or K_GROUPS (tlswire.h's

@@ -55,8 +55,8 @@ append(void *ctx, const void *data, size_t len)
  * Read the file at path into pem[] and decode all PEM objects named
  * like `want` (prefix match on the name's end: "CERTIFICATE", "PRIVATE
  * KEY") into dst, recording each one's offset and length; a private
- * key's file is checked as a secret (port_read_secret()).  Returns the
- * object count, or -1 with *why set.
+ * key's file is checked as a secret (port_read_secret()), a CRL's may
+ * be one in DER instead.  Returns the object count, or -1 with *why set.
  */
 static int
 pem_decode(const char *path, const char *want, unsigned char *dst,
@@ -74,6 +74,13 @@ pem_decode(const char *path, const char *want, unsigned char *dst,
 	if (flen < 0)
 		return -1;
 	len = (size_t)flen;
+	if (len > 0 && pem[0] == DER_SEQUENCE_TAG && len <= cap &&
+	    strcmp(want, "X509 CRL") == 0) {
+		memcpy(dst, pem, len);
+		off[0] = 0;
+		olen[0] = len;
+		return 1;
+	}
 	br_pem_decoder_init(&w.pc);
 	while (len > 0 || inobj) {
 		size_t k;
@@ -351,23 +358,13 @@ cred_load_crls(struct crl_set *set, const char *path,
 	size_t off[CRL_LISTS_MAX], len[CRL_LISTS_MAX];
 	const char *why;
 	unsigned list;
-	long flen;
 	int n;
 
-	flen = port_read_file(path, pem, sizeof(pem), &why);
-	if (flen < 0)
-		goto fail;
-	if (flen > 0 && pem[0] == DER_SEQUENCE_TAG) {
-		/* DER: the file is one CRL. */
-		memcpy(w.der, pem, (size_t)flen);
-		off[0] = 0;
-		len[0] = (size_t)flen;
-		n = 1;
-	} else {
-		n = pem_decode(path, "X509 CRL", w.der, sizeof(w.der), off, len,
-		    CRL_LISTS_MAX, &why);
-		if (n <= 0)
-			goto fail;
+	n = pem_decode(path, "X509 CRL", w.der, sizeof(w.der), off, len,
+	    CRL_LISTS_MAX, &why);
+	if (n <= 0) {
+		snprintf(err, cap, "client_crl %s: %s", path, why);
+		return -1;
 	}
 	for (int i = 0; i < n; i++)
 		if (crl_add(set, w.der + off[i], len[i], &a->ta[anchor0],
@@ -377,9 +374,6 @@ cred_load_crls(struct crl_set *set, const char *path,
 			return -1;
 		}
 	return 0;
-fail:
-	snprintf(err, cap, "client_crl %s: %s", path, why);
-	return -1;
 }
 
 int

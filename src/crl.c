@@ -64,61 +64,44 @@ is_time(const unsigned char *p, size_t len)
 	return len > 0 && (p[0] == DER_UTCTIME || p[0] == DER_GENTIME);
 }
 
-static int64_t
-get_time(const unsigned char **p, size_t *len)
-{
-	unsigned tag = **p;
-	const unsigned char *c;
-	size_t cl;
-
-	if (der_get(p, len, tag, &c, &cl) < 0)
-		return -1;
-	return der_time_parse(tag, c, cl);
-}
-
 int
 crl_parse(const unsigned char *der, size_t len, struct crl_view *v,
     const char **why)
 {
-	const unsigned char *p = der, *c, *t, *a, *a2;
-	size_t n = len, cl, tl, al, al2;
+	const unsigned char *c, *t, *a2;
+	size_t cl, tl, al2;
+	struct der_signed s;
 
 	memset(v, 0, sizeof(*v));
 	*why = "not a CRL (RFC 5280 5.1)";
-	if (der_get(&p, &n, DER_SEQUENCE, &c, &cl) < 0 || n != 0)
+	if (der_signed(der, len, &s) < 0)
 		return -1;
-	p = c;
-	n = cl;
-	v->tbs = p;
-	if (der_get(&p, &n, DER_SEQUENCE, &t, &tl) < 0)
-		return -1;
-	v->tbslen = (size_t)(p - v->tbs);
-	if (der_get(&p, &n, DER_SEQUENCE, &a, &al) < 0 ||
-	    der_get(&p, &n, DER_BIT_STRING, &v->sig, &v->siglen) < 0 ||
-	    n != 0 || v->siglen < 2 || v->sig[0] != 0)
-		return -1;
-	v->sig++;
-	v->siglen--;
+	v->tbs = s.tbs;
+	v->tbslen = s.tbslen;
+	v->sig = s.sig;
+	v->siglen = s.siglen;
+	t = s.body;
+	tl = s.bodylen;
 	/* Version: v2 (1) when present. */
 	if (tl > 0 && t[0] == DER_INTEGER && (der_get(&t, &tl, DER_INTEGER,
 	    &c, &cl) < 0 || cl != 1 || c[0] != 1))
 		return -1;
 	/* The signed algorithm must be the one outside (5.1.1.2). */
-	if (der_get(&t, &tl, DER_SEQUENCE, &a2, &al2) < 0 || al2 != al ||
-	    memcmp(a, a2, al) != 0)
+	if (der_get(&t, &tl, DER_SEQUENCE, &a2, &al2) < 0 ||
+	    al2 != s.alglen || memcmp(s.alg, a2, al2) != 0)
 		return -1;
 	*why = "unsupported signature algorithm";
-	if (sig_alg(a, al, v) < 0)
+	if (sig_alg(s.alg, s.alglen, v) < 0)
 		return -1;
 	*why = "not a CRL (RFC 5280 5.1)";
 	v->issuer = t;
 	if (der_get(&t, &tl, DER_SEQUENCE, &c, &cl) < 0 || !is_time(t, tl))
 		return -1;
 	v->issuerlen = (size_t)(t - v->issuer);
-	if ((v->this_update = get_time(&t, &tl)) < 0)
+	if ((v->this_update = der_get_time(&t, &tl)) < 0)
 		return -1;
 	v->next_update = -1;
-	if (is_time(t, tl) && (v->next_update = get_time(&t, &tl)) < 0)
+	if (is_time(t, tl) && (v->next_update = der_get_time(&t, &tl)) < 0)
 		return -1;
 	if (tl > 0 && t[0] == DER_SEQUENCE &&
 	    der_get(&t, &tl, DER_SEQUENCE, &v->revoked, &v->revokedlen) < 0)
@@ -139,7 +122,7 @@ crl_next(const unsigned char **p, size_t *len, struct crl_serial *s)
 	if (der_get(p, len, DER_SEQUENCE, &e, &el) < 0 ||
 	    der_get(&e, &el, DER_INTEGER, &c, &cl) < 0 ||
 	    cl == 0 || cl > CRL_SERIAL_MAX || !is_time(e, el) ||
-	    get_time(&e, &el) < 0 ||
+	    der_get_time(&e, &el) < 0 ||
 	    (el > 0 && der_get(&e, &el, DER_SEQUENCE, &c, &cl) < 0) ||
 	    el != 0)
 		return -1;

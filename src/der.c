@@ -346,3 +346,43 @@ der_time_parse(unsigned tag, const unsigned char *c, size_t len)
 	days += dd - 1;
 	return days * 86400 + (int64_t)h * 3600 + (int64_t)mi * 60 + s;
 }
+
+int64_t
+der_get_time(const unsigned char **p, size_t *len)
+{
+	unsigned tag = *len > 0 && **p == DER_GENTIME ? DER_GENTIME :
+	    DER_UTCTIME;
+	const unsigned char *c;
+	size_t cl;
+
+	if (der_get(p, len, tag, &c, &cl) < 0)
+		return -1;
+	return der_time_parse(tag, c, cl);
+}
+
+int
+der_signed(const unsigned char *der, size_t len, struct der_signed *s)
+{
+	size_t at = 0, c, e, t, b, be, a, ae, g, ge;
+
+	/* By offsets from der, as der_at() says, for the analyser. */
+	if (der_at(der, &at, len, DER_SEQUENCE, &c, &e) < 0 || at != len)
+		return -1;
+	at = c;
+	if (der_at(der, &at, e, DER_SEQUENCE, &b, &be) < 0)
+		return -1;
+	t = at;
+	if (der_at(der, &at, e, DER_SEQUENCE, &a, &ae) < 0 ||
+	    der_at(der, &at, e, DER_BIT_STRING, &g, &ge) < 0 || at != e ||
+	    g + 2 > ge || der[g] != 0)
+		return -1;
+	s->tbs = der + c;
+	s->tbslen = t - c;
+	s->body = der + b;
+	s->bodylen = be - b;
+	s->alg = der + a;
+	s->alglen = ae - a;
+	s->sig = der + g + 1;
+	s->siglen = ge - g - 1;
+	return 0;
+}

@@ -81,5 +81,20 @@ int	der_at(const unsigned char *buf, size_t *at, size_t end, unsigned tag,
 	    size_t *c, size_t *cend);
 /* A UTCTime or GeneralizedTime's content to seconds since 1970, or -1. */
 int64_t	der_time_parse(unsigned tag, const unsigned char *c, size_t len);
+/* The same for the element at *p (either tag), *p, *len moved past it. */
+int64_t	der_get_time(const unsigned char **p, size_t *len);
+
+/*
+ * An X.509 SIGNED{} object, certificate or CRL (RFC 5280 4.1.1, 5.1.1):
+ * SEQUENCE { tbs, AlgorithmIdentifier, BIT STRING } and nothing after,
+ * in der[0..len).  tbs is the whole element the signature covers, body
+ * its content, alg the algorithm's content, sig the signature's bytes
+ * (no unused bits, at least one byte).
+ */
+struct der_signed {
+	const unsigned char	*tbs, *body, *alg, *sig;
+	size_t			 tbslen, bodylen, alglen, siglen;
+};
+int	der_signed(const unsigned char *der, size_t len, struct der_signed *);
 
 #endif

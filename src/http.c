@@ -85,17 +85,12 @@ static int
 eq_ci(const uint8_t *p, size_t from, size_t to, const char *s)
 {
 	size_t i, k, n = strlen(s);
-	uint8_t c;
 
 	if (to - from != n)
 		return 0;
-	for (i = from, k = 0; i < to && k < n; i++, k++) {
-		c = p[i];
-		if (c >= 'A' && c <= 'Z')
-			c += 'a' - 'A';
-		if (c != (uint8_t)s[k])
+	for (i = from, k = 0; i < to && k < n; i++, k++)
+		if (to_lower(p[i]) != (uint8_t)s[k])
 			return 0;
-	}
 	return 1;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * httpchar.h - RFC 9110's character classes, for http.c and httpchunk.c;
- * hexval() serves proxyin.c, is_ws() and is_alnum() the config parser.
+ * hexval() serves proxyin.c, is_ws() and is_alnum() the config parser,
+ * to_lower() every name compared without regard to case.
  *
  * Explicit comparisons, never <ctype.h>: those depend on the locale, and
  * framing must not.
@@ -51,6 +52,12 @@ static inline int
 is_ws(uint8_t c)
 {
 	return c == ' ' || c == '\t';
+}
+
+static inline uint8_t
+to_lower(uint8_t c)
+{
+	return c >= 'A' && c <= 'Z' ? (uint8_t)(c + 32) : c;
 }
 
 #endif

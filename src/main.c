@@ -52,16 +52,6 @@ static int stats_fd = -1;
 static unsigned nl;
 static int gen_only;		/* -g */
 
-/* The redirect slots are there only for services that listen for them. */
-static unsigned
-plain_slots(const struct config *c)
-{
-	for (unsigned i = 0; i < c->nsvc; i++)
-		if (c->svc[i].nredirect > 0)
-			return c->redirect_slots;
-	return 0;
-}
-
 /* Sizes of the static objects, as the compiler lays them out. */
 static void
 print_footprint(const struct config *c)
@@ -81,7 +71,7 @@ print_footprint(const struct config *c)
 	    port_static_bytes() + certgen_static_bytes() +
 	    sizeof(conn_scratch) + precomp_static_bytes() +
 	    metrics_static_bytes();
-	total = slot * c->slots + plain * plain_slots(c) + cache +
+	total = slot * c->slots + plain * config_plain_slots(c) + cache +
 	    pend * c->pending + other;
 	max = slot * TLSGATE_MAX_SLOTS + plain * TLSGATE_MAX_PLAIN +
 	    (size_t)TLSGATE_MAX_CACHE * TLS_CACHE_ENTRY +
@@ -99,7 +89,7 @@ print_footprint(const struct config *c)
 	    TLSGATE_CLIENT_CERT_MAX, TLSGATE_CLIENT_CHAIN_MAX);
 	printf("slots = %u x %zu = %zu\n", c->slots, slot, slot * c->slots);
 	printf("redirect slots = %u x %zu = %zu (plain HTTP: no TLS state)\n",
-	    plain_slots(c), plain, plain * plain_slots(c));
+	    config_plain_slots(c), plain, plain * config_plain_slots(c));
 	printf("pending = %u x %zu = %zu (clients not yet in a slot)\n",
 	    c->pending, pend, pend * c->pending);
 	printf("session_cache = %u x %zu = %zu (TLS 1.2 session IDs; TLS 1.3 "
@@ -300,8 +290,8 @@ metrics_fit(const struct config *c, char *err, size_t cap)
 static const char *
 needs_restart(const struct config *a, const struct config *b)
 {
-	if (a->slots != b->slots || plain_slots(a) != plain_slots(b) ||
-	    a->pending != b->pending)
+	if (a->slots != b->slots || a->pending != b->pending ||
+	    config_plain_slots(a) != config_plain_slots(b))
 		return "slots";
 	if (a->workers != b->workers)
 		return "workers";
@@ -416,7 +406,7 @@ run_worker(unsigned k)
 	conn_worker = k;
 	port_signals_init();
 	slot_table_init(cfg);
-	plain_init(plain_slots(cfg));
+	plain_init(config_plain_slots(cfg));
 	pend_init(cfg->pending);
 	if (port_drop_privileges(cfg->user, cfg->group, cfg->chroot, &why) < 0)
 		log_fatal(111, "dropping privileges (user \"%s\", group \"%s\", "
@@ -505,9 +495,9 @@ main(int argc, char **argv)
 		log_fatal(111, "syslog %s: %s", cfg->syslog_socket, why);
 	log_msg(LOG_INFO, "primitives %s", prims);
 	report_certs(cfg, 0);
-	if (port_fd_limit(cfg->workers * (2 * cfg->slots +
-	    2 * plain_slots(cfg) + cfg->pending + cfg->backend_pool + 32),
-	    &why) < 0)
+	if (port_fd_limit(cfg->workers * (2 * cfg->slots + 2 *
+	    config_plain_slots(cfg) + cfg->pending + cfg->backend_pool +
+	    32), &why) < 0)
 		log_fatal(111, "%s", why);
 	for (unsigned i = 0; i < cfg->nsvc; i++)
 		nl += cfg->svc[i].nlisten + cfg->svc[i].nredirect;

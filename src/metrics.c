@@ -231,12 +231,9 @@ gauges(struct out *o, const struct config *cfg,
 	static const char *const kind[] = { "tls", "redirect", "pending" };
 	unsigned used[3] = { live->slots_used, live->redirect_used,
 	    live->pending };
-	unsigned cap[3] = { cfg->slots, 0, cfg->pending };
+	unsigned cap[3] = { cfg->slots, config_plain_slots(cfg),
+	    cfg->pending };
 
-	/* The redirect slots exist only if a service listens for them. */
-	for (unsigned i = 0; i < cfg->nsvc; i++)
-		if (cfg->svc[i].nredirect > 0)
-			cap[1] = cfg->redirect_slots;
 	family(o, "connections", "gauge", "Connections now, by kind: in a "
 	    "TLS slot, in a redirect slot, pending a slot.");
 	for (unsigned i = 0; i < 3; i++)

@@ -55,6 +55,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(HERE, "integration"))
 from harness import Backend, free_port, is_listening  # noqa: E402
+from build import elf_machine  # noqa: E402  (its sibling, tests/build.py)
 
 CROSS = "mips-linux-gnu"
 CROSS_EL = "mipsel-linux-gnu"
@@ -138,14 +139,6 @@ def installed(destdir):
             p = os.path.join(d, name)
             found[os.path.relpath(p, destdir)] = os.stat(p).st_mode & 0o7777
     return found
-
-
-def elf_machine(path):
-    with open(path, "rb") as f:
-        h = f.read(20)
-    assert h[:4] == b"\x7fELF", path
-    order = "big" if h[5] == 2 else "little"
-    return order, int.from_bytes(h[18:20], order)
 
 
 def served_cert(port):

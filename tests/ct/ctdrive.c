@@ -36,15 +36,6 @@
 #include "mlkem.h"
 #endif
 
-/* As engtest.h's: 0 or it says why the client call failed. */
-#define CHECK_OK(x) do {						\
-	if ((x) != 0) {							\
-		fprintf(stderr, "  %s:%d: %s: %s\n", __FILE__, __LINE__, \
-		    #x, cli_why);					\
-		return 0;						\
-	}								\
-} while (0)
-
 static struct srv S;
 static struct cli C;
 

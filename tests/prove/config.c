@@ -3,9 +3,9 @@
  * make prove: the configuration file's line tokenizer, split_line(), on
  * every line of every length up to TLSGATE_MAX_FILE, the file's bound.
  * It is static, so this includes config.c; what the tokens then feed
- * (the value parsers, the sections) is not analysed here.  tlswire.c
- * and log.c come along (run.sh) for the tables config.c names: without
- * their sizes Eva warns at start-up and the harness fails.
+ * (the value parsers, the sections) is not analysed here.  confkeys.c,
+ * tlswire.c and log.c come along (run.sh) for the tables config.c names:
+ * without their sizes Eva warns at start-up and the harness fails.
  */
 #include "__fc_builtin.h"
 #include "../../src/config.c"

@@ -227,6 +227,14 @@ void	cli_next_read_key(struct cli *c);
 
 /* Why the client's last failure failed. */
 extern const char *cli_why;
+/* As unit.h's CHECK, for a client call (stdio.h): 0, or say why not. */
+#define CHECK_OK(x) do {						\
+	if ((x) != 0) {							\
+		fprintf(stderr, "  %s:%d: %s: %s\n", __FILE__, __LINE__, \
+		    #x, cli_why);					\
+		return 0;						\
+	}								\
+} while (0)
 
 /* Between engclient.c and enghs.c only. */
 int	cli_fail(const char *reason);

@@ -22,15 +22,6 @@
  */
 #define SMALL_OBUF	597
 
-/* As CHECK, for a client call: 0 or it says why it failed. */
-#define CHECK_OK(x) do {						\
-	if ((x) != 0) {							\
-		fprintf(stderr, "  %s:%d: %s: %s\n", __FILE__, __LINE__, \
-		    #x, cli_why);					\
-		return 0;						\
-	}								\
-} while (0)
-
 static struct srv S;
 static struct cli C;
 /* The version the binary tests, for the behaviours both have: 1 is 1.3. */

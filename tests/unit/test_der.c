@@ -309,6 +309,37 @@ reader_takes_only_minimal_definite_lengths(void)
 	return 1;
 }
 
+/*
+ * SEQUENCE { SEQUENCE { UTCTime }, SEQUENCE { OID 1.2 }, BIT STRING
+ * 00 ab cd }: what each part is; then what the reader refuses.
+ */
+static int
+signed_object_split_and_checked(void)
+{
+	static const unsigned char ok[] = { 0x30, 0x1b,
+	    0x30, 0x0f, 0x17, 0x0d, '7', '0', '0', '1', '0', '2', '0', '0',
+	    '0', '0', '0', '0', 'Z',
+	    0x30, 0x03, 0x06, 0x01, 0x2a,
+	    0x03, 0x03, 0x00, 0xab, 0xcd };
+	unsigned char bad[sizeof(ok) + 1];
+	struct der_signed s;
+
+	CHECK(der_signed(ok, sizeof(ok), &s) == 0);
+	CHECK(s.tbs == ok + 2 && s.tbslen == 17);
+	CHECK(s.body == ok + 4 && s.bodylen == 15);
+	CHECK(s.alg == ok + 21 && s.alglen == 3);
+	CHECK(s.sig == ok + 27 && s.siglen == 2 && s.sig[0] == 0xab);
+	CHECK(der_get_time(&s.body, &s.bodylen) == 86400 && s.bodylen == 0);
+	/* A byte after the whole, unused bits, an empty signature. */
+	memcpy(bad, ok, sizeof(ok));
+	CHECK(der_signed(bad, sizeof(ok) + 1, &s) == -1);
+	bad[26] = 1;
+	CHECK(der_signed(bad, sizeof(ok), &s) == -1);
+	CHECK(der_signed((const unsigned char *)"\x30\x0a\x30\x00\x30\x03"
+	    "\x06\x01\x2a\x03\x01\x00", 12, &s) == -1);
+	return 1;
+}
+
 int
 main(void)
 {
@@ -325,6 +356,7 @@ main(void)
 		T(bad_times_refused),
 		T(overflow_refused_and_sticky),
 		T(reader_takes_only_minimal_definite_lengths),
+		T(signed_object_split_and_checked),
 	};
 
 	return unit_run(tests, sizeof(tests) / sizeof(tests[0]));
