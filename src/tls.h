@@ -46,7 +46,12 @@ struct tls_conn {
 	/* BearSSL's validator behind ours, which adds the CRL check. */
 	const br_x509_class	*crl_vt;
 	struct crl_leaf		 leaf;		/* the first certificate's */
+	const struct crl_set	*crls;		/* the service's CRLs, */
+	unsigned		 crl0, ncrl;	/* ... these of crls */
+	const struct service	*cfg;		/* ... and its settings */
 	unsigned		 ncert;
+	/* The certificate is a ticket's (tlsclient.h), being checked. */
+	unsigned char		 from_ticket, rechecking;
 	/* Its DER, for Client-Cert (all of it counted, what fits kept). */
 	size_t			 leaf_len;
 	unsigned char		 leaf_der[TLSGATE_CLIENT_CERT_MAX];
