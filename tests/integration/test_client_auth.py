@@ -2,7 +2,8 @@
 """Client certificates (client_ca): no certificate or one from another
 CA fails the handshake; a good one is let through, and in http mode its
 subject reaches the backend as X-Client-Cert-Subject (a client-sent one
-never does).  Such a service never resumes a session.  ClientAuth runs
+never does).  Such a service resumes by tickets that carry the client's
+certificate, checked again at each resumption.  ClientAuth runs
 at whatever version the suite runs; ClientAuth13 is TLS 1.3's own:
 openssl, Python and gnutls-cli with EC (P-256, P-384) and RSA keys,
 each CertificateVerify scheme, and the alerts RFC 8446 names."""
@@ -488,8 +489,8 @@ class ClientCRL(AuthBase):
     """client_crl: a revoked certificate gets certificate_revoked (44) at
     both versions, from openssl s_client, curl and Python alike, with
     its serial in the log; a reload takes a new CRL, a bad one is
-    refused and the old one kept, and a client it revokes has no
-    session to come back with; a CRL past nextUpdate refuses its
+    refused and the old one kept, and a client it revokes cannot come
+    back with its ticket; a CRL past nextUpdate refuses its
     CA's clients unless client_crl_expired = keep."""
 
     def crl_gate(self, crl, **conf):
@@ -1028,3 +1029,29 @@ class HandedOn(AuthBase):
         self.assertEqual(events[1]["proxy"]["ssl"],
                          {"client": 1, "verify": 1,
                           "ssl_version": version})
+
+    def test_proxy_v2_tlv_of_a_resumed_connection_has_the_tickets_cn(self):
+        """The resumed connection's TLV names the ticket's certificate:
+        the same CN, verified, sent in the session (PP2_CLIENT_CERT_SESS,
+        4) and not on this connection (PP2_CLIENT_CERT_CONN, 2)."""
+        log = os.path.join(self.tmp, "backend.log")
+        b = ProxyBackend("echo", log)
+        self.backends.append(b)
+        g = self.gate(b.addr, mode="tcp", proxy_protocol="v2",
+                      client_ca=os.path.join(pki(), "ca.crt"))
+        ctx = ctx_with("alice")
+        ctx.options &= ~ssl.OP_NO_TICKET
+        sess, reused = None, []
+        for _ in range(2):
+            s = tls_connect(g.port, ctx, session=sess)
+            s.sendall(b"ping")
+            self.assertEqual(s.recv(4), b"ping")
+            version = s.version()
+            reused.append(s.session_reused)
+            sess = s.session
+            close_tls(s)
+        self.assertEqual(reused, [False, True])
+        events = b.wait_events(2)
+        self.assertEqual([e["proxy"]["ssl"] for e in events],
+                         [{"client": c, "verify": 0, "cn": "alice",
+                           "ssl_version": version} for c in (3, 5)])
