@@ -126,7 +126,10 @@ void	tls_conn_release(struct tls_conn *);
  * printable ASCII only, into buf; returns its length (0: none).
  */
 size_t	tls_client_subject(const struct tls_conn *, char *buf, size_t cap);
-/* Whether the client presented a certificate (and it was verified). */
+/*
+ * Whether the client presented a certificate (and it was verified): on
+ * a resumed connection, the one its ticket carried, checked again.
+ */
 int	tls_client_verified(const struct tls_conn *);
 /*
  * The verified client certificate's subject CN, printable ASCII ('?'
@@ -138,7 +141,7 @@ const unsigned char *tls_client_cert(const struct tls_conn *, size_t *len);
 /*
  * The certificates the verified client sent after its own, their DER
  * back to back, and in *lens each one's length (*n of them); NULL if
- * it sent none.
+ * it sent none, and on a resumed connection (a ticket has no room).
  */
 const unsigned char *tls_client_chain(const struct tls_conn *,
 	    const size_t **lens, unsigned *n);
