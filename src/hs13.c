@@ -456,22 +456,22 @@ ticket(struct eng *c)
 	struct eng_session sp;
 	unsigned char th[HASH_MAX], res[HASH_MAX];
 
-	memset(&sp, 0, sizeof(sp));
 	th_hash(&c->th, th);
 	ks_derive(&c->ks, "res master", th, res);
-	ks_ticket_psk(c->ks.dig, res, &nonce, 1, sp.secret);
+	/* nst_key is zero past a SHA-256 PSK: the slot's engine was. */
+	ks_ticket_psk(c->ks.dig, res, &nonce, 1, c->nst_key);
 	wipe(res, sizeof(res));
-	if (c->ops->seal != NULL)
-		memcpy(c->nst_key, sp.secret, sizeof(c->nst_key));
-	else {
+	if (c->ops->seal == NULL) {
+		memset(&sp, 0, sizeof(sp));
+		memcpy(sp.secret, c->nst_key, sizeof(sp.secret));
 		sp.version = TLS13;
 		sp.suite = c->ch.suite;
 		(*c->ops->rng)->generate(c->ops->rng, sp.id, sizeof(sp.id));
 		ct_public(sp.id, sizeof(sp.id));	/* sent: the ticket */
 		memcpy(c->nst_key, sp.id, sizeof(sp.id));
 		c->ops->save(c->ops->ctx, &sp);
+		wipe(&sp, sizeof(sp));
 	}
-	wipe(&sp, sizeof(sp));
 	c->nst_owed = 1;
 }
 

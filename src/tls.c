@@ -87,8 +87,8 @@ static br_hmac_drbg_context seed_drbg;
 static struct ticket_keys rot_keys;
 static char key_text[4096];		/* a ticket_key_file, while read */
 
-/* The context: the service's name, 0, the server name in lower case. */
 _Static_assert(ENG_TICKET_MAX >= TICKET_MAX, "the engine sends a ticket");
+/* The context: the service's name, 0, the server name in lower case. */
 _Static_assert(CONFIG_NAME_MAX + sizeof(((struct tls_conn *)0)->sni) <=
     TICKET_CTX_MAX, "a ticket's context fits");
 
@@ -246,14 +246,14 @@ ticket_seal_cb(void *ctx, const struct eng_session *s, unsigned char *out,
 	st.flags = s->ems ? TICKET_EMS : 0;
 	if (t->client_auth) {
 		st.flags |= TICKET_CLIENT;
-		/*
-		 * A certificate larger than a ticket carries (tcp mode takes
-		 * it, keeping what fits): no ticket, as no resumption could
-		 * check it again.
-		 */
-		if (tls_client_verified(t) && t->leaf_len > TICKET_CERT_MAX)
-			return 0;
 		if (tls_client_verified(t)) {
+			/*
+			 * One larger than a ticket carries (tcp mode takes
+			 * it, keeping what fits): no ticket, as no resumption
+			 * could check it again.
+			 */
+			if (t->leaf_len > TICKET_CERT_MAX)
+				return 0;
 			st.flags |= TICKET_CERT;
 			st.cert = t->leaf_der;
 			st.cert_len = t->leaf_len;
