@@ -853,6 +853,42 @@ class ClientVerifyOptional(AuthBase):
         self.assertEqual({c["resumed"] for c in conns}, {"no"})
 
 
+    def test_a_ticket_that_opens_but_does_not_resume_hands_on_nothing(self):
+        """A TLS 1.2 ticket that opens, alice's certificate in it and
+        checked again, at a hello that does not offer its suite: a full
+        handshake, where this client sends no certificate.  The backend
+        gets no Client-Cert: the ticket's counts only once resumed."""
+        self.blog = os.path.join(self.tmp, "backend.jsonl")
+        open(self.blog, "w").close()
+        b = self.backend("http", log=self.blog)
+        g = self.gate(b, client_ca=os.path.join(pki(), "ca.crt"),
+                      client_verify="optional")
+        d = pki()
+        req = b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        sess = os.path.join(self.tmp, "alice.sess")
+        base = ["openssl", "s_client", "-tls1_2", "-connect",
+                "127.0.0.1:%d" % g.port, "-ign_eof"]
+        rc, out, err = run(base + [
+            "-cipher", "ECDHE-ECDSA-AES128-GCM-SHA256", "-cert",
+            os.path.join(d, "alice.crt"), "-key",
+            os.path.join(d, "alice.key"), "-sess_out", sess], 30, stdin=req)
+        self.assertIn(b"HTTP/1.1 200 ", out, err)
+        rc, out, err = run(base + [
+            "-cipher", "ECDHE-ECDSA-AES256-GCM-SHA384", "-sess_in", sess],
+            30, stdin=req)
+        self.assertIn(b"HTTP/1.1 200 ", out, err)
+        self.assertRegex(out.decode("latin-1"), r"(?m)^New, TLSv1\.2")
+        conns = g.wait_conns(2)
+        self.assertEqual([c["resumed"] for c in conns], ["no", "no"])
+        # The ticket did open: the second hello offered one of ours.
+        self.assertEqual(stats(g)["ticket_hits"], 1)
+        seen = [dict((k.lower(), v) for k, v in r["headers"]).get(
+            "client-cert") for r in requests_seen(self.blog)]
+        self.assertEqual(len(seen), 2)
+        self.assertIsNotNone(seen[0])
+        self.assertIsNone(seen[1])
+
+
 class HandedOn(AuthBase):
     """The client certificate at the backend: RFC 9440 Client-Cert in
     http mode (a client's own Client-Cert and Client-Cert-Chain never
