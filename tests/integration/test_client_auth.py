@@ -309,6 +309,45 @@ class ClientAuth(AuthBase):
         self.assertEqual(stats(g)["ticket_hits"], 0)
 
 
+    def test_a_ticket_whose_ca_left_client_ca_does_not_resume(self):
+        """A reload replaces client_ca with another CA: alice's tickets,
+        whose certificate that CA did not sign, do not resume; the full
+        handshake that follows refuses her certificate (unknown_ca)."""
+        g = self.auth_gate()
+        d = pki()
+        req = b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        versions = ["tls1_2"] + (["tls1_3"] if self.tls13 else [])
+
+        def alice(v, arg):
+            return run(["openssl", "s_client", "-" + v, "-connect",
+                        "127.0.0.1:%d" % g.port, "-cert",
+                        os.path.join(d, "alice.crt"), "-key",
+                        os.path.join(d, "alice.key"), arg,
+                        os.path.join(self.tmp, v + ".sess"), "-ign_eof"],
+                       30, stdin=req)
+        for v in versions:
+            rc, out, err = alice(v, "-sess_out")
+            self.assertIn(b"HTTP/1.1 200 ", out, (v, err))
+        with open(g.conf_path) as f:
+            conf = f.read()
+        with open(g.conf_path, "w") as f:
+            f.write(conf.replace(os.path.join(d, "ca.crt"),
+                                 os.path.join(d, "other-ca.crt")))
+        g.signal(signal.SIGHUP)
+        g.wait_log(r"^tlsgate: info: reload: done", 10)
+        for v in versions:
+            rc, out, err = alice(v, "-sess_in")
+            self.assertNotIn(b"HTTP/1.1 200", out, v)
+            self.assertIn(b"alert unknown ca", err, v)
+        conns = g.wait_conns(2 * len(versions))[len(versions):]
+        self.assertEqual({(c["resumed"], c["alert"]) for c in conns},
+                         {("no", "48")})
+        self.assertEqual(len(re.findall(
+            r"(?m)^tlsgate: info: ticket not resumed svc=default "
+            r"serial=0B reason=client-cert-untrusted$", g.log())),
+            len(versions))
+
+
 class ClientAuth13(AuthBase):
     TLS_MAX = "1.3"
 
