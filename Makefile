@@ -68,7 +68,8 @@ SRC	= src/main.c src/config.c src/confkeys.c src/tls.c src/cred.c src/certname.c
 	  src/hs13flight.c \
 	  src/hs12flight.c \
 	  src/slotio.c src/precomp.c \
-	  src/ticket.c src/stats.c src/metrics.c src/crl.c $(PQ_SRC)
+	  src/ticket.c src/stats.c src/metrics.c src/crl.c src/tlsclient.c \
+	  $(PQ_SRC)
 PORT	= port/posix/port.c port/posix/privs.c port/posix/workers.c \
 	  port/posix/file.c
 OBJ	= $(SRC:%.c=$(B)/%.o) $(PORT:%.c=$(B)/%.o)
@@ -487,7 +488,7 @@ build/fuzz/fuzz_slot: tests/fuzz/fuzz_slot.c tests/fuzz/fakeport.c \
 	    src/pool.c src/cache.c src/ticket.c $(ENG_SRC) \
 	    src/confprint.c \
 	    src/log.c src/certname.c src/der.c src/proxyin.c src/plain.c \
-	    src/conn.c src/crl.c src/metrics.c src/turn.c \
+	    src/conn.c src/crl.c src/tlsclient.c src/metrics.c src/turn.c \
 	    src/*.h \
 	    port/port.h $(CONF)/defaults.h \
 	    $(BEARSSL_DEP)

@@ -35,6 +35,7 @@
 #include <stdint.h>
 #include <bearssl.h>
 
+#include "defaults.h"
 #include "tlscrypto.h"
 #include "hello.h"
 
@@ -76,8 +77,11 @@ struct eng_session {
 	size_t		host_len;
 };
 
-/* The longest ticket the engine sends (eng_ops seal()). */
-#define ENG_TICKET_MAX	128
+/*
+ * The longest ticket the engine sends (eng_ops seal()): a session's
+ * state and a client certificate (tls.c's tickets carry it).
+ */
+#define ENG_TICKET_MAX	(128 + TLSGATE_CLIENT_CERT_MAX)
 
 /*
  * What the engine asks of its caller, with ctx.  choose(): for the hello
@@ -159,8 +163,7 @@ struct eng {
 	unsigned char		 wr_on, rd_on;	/* records are protected */
 	unsigned char		 hrr;		/* a HelloRetryRequest was sent */
 	unsigned char		 resumed;
-	unsigned char		 nst_owed;	/* a NewSessionTicket to send
-						 * (1.3: its length, in nst_len) */
+	unsigned char		 nst_owed;	/* a NewSessionTicket to send */
 	unsigned char		 skip_early;	/* 0-RTT data to drop */
 	unsigned char		 ems;		/* TLS 1.2: extended master secret */
 	unsigned char		 reneg;		/* TLS 1.2: RFC 5746 agreed */
@@ -181,7 +184,6 @@ struct eng {
 	struct eng_choice	 ch;
 	unsigned char		 sid[32];
 	size_t			 sid_len;
-	size_t			 nst_len;
 	size_t			 fl_cert;
 	struct {			/* the flight's piece being written */
 		const unsigned char	*p;
@@ -210,8 +212,8 @@ struct eng {
 			unsigned char	 c_secret[HASH_MAX];
 			unsigned char	 s_secret[HASH_MAX];
 			unsigned char	 c_ap[HASH_MAX];
-			unsigned char	 nst[16 + ENG_TICKET_MAX]; /* the
-							 * ticket message */
+			/* The owed ticket's PSK, or its store's ID. */
+			unsigned char	 nst_key[48];
 			unsigned char	 ch1[32];	/* what a hello after
 							 * HRR repeats */
 		};

@@ -41,7 +41,8 @@ fwd_begin(struct fwd *f, const struct service *svc)
 /*
  * A client_ca service's PROXY v2 header ends with the SSL TLV
  * (PP2_TYPE_SSL) as haproxy's send-proxy-v2-ssl-cn sends it: the
- * client flags (SSL, and a certificate on this connection), verify 0
+ * client flags (SSL, and a certificate on this connection, or, when it
+ * resumed, on its session: the ticket's), verify 0
  * for a verified certificate, the version, and the subject's CN.  At
  * most 1 + 2 + 5 + 3 + 7 + 3 + TLS_SUBJ_LEN bytes.
  */
@@ -53,7 +54,8 @@ ssl_tlv(const struct fwd_peer *s, unsigned char *out)
 	size_t n = 3, k;
 
 	eng_result(&s->tls->eng, &r);
-	out[n++] = (unsigned char)(0x01 | (cert ? 0x02 : 0));
+	out[n++] = (unsigned char)(0x01 | (!cert ? 0 : r.resumed ? 0x04 :
+	    0x02));
 	memcpy(out + n, cert ? "\0\0\0\0" : "\0\0\0\1", 4);
 	n += 4;
 	out[n++] = 0x21;			/* PP2_SUBTYPE_SSL_VERSION */

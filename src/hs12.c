@@ -261,14 +261,18 @@ hs12_flight_done(struct eng *c)
 /*
  * NewSessionTicket (RFC 5077 3.3), before our ChangeCipherSpec: the
  * session sealed by the caller, announced for ops->lifetime.  No ticket
- * is sent if the caller seals none.
+ * is sent if the caller seals none, or none that fits in obuf with our
+ * CCS and Finished (FIN_ROOM: their records) after it: a ticket with a
+ * client certificate may not, in a small obuf.
  */
+#define FIN_ROOM	128
+
 static int
 new_ticket(struct eng *c)
 {
 	unsigned char m[4 + 4 + 2 + ENG_TICKET_MAX];
 	struct eng_session sp;
-	size_t n;
+	size_t n, room = eng_room(c);
 	struct tw w;
 
 	memset(&sp, 0, sizeof(sp));
@@ -276,7 +280,9 @@ new_ticket(struct eng *c)
 	sp.version = TLS12;
 	sp.suite = c->ch.suite;
 	sp.ems = c->ems;
-	n = c->ops->seal(c->ops->ctx, &sp, m + 10, sizeof(m) - 10);
+	room = room > 10 + FIN_ROOM ? room - 10 - FIN_ROOM : 0;
+	n = c->ops->seal(c->ops->ctx, &sp, m + 10, room < sizeof(m) - 10 ?
+	    room : sizeof(m) - 10);
 	wipe(&sp, sizeof(sp));
 	c->nst_owed = 0;
 	tw_init(&w, m, sizeof(m));

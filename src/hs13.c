@@ -61,6 +61,55 @@ hs13_flight_done(struct eng *c)
 	c->phase = c->ch.x509 != NULL && !c->resumed ? P_CCERT : P_FIN;
 }
 
+/*
+ * The NewSessionTicket owed, into the empty obuf.  A ticket is sealed
+ * only now, so that a slot holds its PSK (nst_key) and not a ticket,
+ * which may carry a client certificate; one that a record cannot hold
+ * (a small obuf, a client's max_fragment_length) is not sent.
+ */
+static void
+new_ticket(struct eng *c)
+{
+	static const unsigned char nonce = 0;
+	unsigned char m[16 + ENG_TICKET_MAX + 2], age_add[4];
+	struct eng_session sp;
+	size_t room = eng_room(c), cap, n = sizeof(sp.id);
+	struct tw w;
+
+	c->nst_owed = 0;
+	if (room < 16 + 2 + n)
+		return;
+	cap = room - 16 - 2 < ENG_TICKET_MAX ? room - 16 - 2 : ENG_TICKET_MAX;
+	if (c->ops->seal != NULL) {
+		memset(&sp, 0, sizeof(sp));
+		memcpy(sp.secret, c->nst_key, sizeof(sp.secret));
+		sp.version = TLS13;
+		sp.suite = c->ch.suite;
+		n = c->ops->seal(c->ops->ctx, &sp, m + 16, cap);
+		wipe(&sp, sizeof(sp));
+	} else
+		memcpy(m + 16, c->nst_key, n);
+	wipe(c->nst_key, sizeof(c->nst_key));
+	if (n == 0 || n > cap)
+		return;
+	(*c->ops->rng)->generate(c->ops->rng, age_add, sizeof(age_add));
+	ct_public(age_add, sizeof(age_add));	/* sent in the ticket */
+	tw_init(&w, m, sizeof(m));
+	tw_msg(&w, HT_NEW_SESSION_TICKET);
+	tw_u16(&w, c->ops->lifetime >> 16);	/* ticket_lifetime */
+	tw_u16(&w, c->ops->lifetime & 0xffff);
+	tw_put(&w, age_add, sizeof(age_add));
+	tw_open(&w, 1);
+	tw_put(&w, &nonce, 1);
+	tw_close(&w);
+	tw_u16(&w, (unsigned)n);		/* the ticket, at m + 16 */
+	w.n += n;
+	tw_u16(&w, 0);			/* no early_data: never 0-RTT */
+	tw_close(&w);
+	if (tw_len(&w) > 0)
+		(void)eng_put_record(c, CT_HANDSHAKE, m, tw_len(&w));
+}
+
 static void
 hs13_pump(struct eng *c)
 {
@@ -69,10 +118,9 @@ hs13_pump(struct eng *c)
 
 	if (c->phase == P_FLIGHT)
 		eng_write_flight(c);
-	else if (c->nst_owed && c->app_w == 0) {
-		if (eng_put_record(c, CT_HANDSHAKE, c->nst, c->nst_len) == 0)
-			c->nst_owed = 0;
-	} else if (c->ku_owed && c->app_w == 0) {
+	else if (c->nst_owed && c->app_w == 0)
+		new_ticket(c);
+	else if (c->ku_owed && c->app_w == 0) {
 		tw_init(&w, m, sizeof(m));
 		tw_msg(&w, HT_KEY_UPDATE);
 		tw_u8(&w, 0);		/* update_not_requested */
@@ -397,8 +445,8 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 
 /*
  * A ticket for the next connections (RFC 8446 4.6.1), for the PSK the
- * resumption master secret gives for nonce 0: the session sealed by
- * the caller (seal()), or a random identifier of a session store entry
+ * resumption master secret gives for nonce 0: the session's PSK for
+ * seal(), or a random identifier of a session store entry, saved now
  * (save()); NewSessionTicket owed.
  */
 static void
@@ -406,46 +454,25 @@ ticket(struct eng *c)
 {
 	static const unsigned char nonce = 0;
 	struct eng_session sp;
-	unsigned char th[HASH_MAX], res[HASH_MAX], age_add[4];
-	unsigned char id[ENG_TICKET_MAX];
-	size_t idlen = sizeof(sp.id);
-	struct tw w;
+	unsigned char th[HASH_MAX], res[HASH_MAX];
 
-	memset(&sp, 0, sizeof(sp));
 	th_hash(&c->th, th);
 	ks_derive(&c->ks, "res master", th, res);
-	ks_ticket_psk(c->ks.dig, res, &nonce, 1, sp.secret);
+	/* nst_key is zero past a SHA-256 PSK: the slot's engine was. */
+	ks_ticket_psk(c->ks.dig, res, &nonce, 1, c->nst_key);
 	wipe(res, sizeof(res));
-	sp.version = TLS13;
-	sp.suite = c->ch.suite;
-	if (c->ops->seal != NULL)
-		idlen = c->ops->seal(c->ops->ctx, &sp, id, sizeof(id));
-	else {
+	if (c->ops->seal == NULL) {
+		memset(&sp, 0, sizeof(sp));
+		memcpy(sp.secret, c->nst_key, sizeof(sp.secret));
+		sp.version = TLS13;
+		sp.suite = c->ch.suite;
 		(*c->ops->rng)->generate(c->ops->rng, sp.id, sizeof(sp.id));
 		ct_public(sp.id, sizeof(sp.id));	/* sent: the ticket */
-		memcpy(id, sp.id, sizeof(sp.id));
+		memcpy(c->nst_key, sp.id, sizeof(sp.id));
 		c->ops->save(c->ops->ctx, &sp);
+		wipe(&sp, sizeof(sp));
 	}
-	wipe(&sp, sizeof(sp));
-	if (idlen == 0 || idlen > sizeof(id))
-		return;
-	(*c->ops->rng)->generate(c->ops->rng, age_add, sizeof(age_add));
-	ct_public(age_add, sizeof(age_add));	/* sent in the ticket */
-	tw_init(&w, c->nst, sizeof(c->nst));
-	tw_msg(&w, HT_NEW_SESSION_TICKET);
-	tw_u16(&w, c->ops->lifetime >> 16);	/* ticket_lifetime */
-	tw_u16(&w, c->ops->lifetime & 0xffff);
-	tw_put(&w, age_add, sizeof(age_add));
-	tw_open(&w, 1);
-	tw_put(&w, &nonce, 1);
-	tw_close(&w);
-	tw_open(&w, 2);
-	tw_put(&w, id, idlen);
-	tw_close(&w);
-	tw_u16(&w, 0);			/* no early_data: never 0-RTT */
-	tw_close(&w);
-	c->nst_len = tw_len(&w);
-	c->nst_owed = c->nst_len > 0;
+	c->nst_owed = 1;
 }
 
 /* The client's Finished, over the transcript through its last message. */

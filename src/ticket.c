@@ -2,20 +2,24 @@
 /*
  * ticket.c - see ticket.h.
  *
- * The sealed state (TICKET_STATE_LEN, 67 bytes), big-endian, at these
+ * The sealed state (TICKET_STATE_LEN, 67 bytes, and a certificate), big-endian, at these
  * offsets, the ones ticket_seal() writes and ticket_open() reads:
  *
  *	 0  format (1)		TICKET_FORMAT: a later layout is refused
  *	 1  version (2)		0x0303 or 0x0304: never resumed across
  *	 3  suite (2)		the wire code of the session's suite
- *	 5  flags (1)		TICKET_EMS
+ *	 5  flags (1)		TICKET_EMS, TICKET_CLIENT, TICKET_CERT
  *	 6  secret length (1)	at most TICKET_SECRET_MAX
  *	 7  secret (48)		zero-padded: every ticket is as long
  *	55  born (8)		the caller's clock, two's complement
  *	63  lifetime (4)	seconds, as the NewSessionTicket said
+ *	67  certificate (n)	with TICKET_CERT only: the client's DER,
+ *				n = the ticket's length - TICKET_LEN,
+ *				1 <= n <= TICKET_CERT_MAX
  *
- * The whole ticket is fixed-length too (TICKET_LEN), so its length says
- * nothing of the session.
+ * A ticket without a certificate is fixed-length (TICKET_LEN), so its
+ * length says nothing of the session; one with a certificate says that
+ * certificate's length, no more than its first handshake showed.
  */
 #include <stdio.h>
 #include <string.h>
@@ -299,11 +303,14 @@ ticket_seal(struct ticket_keys *ks, const struct ticket_state *st,
 {
 	unsigned char aad[TICKET_NAME_LEN + TICKET_CTX_MAX], *s;
 	const struct ticket_key *k = ticket_keys_current(ks, now);
+	size_t cl = st->flags & TICKET_CERT ? st->cert_len : 0;
 	br_chacha20_run ic;
 	br_poly1305_run ip;
 
-	if (k == NULL || cap < TICKET_LEN || ctxlen > TICKET_CTX_MAX ||
-	    st->secret_len > TICKET_SECRET_MAX)
+	if (k == NULL || ctxlen > TICKET_CTX_MAX ||
+	    st->secret_len > TICKET_SECRET_MAX ||
+	    ((st->flags & TICKET_CERT) && (st->cert == NULL || cl == 0 ||
+	    cl > TICKET_CERT_MAX)) || cap < TICKET_LEN + cl)
 		return 0;
 	memcpy(out, k->name, TICKET_NAME_LEN);
 	(*rng)->generate(rng, out + TICKET_NAME_LEN, 12);
@@ -318,29 +325,35 @@ ticket_seal(struct ticket_keys *ks, const struct ticket_state *st,
 	memcpy(s + 7, st->secret, st->secret_len);
 	put_be(s + 7 + TICKET_SECRET_MAX, (uint64_t)st->born, 8);
 	put_be(s + 15 + TICKET_SECRET_MAX, st->lifetime, 4);
-	ct_secret(s, TICKET_STATE_LEN);
+	if (cl > 0)
+		memcpy(s + TICKET_STATE_LEN, st->cert, cl);
+	ct_secret(s, TICKET_STATE_LEN + cl);
 	aead_fns(&ic, &ip);
-	ip(k->key, out + TICKET_NAME_LEN, s, TICKET_STATE_LEN, aad,
-	    aad_of(aad, k->name, ctx, ctxlen), s + TICKET_STATE_LEN, ic, 1);
-	ct_public(s, TICKET_STATE_LEN + 16);	/* sealed: ciphertext, tag */
-	return TICKET_LEN;
+	ip(k->key, out + TICKET_NAME_LEN, s, TICKET_STATE_LEN + cl, aad,
+	    aad_of(aad, k->name, ctx, ctxlen), s + TICKET_STATE_LEN + cl, ic,
+	    1);
+	ct_public(s, TICKET_STATE_LEN + cl + 16);	/* sealed, and tag */
+	return TICKET_LEN + cl;
 }
 
 int
 ticket_open(struct ticket_keys *ks, const unsigned char *t, size_t len,
     const void *ctx, size_t ctxlen, unsigned version, int64_t now,
-    struct ticket_state *st)
+    struct ticket_state *st, unsigned char *cert)
 {
 	unsigned char aad[TICKET_NAME_LEN + TICKET_CTX_MAX];
-	unsigned char s[TICKET_STATE_LEN], tag[16];
+	unsigned char s[TICKET_STATE_LEN + TICKET_CERT_MAX], tag[16];
 	const struct ticket_key *k = NULL;
 	br_chacha20_run ic;
 	br_poly1305_run ip;
+	size_t sl, cl;
 	int ok;
 
 	memset(st, 0, sizeof(*st));
-	if (len != TICKET_LEN || ctxlen > TICKET_CTX_MAX)
+	if (len < TICKET_LEN || len > TICKET_MAX || ctxlen > TICKET_CTX_MAX)
 		return 0;
+	cl = len - TICKET_LEN;
+	sl = TICKET_STATE_LEN + cl;
 	ticket_keys_update(ks, now);
 	/* Every key is compared, with &, not &&: the time names no key. */
 	for (unsigned i = 0; i < TICKET_KEYS_MAX; i++)
@@ -349,17 +362,24 @@ ticket_open(struct ticket_keys *ks, const unsigned char *t, size_t len,
 			k = &ks->k[i];
 	if (k == NULL)
 		return 0;
-	memcpy(s, t + TICKET_NAME_LEN + 12, TICKET_STATE_LEN);
+	/*
+	 * With a certificate, all of s set first: what the AEAD reads, sl
+	 * bytes, is then plainly so (make prove); without, no cost.
+	 */
+	if (cl > 0)
+		memset(s + TICKET_STATE_LEN, 0, TICKET_CERT_MAX);
+	memcpy(s, t + TICKET_NAME_LEN + 12, sl);
 	aead_fns(&ic, &ip);
-	ip(k->key, t + TICKET_NAME_LEN, s, TICKET_STATE_LEN, aad,
+	ip(k->key, t + TICKET_NAME_LEN, s, sl, aad,
 	    aad_of(aad, t, ctx, ctxlen), tag, ic, 0);
-	ok = ct_eq(tag, t + TICKET_NAME_LEN + 12 + TICKET_STATE_LEN, 16);
+	ok = ct_eq(tag, t + TICKET_NAME_LEN + 12 + sl, 16);
 	ct_public(&ok, sizeof(ok));		/* the MAC's verdict */
 	/*
 	 * Only an authentic state is read; the version must be the one
 	 * being negotiated (a TLS 1.2 master secret is no TLS 1.3 PSK), and
 	 * a birth further in the future than SKEW is refused as a broken
-	 * clock would be.
+	 * clock would be.  A certificate is there when the flag says so,
+	 * and only where the caller has room for it.
 	 */
 	if (ok) {
 		/* All but the secret: the handshake shows or dates them. */
@@ -374,11 +394,21 @@ ticket_open(struct ticket_keys *ks, const unsigned char *t, size_t len,
 		ok = s[0] == TICKET_FORMAT && st->version == version &&
 		    st->secret_len <= TICKET_SECRET_MAX &&
 		    st->born <= now + SKEW &&
-		    st->born > now - (int64_t)st->lifetime;
-		if (ok)
+		    st->born > now - (int64_t)st->lifetime &&
+		    ((st->flags & TICKET_CERT) != 0) == (cl > 0) &&
+		    (cl == 0 || cert != NULL);
+		if (ok) {
 			memcpy(st->secret, s + 7, st->secret_len);
+			/* Public: the client sent it, the backend gets it. */
+			ct_public(s + TICKET_STATE_LEN, cl);
+			if (cl > 0) {
+				memcpy(cert, s + TICKET_STATE_LEN, cl);
+				st->cert = cert;
+			}
+			st->cert_len = cl;
+		}
 	}
-	wipe(s, sizeof(s));
+	wipe(s, sl);
 	if (!ok)
 		wipe(st, sizeof(*st));
 	return ok;

@@ -11,7 +11,16 @@
  *
  * A ticket is
  *
- *	key name (16) | nonce (12) | state, sealed (TICKET_STATE_LEN) | tag (16)
+ *	key name (16) | nonce (12) | state, sealed | tag (16)
+ *
+ * where the sealed state is TICKET_STATE_LEN bytes (ticket.c has their
+ * offsets) and, for a client that authenticated with a certificate at
+ * a client_ca service, that certificate's DER after them (at most
+ * TICKET_CERT_MAX bytes): a resumption checks it again, as the first
+ * handshake did, against the CAs and CRLs of the day (OpenSSL's tickets
+ * carry the peer certificate too).  So a ticket is TICKET_LEN bytes, or
+ * TICKET_LEN plus its certificate's length: that length is in clear,
+ * as the certificate itself is in a TLS 1.2 handshake.
  *
  * sealed with ChaCha20-Poly1305 (BearSSL's) under the key the name
  * names; the associated data is the key name and the caller's context,
@@ -48,6 +57,8 @@
 #include <stdint.h>
 #include <bearssl.h>
 
+#include "defaults.h"
+
 #define TICKET_NAME_LEN		16
 #define TICKET_KEYS_MAX		8
 #define TICKET_SECRET_MAX	48
@@ -55,18 +66,28 @@
 /* format, version, suite, flags, secret length, secret, born, lifetime */
 #define TICKET_STATE_LEN	(1 + 2 + 2 + 1 + 1 + TICKET_SECRET_MAX + 8 + 4)
 #define TICKET_LEN		(TICKET_NAME_LEN + 12 + TICKET_STATE_LEN + 16)
+/* The client certificate a ticket may carry: the one Client-Cert takes. */
+#define TICKET_CERT_MAX		TLSGATE_CLIENT_CERT_MAX
+#define TICKET_MAX		(TICKET_LEN + TICKET_CERT_MAX)
 /* The context a ticket is bound to: service name, 0, server name. */
 #define TICKET_CTX_MAX		320
 
 #define TICKET_EMS		0x01	/* TLS 1.2: extended master secret */
+/* Sealed at a service with client_ca: the client was asked for one. */
+#define TICKET_CLIENT		0x02
+/* ... and sent one: its certificate follows the state. */
+#define TICKET_CERT		0x04
 
 struct ticket_state {
 	unsigned	version, suite;
-	unsigned	flags;			/* TICKET_EMS */
+	unsigned	flags;			/* TICKET_EMS, ... */
 	unsigned char	secret[TICKET_SECRET_MAX]; /* master secret, or PSK */
 	size_t		secret_len;
 	int64_t		born;			/* the caller's clock, seconds */
 	uint32_t	lifetime;		/* seconds */
+	/* With TICKET_CERT: the client's certificate, cert[0..cert_len). */
+	const unsigned char *cert;
+	size_t		cert_len;
 };
 
 struct ticket_key {
@@ -115,8 +136,9 @@ void	ticket_keys_wipe(struct ticket_keys *ks);
 
 /*
  * Seal st (st->born and st->lifetime as given) for the context
- * ctx[0..ctxlen) into out (at least TICKET_LEN bytes): TICKET_LEN, or 0
- * if there is no key or ctxlen > TICKET_CTX_MAX.
+ * ctx[0..ctxlen) into out (cap bytes): TICKET_LEN (+ st->cert_len with
+ * TICKET_CERT), or 0 if there is no key, ctxlen > TICKET_CTX_MAX,
+ * st->cert_len > TICKET_CERT_MAX or the ticket is longer than cap.
  */
 size_t	ticket_seal(struct ticket_keys *ks, const struct ticket_state *st,
 	    const void *ctx, size_t ctxlen, const br_prng_class **rng,
@@ -126,10 +148,12 @@ size_t	ticket_seal(struct ticket_keys *ks, const struct ticket_state *st,
  * Open a ticket a client sent: 1 and *st filled if it is one of ours,
  * for this context, of TLS `version`, and unexpired at now (born <= now
  * + a small skew between the boxes that share a key file, and now - born
- * < lifetime); 0 otherwise, *st zeroed.  t is not modified.
+ * < lifetime); 0 otherwise, *st zeroed.  A certificate it carries goes
+ * to cert (TICKET_CERT_MAX bytes), st->cert then pointing there; with
+ * cert NULL, such a ticket does not open.  t is not modified.
  */
 int	ticket_open(struct ticket_keys *ks, const unsigned char *t,
 	    size_t len, const void *ctx, size_t ctxlen, unsigned version,
-	    int64_t now, struct ticket_state *st);
+	    int64_t now, struct ticket_state *st, unsigned char *cert);
 
 #endif

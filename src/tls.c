@@ -8,14 +8,17 @@
  * each hello: the credential by server name (the first one otherwise),
  * the suite, the signature scheme for the credential's key from the
  * client's signature_algorithms, ALPN http/1.1 in http mode, and the
- * client-certificate validator of a service with client_ca.
+ * client-certificate validator of a service with client_ca
+ * (tlsclient.c's).
  *
  * Sessions: stateless tickets (ticket.h) for services with tickets on,
  * both versions; one cache a service (cache.h), in static memory or in
  * memory the workers share, behind one lock, for TLS 1.2 session IDs
  * (and TLS 1.3 tickets where tickets are off); each good for the
  * service's session_lifetime, and only for the service and server name
- * it was made for (RFC 6066 3).
+ * it was made for (RFC 6066 3).  At a service with client_ca, tickets
+ * only: each carries the client's certificate, which a resumption
+ * checks again against the CAs and CRLs of the day (tlsclient.h).
  *
  * Ticket keys: from ticket_key_file (read with each load, so a reload
  * takes a new file), or a rotating store drawn in tls_init(), before
@@ -31,11 +34,11 @@
 #include "cred.h"
 #include "defaults.h"
 #include "log.h"
-#include "metrics.h"
 #include "hello.h"
 #include "precomp.h"
 #include "ticket.h"
 #include "tls.h"
+#include "tlsclient.h"
 #include "tlswire.h"
 #include "ct.h"
 #include "wipe.h"
@@ -57,7 +60,7 @@ struct tls_svc {
 	unsigned		cred0, ncred;
 	unsigned		anchor0, nanchor;
 	unsigned		crl0, ncrl;	/* this service's CRLs in the area */
-	unsigned		cache_on, tickets_on;	/* not with client auth */
+	unsigned		cache_on, tickets_on;
 	unsigned		groups[CONFIG_LIST_MAX];	/* eng_choice's */
 };
 
@@ -84,6 +87,7 @@ static br_hmac_drbg_context seed_drbg;
 static struct ticket_keys rot_keys;
 static char key_text[4096];		/* a ticket_key_file, while read */
 
+_Static_assert(ENG_TICKET_MAX >= TICKET_MAX, "the engine sends a ticket");
 /* The context: the service's name, 0, the server name in lower case. */
 _Static_assert(CONFIG_NAME_MAX + sizeof(((struct tls_conn *)0)->sni) <=
     TICKET_CTX_MAX, "a ticket's context fits");
@@ -240,6 +244,21 @@ ticket_seal_cb(void *ctx, const struct eng_session *s, unsigned char *out,
 	st.version = s->version;
 	st.suite = s->suite;
 	st.flags = s->ems ? TICKET_EMS : 0;
+	if (t->client_auth) {
+		st.flags |= TICKET_CLIENT;
+		if (tls_client_verified(t)) {
+			/*
+			 * One larger than a ticket carries (tcp mode takes
+			 * it, keeping what fits): no ticket, as no resumption
+			 * could check it again.
+			 */
+			if (t->leaf_len > TICKET_CERT_MAX)
+				return 0;
+			st.flags |= TICKET_CERT;
+			st.cert = t->leaf_der;
+			st.cert_len = t->leaf_len;
+		}
+	}
 	memcpy(st.secret, s->secret, sizeof(s->secret));
 	st.secret_len = sizeof(s->secret);
 	st.born = now;
@@ -250,6 +269,24 @@ ticket_seal_cb(void *ctx, const struct eng_session *s, unsigned char *out,
 	if (n > 0)
 		stats.tickets++;
 	return n;
+}
+
+/*
+ * A ticket's client, as the service now takes clients: one made at a
+ * service with client_ca resumes only at one (and the other way round:
+ * a reload may have added or dropped client_ca), its certificate
+ * checked again against today's CAs and CRLs; one without a
+ * certificate only where none is required.
+ */
+static int
+client_takes(struct tls_conn *t, const struct tls_svc *sv,
+    const struct ticket_state *st)
+{
+	if (!t->client_auth || !(st->flags & TICKET_CLIENT))
+		return !t->client_auth && !(st->flags & TICKET_CLIENT);
+	if (!(st->flags & TICKET_CERT))
+		return sv->cfg->verify_optional != 0;
+	return tls_client_recheck(t, st->cert_len);
 }
 
 /* A ticket that opens here, still of the service's policy. */
@@ -263,11 +300,12 @@ ticket_open_cb(void *ctx, const unsigned char *tk, size_t len,
 	struct ticket_state st;
 	int ok;
 
+	/* A certificate goes where the connection's would. */
 	ok = ticket_open(keys_of(&areas[t->area]), tk, len, c,
-	    ticket_ctx(t, s->host, s->host_len, c),
-	    s->version, port_time(), &st) &&
+	    ticket_ctx(t, s->host, s->host_len, c), s->version, port_time(),
+	    &st, t->client_auth ? t->leaf_der : NULL) &&
 	    svc_takes(sv, st.version, st.suite) &&
-	    st.secret_len == sizeof(s->secret);
+	    st.secret_len == sizeof(s->secret) && client_takes(t, sv, &st);
 	if (ok) {
 		memcpy(s->secret, st.secret, sizeof(s->secret));
 		s->suite = st.suite;
@@ -363,10 +401,14 @@ tls_load(const struct config *c, char *err, size_t cap)
 		sv->ncrl = a->crls.nlists - sv->crl0;
 		for (unsigned k = 0; k < s->groups.n; k++)
 			sv->groups[k] = s->groups.v[k];
-		/* A resumed session skips client auth: no cache with it. */
+		/*
+		 * A resumed session skips client auth: its certificate must
+		 * come with it, to be checked again.  A ticket carries it;
+		 * a cache entry, fixed-size in memory the workers share,
+		 * would need room for one in every entry: no cache there.
+		 */
 		sv->cache_on = s->cache > 0 && sv->nanchor == 0;
-		/* ... nor tickets, which would carry no client identity. */
-		sv->tickets_on = s->tickets && sv->nanchor == 0;
+		sv->tickets_on = s->tickets;
 	}
 	if (c->ticket_key_file[0] != '\0' &&
 	    load_key_file(a, c->ticket_key_file, err, cap) < 0)
@@ -395,218 +437,6 @@ tls_inactive_refs(void)
 	return areas[active ^ 1].refs;
 }
 
-/*
- * The validator the engine sees: BearSSL's minimal one, with the first
- * certificate's serial and issuer read as it goes by, and at the end
- * of a chain it trusts, the CRL check.
- */
-static struct tls_conn *
-conn_of(const br_x509_class **ctx)
-{
-	return (struct tls_conn *)(void *)((char *)(void *)ctx -
-	    offsetof(struct tls_conn, crl_vt));
-}
-
-static void
-crl_start_chain(const br_x509_class **ctx, const char *server_name)
-{
-	struct tls_conn *t = conn_of(ctx);
-
-	t->ncert = 0;
-	t->leaf_len = 0;
-	t->chain_used = 0;
-	crl_leaf_start(&t->leaf);
-	t->x509.vtable->start_chain(&t->x509.vtable, server_name);
-}
-
-static void
-crl_start_cert(const br_x509_class **ctx, uint32_t length)
-{
-	struct tls_conn *t = conn_of(ctx);
-
-	/* The engine stops a chain at ENG_CHAIN_MAX certificates. */
-	if (++t->ncert > 1)
-		t->chain_len[t->ncert - 2] = 0;
-	t->x509.vtable->start_cert(&t->x509.vtable, length);
-}
-
-static void
-crl_append(const br_x509_class **ctx, const unsigned char *buf, size_t len)
-{
-	struct tls_conn *t = conn_of(ctx);
-
-	if (t->ncert == 1) {
-		crl_leaf_feed(&t->leaf, buf, len);
-		if (t->leaf_len <= sizeof(t->leaf_der) &&
-		    len <= sizeof(t->leaf_der) - t->leaf_len)
-			memcpy(t->leaf_der + t->leaf_len, buf, len);
-		t->leaf_len += len;
-	} else if (t->ncert > 1) {
-		if (t->chain_used <= sizeof(t->chain_der) &&
-		    len <= sizeof(t->chain_der) - t->chain_used)
-			memcpy(t->chain_der + t->chain_used, buf, len);
-		t->chain_used += len;
-		t->chain_len[t->ncert - 2] += len;
-	}
-	t->x509.vtable->append(&t->x509.vtable, buf, len);
-}
-
-static void
-crl_end_cert(const br_x509_class **ctx)
-{
-	struct tls_conn *t = conn_of(ctx);
-
-	t->x509.vtable->end_cert(&t->x509.vtable);
-}
-
-static unsigned
-crl_end_chain(const br_x509_class **ctx)
-{
-	struct tls_conn *t = conn_of(ctx);
-	const struct tls_area *a = &areas[t->area];
-	const struct tls_svc *sv = &a->svc[t->svc];
-	unsigned err = t->x509.vtable->end_chain(&t->x509.vtable);
-	char serial[2 * CRL_SERIAL_MAX + 1];
-
-	if (err != 0)
-		return err;
-	/* http mode hands it on whole, or not at all. */
-	if (sv->cfg->mode == MODE_HTTP && t->leaf_len > sizeof(t->leaf_der)) {
-		log_msg(LOG_WARN, "client cert refused svc=%s bytes=%zu "
-		    "reason=larger-than-client-cert-max", sv->cfg->name,
-		    t->leaf_len);
-		return TLS_ERR_CERT_TOO_BIG;
-	}
-	if (sv->cfg->mode == MODE_HTTP &&
-	    t->chain_used > sizeof(t->chain_der)) {
-		log_msg(LOG_WARN, "client cert refused svc=%s bytes=%zu "
-		    "reason=chain-larger-than-client-chain-max",
-		    sv->cfg->name, t->chain_used);
-		return TLS_ERR_CERT_TOO_BIG;
-	}
-	err = crl_check(&a->crls, sv->crl0, sv->ncrl, &t->leaf, port_time(),
-	    (int)sv->cfg->crl_keep);
-	if (err != 0) {
-		crl_leaf_serial(&t->leaf, serial, sizeof(serial));
-		log_msg(LOG_WARN, "client cert refused svc=%s serial=%s "
-		    "reason=%s", sv->cfg->name, serial, err == CRL_ERR_REVOKED ?
-		    "revoked" : "crl-expired");
-		metrics_refused_cert(err == CRL_ERR_STALE);
-	}
-	return err;
-}
-
-static const br_x509_pkey *
-crl_get_pkey(const br_x509_class *const *ctx, unsigned *usages)
-{
-	const struct tls_conn *t = (const struct tls_conn *)(const void *)
-	    ((const char *)(const void *)ctx - offsetof(struct tls_conn,
-	    crl_vt));
-
-	return t->x509.vtable->get_pkey(&t->x509.vtable, usages);
-}
-
-static const br_x509_class crl_class = {
-	sizeof(struct tls_conn), crl_start_chain, crl_start_cert, crl_append,
-	crl_end_cert, crl_end_chain, crl_get_pkey
-};
-
-/* Client auth against the service's CAs, keeping subject elements. */
-static void
-client_auth(struct tls_conn *t, const struct tls_area *a,
-    const struct tls_svc *sv)
-{
-	static const unsigned char oids[TLS_SUBJ_ELTS][4] = {
-		{ 3, 0x55, 0x04, 0x03 },	/* CN */
-		{ 3, 0x55, 0x04, 0x0a },	/* O */
-		{ 3, 0x55, 0x04, 0x0b },	/* OU */
-		{ 3, 0x55, 0x04, 0x06 },	/* C */
-	};
-	br_x509_minimal_context *x = &t->x509;
-
-	br_x509_minimal_init(x, &br_sha256_vtable, &a->anchors.ta[sv->anchor0],
-	    sv->nanchor);
-	br_x509_minimal_set_rsa(x, br_rsa_pkcs1_vrfy_get_default());
-	br_x509_minimal_set_ecdsa(x, br_ec_get_default(),
-	    br_ecdsa_vrfy_asn1_get_default());
-	for (int id = br_sha1_ID; id <= br_sha512_ID; id++)
-		br_x509_minimal_set_hash(x, id, hash_class(id));
-	for (unsigned i = 0; i < TLS_SUBJ_ELTS; i++) {
-		t->subj[i].oid = oids[i];
-		t->subj[i].buf = t->subj_buf[i];
-		t->subj[i].len = TLS_SUBJ_LEN;
-	}
-	br_x509_minimal_set_name_elements(x, t->subj, TLS_SUBJ_ELTS);
-	t->crl_vt = &crl_class;
-}
-
-int
-tls_client_verified(const struct tls_conn *t)
-{
-	return t->client_auth && t->ncert > 0;
-}
-
-size_t
-tls_client_cn(const struct tls_conn *t, char *buf, size_t cap)
-{
-	const char *v = t->subj_buf[0];		/* CN, client_auth()'s first */
-	size_t n = 0;
-
-	if (!tls_client_verified(t) || t->subj[0].status <= 0)
-		return 0;
-	for (; n < cap && v[n] != '\0'; n++)
-		buf[n] = (char)(v[n] >= 0x20 && v[n] < 0x7f ? v[n] : '?');
-	return n;
-}
-
-const unsigned char *
-tls_client_cert(const struct tls_conn *t, size_t *len)
-{
-	*len = t->leaf_len;
-	return tls_client_verified(t) && t->leaf_len > 0 &&
-	    t->leaf_len <= sizeof(t->leaf_der) ? t->leaf_der : NULL;
-}
-
-const unsigned char *
-tls_client_chain(const struct tls_conn *t, const size_t **lens, unsigned *n)
-{
-	*lens = t->chain_len;
-	*n = t->ncert > 1 ? t->ncert - 1 : 0;
-	return tls_client_verified(t) && *n > 0 &&
-	    t->chain_used <= sizeof(t->chain_der) ? t->chain_der : NULL;
-}
-
-size_t
-tls_client_subject(const struct tls_conn *t, char *buf, size_t cap)
-{
-	static const char *const tags[TLS_SUBJ_ELTS] = { "CN", "O", "OU", "C" };
-	size_t n = 0;
-
-	if (!tls_client_verified(t) || cap == 0)
-		return 0;
-	for (unsigned i = 0; i < TLS_SUBJ_ELTS; i++) {
-		const char *v = t->subj_buf[i];
-		size_t need = strlen(tags[i]) + 2;
-
-		if (t->subj[i].status <= 0)
-			continue;
-		if (n + need + strlen(v) >= cap)
-			break;
-		n += (size_t)snprintf(buf + n, cap - n, "%s%s=", n ? "," : "",
-		    tags[i]);
-		/* Header-safe: printable ASCII; ',' and '\\' escaped. */
-		for (; *v != '\0' && n + 2 < cap; v++) {
-			unsigned char c = (unsigned char)*v;
-
-			if (c == ',' || c == '\\')
-				buf[n++] = '\\';
-			buf[n++] = (char)(c >= 0x20 && c < 0x7f ? c : '?');
-		}
-	}
-	buf[n] = '\0';
-	return n;
-}
-
 void
 tls_conn_init(struct tls_conn *t, void *ibuf, size_t ilen, void *obuf,
     size_t olen)
@@ -631,11 +461,13 @@ tls_conn_reset(struct tls_conn *t, unsigned svc)
 	a->refs++;
 	t->client_auth = sv->nanchor > 0;
 	t->ncert = 0;
+	t->from_ticket = 0;
 	t->peek = 1;
 	t->sni[0] = '\0';
 	memset(&t->eng, 0, sizeof(t->eng));
 	if (t->client_auth)
-		client_auth(t, a, sv);
+		tls_client_setup(t, &a->anchors.ta[sv->anchor0], sv->nanchor,
+		    &a->crls, sv->crl0, sv->ncrl, sv->cfg);
 }
 
 /*
@@ -895,33 +727,10 @@ void
 tls_crl_report(int (*put)(const char *))
 {
 	const struct tls_area *a = &areas[loaded];
-	char line[CONFIG_NAME_MAX + 160];
-	int64_t now = port_time();
 
-	for (unsigned i = 0; i < a->nsvc; i++) {
-		const struct tls_svc *sv = &a->svc[i];
-		int64_t soonest = -1;
-
-		for (unsigned j = sv->crl0; j < sv->crl0 + sv->ncrl; j++) {
-			const struct crl_list *l = &a->crls.lists[j];
-			int64_t nu = l->next_update;
-			int stale = nu >= 0 && now > nu;
-
-			if (nu >= 0 && (soonest < 0 || nu < soonest))
-				soonest = nu;
-			snprintf(line, sizeof(line), "crl svc=%s list=%u "
-			    "revoked=%u next_update_s=%lld%s", sv->cfg->name,
-			    j - sv->crl0 + 1, l->n, nu < 0 ? -1LL :
-			    (long long)(nu - now), !stale ? "" :
-			    sv->cfg->crl_keep ? " expired: kept" :
-			    " expired: its CA's clients are refused");
-			if (put != NULL)
-				(void)put(line);
-			else
-				log_msg(stale ? LOG_WARN : LOG_INFO, "%s", line);
-		}
-		metrics_crl(i, sv->ncrl, soonest);
-	}
+	for (unsigned i = 0; i < a->nsvc; i++)
+		tls_client_crl_report(&a->crls, a->svc[i].crl0,
+		    a->svc[i].ncrl, a->svc[i].cfg, i, put);
 }
 
 size_t

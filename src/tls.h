@@ -46,7 +46,12 @@ struct tls_conn {
 	/* BearSSL's validator behind ours, which adds the CRL check. */
 	const br_x509_class	*crl_vt;
 	struct crl_leaf		 leaf;		/* the first certificate's */
+	const struct crl_set	*crls;		/* the service's CRLs, */
+	unsigned		 crl0, ncrl;	/* ... these of crls */
+	const struct service	*cfg;		/* ... and its settings */
 	unsigned		 ncert;
+	/* The certificate is a ticket's (tlsclient.h), being checked. */
+	unsigned char		 from_ticket, rechecking;
 	/* Its DER, for Client-Cert (all of it counted, what fits kept). */
 	size_t			 leaf_len;
 	unsigned char		 leaf_der[TLSGATE_CLIENT_CERT_MAX];
@@ -121,7 +126,10 @@ void	tls_conn_release(struct tls_conn *);
  * printable ASCII only, into buf; returns its length (0: none).
  */
 size_t	tls_client_subject(const struct tls_conn *, char *buf, size_t cap);
-/* Whether the client presented a certificate (and it was verified). */
+/*
+ * Whether the client presented a certificate (and it was verified): on
+ * a resumed connection, the one its ticket carried, checked again.
+ */
 int	tls_client_verified(const struct tls_conn *);
 /*
  * The verified client certificate's subject CN, printable ASCII ('?'
@@ -133,7 +141,7 @@ const unsigned char *tls_client_cert(const struct tls_conn *, size_t *len);
 /*
  * The certificates the verified client sent after its own, their DER
  * back to back, and in *lens each one's length (*n of them); NULL if
- * it sent none.
+ * it sent none, and on a resumed connection (a ticket has no room).
  */
 const unsigned char *tls_client_chain(const struct tls_conn *,
 	    const size_t **lens, unsigned *n);

@@ -245,14 +245,15 @@ tickets(void)
 	ct_secret(st.secret, sizeof(st.secret));
 	CHECK(ticket_seal(&ks, &st, "svc", 3, &d.vtable, 1000000, t,
 	    sizeof(t)) == TICKET_LEN);
-	CHECK(ticket_open(&ks, t, sizeof(t), "svc", 3, TLS13, 1000010, &got));
+	CHECK(ticket_open(&ks, t, sizeof(t), "svc", 3, TLS13, 1000010, &got,
+	    NULL));
 	ok = ct_eq(got.secret, st.secret, 32);
 	ct_public(&ok, sizeof(ok));		/* the test's verdict */
 	CHECK(ok);
 	for (size_t i = 0; i < sizeof(t) * 8; i += 7) {
 		t[i / 8] ^= (unsigned char)(1 << i % 8);
 		CHECK(!ticket_open(&ks, t, sizeof(t), "svc", 3, TLS13, 1000010,
-		    &got));
+		    &got, NULL));
 		t[i / 8] ^= (unsigned char)(1 << i % 8);
 	}
 	/* A key from a file (its base64 is read as it comes, at start). */
@@ -260,7 +261,8 @@ tickets(void)
 	    sizeof(err)) == 0);
 	CHECK(ticket_seal(&ks, &st, "svc", 3, &d.vtable, 1000000, t,
 	    sizeof(t)) == TICKET_LEN);
-	CHECK(ticket_open(&ks, t, sizeof(t), "svc", 3, TLS13, 1000010, &got));
+	CHECK(ticket_open(&ks, t, sizeof(t), "svc", 3, TLS13, 1000010, &got,
+	    NULL));
 	return 1;
 }
 

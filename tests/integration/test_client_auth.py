@@ -2,7 +2,8 @@
 """Client certificates (client_ca): no certificate or one from another
 CA fails the handshake; a good one is let through, and in http mode its
 subject reaches the backend as X-Client-Cert-Subject (a client-sent one
-never does).  Such a service never resumes a session.  ClientAuth runs
+never does).  Such a service resumes by tickets that carry the client's
+certificate, checked again at each resumption.  ClientAuth runs
 at whatever version the suite runs; ClientAuth13 is TLS 1.3's own:
 openssl, Python and gnutls-cli with EC (P-256, P-384) and RSA keys,
 each CertificateVerify scheme, and the alerts RFC 8446 names."""
@@ -243,7 +244,10 @@ class ClientAuth(AuthBase):
                          ["ok", "client-chain-too-long"])
         self.assertEqual(conns[1]["alert"], "42")
 
-    def test_resumption_is_off_for_a_client_auth_service(self):
+    def test_a_client_without_tickets_does_full_handshakes(self):
+        """No session-ID cache at a client_ca service (an entry would
+        need room for a certificate): a client that takes no ticket
+        never resumes."""
         g = self.auth_gate(mode="tcp", backend_mode="echo")
         ctx = ctx_with("alice")
         s = tls_connect(g.port, ctx)
@@ -252,7 +256,7 @@ class ClientAuth(AuthBase):
         s = tls_connect(g.port, ctx, session=sess)
         reused = s.session_reused
         close_tls(s)
-        self.assertFalse(reused, "a client-auth session was resumed")
+        self.assertFalse(reused, "resumed without a ticket")
         d = pki()
         rc, out, err = run(["openssl", "s_client", "-tls1_2", "-reconnect",
                             "-no_ticket", "-cert",
@@ -265,6 +269,83 @@ class ClientAuth(AuthBase):
         self.assertEqual(len(re.findall(r"^Reused,", text, re.M)), 0)
         conns = g.wait_conns(8)
         self.assertEqual({c["resumed"] for c in conns}, {"no"})
+
+    def test_a_ticket_from_before_client_ca_was_added_does_not_resume(self):
+        """A reload adds client_ca to the service a ticket was sealed
+        for: same service, same server name, same keys, yet the ticket
+        was made for no client certificate and does not resume; the
+        full handshake that follows asks for one."""
+        g = self.gate(self.backend("http"))
+        d = pki()
+        # A request: its answer comes after TLS 1.3's ticket.
+        req = b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        versions = ["tls1_2"] + (["tls1_3"] if self.tls13 else [])
+        for v in versions:
+            rc, out, err = run(["openssl", "s_client", "-" + v, "-connect",
+                                "127.0.0.1:%d" % g.port, "-sess_out",
+                                os.path.join(self.tmp, v + ".sess"),
+                                "-ign_eof"], 30, stdin=req)
+            self.assertIn(b"HTTP/1.1 200 ", out, (v, err))
+            self.assertTrue(os.path.exists(
+                os.path.join(self.tmp, v + ".sess")), (v, err))
+        with open(g.conf_path, "a") as f:
+            f.write("client_ca = %s\n" % os.path.join(d, "ca.crt"))
+        g.signal(signal.SIGHUP)
+        g.wait_log(r"^tlsgate: info: reload: done", 10)
+        for v in versions:
+            rc, out, err = run(["openssl", "s_client", "-" + v, "-connect",
+                                "127.0.0.1:%d" % g.port, "-sess_in",
+                                os.path.join(self.tmp, v + ".sess"),
+                                "-cert", os.path.join(d, "alice.crt"),
+                                "-key", os.path.join(d, "alice.key"),
+                                "-ign_eof"], 30, stdin=req)
+            text = out.decode("latin-1")
+            self.assertIn("HTTP/1.1 200 ", text, (v, err))
+            self.assertRegex(text, r"(?m)^New, TLSv1", (v, err))
+            self.assertNotRegex(text, r"(?m)^Reused,", v)
+        conns = g.wait_conns(2 * len(versions))
+        self.assertEqual([(c["resumed"], c["outcome"]) for c in conns],
+                         [("no", "ok")] * 2 * len(versions))
+        self.assertEqual(stats(g)["ticket_hits"], 0)
+
+
+    def test_a_ticket_whose_ca_left_client_ca_does_not_resume(self):
+        """A reload replaces client_ca with another CA: alice's tickets,
+        whose certificate that CA did not sign, do not resume; the full
+        handshake that follows refuses her certificate (unknown_ca)."""
+        g = self.auth_gate()
+        d = pki()
+        req = b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        versions = ["tls1_2"] + (["tls1_3"] if self.tls13 else [])
+
+        def alice(v, arg):
+            return run(["openssl", "s_client", "-" + v, "-connect",
+                        "127.0.0.1:%d" % g.port, "-cert",
+                        os.path.join(d, "alice.crt"), "-key",
+                        os.path.join(d, "alice.key"), arg,
+                        os.path.join(self.tmp, v + ".sess"), "-ign_eof"],
+                       30, stdin=req)
+        for v in versions:
+            rc, out, err = alice(v, "-sess_out")
+            self.assertIn(b"HTTP/1.1 200 ", out, (v, err))
+        with open(g.conf_path) as f:
+            conf = f.read()
+        with open(g.conf_path, "w") as f:
+            f.write(conf.replace(os.path.join(d, "ca.crt"),
+                                 os.path.join(d, "other-ca.crt")))
+        g.signal(signal.SIGHUP)
+        g.wait_log(r"^tlsgate: info: reload: done", 10)
+        for v in versions:
+            rc, out, err = alice(v, "-sess_in")
+            self.assertNotIn(b"HTTP/1.1 200", out, v)
+            self.assertIn(b"alert unknown ca", err, v)
+        conns = g.wait_conns(2 * len(versions))[len(versions):]
+        self.assertEqual({(c["resumed"], c["alert"]) for c in conns},
+                         {("no", "48")})
+        self.assertEqual(len(re.findall(
+            r"(?m)^tlsgate: info: ticket not resumed svc=default "
+            r"serial=0B reason=client-cert-untrusted$", g.log())),
+            len(versions))
 
 
 class ClientAuth13(AuthBase):
@@ -380,19 +461,39 @@ class ClientAuth13(AuthBase):
                                      b"Connection: close\r\n\r\n")
         self.assertTrue(out.startswith(b"HTTP/1.1 200 "), err)
 
-    def test_no_tickets_for_a_client_auth_service(self):
-        g = self.auth_gate(mode="tcp", backend_mode="echo")
+    def test_python_resumes_with_a_ticket_and_the_backend_sees_the_cert(
+            self):
+        """A ticket carries the client's certificate: the resumed
+        connection, which sends none, hands the backend the same
+        Client-Cert and subject as the first; Client-Cert-Chain is
+        never there (alice sent no intermediates)."""
+        g = self.auth_gate()
         ctx = ctx_with("alice")
         ctx.options &= ~ssl.OP_NO_TICKET
-        sess = None
-        for _ in range(2):
+        sess, reused = None, []
+        for _ in range(3):
             s = tls_connect(g.port, ctx, session=sess)
-            s.sendall(b"ping")
-            self.assertEqual(s.recv(4), b"ping")
+            s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n"
+                      b"Connection: close\r\n\r\n")
+            self.assertTrue(recv_to_eof(s).startswith(b"HTTP/1.1 200 "))
+            reused.append(s.session_reused)
             sess = s.session
-            self.assertFalse(s.session_reused)
-            close_tls(s)
-        self.assertEqual(stats(g)["tickets"], 0)
+            s.close()
+        self.assertEqual(reused, [False, True, True])
+        conns = g.wait_conns(3)
+        self.assertEqual([c["resumed"] for c in conns], ["no", "yes", "yes"])
+        der = run(["openssl", "x509", "-in", os.path.join(pki(), "alice.crt"),
+                   "-outform", "DER"], 30)[1]
+        want = ":%s:" % base64.b64encode(der).decode()
+        for r in requests_seen(self.blog):
+            h = dict((k.lower(), v) for k, v in r["headers"])
+            self.assertEqual((h.get("client-cert"),
+                              h.get("x-client-cert-subject"),
+                              h.get("client-cert-chain")),
+                             (want, SUBJECT, None))
+        self.assertEqual(len(requests_seen(self.blog)), 3)
+        st = stats(g)
+        self.assertEqual((st["ticket_hits"], st["ticket_misses"]), (2, 0))
 
 
 def make_crl(name, revoke=(), ca="ca", crlsec=None, der=False):
@@ -427,8 +528,8 @@ class ClientCRL(AuthBase):
     """client_crl: a revoked certificate gets certificate_revoked (44) at
     both versions, from openssl s_client, curl and Python alike, with
     its serial in the log; a reload takes a new CRL, a bad one is
-    refused and the old one kept, and a client it revokes has no
-    session to come back with; a CRL past nextUpdate refuses its
+    refused and the old one kept, and a client it revokes cannot come
+    back with its ticket; a CRL past nextUpdate refuses its
     CA's clients unless client_crl_expired = keep."""
 
     def crl_gate(self, crl, **conf):
@@ -544,48 +645,70 @@ class ClientCRL(AuthBase):
         self.assertFalse(self.python_served(g, "alice"))
         self.assertTrue(self.python_served(g, "carol"))
 
-    def test_a_client_revoked_by_a_reload_cannot_resume(self):
-        """A client that connected before a reload revoked it comes back
-        offering what it kept of its session, at 1.2 and 1.3.  A
-        client_ca service issues neither a session ID nor a ticket, so
-        it kept nothing resumable (openssl has no session to write, and
-        Python's has no ID and no ticket): the handshake is a full one,
-        its certificate is checked against the new CRL, and alert 44
-        ends it."""
+    def s_session(self, g, client, version, sess, out=True):
+        """openssl s_client with client's certificate, a request, and
+        its session written to (out) or read from sess."""
+        d = pki()
+        return run(["openssl", "s_client", "-" + version, "-connect",
+                    "127.0.0.1:%d" % g.port, "-cert",
+                    os.path.join(d, client + ".crt"), "-key",
+                    os.path.join(d, client + ".key"),
+                    "-sess_out" if out else "-sess_in", sess, "-ign_eof"],
+                   30, stdin=b"GET / HTTP/1.1\r\nHost: x\r\n"
+                               b"Connection: close\r\n\r\n")
+
+    def test_tickets_resume_until_a_reload_revokes_the_client(self):
+        """Clients resume with tickets (openssl -sess_out/-sess_in and
+        Python's session, at 1.2 and 1.3) and the backend sees the
+        same Client-Cert on the resumed connections.  A reload revokes
+        alice: her tickets no longer resume, her certificate comes
+        again in a full handshake, and alert 44 ends it; carol's
+        tickets, made before the reload too, still resume."""
         path = os.path.join(self.tmp, "clients.crl")
         shutil.copy(make_crl("none"), path)
         g = self.crl_gate(path)
-        d = pki()
         req = b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
         versions = [("tls1_2", ssl.TLSVersion.TLSv1_2)]
         if self.tls13:
             versions.append(("tls1_3", ssl.TLSVersion.TLSv1_3))
         kept = {}
         for v, tv in versions:
-            sess = os.path.join(self.tmp, v + ".sess")
-            rc, out, err = run(["openssl", "s_client", "-" + v, "-connect",
-                                "127.0.0.1:%d" % g.port, "-cert",
-                                os.path.join(d, "alice.crt"), "-key",
-                                os.path.join(d, "alice.key"), "-sess_out",
-                                sess, "-ign_eof"], 30, stdin=req)
-            self.assertIn(b"HTTP/1.1 200 ", out, (v, err))
-            self.assertFalse(os.path.exists(sess), v)
-            ctx = ctx_with("alice")
-            ctx.options &= ~ssl.OP_NO_TICKET
-            ctx.minimum_version = ctx.maximum_version = tv
-            s = tls_connect(g.port, ctx)
-            s.sendall(req)
-            self.assertTrue(recv_to_eof(s).startswith(b"HTTP/1.1 200 "))
-            self.assertEqual((s.session.id, s.session.has_ticket),
-                             (b"", False), v)
-            kept[v] = (ctx, s.session)
-            s.close()
-        self.assertEqual(stats(g)["tickets"], 0)
+            for who in ("alice", "carol"):
+                sess = os.path.join(self.tmp, who + v + ".sess")
+                rc, out, err = self.s_session(g, who, v, sess)
+                self.assertIn(b"HTTP/1.1 200 ", out, (v, err))
+                rc, out, err = self.s_session(g, who, v, sess, out=False)
+                self.assertIn(b"HTTP/1.1 200 ", out, (v, err))
+                self.assertRegex(out.decode("latin-1"), r"(?m)^Reused,", v)
+                ctx = ctx_with(who)
+                ctx.options &= ~ssl.OP_NO_TICKET
+                ctx.minimum_version = ctx.maximum_version = tv
+                sess = None
+                for _ in range(2):
+                    s = tls_connect(g.port, ctx, session=sess)
+                    s.sendall(req)
+                    self.assertTrue(recv_to_eof(s).startswith(
+                        b"HTTP/1.1 200 "))
+                    self.assertEqual(s.session_reused, sess is not None)
+                    sess = s.session
+                    s.close()
+                kept[who, v] = (ctx, sess)
+        before = g.wait_conns(8 * len(versions))
+        self.assertEqual([c["resumed"] for c in before],
+                         ["no", "yes"] * 4 * len(versions))
+        ders = {who: run(["openssl", "x509", "-in",
+                          os.path.join(pki(), who + ".crt"), "-outform",
+                          "DER"], 30)[1] for who in ("alice", "carol")}
+        seen = [dict((k.lower(), v) for k, v in r["headers"]).get(
+            "client-cert") for r in requests_seen(self.blog)]
+        self.assertEqual(seen, [":%s:" % base64.b64encode(ders[w]).decode()
+                                for w in ("alice", "carol")
+                                for _ in range(4)] * len(versions))
         shutil.copy(make_crl("alice", ["alice"]), path)
         g.signal(signal.SIGHUP)
         g.wait_log(r"^tlsgate: info: reload: done", 10)
         for v, tv in versions:
-            ctx, sess = kept[v]
+            ctx, sess = kept["alice", v]
             with self.assertRaisesRegex(ssl.SSLError, "CERTIFICATE_REVOKED"):
                 s = tls_connect(g.port, ctx, session=sess)
                 try:
@@ -593,22 +716,34 @@ class ClientCRL(AuthBase):
                     recv_to_eof(s)
                 finally:
                     s.close()
-            rc, out, err = run(["openssl", "s_client", "-" + v, "-connect",
-                                "127.0.0.1:%d" % g.port, "-cert",
-                                os.path.join(d, "alice.crt"), "-key",
-                                os.path.join(d, "alice.key"), "-ign_eof"],
-                               30, stdin=req)
+            rc, out, err = self.s_session(
+                g, "alice", v, os.path.join(self.tmp, "alice" + v + ".sess"),
+                out=False)
             self.assertIn(b"alert certificate revoked", err, v)
             self.assertNotIn(b"HTTP/1.1 200", out)
-        conns = g.wait_conns(4 * len(versions))
-        self.assertEqual({c["resumed"] for c in conns}, {"no"})
-        after = conns[2 * len(versions):]
-        # Each one's certificate came and was checked: no resumption.
+            ctx, sess = kept["carol", v]
+            s = tls_connect(g.port, ctx, session=sess)
+            s.sendall(req)
+            self.assertTrue(recv_to_eof(s).startswith(b"HTTP/1.1 200 "))
+            self.assertTrue(s.session_reused, v)
+            s.close()
+        after = g.wait_conns(11 * len(versions))[8 * len(versions):]
+        self.assertEqual([(c["resumed"], c["outcome"], c["alert"])
+                          for c in after],
+                         ([("no", "client-cert-revoked", "44")] * 2 +
+                          [("yes", "ok", "0")]) * len(versions))
+        # Each refused ticket is said once, its certificate's refusal too.
+        log = g.log()
+        self.assertEqual(len(re.findall(
+            r"(?m)^tlsgate: info: ticket not resumed svc=default "
+            r"serial=0B reason=revoked$", log)), 2 * len(versions))
         self.assertEqual(len(re.findall(
             r"(?m)^tlsgate: warn: client cert refused svc=default "
-            r"serial=0B reason=revoked$", g.log())), len(after))
-        self.assertEqual({(c["outcome"], c["alert"]) for c in after},
-                         {("client-cert-revoked", "44")})
+            r"serial=0B reason=revoked$", log)), 2 * len(versions))
+        self.assertEqual(dict((k, v) for k, v in stats(g).items()
+                              if k.startswith("ticket_")),
+                         {"ticket_hits": 5 * len(versions),
+                          "ticket_misses": 2 * len(versions)})
 
     def test_an_expired_crl_refuses_by_default_or_is_kept(self):
         crl = make_crl("stale", ["alice"], crlsec=1)
@@ -711,6 +846,86 @@ class ClientVerifyOptional(AuthBase):
             "x-client-cert-subject") for r in requests_seen(self.blog)]
         self.assertEqual(subjects, [None, SUBJECT] * len(versions) +
                          [None, "CN=bob,O=Acme,C=DE"])
+
+
+    def test_a_client_without_certificate_resumes_and_gets_none(self):
+        """A ticket made for a client without a certificate resumes at
+        the optional service, which still hands on no Client-Cert; once
+        a reload requires certificates, it does not resume."""
+        self.blog = os.path.join(self.tmp, "backend.jsonl")
+        open(self.blog, "w").close()
+        b = self.backend("http", log=self.blog)
+        g = self.gate(b, client_ca=os.path.join(pki(), "ca.crt"),
+                      client_verify="optional")
+        req = b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        versions = ["tls1_2"] + (["tls1_3"] if self.tls13 else [])
+        for v in versions:
+            sess = os.path.join(self.tmp, v + ".sess")
+            for arg in ("-sess_out", "-sess_in"):
+                rc, out, err = run(["openssl", "s_client", "-" + v,
+                                    "-connect", "127.0.0.1:%d" % g.port,
+                                    arg, sess, "-ign_eof"], 30, stdin=req)
+                self.assertIn(b"HTTP/1.1 200 ", out, (v, err))
+            self.assertRegex(out.decode("latin-1"), r"(?m)^Reused,", v)
+        conns = g.wait_conns(2 * len(versions))
+        self.assertEqual([c["resumed"] for c in conns],
+                         ["no", "yes"] * len(versions))
+        for r in requests_seen(self.blog):
+            h = [k.lower() for k, _ in r["headers"]]
+            self.assertFalse({"client-cert", "x-client-cert-subject"} &
+                             set(h), h)
+        self.assertEqual(len(requests_seen(self.blog)), 2 * len(versions))
+        with open(g.conf_path) as f:
+            conf = f.read()
+        with open(g.conf_path, "w") as f:
+            f.write(conf.replace("client_verify = optional",
+                                 "client_verify = required"))
+        g.signal(signal.SIGHUP)
+        g.wait_log(r"^tlsgate: info: reload: done", 10)
+        for v in versions:
+            rc, out, err = run(["openssl", "s_client", "-" + v, "-connect",
+                                "127.0.0.1:%d" % g.port, "-sess_in",
+                                os.path.join(self.tmp, v + ".sess"),
+                                "-ign_eof"], 30, stdin=req)
+            self.assertNotIn(b"HTTP/1.1 200", out)
+        conns = g.wait_conns(3 * len(versions))[2 * len(versions):]
+        self.assertEqual({c["resumed"] for c in conns}, {"no"})
+
+
+    def test_a_ticket_that_opens_but_does_not_resume_hands_on_nothing(self):
+        """A TLS 1.2 ticket that opens, alice's certificate in it and
+        checked again, at a hello that does not offer its suite: a full
+        handshake, where this client sends no certificate.  The backend
+        gets no Client-Cert: the ticket's counts only once resumed."""
+        self.blog = os.path.join(self.tmp, "backend.jsonl")
+        open(self.blog, "w").close()
+        b = self.backend("http", log=self.blog)
+        g = self.gate(b, client_ca=os.path.join(pki(), "ca.crt"),
+                      client_verify="optional")
+        d = pki()
+        req = b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        sess = os.path.join(self.tmp, "alice.sess")
+        base = ["openssl", "s_client", "-tls1_2", "-connect",
+                "127.0.0.1:%d" % g.port, "-ign_eof"]
+        rc, out, err = run(base + [
+            "-cipher", "ECDHE-ECDSA-AES128-GCM-SHA256", "-cert",
+            os.path.join(d, "alice.crt"), "-key",
+            os.path.join(d, "alice.key"), "-sess_out", sess], 30, stdin=req)
+        self.assertIn(b"HTTP/1.1 200 ", out, err)
+        rc, out, err = run(base + [
+            "-cipher", "ECDHE-ECDSA-AES256-GCM-SHA384", "-sess_in", sess],
+            30, stdin=req)
+        self.assertIn(b"HTTP/1.1 200 ", out, err)
+        self.assertRegex(out.decode("latin-1"), r"(?m)^New, TLSv1\.2")
+        conns = g.wait_conns(2)
+        self.assertEqual([c["resumed"] for c in conns], ["no", "no"])
+        # The ticket did open: the second hello offered one of ours.
+        self.assertEqual(stats(g)["ticket_hits"], 1)
+        seen = [dict((k.lower(), v) for k, v in r["headers"]).get(
+            "client-cert") for r in requests_seen(self.blog)]
+        self.assertEqual(len(seen), 2)
+        self.assertIsNotNone(seen[0])
+        self.assertIsNone(seen[1])
 
 
 class HandedOn(AuthBase):
@@ -889,3 +1104,29 @@ class HandedOn(AuthBase):
         self.assertEqual(events[1]["proxy"]["ssl"],
                          {"client": 1, "verify": 1,
                           "ssl_version": version})
+
+    def test_proxy_v2_tlv_of_a_resumed_connection_has_the_tickets_cn(self):
+        """The resumed connection's TLV names the ticket's certificate:
+        the same CN, verified, sent in the session (PP2_CLIENT_CERT_SESS,
+        4) and not on this connection (PP2_CLIENT_CERT_CONN, 2)."""
+        log = os.path.join(self.tmp, "backend.log")
+        b = ProxyBackend("echo", log)
+        self.backends.append(b)
+        g = self.gate(b.addr, mode="tcp", proxy_protocol="v2",
+                      client_ca=os.path.join(pki(), "ca.crt"))
+        ctx = ctx_with("alice")
+        ctx.options &= ~ssl.OP_NO_TICKET
+        sess, reused = None, []
+        for _ in range(2):
+            s = tls_connect(g.port, ctx, session=sess)
+            s.sendall(b"ping")
+            self.assertEqual(s.recv(4), b"ping")
+            version = s.version()
+            reused.append(s.session_reused)
+            sess = s.session
+            close_tls(s)
+        self.assertEqual(reused, [False, True])
+        events = b.wait_events(2)
+        self.assertEqual([e["proxy"]["ssl"] for e in events],
+                         [{"client": c, "verify": 0, "cn": "alice",
+                           "ssl_version": version} for c in (3, 5)])

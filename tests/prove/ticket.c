@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * make prove: ticket_open() on any ticket a client can send (a PSK
- * identity or a SessionTicket: up to 65535 bytes), with any binding
+ * identity or a SessionTicket: up to 65535 bytes), with room for the
+ * certificate one may carry, with any binding
  * context, version and clock (within 2^62 s of 1970), against a key
  * store rotating from any seed, period and lifetime.  BearSSL's HKDF,
  * ChaCha20 and Poly1305 are the contracts of bearssl.c.
@@ -15,6 +16,7 @@
 
 static unsigned char seed[32];
 static unsigned char t[65535], ctx[TICKET_CTX_MAX];
+static unsigned char cert[TICKET_CERT_MAX];	/* where a ticket's goes */
 static struct ticket_keys ks;	/* static, as tls.c's are */
 
 int
@@ -34,6 +36,7 @@ main(void)
 		(void)ticket_open(&ks, t, Frama_C_size_t_interval(0,
 		    sizeof(t)), ctx, ctxlen,
 		    Frama_C_unsigned_int_interval(0, 0xffff),
-		    Frama_C_long_long_interval(CLOCK_MIN, CLOCK_MAX), &st);
+		    Frama_C_long_long_interval(CLOCK_MIN, CLOCK_MAX), &st,
+		    cert);
 	return 0;
 }

@@ -215,7 +215,7 @@ open_ticket(void *ctx, const unsigned char *t, size_t len,
 	struct ticket_state st;
 
 	if (!ticket_open(&tkeys, t, len, sv->svc, strlen(sv->svc), s->version,
-	    sv->now, &st))
+	    sv->now, &st, NULL))
 		return 0;
 	s->suite = st.suite;
 	s->ems = (st.flags & TICKET_EMS) != 0;

@@ -2,8 +2,9 @@
 /*
  * test_ticket.c - unit tests of src/ticket.c: tickets that open, and
  * every way one must not (tampered, truncated, expired, another key,
- * another version, another service or server name), key rotation and
- * the retired key's wiping, key files in haproxy's format.
+ * another version, another service or server name), tickets that carry
+ * a client certificate, key rotation and the retired key's wiping, key
+ * files in haproxy's format.
  */
 #include <string.h>
 
@@ -53,7 +54,7 @@ test_roundtrip(void)
 	CHECK(ticket_seal(&ks, &st, ctx, CTXLEN, rng, 1000, t, sizeof(t)) ==
 	    TICKET_LEN);
 	CHECK(ticket_open(&ks, t, TICKET_LEN, ctx, CTXLEN, 0x0304, 1001,
-	    &got) == 1);
+	    &got, NULL) == 1);
 	CHECK(got.version == 0x0304 && got.suite == 0x1301 &&
 	    got.flags == TICKET_EMS && got.secret_len == 32 &&
 	    memcmp(got.secret, st.secret, 32) == 0 && got.born == 1000 &&
@@ -83,11 +84,11 @@ test_tampered(void)
 		for (unsigned b = 0; b < 8; b++) {
 			t[i] ^= (unsigned char)(1u << b);
 			CHECK(ticket_open(&ks, t, TICKET_LEN, ctx, CTXLEN,
-			    0x0303, 60, &got) == 0);
+			    0x0303, 60, &got, NULL) == 0);
 			CHECK(got.secret_len == 0 && got.secret[0] == 0);
 			t[i] ^= (unsigned char)(1u << b);
 		}
-	CHECK(ticket_open(&ks, t, TICKET_LEN, ctx, CTXLEN, 0x0303, 60, &got));
+	CHECK(ticket_open(&ks, t, TICKET_LEN, ctx, CTXLEN, 0x0303, 60, &got, NULL));
 	return 1;
 }
 
@@ -103,10 +104,10 @@ test_truncated(void)
 	t[TICKET_LEN] = 0;
 	for (size_t n = 0; n < TICKET_LEN; n++)
 		CHECK(ticket_open(&ks, t, n, ctx, CTXLEN, 0x0303, 60,
-		    &got) == 0);
+		    &got, NULL) == 0);
 	CHECK(ticket_open(&ks, t, TICKET_LEN + 1, ctx, CTXLEN, 0x0303, 60,
-	    &got) == 0);
-	CHECK(ticket_open(&ks, t, TICKET_LEN, ctx, CTXLEN, 0x0303, 60, &got));
+	    &got, NULL) == 0);
+	CHECK(ticket_open(&ks, t, TICKET_LEN, ctx, CTXLEN, 0x0303, 60, &got, NULL));
 	return 1;
 }
 
@@ -121,20 +122,20 @@ test_expired(void)
 	store(&ks, 4, 3600, 3600, 1000);
 	CHECK(ticket_seal(&ks, &st, ctx, CTXLEN, rng, 1000, t, sizeof(t)));
 	CHECK(ticket_open(&ks, t, TICKET_LEN, ctx, CTXLEN, 0x0304, 1029,
-	    &got));
+	    &got, NULL));
 	CHECK(ticket_open(&ks, t, TICKET_LEN, ctx, CTXLEN, 0x0304, 1030,
-	    &got) == 0);
+	    &got, NULL) == 0);
 	CHECK(ticket_open(&ks, t, TICKET_LEN, ctx, CTXLEN, 0x0304, 5000,
-	    &got) == 0);
+	    &got, NULL) == 0);
 	/* Born far in the future (another box's clock): refused. */
 	st = state(0x0304, 2000, 30);
 	CHECK(ticket_seal(&ks, &st, ctx, CTXLEN, rng, 1000, t, sizeof(t)));
 	CHECK(ticket_open(&ks, t, TICKET_LEN, ctx, CTXLEN, 0x0304, 1000,
-	    &got) == 0);
+	    &got, NULL) == 0);
 	st = state(0x0304, 1010, 30);
 	CHECK(ticket_seal(&ks, &st, ctx, CTXLEN, rng, 1000, t, sizeof(t)));
 	CHECK(ticket_open(&ks, t, TICKET_LEN, ctx, CTXLEN, 0x0304, 1000,
-	    &got));
+	    &got, NULL));
 	/*
 	 * Born at the far past (a key holder's forgery, or a broken clock):
 	 * expired, not now - born overflowing into "just born" (found by
@@ -143,7 +144,7 @@ test_expired(void)
 	st = state(0x0304, INT64_MIN, UINT32_MAX);
 	CHECK(ticket_seal(&ks, &st, ctx, CTXLEN, rng, 1000, t, sizeof(t)));
 	CHECK(ticket_open(&ks, t, TICKET_LEN, ctx, CTXLEN, 0x0304, 1000,
-	    &got) == 0);
+	    &got, NULL) == 0);
 	return 1;
 }
 
@@ -160,15 +161,82 @@ test_wrong_key_version_context(void)
 	store(&other, 6, 100, 100, 10);
 	CHECK(ticket_seal(&ks, &st, ctx, CTXLEN, rng, 10, t, sizeof(t)));
 	CHECK(ticket_open(&other, t, TICKET_LEN, ctx, CTXLEN, 0x0303, 11,
-	    &got) == 0);
+	    &got, NULL) == 0);
 	CHECK(ticket_open(&ks, t, TICKET_LEN, ctx, CTXLEN, 0x0304, 11,
-	    &got) == 0);
+	    &got, NULL) == 0);
 	CHECK(ticket_open(&ks, t, TICKET_LEN, other_name,
-	    sizeof(other_name) - 1, 0x0303, 11, &got) == 0);
+	    sizeof(other_name) - 1, 0x0303, 11, &got, NULL) == 0);
 	CHECK(ticket_open(&ks, t, TICKET_LEN, other_svc,
-	    sizeof(other_svc) - 1, 0x0303, 11, &got) == 0);
-	CHECK(ticket_open(&ks, t, TICKET_LEN, ctx, 7, 0x0303, 11, &got) == 0);
-	CHECK(ticket_open(&ks, t, TICKET_LEN, ctx, CTXLEN, 0x0303, 11, &got));
+	    sizeof(other_svc) - 1, 0x0303, 11, &got, NULL) == 0);
+	CHECK(ticket_open(&ks, t, TICKET_LEN, ctx, 7, 0x0303, 11, &got, NULL) == 0);
+	CHECK(ticket_open(&ks, t, TICKET_LEN, ctx, CTXLEN, 0x0303, 11, &got, NULL));
+	return 1;
+}
+
+/*
+ * A client certificate rides along, of any length up to its bound: it
+ * opens to itself, in cert, and only where the caller has room; a
+ * ticket without one opens with none; every byte is authenticated.
+ */
+static int
+test_certificate(void)
+{
+	static const size_t lens[] = { 1, 523, TICKET_CERT_MAX };
+	static unsigned char der[TICKET_CERT_MAX + 1], cert[TICKET_CERT_MAX];
+	static unsigned char t[TICKET_MAX + 1];
+	struct ticket_keys ks;
+	struct ticket_state st = state(0x0303, 50, 100), got;
+
+	store(&ks, 8, 100, 100, 50);
+	for (size_t i = 0; i < sizeof(der); i++)
+		der[i] = (unsigned char)(0x30 + i * 13);
+	st.flags = TICKET_EMS | TICKET_CLIENT | TICKET_CERT;
+	st.cert = der;
+	for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		size_t n = TICKET_LEN + lens[k];
+
+		st.cert_len = lens[k];
+		CHECK(ticket_seal(&ks, &st, ctx, CTXLEN, rng, 50, t,
+		    sizeof(t)) == n);
+		memset(cert, 0, sizeof(cert));
+		CHECK(ticket_open(&ks, t, n, ctx, CTXLEN, 0x0303, 60, &got,
+		    cert) == 1);
+		CHECK(got.flags == st.flags && got.cert == cert &&
+		    got.cert_len == lens[k] &&
+		    memcmp(cert, der, lens[k]) == 0 && got.secret_len == 32);
+		/* Sealed: the certificate is not in the clear either. */
+		for (size_t i = 0; lens[k] >= 8 && i + 8 <= n; i++)
+			CHECK(memcmp(t + i, der, 8) != 0);
+		/* No room for it: it does not open. */
+		CHECK(ticket_open(&ks, t, n, ctx, CTXLEN, 0x0303, 60, &got,
+		    NULL) == 0 && got.flags == 0 && got.cert == NULL);
+		/* One byte less or more, one bit of it flipped: neither. */
+		CHECK(ticket_open(&ks, t, n - 1, ctx, CTXLEN, 0x0303, 60, &got,
+		    cert) == 0);
+		CHECK(ticket_open(&ks, t, n + 1, ctx, CTXLEN, 0x0303, 60, &got,
+		    cert) == 0);
+		t[n - 17] ^= 1;
+		CHECK(ticket_open(&ks, t, n, ctx, CTXLEN, 0x0303, 60, &got,
+		    cert) == 0 && got.cert_len == 0);
+		t[n - 17] ^= 1;
+		/* Too small a buffer to seal into: nothing. */
+		CHECK(ticket_seal(&ks, &st, ctx, CTXLEN, rng, 50, t, n - 1) ==
+		    0);
+	}
+	/* Longer than the bound, or empty: not sealed. */
+	st.cert_len = TICKET_CERT_MAX + 1;
+	CHECK(ticket_seal(&ks, &st, ctx, CTXLEN, rng, 50, t, sizeof(t)) == 0);
+	st.cert_len = 0;
+	CHECK(ticket_seal(&ks, &st, ctx, CTXLEN, rng, 50, t, sizeof(t)) == 0);
+	/* A client without one: TICKET_LEN, the flag kept, no certificate. */
+	st.flags = TICKET_CLIENT;
+	st.cert = NULL;
+	CHECK(ticket_seal(&ks, &st, ctx, CTXLEN, rng, 50, t, sizeof(t)) ==
+	    TICKET_LEN);
+	CHECK(ticket_open(&ks, t, TICKET_LEN, ctx, CTXLEN, 0x0303, 60, &got,
+	    cert) == 1);
+	CHECK(got.flags == TICKET_CLIENT && got.cert == NULL &&
+	    got.cert_len == 0);
 	return 1;
 }
 
@@ -207,27 +275,27 @@ test_rotation(void)
 	CHECK(ticket_keys_count(&ks) == 2);
 	/* The previous keys open. */
 	CHECK(ticket_open(&ks, t0, TICKET_LEN, ctx, CTXLEN, 0x0304, 29,
-	    &got));
+	    &got, NULL));
 	CHECK(ticket_open(&ks, t1, TICKET_LEN, ctx, CTXLEN, 0x0304, 29,
-	    &got));
+	    &got, NULL));
 	CHECK(ticket_keys_count(&ks) == 3);
 	/* The twin, jumping straight to period 2, has the same keys. */
 	CHECK(ticket_open(&twin, t1, TICKET_LEN, ctx, CTXLEN, 0x0304, 29,
-	    &got));
+	    &got, NULL));
 	CHECK(memcmp(&twin, &ks, sizeof(ks)) == 0);
 	/* Period 3: period 0's key is retired (the ticket's own lifetime
 	 * would still allow it), and gone from memory. */
 	CHECK(holds(&ks, key0));
 	CHECK(ticket_open(&ks, t0, TICKET_LEN, ctx, CTXLEN, 0x0304, 30,
-	    &got) == 0);
+	    &got, NULL) == 0);
 	CHECK(ticket_keys_count(&ks) == 3);
 	CHECK(!holds(&ks, key0));
 	CHECK(memcmp(&ks.k[0], zero, sizeof(zero)) == 0);
 	CHECK(ticket_open(&ks, t1, TICKET_LEN, ctx, CTXLEN, 0x0304, 30,
-	    &got));
+	    &got, NULL));
 	/* A long gap: everything old retired, one key left, still sealing. */
 	CHECK(ticket_open(&ks, t1, TICKET_LEN, ctx, CTXLEN, 0x0304, 1000,
-	    &got) == 0);
+	    &got, NULL) == 0);
 	CHECK(ticket_keys_count(&ks) == 3);
 	CHECK(ticket_seal(&ks, &st, ctx, CTXLEN, rng, 1000, t1, sizeof(t1)));
 	/* A clock that goes back seals with the newest key. */
@@ -273,14 +341,14 @@ test_key_file(void)
 	CHECK(t[0] == 0x30);
 	CHECK(ticket_keys_parse(&b, file_b, sizeof(file_b) - 1, err,
 	    sizeof(err)) == 0);
-	CHECK(ticket_open(&b, t, TICKET_LEN, ctx, CTXLEN, 0x0303, 101, &got));
+	CHECK(ticket_open(&b, t, TICKET_LEN, ctx, CTXLEN, 0x0303, 101, &got, NULL));
 	CHECK(memcmp(got.secret, st.secret, 32) == 0);
 	CHECK(ticket_keys_parse(&c, file_c, sizeof(file_c) - 1, err,
 	    sizeof(err)) == 0);
 	CHECK(ticket_open(&c, t, TICKET_LEN, ctx, CTXLEN, 0x0303, 101,
-	    &got) == 0);
+	    &got, NULL) == 0);
 	/* A file key never rotates. */
-	CHECK(ticket_open(&a, t, TICKET_LEN, ctx, CTXLEN, 0x0303, 650, &got));
+	CHECK(ticket_open(&a, t, TICKET_LEN, ctx, CTXLEN, 0x0303, 650, &got, NULL));
 	/* Bad files, each with its line. */
 	CHECK(ticket_keys_parse(&c, "", 0, err, sizeof(err)) < 0);
 	CHECK(ticket_keys_parse(&c, "\nAAEC\n", 6, err, sizeof(err)) < 0);
@@ -297,6 +365,7 @@ main(void)
 	static const struct unit_test tests[] = {
 		T(test_roundtrip), T(test_tampered), T(test_truncated),
 		T(test_expired), T(test_wrong_key_version_context),
+		T(test_certificate),
 		T(test_rotation), T(test_key_file),
 	};
 
