@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: ISC
-"""tlsgate.conf(5) documents exactly the keys config.c accepts, and the
+"""tlsgate.conf(5) documents exactly the keys confkeys.c accepts, and the
 default it gives each is the one `tlsgate -t` prints for a file that sets
-nothing.  A key added to config.c without the page, a key the page keeps
-after config.c dropped it, or a default changed on one side only fails
+nothing.  A key added to confkeys.c without the page, a key the page keeps
+after confkeys.c dropped it, or a default changed on one side only fails
 here."""
 import os
 import re
@@ -16,7 +16,7 @@ PAGE = os.path.join(ROOT, "man", "tlsgate.conf.5")
 
 
 def config_c_keys():
-    with open(os.path.join(ROOT, "src", "config.c")) as f:
+    with open(os.path.join(ROOT, "src", "confkeys.c")) as f:
         return re.findall(r'^\s*\{\s*"([a-z0-9_]+)",\s*K_[A-Z]+\s*,', f.read(),
                           re.M)
 
