@@ -19,10 +19,10 @@ mkdir -p "$OUT"
 
 harnesses() {
 	cat <<'LIST'
-proxyin	src/proxyin.c	-eva-precision 3
+proxyin	src/proxyin.c	-eva-precision 3 -eva-domains octagon
 httpchunk	src/httpchunk.c	-eva-precision 3
 der	src/der.c	-eva-precision 3 -eva-split-return full
-ticket	src/ticket.c tests/prove/bearssl.c	-eva-precision 3
+ticket	src/ticket.c tests/prove/bearssl.c	-eva-precision 3 -eva-domains octagon
 config	src/confkeys.c src/tlswire.c src/log.c	-eva-precision 3 -eva-split-return full
 http	src/http.c src/httpchunk.c	-eva-precision 3
 certname	src/certname.c src/der.c	-eva-precision 3 -eva-split-return full
