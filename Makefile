@@ -436,7 +436,7 @@ check-nopq:
 
 # Fuzz targets (clang's libFuzzer); each runs FUZZ_SECONDS on a copy of
 # its seed corpus from tests/fuzz/<name>/.
-FUZZ_SECONDS ?= 40
+FUZZ_SECONDS ?= 20
 FUZZ_CC	?= clang
 FUZZ_FLAGS = -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined \
 	$(TG_CPPFLAGS)
@@ -548,7 +548,7 @@ TIDY_CHECKS = -*,clang-analyzer-*,bugprone-*,cert-*,\
 	-clang-analyzer-security.insecureAPI.DeprecatedOrUnsafeBufferHandling,\
 	-clang-analyzer-valist.Uninitialized
 lint:
-	cppcheck -q --std=c11 --enable=warning,style,performance,portability \
+	cppcheck -q -j 2 --std=c11 --enable=warning,style,performance,portability \
 	    --suppress=variableScope --error-exitcode=1 $(TG_CPPFLAGS) src port
 	ls src/*.c port/posix/*.c | xargs -P 2 -n 8 sh -c 'clang-tidy \
 	    --quiet --warnings-as-errors="*" -checks="$(TIDY_CHECKS)" "$$@" \
