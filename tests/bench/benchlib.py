@@ -9,6 +9,7 @@ process: what it starts, the caller (or callgrind()) stops.
 """
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -19,6 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
 from harness import free_port  # noqa: E402,F401  (re-exported)
+from harness import unsandboxed  # noqa: E402
 
 
 def wait_port(port, timeout=30):
@@ -69,21 +71,6 @@ def pinned_env(binary, conf):
     return env
 
 
-def unsandboxed(conf):
-    """A copy of conf with seccomp = off before its first section:
-    valgrind makes system calls of its own that the filter, on by default
-    where one exists, kills tlsgate for."""
-    with open(conf) as f:
-        lines = f.read().splitlines(True)
-    if not any(re.match(r"\s*seccomp\s*=", ln) for ln in lines):
-        at = next((i for i, ln in enumerate(lines)
-                   if ln.lstrip().startswith("[")), len(lines))
-        lines.insert(at, "seccomp = off\n")
-    with open(conf + ".valgrind", "w") as f:
-        f.writelines(lines)
-    return conf + ".valgrind"
-
-
 def callgrind(binary, conf, port, work, env=None,
               stderr=subprocess.DEVNULL, timeout=120):
     """(instructions tlsgate ran from start to exit, what work returned):
@@ -91,7 +78,10 @@ def callgrind(binary, conf, port, work, env=None,
     port, then stopped with SIGTERM.  env: its environment (default:
     pinned_env)."""
     out = conf + ".callgrind"
-    conf = unsandboxed(conf)
+    # seccomp = auto would kill valgrind's own system calls.
+    shutil.copy(conf, conf + ".valgrind")
+    conf = conf + ".valgrind"
+    unsandboxed(conf)
     p = subprocess.Popen(["valgrind", "--tool=callgrind",
                           "--callgrind-out-file=" + out, binary, "-c", conf],
                          stdout=subprocess.DEVNULL, stderr=stderr,
