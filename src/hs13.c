@@ -67,10 +67,12 @@ hs13_flight_done(struct eng *c)
  * which may carry a client certificate; one that a record cannot hold
  * (a small obuf, a client's max_fragment_length) is not sent.
  */
+/* A connection's one ticket: its PSK and its message say nonce 0. */
+static const unsigned char ticket_nonce = 0;
+
 static void
 new_ticket(struct eng *c)
 {
-	static const unsigned char nonce = 0;
 	unsigned char m[16 + ENG_TICKET_MAX + 2], age_add[4];
 	struct eng_session sp;
 	size_t room = eng_room(c), cap, n = sizeof(sp.id);
@@ -100,7 +102,7 @@ new_ticket(struct eng *c)
 	tw_u16(&w, c->ops->lifetime & 0xffff);
 	tw_put(&w, age_add, sizeof(age_add));
 	tw_open(&w, 1);
-	tw_put(&w, &nonce, 1);
+	tw_put(&w, &ticket_nonce, 1);
 	tw_close(&w);
 	tw_u16(&w, (unsigned)n);		/* the ticket, at m + 16 */
 	w.n += n;
@@ -452,14 +454,14 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 static void
 ticket(struct eng *c)
 {
-	static const unsigned char nonce = 0;
 	struct eng_session sp;
 	unsigned char th[HASH_MAX], res[HASH_MAX];
 
 	th_hash(&c->th, th);
 	ks_derive(&c->ks, "res master", th, res);
-	/* nst_key is zero past a SHA-256 PSK: the slot's engine was. */
-	ks_ticket_psk(c->ks.dig, res, &nonce, 1, c->nst_key);
+	/* Zero past a SHA-256 PSK, as the sealed secret's 48 bytes say. */
+	memset(c->nst_key, 0, sizeof(c->nst_key));
+	ks_ticket_psk(c->ks.dig, res, &ticket_nonce, 1, c->nst_key);
 	wipe(res, sizeof(res));
 	if (c->ops->seal == NULL) {
 		memset(&sp, 0, sizeof(sp));
