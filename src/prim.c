@@ -101,17 +101,6 @@ prim_get(void)
 	return &cur;
 }
 
-int
-prim_force(int kind, size_t i)
-{
-	struct prim p = *prim_get();
-	int rc = candidate(&p, kind, i);
-
-	if (rc == 1)
-		cur = p;
-	return rc;
-}
-
 static double
 cpu_ns(void)
 {

@@ -27,6 +27,7 @@
 #include "log.h"
 #include "precomp.h"
 #include "prim.h"
+#include "primpin.h"
 #include "ticket.h"
 #include "tlswire.h"
 #include "unit.h"
@@ -306,7 +307,7 @@ prims_row(size_t row)
 	for (int k = 0; k < PRIM_KINDS; k++) {
 		n = 0;
 		for (size_t i = 0; n < 8; i++) {
-			int rc = prim_force(k, i);
+			int rc = prim_pin(k, i);
 
 			if (rc < 0)
 				break;
@@ -314,7 +315,7 @@ prims_row(size_t row)
 				avail[n++] = i;
 		}
 		more |= row < n;
-		(void)prim_force(k, avail[row < n ? row : n - 1]);
+		(void)prim_pin(k, avail[row < n ? row : n - 1]);
 	}
 	return more;
 }
