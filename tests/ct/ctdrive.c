@@ -144,7 +144,7 @@ ecdsa_on(int curve, const br_hash_class *hf)
 	CHECK(br_ec_compute_pub(ec, &pk, pb, &sk) != 0);
 	ct_public(pb, sizeof(pb));		/* the test's public key */
 	memset(h, 0x5a, sizeof(h));
-	n = tg_ecdsa_sign_asn1(ec, hf, h, &sk, sig);
+	n = tg_ecdsa_sign(ec, hf, h, &sk, sig, NULL, NULL);
 	CHECK(n > 0);
 	n = br_ecdsa_i31_vrfy_asn1(ec, h, (hf->desc >> BR_HASHDESC_OUT_OFF) &
 	    BR_HASHDESC_OUT_MASK, &pk, sig, n);
