@@ -190,7 +190,7 @@ $(B)/unit/asan_test_tlscrypto: tests/unit/test_tlscrypto.c \
 	    $(TLSCRYPTO_SRC) $(BEARSSL_LIBS)
 
 # Session tickets: sealing, opening, the key store and its rotation.
-TICKET_SRC = src/ticket.c
+TICKET_SRC = src/ticket.c src/prim.c
 $(B)/unit/test_ticket: tests/unit/test_ticket.c tests/unit/unit.h \
 	    $(TICKET_SRC) src/ticket.h src/wipe.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
