@@ -113,8 +113,9 @@ ticket_keys_rotating(struct ticket_keys *ks, const unsigned char *seed,
 	    ks->head);
 }
 
-void
-ticket_keys_update(struct ticket_keys *ks, int64_t now)
+/* Rotating: derive the keys up to the period of now, retire the old. */
+static void
+keys_update(struct ticket_keys *ks, int64_t now)
 {
 	int64_t p;
 
@@ -141,7 +142,7 @@ ticket_keys_current(struct ticket_keys *ks, int64_t now)
 	if (ks->rotate == 0)
 		k = &ks->k[ks->seal];
 	else {
-		ticket_keys_update(ks, now);
+		keys_update(ks, now);
 		k = &ks->k[(uint64_t)ks->head % TICKET_KEYS_MAX];
 	}
 	return k->used ? k : NULL;
@@ -155,12 +156,6 @@ ticket_keys_count(const struct ticket_keys *ks)
 	for (unsigned i = 0; i < TICKET_KEYS_MAX; i++)
 		n += ks->k[i].used;
 	return n;
-}
-
-void
-ticket_keys_wipe(struct ticket_keys *ks)
-{
-	wipe(ks, sizeof(*ks));
 }
 
 /* A base64 character's value, or -1. */
@@ -342,7 +337,7 @@ ticket_open(struct ticket_keys *ks, const unsigned char *t, size_t len,
 		return 0;
 	cl = len - TICKET_LEN;
 	sl = TICKET_STATE_LEN + cl;
-	ticket_keys_update(ks, now);
+	keys_update(ks, now);
 	/* Every key is compared, with &, not &&: the time names no key. */
 	for (unsigned i = 0; i < TICKET_KEYS_MAX; i++)
 		if (ks->k[i].used & ct_eq(ks->k[i].name, t,
