@@ -176,21 +176,21 @@ $(B)/unit/asan_test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) \
 TLSCRYPTO_SRC = src/kdf.c src/recprot.c src/prim.c src/kx.c src/sig.c src/ecdsa.c src/precomp.c \
 	  src/tlswire.c src/stats.c
 $(B)/unit/test_tlscrypto: tests/unit/test_tlscrypto.c tests/unit/unit.h \
-	    tests/unit/keys_der.h $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h $(BEARSSL_DEP)
+	    tests/unit/keys_der.h tests/unit/primpin.h $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) $(LDFLAGS) \
 	    -o $@ $< \
 	    $(TLSCRYPTO_SRC) $(BEARSSL_LIBS)
 
 $(B)/unit/asan_test_tlscrypto: tests/unit/test_tlscrypto.c \
-	    tests/unit/unit.h tests/unit/keys_der.h $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h \
+	    tests/unit/unit.h tests/unit/keys_der.h tests/unit/primpin.h $(TLSCRYPTO_SRC) src/tlscrypto.h src/ecdsa.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(SAN) $(ALL_CPPFLAGS) $(BEARSSL_CFLAGS) -o $@ $< \
 	    $(TLSCRYPTO_SRC) $(BEARSSL_LIBS)
 
 # Session tickets: sealing, opening, the key store and its rotation.
-TICKET_SRC = src/ticket.c
+TICKET_SRC = src/ticket.c src/prim.c
 $(B)/unit/test_ticket: tests/unit/test_ticket.c tests/unit/unit.h \
 	    $(TICKET_SRC) src/ticket.h src/wipe.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
@@ -258,7 +258,8 @@ $(B)/ct/test_eng%: tests/unit/test_eng%.c $(ENG_DEP)
 	@mkdir -p $(@D)
 	$(CT_CC) -o $@ $< $(ENG_CLIENT) $(ENG_SRC) $(BEARSSL_LIBS)
 
-$(B)/ct/ctdrive $(B)/ct/ctleak: $(CT_SRC) src/cache.h $(ENG_DEP)
+$(B)/ct/ctdrive $(B)/ct/ctleak: $(CT_SRC) src/cache.h tests/unit/primpin.h \
+	    $(ENG_DEP)
 	@mkdir -p $(@D)
 	$(CT_CC) -Itests/unit $(if $(filter %ctleak,$@),-DCT_LEAK) -o $@ \
 	    $(CT_SRC) $(BEARSSL_LIBS)

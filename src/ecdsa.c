@@ -62,8 +62,8 @@ bits2int(uint32_t *x, const unsigned char *src, size_t len, uint32_t ebitlen)
 }
 
 /* kpre and kg: a nonce made ahead and its point, or NULL for RFC 6979. */
-static size_t
-sign(const br_ec_impl *impl, const br_hash_class *hf,
+size_t
+tg_ecdsa_sign(const br_ec_impl *impl, const br_hash_class *hf,
     const void *hash_value, const br_ec_private_key *sk, void *sig,
     const unsigned char *kpre, const unsigned char *kg)
 {
@@ -166,19 +166,4 @@ done:
 	wipe(tt, sizeof(tt));
 	wipe(&drbg, sizeof(drbg));
 	return siglen;
-}
-
-size_t
-tg_ecdsa_sign_asn1(const br_ec_impl *impl, const br_hash_class *hf,
-    const void *hash_value, const br_ec_private_key *sk, void *sig)
-{
-	return sign(impl, hf, hash_value, sk, sig, NULL, NULL);
-}
-
-size_t
-tg_ecdsa_sign_pre(const br_ec_impl *impl, const br_hash_class *hf,
-    const void *hash_value, const br_ec_private_key *sk, void *sig,
-    const unsigned char *k, const unsigned char *kg)
-{
-	return sign(impl, hf, hash_value, sk, sig, k, kg);
 }

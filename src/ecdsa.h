@@ -50,22 +50,17 @@
  * nothing written if the curve is not P-256, P-384 or P-521, `impl`
  * does not support it, or the private key is not in [1, n-1].
  *
- * The contract and the output are those of BearSSL's
- * br_ecdsa_i31_sign_asn1 (bearssl_ec.h), and the type is br_ecdsa_sign,
- * so it goes wherever BearSSL takes a signer.  Like BearSSL's, it does
- * not draw again for the r = 0 or s = 0 of FIPS 186-4 (probability
- * about 2^-255): a retry would change the bytes.
- */
-size_t	tg_ecdsa_sign_asn1(const br_ec_impl *impl, const br_hash_class *hf,
-	    const void *hash_value, const br_ec_private_key *sk, void *sig);
-
-/*
- * The same with a nonce made ahead (precomp.h): k, the order's length in
- * bytes, in [1, n-1], and kg = kG uncompressed (1 + 2 x that length).
- * Returns 0 for a k outside the range.  Never reads or changes k or kg
+ * With k NULL, the nonce is RFC 6979's, and the contract and the output
+ * are those of BearSSL's br_ecdsa_i31_sign_asn1 (bearssl_ec.h).  Like
+ * BearSSL's, it does not draw again for the r = 0 or s = 0 of FIPS 186-4
+ * (probability about 2^-255): a retry would change the bytes.
+ *
+ * Else the nonce is one made ahead (precomp.h): k, the order's length in
+ * bytes, in [1, n-1] (0 is returned for a k outside the range), and kg =
+ * kG uncompressed (1 + 2 x that length).  Never reads or changes k or kg
  * after it returns: the caller wipes them.
  */
-size_t	tg_ecdsa_sign_pre(const br_ec_impl *impl, const br_hash_class *hf,
+size_t	tg_ecdsa_sign(const br_ec_impl *impl, const br_hash_class *hf,
 	    const void *hash_value, const br_ec_private_key *sk, void *sig,
 	    const unsigned char *k, const unsigned char *kg);
 

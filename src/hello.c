@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "hello.h"
+#include "httpchar.h"
 #include "tlswire.h"
 
 #define UNEXPECTED_MESSAGE	BR_ALERT_UNEXPECTED_MESSAGE
@@ -173,7 +174,7 @@ hello_classify(const unsigned char *b, size_t len, size_t cap,
 		if (need == 0 && hn == 4) {
 			if (head[0] != 1)	/* not a ClientHello */
 				return refuse(pk, UNEXPECTED_MESSAGE);
-			need = 4 + ((size_t)head[1] << 16 | tw_get16(head + 2));
+			need = 4 + tw_get24(head + 1);
 			if (need > 4 + HELLO_MAX)
 				return refuse(pk, DECODE_ERROR);
 			if (cap < 5 || need > cap - 5)
@@ -349,10 +350,8 @@ sni(const unsigned char *m, size_t p, size_t end, struct hello *h)
 		if (k > 255)
 			return bad(h, ILLEGAL_PARAMETER, "sni-too-long");
 		for (size_t j = i; j < e; j++)
-			if (!((m[j] >= 'a' && m[j] <= 'z') ||
-			    (m[j] >= 'A' && m[j] <= 'Z') ||
-			    (m[j] >= '0' && m[j] <= '9') || m[j] == '-' ||
-			    m[j] == '.' || m[j] == '_'))
+			if (!is_alnum(m[j]) && m[j] != '-' && m[j] != '.' &&
+			    m[j] != '_')
 				return bad(h, ILLEGAL_PARAMETER,
 				    "sni-not-a-host-name");
 		h->host = i;
@@ -554,8 +553,7 @@ hello_parse(const unsigned char *m, size_t len, struct hello *h)
 	const struct tls_suite *s;
 
 	memset(h, 0, sizeof(*h));
-	if (len < 4 + 2 + 32 || m[0] != 1 ||
-	    ((size_t)m[1] << 16 | tw_get16(m + 2)) != len - 4)
+	if (len < 4 + 2 + 32 || m[0] != 1 || tw_get24(m + 1) != len - 4)
 		return bad(h, DECODE_ERROR, "bad-hello-length");
 	h->legacy_version = (unsigned)tw_get16(m + 4);
 	h->random = 6;
@@ -575,8 +573,7 @@ hello_parse(const unsigned char *m, size_t len, struct hello *h)
 	if (vec(m, &p, end, 1, 1, 255, &at, &n))
 		return bad(h, DECODE_ERROR, "bad-compression");
 	/* TLS 1.2 takes a list with null in it, TLS 1.3 null alone. */
-	for (comp_null = 0, i = at; i < p; i++)
-		comp_null |= m[i] == 0;
+	comp_null = memchr(m + at, 0, n) != NULL;
 	comp_only = n == 1 && comp_null;
 	if (!comp_null)
 		return bad(h, ILLEGAL_PARAMETER, "compression-not-null");

@@ -195,12 +195,6 @@ keccak_out(struct keccak *k, void *out, size_t len)
 	}
 }
 
-void
-keccak_wipe(struct keccak *k)
-{
-	wipe(k, sizeof(*k));
-}
-
 /* SHA3-256(M) = Keccak[512](M || 01, 256) (6.1): H of ML-KEM. */
 void
 sha3_256(void *out, const void *data, size_t len)
@@ -210,20 +204,5 @@ sha3_256(void *out, const void *data, size_t len)
 	sha3_256_init(&k);
 	keccak_update(&k, data, len);
 	keccak_out(&k, out, 32);
-	keccak_wipe(&k);
-}
-
-/*
- * SHA3-512(M) = Keccak[1024](M || 01, 512) (6.1).  ML-KEM's G streams
- * it (mlkem.c); this whole-message form is for the KATs.
- */
-void
-sha3_512(void *out, const void *data, size_t len)
-{
-	struct keccak k;
-
-	sha3_512_init(&k);
-	keccak_update(&k, data, len);
-	keccak_out(&k, out, 64);
-	keccak_wipe(&k);
+	wipe(&k, sizeof(k));
 }

@@ -13,8 +13,8 @@
  *
  * Never allocates or keeps global state.  Constant time: the
  * permutation has no data-dependent branch or index, and the position
- * in the block depends only on lengths.  keccak_wipe() clears a context
- * that absorbed a secret.
+ * in the block depends only on lengths.  wipe() (wipe.h) clears a
+ * context that absorbed a secret.
  */
 #ifndef TLSGATE_KECCAK_H
 #define TLSGATE_KECCAK_H
@@ -43,7 +43,6 @@ void	keccak_f1600(uint64_t a[25]);
 void	keccak_init(struct keccak *k, unsigned rate, unsigned dsep);
 void	keccak_update(struct keccak *k, const void *data, size_t len);
 void	keccak_out(struct keccak *k, void *out, size_t len);
-void	keccak_wipe(struct keccak *k);
 
 /* The four functions by name. */
 #define sha3_256_init(k)	keccak_init((k), KECCAK_SHA3_256, 0x06)
@@ -51,8 +50,7 @@ void	keccak_wipe(struct keccak *k);
 #define shake128_init(k)	keccak_init((k), KECCAK_SHAKE128, 0x1f)
 #define shake256_init(k)	keccak_init((k), KECCAK_SHAKE256, 0x1f)
 
-/* One-shot SHA3-256 (32 bytes out) and SHA3-512 (64); the state is wiped. */
+/* One-shot SHA3-256 (32 bytes out); the state is wiped. */
 void	sha3_256(void *out, const void *data, size_t len);
-void	sha3_512(void *out, const void *data, size_t len);
 
 #endif

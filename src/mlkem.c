@@ -184,7 +184,7 @@ sample_cbd(poly f, const unsigned char *r, unsigned nonce, unsigned eta)
 		f[i] = (uint16_t)csubq(a + Q - b);
 	}
 	wipe(buf, sizeof(buf));
-	keccak_wipe(&x);
+	wipe(&x, sizeof(x));
 }
 
 /* Algorithm 6: ByteDecode12 of one polynomial (PB bytes), below 4096. */
@@ -309,7 +309,7 @@ mlkem_encaps_m(const struct mlkem *p, unsigned char *ct, unsigned char *ss,
 	keccak_update(&g, m, MLKEM_M_LEN);
 	keccak_update(&g, kr, 32);
 	keccak_out(&g, kr, 64);
-	keccak_wipe(&g);
+	wipe(&g, sizeof(g));
 	kpke_encrypt(p, ct, ek, m, kr + 32);	/* step 2 */
 	memcpy(ss, kr, MLKEM_SS_LEN);
 	wipe(kr, sizeof(kr));

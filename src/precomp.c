@@ -142,11 +142,10 @@ precomp_ecdsa_sign(const br_ec_impl *impl, const br_hash_class *hf,
 {
 	unsigned char k[SK_MAX], kg[PUB_MAX];
 	size_t klen, n;
+	int ready = precomp_take(sk->curve, k, &klen, kg) != 0;
 
 	/* No pair ready: RFC 6979's deterministic nonce, as BearSSL's. */
-	if (precomp_take(sk->curve, k, &klen, kg) == 0)
-		return tg_ecdsa_sign_asn1(impl, hf, hash_value, sk, sig);
-	n = tg_ecdsa_sign_pre(impl, hf, hash_value, sk, sig, k, kg);
+	n = tg_ecdsa_sign(impl, hf, hash_value, sk, sig, ready ? k : NULL, kg);
 	wipe(k, sizeof(k));
 	return n;
 }

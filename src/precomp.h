@@ -55,7 +55,7 @@ int	precomp_fill(void);
 int	precomp_wanted(void);
 
 /*
- * tg_ecdsa_sign_asn1's contract, with a nonce from the pool when one is
+ * tg_ecdsa_sign()'s contract, with a nonce from the pool when one is
  * ready for the key's curve, else RFC 6979's.
  */
 size_t	precomp_ecdsa_sign(const br_ec_impl *impl, const br_hash_class *hf,

@@ -101,17 +101,6 @@ prim_get(void)
 	return &cur;
 }
 
-int
-prim_force(int kind, size_t i)
-{
-	struct prim p = *prim_get();
-	int rc = candidate(&p, kind, i);
-
-	if (rc == 1)
-		cur = p;
-	return rc;
-}
-
 static double
 cpu_ns(void)
 {
@@ -184,13 +173,8 @@ pin_parse(struct prim *p, const char *pin, int *fixed)
 	size_t n, kl, i;
 	int k;
 
-	while (*pin != 0) {
-		if (*pin == ' ' || *pin == ',') {
-			pin++;
-			continue;
-		}
-		for (n = 0; pin[n] != 0 && pin[n] != ' ' && pin[n] != ','; n++)
-			;
+	for (pin += strspn(pin, " ,"); *pin != 0; pin += strspn(pin, " ,")) {
+		n = strcspn(pin, " ,");
 		for (k = 0; k < PRIM_KINDS; k++) {
 			kl = strlen(kinds[k]);
 			if (n > kl && strncmp(pin, kinds[k], kl) == 0 &&

@@ -20,8 +20,8 @@
  *              the same word size; timed on a P-256 and an X25519 key)
  * A candidate twice as slow as the best after a round is not timed again.
  *
- * Until prim_choose() or prim_force() runs, prim_get() gives BearSSL's
- * defaults, as BearSSL's own engine would pick them.
+ * Until prim_choose() runs, prim_get() gives BearSSL's defaults, as
+ * BearSSL's own engine would pick them.
  */
 #ifndef TLSGATE_PRIM_H
 #define TLSGATE_PRIM_H
@@ -53,12 +53,6 @@ const struct prim *prim_get(void);
  * (or that the CPU lacks).
  */
 int	prim_choose(const char *pin);
-
-/*
- * Use candidate i of kind (tests): 1 if done, 0 if the CPU lacks it,
- * -1 past the last candidate.
- */
-int	prim_force(int kind, size_t i);
 
 /* "chacha20=ct poly1305=ctmulq ...": the choice, for -t and the log. */
 void	prim_describe(char *buf, size_t cap);

@@ -26,6 +26,7 @@
 
 #include "ticket.h"
 #include "ct.h"
+#include "prim.h"
 #include "wipe.h"
 
 /* How far in the future a ticket's birth may be: boxes' clocks differ. */
@@ -112,8 +113,9 @@ ticket_keys_rotating(struct ticket_keys *ks, const unsigned char *seed,
 	    ks->head);
 }
 
-void
-ticket_keys_update(struct ticket_keys *ks, int64_t now)
+/* Rotating: derive the keys up to the period of now, retire the old. */
+static void
+keys_update(struct ticket_keys *ks, int64_t now)
 {
 	int64_t p;
 
@@ -140,7 +142,7 @@ ticket_keys_current(struct ticket_keys *ks, int64_t now)
 	if (ks->rotate == 0)
 		k = &ks->k[ks->seal];
 	else {
-		ticket_keys_update(ks, now);
+		keys_update(ks, now);
 		k = &ks->k[(uint64_t)ks->head % TICKET_KEYS_MAX];
 	}
 	return k->used ? k : NULL;
@@ -154,12 +156,6 @@ ticket_keys_count(const struct ticket_keys *ks)
 	for (unsigned i = 0; i < TICKET_KEYS_MAX; i++)
 		n += ks->k[i].used;
 	return n;
-}
-
-void
-ticket_keys_wipe(struct ticket_keys *ks)
-{
-	wipe(ks, sizeof(*ks));
 }
 
 /* A base64 character's value, or -1. */
@@ -271,16 +267,6 @@ ticket_keys_parse(struct ticket_keys *ks, const char *text, size_t len,
 	return 0;
 }
 
-/* BearSSL's fastest constant-time ChaCha20 and Poly1305 on this CPU. */
-static void
-aead_fns(br_chacha20_run *ic, br_poly1305_run *ip)
-{
-	if ((*ic = br_chacha20_sse2_get()) == 0)
-		*ic = br_chacha20_ct_run;
-	if ((*ip = br_poly1305_ctmulq_get()) == 0)
-		*ip = br_poly1305_ctmul_run;
-}
-
 /* The associated data: the key name and the context. */
 static size_t
 aad_of(unsigned char *aad, const unsigned char *name, const void *ctx,
@@ -294,7 +280,7 @@ aad_of(unsigned char *aad, const unsigned char *name, const void *ctx,
 /*
  * The AEAD of RFC 8439 2.8 (ChaCha20-Poly1305), in place over the state,
  * with a random 96-bit nonce: keys rotate long before 2^48 tickets make
- * a repeated nonce likely.
+ * a repeated nonce likely.  Its code is the records' (prim.h).
  */
 size_t
 ticket_seal(struct ticket_keys *ks, const struct ticket_state *st,
@@ -304,8 +290,7 @@ ticket_seal(struct ticket_keys *ks, const struct ticket_state *st,
 	unsigned char aad[TICKET_NAME_LEN + TICKET_CTX_MAX], *s;
 	const struct ticket_key *k = ticket_keys_current(ks, now);
 	size_t cl = st->flags & TICKET_CERT ? st->cert_len : 0;
-	br_chacha20_run ic;
-	br_poly1305_run ip;
+	const struct prim *pr = prim_get();
 
 	if (k == NULL || ctxlen > TICKET_CTX_MAX ||
 	    st->secret_len > TICKET_SECRET_MAX ||
@@ -328,10 +313,9 @@ ticket_seal(struct ticket_keys *ks, const struct ticket_state *st,
 	if (cl > 0)
 		memcpy(s + TICKET_STATE_LEN, st->cert, cl);
 	ct_secret(s, TICKET_STATE_LEN + cl);
-	aead_fns(&ic, &ip);
-	ip(k->key, out + TICKET_NAME_LEN, s, TICKET_STATE_LEN + cl, aad,
-	    aad_of(aad, k->name, ctx, ctxlen), s + TICKET_STATE_LEN + cl, ic,
-	    1);
+	pr->poly(k->key, out + TICKET_NAME_LEN, s, TICKET_STATE_LEN + cl,
+	    aad, aad_of(aad, k->name, ctx, ctxlen), s + TICKET_STATE_LEN + cl,
+	    pr->chacha, 1);
 	ct_public(s, TICKET_STATE_LEN + cl + 16);	/* sealed, and tag */
 	return TICKET_LEN + cl;
 }
@@ -344,8 +328,7 @@ ticket_open(struct ticket_keys *ks, const unsigned char *t, size_t len,
 	unsigned char aad[TICKET_NAME_LEN + TICKET_CTX_MAX];
 	unsigned char s[TICKET_STATE_LEN + TICKET_CERT_MAX], tag[16];
 	const struct ticket_key *k = NULL;
-	br_chacha20_run ic;
-	br_poly1305_run ip;
+	const struct prim *pr = prim_get();
 	size_t sl, cl;
 	int ok;
 
@@ -354,7 +337,7 @@ ticket_open(struct ticket_keys *ks, const unsigned char *t, size_t len,
 		return 0;
 	cl = len - TICKET_LEN;
 	sl = TICKET_STATE_LEN + cl;
-	ticket_keys_update(ks, now);
+	keys_update(ks, now);
 	/* Every key is compared, with &, not &&: the time names no key. */
 	for (unsigned i = 0; i < TICKET_KEYS_MAX; i++)
 		if (ks->k[i].used & ct_eq(ks->k[i].name, t,
@@ -369,9 +352,8 @@ ticket_open(struct ticket_keys *ks, const unsigned char *t, size_t len,
 	if (cl > 0)
 		memset(s + TICKET_STATE_LEN, 0, TICKET_CERT_MAX);
 	memcpy(s, t + TICKET_NAME_LEN + 12, sl);
-	aead_fns(&ic, &ip);
-	ip(k->key, t + TICKET_NAME_LEN, s, sl, aad,
-	    aad_of(aad, t, ctx, ctxlen), tag, ic, 0);
+	pr->poly(k->key, t + TICKET_NAME_LEN, s, sl, aad,
+	    aad_of(aad, t, ctx, ctxlen), tag, pr->chacha, 0);
 	ok = ct_eq(tag, t + TICKET_NAME_LEN + 12 + sl, 16);
 	ct_public(&ok, sizeof(ok));		/* the MAC's verdict */
 	/*

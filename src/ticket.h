@@ -47,8 +47,8 @@
  *    seals (the last is the next one, already known to every box of a
  *    farm before any of them seals with it), or the only one.
  *
- * Secrets: ticket_keys_wipe() zeroes a store; a state ticket_open()
- * filled is the caller's to wipe.  Tags are checked in constant time.
+ * Secrets: wipe() (wipe.h) zeroes a store; a state ticket_open() filled
+ * is the caller's to wipe.  Tags are checked in constant time.
  */
 #ifndef TLSGATE_TICKET_H
 #define TLSGATE_TICKET_H
@@ -122,17 +122,12 @@ void	ticket_keys_rotating(struct ticket_keys *ks, const unsigned char *seed,
 int	ticket_keys_parse(struct ticket_keys *ks, const char *text,
 	    size_t len, char *err, size_t cap);
 
-/* Rotating: derive the keys up to the period of now, retire the old. */
-void	ticket_keys_update(struct ticket_keys *ks, int64_t now);
-
 /* The key that seals now (its name is not secret); NULL if none. */
 const struct ticket_key *ticket_keys_current(struct ticket_keys *ks,
 	    int64_t now);
 
 /* The number of keys held. */
 unsigned ticket_keys_count(const struct ticket_keys *ks);
-
-void	ticket_keys_wipe(struct ticket_keys *ks);
 
 /*
  * Seal st (st->born and st->lifetime as given) for the context

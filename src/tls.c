@@ -323,7 +323,7 @@ wipe_area(struct tls_area *a)
 	memset(a->creds, 0, sizeof(a->creds));
 	a->ncreds = a->anchors.n = a->nsvc = 0;
 	crl_set_init(&a->crls);
-	ticket_keys_wipe(&a->file_keys);
+	wipe(&a->file_keys, sizeof(a->file_keys));
 	a->key_file = 0;
 }
 
@@ -757,7 +757,7 @@ tls_wipe(void)
 		cache_wipe(&caches->c[i], caches->store);
 	wipe(&seed_drbg, sizeof(seed_drbg));
 	precomp_wipe();
-	ticket_keys_wipe(&rot_keys);
+	wipe(&rot_keys, sizeof(rot_keys));
 }
 
 void

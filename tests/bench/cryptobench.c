@@ -406,6 +406,14 @@ ceiling(double sign, double kex)
 	return 1 / (1 / sign + 1 / kex);
 }
 
+/* tlsgate's signer with RFC 6979's nonce, as a br_ecdsa_sign. */
+static size_t
+tg_sign(const br_ec_impl *impl, const br_hash_class *hf, const void *hv,
+    const br_ec_private_key *sk, void *sig)
+{
+	return tg_ecdsa_sign(impl, hf, hv, sk, sig, NULL, NULL);
+}
+
 /* A signing line when sig is set, else an ECDHE line; keeps the best. */
 static double
 ec_line(const char *group, const char *name, const br_ec_impl *ec,
@@ -636,7 +644,7 @@ main(int argc, char **argv)
 	bsign = bsign384 = bp256 = bx25519 = brsa = 0;
 	sign = ec_line("ecdsa-p256-sign", "default", eng.iec,
 	    br_ecdsa_sign_asn1_get_default(), BR_EC_secp256r1, &bsign);
-	ec_line("ecdsa-p256-sign", "tlsgate", eng.iec, &tg_ecdsa_sign_asn1,
+	ec_line("ecdsa-p256-sign", "tlsgate", eng.iec, &tg_sign,
 	    BR_EC_secp256r1, &bsign);
 	ec_line("ecdsa-p256-sign", "p256_m31/i31", &br_ec_p256_m31,
 	    &br_ecdsa_i31_sign_asn1, BR_EC_secp256r1, &bsign);
@@ -650,7 +658,7 @@ main(int argc, char **argv)
 	    &br_ecdsa_i15_sign_asn1, BR_EC_secp256r1, &bsign);
 	sign384 = ec_line("ecdsa-p384-sign", "default", eng.iec,
 	    br_ecdsa_sign_asn1_get_default(), BR_EC_secp384r1, &bsign384);
-	ec_line("ecdsa-p384-sign", "tlsgate", eng.iec, &tg_ecdsa_sign_asn1,
+	ec_line("ecdsa-p384-sign", "tlsgate", eng.iec, &tg_sign,
 	    BR_EC_secp384r1, &bsign384);
 	ec_line("ecdsa-p384-sign", "prime_i31/i31", &br_ec_prime_i31,
 	    &br_ecdsa_i31_sign_asn1, BR_EC_secp384r1, &bsign384);

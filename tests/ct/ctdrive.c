@@ -27,6 +27,7 @@
 #include "log.h"
 #include "precomp.h"
 #include "prim.h"
+#include "primpin.h"
 #include "ticket.h"
 #include "tlswire.h"
 #include "unit.h"
@@ -143,7 +144,7 @@ ecdsa_on(int curve, const br_hash_class *hf)
 	CHECK(br_ec_compute_pub(ec, &pk, pb, &sk) != 0);
 	ct_public(pb, sizeof(pb));		/* the test's public key */
 	memset(h, 0x5a, sizeof(h));
-	n = tg_ecdsa_sign_asn1(ec, hf, h, &sk, sig);
+	n = tg_ecdsa_sign(ec, hf, h, &sk, sig, NULL, NULL);
 	CHECK(n > 0);
 	n = br_ecdsa_i31_vrfy_asn1(ec, h, (hf->desc >> BR_HASHDESC_OUT_OFF) &
 	    BR_HASHDESC_OUT_MASK, &pk, sig, n);
@@ -207,11 +208,14 @@ pq(void)
 {
 	static unsigned char ek[MLKEM768_EK_LEN], ct[MLKEM768_CT_LEN];
 	unsigned char in[200], out[64], m[MLKEM_M_LEN], ss[MLKEM_SS_LEN];
+	struct keccak g;
 
 	memset(in, 7, sizeof(in));
 	ct_secret(in, sizeof(in));
 	sha3_256(out, in, sizeof(in));
-	sha3_512(out, in, 5);
+	sha3_512_init(&g);
+	keccak_update(&g, in, 5);
+	keccak_out(&g, out, 64);
 	memset(ek + MLKEM768_EK_LEN - 32, 0x42, 32);
 	memset(m, 3, sizeof(m));
 	ct_secret(m, sizeof(m));
@@ -303,7 +307,7 @@ prims_row(size_t row)
 	for (int k = 0; k < PRIM_KINDS; k++) {
 		n = 0;
 		for (size_t i = 0; n < 8; i++) {
-			int rc = prim_force(k, i);
+			int rc = prim_pin(k, i);
 
 			if (rc < 0)
 				break;
@@ -311,7 +315,7 @@ prims_row(size_t row)
 				avail[n++] = i;
 		}
 		more |= row < n;
-		(void)prim_force(k, avail[row < n ? row : n - 1]);
+		(void)prim_pin(k, avail[row < n ? row : n - 1]);
 	}
 	return more;
 }

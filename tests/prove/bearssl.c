@@ -9,6 +9,8 @@
 #include "__fc_builtin.h"
 #include <bearssl.h>
 
+#include "prim.h"
+
 const br_hash_class br_sha256_vtable;
 
 /*@ requires \valid(hc);
@@ -54,18 +56,6 @@ br_hkdf_produce(br_hkdf_context *hc, const void *info, size_t info_len,
 	return out_len;
 }
 
-/* No SSE2 ChaCha20 nor 64-bit Poly1305: the portable ones are used. */
-br_chacha20_run
-br_chacha20_sse2_get(void)
-{
-	return 0;
-}
-
-br_poly1305_run
-br_poly1305_ctmulq_get(void)
-{
-	return 0;
-}
 
 /*@ requires \valid_read((const char *)key + (0 .. 31));
     requires \valid_read((const char *)iv + (0 .. 11));
@@ -98,4 +88,18 @@ br_poly1305_ctmul_run(const void *key, const void *iv, void *data,
 	(void)encrypt;
 	Frama_C_make_unknown((char *)data, len);
 	Frama_C_make_unknown((char *)tag, 16);
+}
+
+/*
+ * prim.c's choice, as on a CPU without SSE2 or a 64-bit multiply: the
+ * portable ChaCha20 and Poly1305 above (prim.c's timing is not analysed).
+ */
+const struct prim *
+prim_get(void)
+{
+	static struct prim p;
+
+	p.chacha = br_chacha20_ct_run;
+	p.poly = br_poly1305_ctmul_run;
+	return &p;
 }

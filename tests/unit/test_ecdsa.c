@@ -45,9 +45,9 @@ hash(const br_hash_class *hf, const void *msg, size_t len, unsigned char *out)
 }
 
 /*
- * 1 if tg_ecdsa_sign_asn1 and br_ecdsa_i31_sign_asn1 write the same
- * bytes for this key and hash, and they verify with BearSSL's verifier
- * when `pk` is given.
+ * 1 if tg_ecdsa_sign (RFC 6979's nonce) and br_ecdsa_i31_sign_asn1
+ * write the same bytes for this key and hash, and they verify with
+ * BearSSL's verifier when `pk` is given.
  */
 static int
 same_as_bearssl(const br_ec_impl *impl, const br_hash_class *hf,
@@ -57,7 +57,7 @@ same_as_bearssl(const br_ec_impl *impl, const br_hash_class *hf,
 	unsigned char ours[TG_ECDSA_SIG_MAX], theirs[TG_ECDSA_SIG_MAX];
 	size_t n, m;
 
-	n = tg_ecdsa_sign_asn1(impl, hf, h, sk, ours);
+	n = tg_ecdsa_sign(impl, hf, h, sk, ours, NULL, NULL);
 	m = br_ecdsa_i31_sign_asn1(impl, hf, h, sk, theirs);
 	if (n == 0 || n != m || memcmp(ours, theirs, n) != 0) {
 		fprintf(stderr, "  curve %d, hash %zu bytes: %zu vs %zu bytes\n",
@@ -181,8 +181,8 @@ rfc6979_vectors_come_out_as_printed(void)
 		sk.xlen = unit_unhex(x, sizeof(x), v[i].x);
 		n = unit_unhex(der, sizeof(der), v[i].der);
 		hash(v[i].hf, v[i].msg, strlen(v[i].msg), h);
-		CHECK(tg_ecdsa_sign_asn1(br_ec_get_default(), v[i].hf, h, &sk,
-		    sig) == n);
+		CHECK(tg_ecdsa_sign(br_ec_get_default(), v[i].hf, h, &sk,
+		    sig, NULL, NULL) == n);
 		CHECK(memcmp(sig, der, n) == 0);
 	}
 	return 1;
@@ -272,8 +272,8 @@ every_p256_implementation_gives_the_same_bytes(void)
 	CHECK(n != 0);
 	for (size_t i = 0; i < sizeof(impls) / sizeof(impls[0]); i++) {
 		memset(sig, 0, sizeof(sig));
-		CHECK(tg_ecdsa_sign_asn1(impls[i], &br_sha256_vtable, h, &sk,
-		    sig) == n);
+		CHECK(tg_ecdsa_sign(impls[i], &br_sha256_vtable, h, &sk,
+		    sig, NULL, NULL) == n);
 		CHECK(memcmp(sig, ref, n) == 0);
 	}
 	return 1;
@@ -308,8 +308,8 @@ refuses_what_bearssl_refuses_and_writes_nothing(void)
 			memset(sig, 0xa5, sizeof(sig));
 			CHECK(br_ecdsa_i31_sign_asn1(impl, &br_sha256_vtable,
 			    h, &sk, sig) == 0);
-			CHECK(tg_ecdsa_sign_asn1(impl, &br_sha256_vtable, h,
-			    &sk, sig) == 0);
+			CHECK(tg_ecdsa_sign(impl, &br_sha256_vtable, h,
+			    &sk, sig, NULL, NULL) == 0);
 			for (size_t i = 0; i < sizeof(sig); i++)
 				CHECK(sig[i] == 0xa5);
 		}
@@ -319,13 +319,14 @@ refuses_what_bearssl_refuses_and_writes_nothing(void)
 	sk.curve = BR_EC_curve25519;
 	CHECK(br_ecdsa_i31_sign_asn1(impl, &br_sha256_vtable, h, &sk, sig) ==
 	    0);
-	CHECK(tg_ecdsa_sign_asn1(impl, &br_sha256_vtable, h, &sk, sig) == 0);
+	CHECK(tg_ecdsa_sign(impl, &br_sha256_vtable, h, &sk, sig, NULL,
+	    NULL) == 0);
 	sk.curve = BR_EC_secp384r1;
 	sk.xlen = 48;
 	CHECK(br_ecdsa_i31_sign_asn1(&br_ec_p256_m31, &br_sha384_vtable, h,
 	    &sk, sig) == 0);
-	CHECK(tg_ecdsa_sign_asn1(&br_ec_p256_m31, &br_sha384_vtable, h, &sk,
-	    sig) == 0);
+	CHECK(tg_ecdsa_sign(&br_ec_p256_m31, &br_sha384_vtable, h, &sk,
+	    sig, NULL, NULL) == 0);
 	for (size_t i = 0; i < sizeof(sig); i++)
 		CHECK(sig[i] == 0xa5);
 	return 1;
@@ -462,7 +463,7 @@ a_nonce_out_of_range_is_refused(void)
 		else
 			memcpy(k, order, sizeof(k));
 		memset(sig, 0xa5, sizeof(sig));
-		CHECK(tg_ecdsa_sign_pre(impl, &br_sha256_vtable, h, &sk, sig,
+		CHECK(tg_ecdsa_sign(impl, &br_sha256_vtable, h, &sk, sig,
 		    k, kg) == 0);
 		for (size_t j = 0; j < sizeof(sig); j++)
 			CHECK(sig[j] == 0xa5);

@@ -10,6 +10,7 @@
 
 #include "ticket.h"
 #include "unit.h"
+#include "wipe.h"
 
 static br_hmac_drbg_context drbg;
 static const br_prng_class **rng = &drbg.vtable;
@@ -301,7 +302,7 @@ test_rotation(void)
 	/* A clock that goes back seals with the newest key. */
 	CHECK(ticket_seal(&ks, &st, ctx, CTXLEN, rng, 500, t0, sizeof(t0)));
 	CHECK(memcmp(t0, t1, 16) == 0);
-	ticket_keys_wipe(&ks);
+	wipe(&ks, sizeof(ks));
 	CHECK(ticket_keys_count(&ks) == 0);
 	CHECK(ticket_keys_current(&ks, 1000) == NULL ||
 	    ticket_keys_count(&ks) == 1);
