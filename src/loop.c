@@ -255,15 +255,9 @@ serve(const struct config *cfg, struct pend *e)
 	fd = pend_take(e);
 	turn_work.served++;
 	port_local(fd, &local);
+	/* room() made one of the kind free. */
 	c = plain ? (struct conn *)plain_open(fd, &peer, &local, si, t) :
 	    (struct conn *)slot_open(fd, &peer, &local, svc, t);
-	if (c == NULL) {
-		/* room() made a slot free: only a TLS context can fail. */
-		log_msg(LOG_ERROR, "accept: cannot reset a TLS context");
-		port_close(fd, 1);
-		stats.closed++;
-		return;
-	}
 	c->cls->io(c, PORT_IN, 0);
 	if (c->pos != CONN_FREE && conn_now >= c->deadline)
 		c->cls->expire(c);

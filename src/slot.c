@@ -75,8 +75,6 @@ slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
 {
 	struct slot *s = (struct slot *)connset_new(&slot_set);
 
-	if (s == NULL)
-		return NULL;
 	s->svc = svc;
 	tls_conn_reset(&s->tls, svc->index);
 	s->state = SLOT_HANDSHAKE;
