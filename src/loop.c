@@ -2,10 +2,6 @@
 /*
  * loop.c - see loop.h.
  */
-#ifdef TLSGATE_TEST_HOOKS
-#include <stdlib.h>
-#endif
-
 #include "http.h"
 #include "loop.h"
 #include "log.h"
@@ -148,28 +144,6 @@ stats_serve(const struct config *cfg)
 		stats_close();
 }
 
-#ifdef TLSGATE_TEST_HOOKS
-/*
- * Test builds only (make's tlsgate-hooks): the turn that accepts the
- * first client takes TLSGATE_TEST_SLOW_TURN_MS longer, once, for the
- * test that the turn histogram sees a stall.  Never in a production
- * build: nothing a config or a peer does can make a turn sleep.
- */
-static void
-test_slow_turn(void)
-{
-	static int done;
-	const char *ms = getenv("TLSGATE_TEST_SLOW_TURN_MS");
-	long n = ms != NULL ? strtol(ms, NULL, 10) : 0;
-
-	if (!done && n > 0 && n < 60000)
-		(void)port_poll(pfd, 0, (int)n);
-	done = 1;
-}
-#else
-#define test_slow_turn()	((void)0)
-#endif
-
 /*
  * A listener's clients, to the pending table (pend.h): accepting costs
  * an entry, never a slot, so the listeners are always polled.
@@ -194,7 +168,6 @@ accept_some(const struct listener *l)
 		}
 		pend_add(fd, &peer, l->svc, l->plain);
 		turn_work.accepts++;
-		test_slow_turn();
 	}
 	return 0;
 }
