@@ -54,7 +54,7 @@ struct conn_class {
 	void	(*io)(struct conn *, int crev, int brev);
 	/* Its deadline passed: act on it (timeouts, linger end). */
 	void	(*expire)(struct conn *);
-	/* SIGTERM: end it now if no request is under way. */
+	/* SIGTERM: end it now if no request is under way; NULL: always. */
 	void	(*drain)(struct conn *);
 	/* Close it at once with an outcome (eviction, shutdown). */
 	void	(*abort)(struct conn *, const char *outcome);

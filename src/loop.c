@@ -404,8 +404,9 @@ drain(int drain_timeout)
 		for (uint32_t i = sets[k]->nlive; i-- > 0;) {
 			struct conn *c = sets[k]->live[i];
 
-			if (drain_timeout)
-				c->cls->abort(c, "drain-timeout");
+			if (drain_timeout || c->cls->drain == NULL)
+				c->cls->abort(c, drain_timeout ? "drain-timeout" :
+				    "drained");
 			else
 				c->cls->drain(c);
 		}

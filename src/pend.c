@@ -219,13 +219,6 @@ expire(struct conn *c)
 	    "head-timeout" : "handshake-timeout", !e->plain || e->proxy);
 }
 
-/* No request yet: nothing to finish. */
-static void
-drain(struct conn *c)
-{
-	pend_close((struct pend *)c, "drained", 1);
-}
-
 static void
 close_now(struct conn *c, const char *outcome)
 {
@@ -276,5 +269,5 @@ pend_take(struct pend *e)
 }
 
 static const struct conn_class pend_class = {
-	events, io, expire, drain, close_now, wait_since, NULL, NULL
+	events, io, expire, NULL, close_now, wait_since, NULL, NULL
 };
