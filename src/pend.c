@@ -61,13 +61,9 @@ pend_close(struct pend *e, const char *outcome, int abort)
 	conn_log_head(head, &e->c, e->plain ? "plain" : "conn", 0,
 	    &conn_cfg->svc[e->svc], &peer, NULL);
 	/* The fields of slot.c's and plain.c's lines: one parser for all. */
-	if (e->plain)
-		log_msg(LOG_INFO, "%s in=0 out=0 status=0 outcome=%s", head,
-		    outcome);
-	else
-		log_msg(LOG_INFO, "%s in=0 out=0 requests=0 resumed=no "
-		    "version=none suite=none group=none sni=- status=0 "
-		    "alert=0 outcome=%s", head, outcome);
+	log_msg(LOG_INFO, "%s in=0 out=0 %s outcome=%s", head, e->plain ?
+	    "status=0" : "requests=0 resumed=no version=none suite=none "
+	    "group=none sni=- status=0 alert=0", outcome);
 	port_close(e->c.cfd, abort);
 	stats.closed++;
 	drop(e);
