@@ -81,17 +81,15 @@ pend_add(int fd, const struct port_addr *peer, unsigned svc, int plain)
 		    UINT64_MAX), "evicted", 1);
 	}
 	e = (struct pend *)connset_new(&pend_set);
+	memset(&e->t_ready, 0, sizeof(*e) - offsetof(struct pend, t_ready));
 	e->c.cfd = fd;
 	e->c.t_accept = conn_now;
 	e->c.deadline = conn_now + (plain ? s->head_ms : s->handshake_ms);
 	e->svc = (unsigned char)svc;
-	e->lowat = e->stalled = e->room = 0;
 	e->iplen = (unsigned char)port_addr_raw(peer, e->ip);
 	e->port = (uint16_t)port_addr_port(peer);
 	e->plain = (unsigned char)plain;
 	e->proxy = (unsigned char)config_proxy_trusted(s, peer);
-	e->len = 0;
-	e->t_ready = 0;
 	stats.accepted++;
 	if (pend_set.nlive > stats.pending_high)
 		stats.pending_high = pend_set.nlive;

@@ -75,6 +75,8 @@ slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
 {
 	struct slot *s = (struct slot *)connset_new(&slot_set);
 
+	memset(&s->state, 0, offsetof(struct slot, fwd) -
+	    offsetof(struct slot, state));
 	s->svc = svc;
 	tls_conn_reset(&s->tls, svc->index);
 	s->state = SLOT_HANDSHAKE;
@@ -82,11 +84,6 @@ slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
 	s->flags = config_proxy_trusted(svc, peer) ? SLOT_F_PROXY : 0;
 	s->c.t_accept = t_accept;
 	s->c.deadline = t_accept + s->svc->handshake_ms;
-	s->c2b = s->b2c = 0;
-	s->ra_off = s->ra_len = 0;
-	s->err = 0;
-	s->alert = 0;
-	s->status = s->pending_status = 0;
 	fwd_begin(&s->fwd, s->svc);
 	s->peer = s->via = *peer;
 	s->local = *local;
