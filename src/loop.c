@@ -92,8 +92,6 @@ stats_accept(int fd)
 	int emfile;
 
 	sc.fd = port_accept(fd, &peer, &local, &emfile);
-	if (sc.fd < 0)
-		sc.fd = -1;
 	sc.deadline = conn_now + STATS_MS;
 	sc.len = sc.off = 0;
 	sc.out = NULL;
