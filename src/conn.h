@@ -153,7 +153,7 @@ extern unsigned char conn_scratch[PROXYIN_MAX + HELLO_WIRE_MAX];
  */
 extern const struct config *conn_cfg;
 
-/* Record why a connection ends; the first reason given wins. */
+/* Record why a connection ends; the first reason (not NULL) wins. */
 void	conn_set_outcome(struct conn *, const char *why);
 /*
  * The fields every kind's closing line starts with, into buf (of at

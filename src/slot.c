@@ -153,8 +153,7 @@ start_closing(struct slot *s, const char *why)
 {
 	size_t len;
 
-	if (why != NULL)
-		conn_set_outcome(&s->c, why);
+	conn_set_outcome(&s->c, why);
 	/* After eng_close() unread plaintext would block input. */
 	while (eng_recvapp_buf(&s->tls.eng, &len) != NULL)
 		eng_recvapp_ack(&s->tls.eng, len);
@@ -172,8 +171,7 @@ static void
 tls_failed(struct slot *s, int err)
 {
 	stats.tls_errors++;
-	if (eng_reason(&s->tls.eng) != NULL)
-		conn_set_outcome(&s->c, eng_reason(&s->tls.eng));
+	conn_set_outcome(&s->c, eng_reason(&s->tls.eng));
 	if (s->c.outcome == NULL)
 		s->err = err;
 	s->alert = eng_alert(&s->tls.eng);
