@@ -26,7 +26,6 @@
 
 #include <stdint.h>
 
-#include "config.h"
 #include "conn.h"
 #include "defaults.h"
 #include "http.h"
