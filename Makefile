@@ -79,18 +79,6 @@ all: $(B)/tlsgate
 $(B)/tlsgate: $(OBJ) $(BEARSSL_DEP) $(TC_FILE)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJ) $(BEARSSL_LIBS)
 
-# For the tests only, never installed: the same objects but a loop.c
-# with the test hooks (TLSGATE_TEST_HOOKS; see loop.c).
-HOOKS_OBJ = $(filter-out $(B)/src/loop.o,$(OBJ)) $(B)/hooks/loop.o
-$(B)/tlsgate-hooks: $(HOOKS_OBJ) $(BEARSSL_DEP) $(TC_FILE)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(HOOKS_OBJ) $(BEARSSL_LIBS)
-
-$(B)/hooks/loop.o: src/loop.c src/*.h port/port.h $(CONF)/defaults.h \
-	    $(TC_FILE) | $(BEARSSL_DEP)
-	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) $(ALL_CPPFLAGS) -DTLSGATE_TEST_HOOKS \
-	    $(BEARSSL_CFLAGS) -c -o $@ $<
-
 $(B)/src/%.o: src/%.c src/*.h port/port.h $(CONF)/defaults.h $(TC_FILE) \
 	    | $(BEARSSL_DEP)
 	@mkdir -p $(@D)
@@ -103,8 +91,7 @@ $(B)/port/%.o: port/%.c port/port.h $(TC_FILE)
 
 # The same sources under AddressSanitizer + UndefinedBehaviorSanitizer.
 asan:
-	$(MAKE) B=build/asan CFLAGS="$(SAN)" BEARSSL_XFLAGS= build/asan/tlsgate \
-	    build/asan/tlsgate-hooks
+	$(MAKE) B=build/asan CFLAGS="$(SAN)" BEARSSL_XFLAGS= build/asan/tlsgate
 
 build/allocshim.so: tests/alloc/allocshim.c
 	@mkdir -p build
@@ -113,6 +100,12 @@ build/allocshim.so: tests/alloc/allocshim.c
 build/alloc-selftest: tests/alloc/selftest.c
 	@mkdir -p build
 	$(CC) -O0 -o $@ tests/alloc/selftest.c
+
+# test_turns.py's stall, made from outside (tlsgate has no test hook),
+# for the target the binary beside it is built for.
+$(B)/slowturn.so: tests/turns/slowturn.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -shared -fPIC -o $@ tests/turns/slowturn.c -ldl
 
 # Unit tests of the pure modules, plain and under the sanitizers.
 UNITS	= http der hello cache proxyin turn config certname prim conn
@@ -328,7 +321,7 @@ unit: $(UNIT_BINS)
 # The daily loop (a few minutes): build, unit tests, the integration
 # suite on the default build.
 test: export BEARSSL_FETCH = 1
-test: all $(B)/tlsgate-hooks unit build/allocshim.so build/alloc-selftest
+test: all unit build/allocshim.so $(B)/slowturn.so build/alloc-selftest
 	$(PY) tests/run.py --bin $(B)/tlsgate
 
 # The whole suite, as CI runs it: static analysis, unit tests, the
@@ -345,7 +338,7 @@ test: all $(B)/tlsgate-hooks unit build/allocshim.so build/alloc-selftest
 # at the default, 1.3 (test classes that pin a version keep it).
 check: WERROR = -Werror
 check: export BEARSSL_FETCH = 1
-check: all $(B)/tlsgate-hooks asan unit build/allocshim.so build/alloc-selftest $(B)/tlsload \
+check: all asan unit build/allocshim.so $(B)/slowturn.so build/alloc-selftest $(B)/tlsload \
     $(B)/cryptobench
 	$(MAKE) lint
 	$(MAKE) prove

@@ -48,7 +48,7 @@ CROSS_PROFILE	= $(if $(filter conf,$(CONF:/=)),,-$(notdir $(CONF:/=)))
 $(CROSS_ARCHES:%=cross-%): cross-%:
 	$(MAKE) B=build/$*$(CROSS_PROFILE) CC=$(CROSS_$*)-gcc \
 	    AR=$(CROSS_$*)-ar BEARSSL_TOP=build/$*/bearssl \
-	    build/$*$(CROSS_PROFILE)/tlsgate build/$*$(CROSS_PROFILE)/tlsgate-hooks
+	    build/$*$(CROSS_PROFILE)/tlsgate build/$*$(CROSS_PROFILE)/slowturn.so
 
 # PIE even when static, so the text stays randomised.  glibc's getpwnam and
 # getgrnam may still dlopen NSS modules: a user or group missing from
@@ -76,8 +76,7 @@ $(MUSL_KINC):
 
 musl: $(MUSL_KINC)
 	$(MAKE) $(MUSL_FLAGS) B=build/musl$(CROSS_PROFILE) \
-	    BEARSSL_TOP=build/musl/bearssl build/musl$(CROSS_PROFILE)/tlsgate \
-	    build/musl$(CROSS_PROFILE)/tlsgate-hooks
+	    BEARSSL_TOP=build/musl/bearssl build/musl$(CROSS_PROFILE)/tlsgate
 
 # The unit tests built for a target and run under its qemu (musl: natively,
 # static); the engine's handshakes and the ECDSA signatures byte for byte
@@ -126,10 +125,10 @@ CHECK_MORE_mips	= test_proxy_in test_tls13 test_certgen test_pq test_manual \
 CHECK_MORE_mipsel = test_client_auth test_sni_alpn test_stats_syslog \
 	test_tickets test_rsa_sizes
 CHECK_MORE_armhf = test_policy test_alerts test_redirect test_refusals \
-	test_hostile
+	test_hostile test_turns
 CHECK_MORE_arm64 = test_reload test_signals test_slot_reuse test_slots \
 	test_services test_backend test_logging test_halfclose test_balancer
-CHECK_MORE_musl	= test_config test_privileges test_workers test_turns \
+CHECK_MORE_musl	= test_config test_privileges test_workers \
 	test_http_framing
 CHECK_K		= $(foreach t,$(CHECK_CORE) $(CHECK_MORE_$(1)),-k $(t).)
 

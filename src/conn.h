@@ -54,7 +54,7 @@ struct conn_class {
 	void	(*io)(struct conn *, int crev, int brev);
 	/* Its deadline passed: act on it (timeouts, linger end). */
 	void	(*expire)(struct conn *);
-	/* SIGTERM: end it now if no request is under way. */
+	/* SIGTERM: end it now if no request is under way; NULL: always. */
 	void	(*drain)(struct conn *);
 	/* Close it at once with an outcome (eviction, shutdown). */
 	void	(*abort)(struct conn *, const char *outcome);
@@ -153,7 +153,7 @@ extern unsigned char conn_scratch[PROXYIN_MAX + HELLO_WIRE_MAX];
  */
 extern const struct config *conn_cfg;
 
-/* Record why a connection ends; the first reason given wins. */
+/* Record why a connection ends; the first reason (not NULL) wins. */
 void	conn_set_outcome(struct conn *, const char *why);
 /*
  * The fields every kind's closing line starts with, into buf (of at

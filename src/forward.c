@@ -28,6 +28,7 @@
 #include "forward.h"
 #include "proxyin.h"
 #include "tls.h"
+#include "tlswire.h"
 
 void
 fwd_begin(struct fwd *f, const struct service *svc)
@@ -43,38 +44,32 @@ fwd_begin(struct fwd *f, const struct service *svc)
  * (PP2_TYPE_SSL) as haproxy's send-proxy-v2-ssl-cn sends it: the
  * client flags (SSL, and a certificate on this connection, or, when it
  * resumed, on its session: the ticket's), verify 0
- * for a verified certificate, the version, and the subject's CN.  At
- * most 1 + 2 + 5 + 3 + 7 + 3 + TLS_SUBJ_LEN bytes.
+ * for a verified certificate, the version, and the subject's CN.
  */
-static size_t
-ssl_tlv(const struct fwd_peer *s, unsigned char *out)
+static void
+ssl_tlv(const struct fwd_peer *s, struct tw *w)
 {
 	struct eng_result r;
 	int cert = tls_client_verified(s->tls);
-	size_t n = 3, k;
+	char cn[TLS_SUBJ_LEN];
+	size_t k = cert ? tls_client_cn(s->tls, cn, sizeof(cn)) : 0;
 
 	eng_result(&s->tls->eng, &r);
-	out[n++] = (unsigned char)(0x01 | (!cert ? 0 : r.resumed ? 0x04 :
-	    0x02));
-	memcpy(out + n, cert ? "\0\0\0\0" : "\0\0\0\1", 4);
-	n += 4;
-	out[n++] = 0x21;			/* PP2_SUBTYPE_SSL_VERSION */
-	out[n++] = 0;
-	out[n++] = 7;
-	memcpy(out + n, r.version == 0x0304 ? "TLSv1.3" : "TLSv1.2", 7);
-	n += 7;
-	k = cert ? tls_client_cn(s->tls, (char *)out + n + 3,
-	    TLS_SUBJ_LEN) : 0;
+	tw_u8(w, 0x20);				/* PP2_TYPE_SSL */
+	tw_open(w, 2);
+	tw_u8(w, 0x01 | (!cert ? 0 : r.resumed ? 0x04 : 0x02));
+	tw_put(w, cert ? "\0\0\0\0" : "\0\0\0\1", 4);
+	tw_u8(w, 0x21);				/* PP2_SUBTYPE_SSL_VERSION */
+	tw_open(w, 2);
+	tw_put(w, r.version == 0x0304 ? "TLSv1.3" : "TLSv1.2", 7);
+	tw_close(w);
 	if (k > 0) {
-		out[n] = 0x22;			/* PP2_SUBTYPE_SSL_CN */
-		out[n + 1] = (unsigned char)(k >> 8);
-		out[n + 2] = (unsigned char)k;
-		n += 3 + k;
+		tw_u8(w, 0x22);			/* PP2_SUBTYPE_SSL_CN */
+		tw_open(w, 2);
+		tw_put(w, cn, k);
+		tw_close(w);
 	}
-	out[0] = 0x20;				/* PP2_TYPE_SSL */
-	out[1] = (unsigned char)((n - 3) >> 8);
-	out[2] = (unsigned char)(n - 3);
-	return n;
+	tw_close(w);
 }
 
 /* PROXY protocol v1 (text) or v2 (binary), before the first byte. */
@@ -85,6 +80,7 @@ proxy_header(const struct fwd_peer *s, unsigned char *out, size_t cap)
 	size_t alen = port_addr_raw(s->peer, src);
 	unsigned sp = port_addr_port(s->peer), dp = port_addr_port(s->local);
 	char a[48], b[48];
+	struct tw w;
 	int n;
 
 	(void)port_addr_raw(s->local, dst);
@@ -95,21 +91,19 @@ proxy_header(const struct fwd_peer *s, unsigned char *out, size_t cap)
 		    alen == 4 ? "TCP4" : "TCP6", a, b, sp, dp);
 		return n > 0 && (size_t)n < cap ? (size_t)n : 0;
 	}
-	memcpy(out, proxyin_v2sig, 12);
-	out[12] = 0x21;				/* version 2, PROXY */
-	out[13] = alen == 4 ? 0x11 : 0x21;	/* TCP over IPv4 / IPv6 */
-	memcpy(out + 16, src, alen);
-	memcpy(out + 16 + alen, dst, alen);
-	out[16 + 2 * alen] = (unsigned char)(sp >> 8);
-	out[17 + 2 * alen] = (unsigned char)sp;
-	out[18 + 2 * alen] = (unsigned char)(dp >> 8);
-	out[19 + 2 * alen] = (unsigned char)dp;
-	n = (int)(20 + 2 * alen);
+	tw_init(&w, out, cap);
+	tw_put(&w, proxyin_v2sig, 12);
+	tw_u8(&w, 0x21);			/* version 2, PROXY */
+	tw_u8(&w, alen == 4 ? 0x11 : 0x21);	/* TCP over IPv4 / IPv6 */
+	tw_open(&w, 2);
+	tw_put(&w, src, alen);
+	tw_put(&w, dst, alen);
+	tw_u16(&w, sp);
+	tw_u16(&w, dp);
 	if (s->tls->client_auth)
-		n += (int)ssl_tlv(s, out + n);
-	out[14] = (unsigned char)((n - 16) >> 8);
-	out[15] = (unsigned char)(n - 16);
-	return (size_t)n;
+		ssl_tlv(s, &w);
+	tw_close(&w);
+	return tw_len(&w);
 }
 
 void

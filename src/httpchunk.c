@@ -96,11 +96,6 @@ chunk_byte(struct http_chunk *ch, uint8_t c)
 			return HTTP_E_CHUNK_DATA;
 		ch->state = CH_DATA_LF;
 		return HTTP_MORE;
-	case CH_DATA_LF:
-		if (c != '\n')
-			return HTTP_E_BARE_CR;
-		ch->state = CH_SIZE;
-		return HTTP_MORE;
 	case CH_TSTART:	/* 7.1.2: trailer-section, then CRLF */
 		if (c == '\r')
 			ch->state = CH_END_LF;
@@ -119,6 +114,7 @@ chunk_byte(struct http_chunk *ch, uint8_t c)
 		else if (!is_tchar(c))
 			return HTTP_E_TRAILER;
 		return HTTP_MORE;
+	case CH_DATA_LF:	/* the next size line, or trailer line */
 	case CH_TLF:
 	case CH_END_LF:
 		if (c != '\n')
@@ -127,7 +123,7 @@ chunk_byte(struct http_chunk *ch, uint8_t c)
 			ch->state = CH_DONE;
 			return HTTP_OK;
 		}
-		ch->state = CH_TSTART;
+		ch->state = ch->state == CH_TLF ? CH_TSTART : CH_SIZE;
 		return HTTP_MORE;
 	}
 	return HTTP_E_CHUNK_SIZE;	/* CH_DATA and CH_DONE never get here */

@@ -2,10 +2,6 @@
 /*
  * loop.c - see loop.h.
  */
-#ifdef TLSGATE_TEST_HOOKS
-#include <stdlib.h>
-#endif
-
 #include "http.h"
 #include "loop.h"
 #include "log.h"
@@ -96,8 +92,6 @@ stats_accept(int fd)
 	int emfile;
 
 	sc.fd = port_accept(fd, &peer, &local, &emfile);
-	if (sc.fd < 0)
-		sc.fd = -1;
 	sc.deadline = conn_now + STATS_MS;
 	sc.len = sc.off = 0;
 	sc.out = NULL;
@@ -148,28 +142,6 @@ stats_serve(const struct config *cfg)
 		stats_close();
 }
 
-#ifdef TLSGATE_TEST_HOOKS
-/*
- * Test builds only (make's tlsgate-hooks): the turn that accepts the
- * first client takes TLSGATE_TEST_SLOW_TURN_MS longer, once, for the
- * test that the turn histogram sees a stall.  Never in a production
- * build: nothing a config or a peer does can make a turn sleep.
- */
-static void
-test_slow_turn(void)
-{
-	static int done;
-	const char *ms = getenv("TLSGATE_TEST_SLOW_TURN_MS");
-	long n = ms != NULL ? strtol(ms, NULL, 10) : 0;
-
-	if (!done && n > 0 && n < 60000)
-		(void)port_poll(pfd, 0, (int)n);
-	done = 1;
-}
-#else
-#define test_slow_turn()	((void)0)
-#endif
-
 /*
  * A listener's clients, to the pending table (pend.h): accepting costs
  * an entry, never a slot, so the listeners are always polled.
@@ -194,7 +166,6 @@ accept_some(const struct listener *l)
 		}
 		pend_add(fd, &peer, l->svc, l->plain);
 		turn_work.accepts++;
-		test_slow_turn();
 	}
 	return 0;
 }
@@ -255,15 +226,9 @@ serve(const struct config *cfg, struct pend *e)
 	fd = pend_take(e);
 	turn_work.served++;
 	port_local(fd, &local);
+	/* room() made one of the kind free. */
 	c = plain ? (struct conn *)plain_open(fd, &peer, &local, si, t) :
 	    (struct conn *)slot_open(fd, &peer, &local, svc, t);
-	if (c == NULL) {
-		/* room() made a slot free: only a TLS context can fail. */
-		log_msg(LOG_ERROR, "accept: cannot reset a TLS context");
-		port_close(fd, 1);
-		stats.closed++;
-		return;
-	}
 	c->cls->io(c, PORT_IN, 0);
 	if (c->pos != CONN_FREE && conn_now >= c->deadline)
 		c->cls->expire(c);
@@ -437,8 +402,9 @@ drain(int drain_timeout)
 		for (uint32_t i = sets[k]->nlive; i-- > 0;) {
 			struct conn *c = sets[k]->live[i];
 
-			if (drain_timeout)
-				c->cls->abort(c, "drain-timeout");
+			if (drain_timeout || c->cls->drain == NULL)
+				c->cls->abort(c, drain_timeout ? "drain-timeout" :
+				    "drained");
 			else
 				c->cls->drain(c);
 		}

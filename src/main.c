@@ -41,6 +41,7 @@
 #include "port.h"
 #include "slot.h"
 #include "tls.h"
+#include "tlswire.h"
 
 static struct config cfgs[2];
 static unsigned cur;
@@ -108,20 +109,17 @@ print_footprint(const struct config *c)
 	printf("compile-time maximum = %zu (%d slots, %d redirect slots, %d "
 	    "pending, %d sessions)\n", max, TLSGATE_MAX_SLOTS,
 	    TLSGATE_MAX_PLAIN, TLSGATE_MAX_PENDING, TLSGATE_MAX_CACHE);
-#ifndef TLSGATE_NO_MLKEM
 	/*
-	 * The client's share (1,216, 1,249 or 1,665 bytes) is read where it
-	 * lies in the input buffer; the answer is made on the stack
+	 * A hybrid's client share (1,216, 1,249 or 1,665 bytes) is read
+	 * where it lies in the input buffer; the answer is made on the stack
 	 * (gcc -fstack-usage, x86-64: hs13_hello 2.5 KB, K-PKE.Encrypt 3.7
-	 * KB, either parameter set).
+	 * KB, either parameter set).  The registry has them if built.
 	 */
-	printf("x25519mlkem768 secp256r1mlkem768 secp384r1mlkem1024 = built "
-	    "in, 0 per slot (the client's share, up to 1,665 bytes, stays "
-	    "in the input buffer; about 7 KB of stack at the ServerHello)\n");
-#else
-	printf("x25519mlkem768 secp256r1mlkem768 secp384r1mlkem1024 = not "
-	    "built in (PQ=0)\n");
-#endif
+	printf("x25519mlkem768 secp256r1mlkem768 secp384r1mlkem1024 = %s\n",
+	    tls_group_find(GROUP_X25519MLKEM768) != NULL ? "built in, 0 per "
+	    "slot (the client's share, up to 1,665 bytes, stays in the input "
+	    "buffer; about 7 KB of stack at the ServerHello)" :
+	    "not built in (PQ=0)");
 #undef SLOT
 }
 

@@ -61,13 +61,9 @@ pend_close(struct pend *e, const char *outcome, int abort)
 	conn_log_head(head, &e->c, e->plain ? "plain" : "conn", 0,
 	    &conn_cfg->svc[e->svc], &peer, NULL);
 	/* The fields of slot.c's and plain.c's lines: one parser for all. */
-	if (e->plain)
-		log_msg(LOG_INFO, "%s in=0 out=0 status=0 outcome=%s", head,
-		    outcome);
-	else
-		log_msg(LOG_INFO, "%s in=0 out=0 requests=0 resumed=no "
-		    "version=none suite=none group=none sni=- status=0 "
-		    "alert=0 outcome=%s", head, outcome);
+	log_msg(LOG_INFO, "%s in=0 out=0 %s outcome=%s", head, e->plain ?
+	    "status=0" : "requests=0 resumed=no version=none suite=none "
+	    "group=none sni=- status=0 alert=0", outcome);
 	port_close(e->c.cfd, abort);
 	stats.closed++;
 	drop(e);
@@ -85,17 +81,15 @@ pend_add(int fd, const struct port_addr *peer, unsigned svc, int plain)
 		    UINT64_MAX), "evicted", 1);
 	}
 	e = (struct pend *)connset_new(&pend_set);
+	memset(&e->t_ready, 0, sizeof(*e) - offsetof(struct pend, t_ready));
 	e->c.cfd = fd;
 	e->c.t_accept = conn_now;
 	e->c.deadline = conn_now + (plain ? s->head_ms : s->handshake_ms);
 	e->svc = (unsigned char)svc;
-	e->lowat = e->stalled = e->room = 0;
 	e->iplen = (unsigned char)port_addr_raw(peer, e->ip);
 	e->port = (uint16_t)port_addr_port(peer);
 	e->plain = (unsigned char)plain;
 	e->proxy = (unsigned char)config_proxy_trusted(s, peer);
-	e->len = 0;
-	e->t_ready = 0;
 	stats.accepted++;
 	if (pend_set.nlive > stats.pending_high)
 		stats.pending_high = pend_set.nlive;
@@ -219,13 +213,6 @@ expire(struct conn *c)
 	    "head-timeout" : "handshake-timeout", !e->plain || e->proxy);
 }
 
-/* No request yet: nothing to finish. */
-static void
-drain(struct conn *c)
-{
-	pend_close((struct pend *)c, "drained", 1);
-}
-
 static void
 close_now(struct conn *c, const char *outcome)
 {
@@ -276,5 +263,5 @@ pend_take(struct pend *e)
 }
 
 static const struct conn_class pend_class = {
-	events, io, expire, drain, close_now, wait_since, NULL, NULL
+	events, io, expire, NULL, close_now, wait_since, NULL, NULL
 };

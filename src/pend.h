@@ -29,14 +29,10 @@
 #ifndef TLSGATE_PEND_H
 #define TLSGATE_PEND_H
 
-#include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
 #include "conn.h"
-#include "hello.h"
 #include "port.h"
-#include "proxyin.h"
 
 struct pend {
 	struct conn	 c;		/* first: see conn.h */

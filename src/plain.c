@@ -52,8 +52,6 @@ plain_open(int cfd, const struct port_addr *peer,
 {
 	struct plain *p = (struct plain *)connset_new(&plain_set);
 
-	if (p == NULL)
-		return NULL;
 	memset(&p->state, 0, offsetof(struct plain, buf) -
 	    offsetof(struct plain, state));
 	p->state = PLAIN_HEAD;

@@ -26,7 +26,6 @@
 
 #include <stdint.h>
 
-#include "config.h"
 #include "conn.h"
 #include "defaults.h"
 #include "http.h"
@@ -58,7 +57,7 @@ struct plain {
 
 /* n plain slots, serving the services of conn_cfg (conn.h). */
 void	plain_init(unsigned n);
-/* As slot_open(), its head whole in the socket; NULL when none is free. */
+/* As slot_open(), its head whole in the socket. */
 struct plain *plain_open(int cfd, const struct port_addr *peer,
 	    const struct port_addr *local, unsigned svc, uint64_t t_accept);
 extern struct connset plain_set;

@@ -75,8 +75,8 @@ slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
 {
 	struct slot *s = (struct slot *)connset_new(&slot_set);
 
-	if (s == NULL)
-		return NULL;
+	memset(&s->state, 0, offsetof(struct slot, fwd) -
+	    offsetof(struct slot, state));
 	s->svc = svc;
 	tls_conn_reset(&s->tls, svc->index);
 	s->state = SLOT_HANDSHAKE;
@@ -84,11 +84,6 @@ slot_open(int cfd, const struct port_addr *peer, const struct port_addr *local,
 	s->flags = config_proxy_trusted(svc, peer) ? SLOT_F_PROXY : 0;
 	s->c.t_accept = t_accept;
 	s->c.deadline = t_accept + s->svc->handshake_ms;
-	s->c2b = s->b2c = 0;
-	s->ra_off = s->ra_len = 0;
-	s->err = 0;
-	s->alert = 0;
-	s->status = s->pending_status = 0;
 	fwd_begin(&s->fwd, s->svc);
 	s->peer = s->via = *peer;
 	s->local = *local;
@@ -158,8 +153,7 @@ start_closing(struct slot *s, const char *why)
 {
 	size_t len;
 
-	if (why != NULL)
-		conn_set_outcome(&s->c, why);
+	conn_set_outcome(&s->c, why);
 	/* After eng_close() unread plaintext would block input. */
 	while (eng_recvapp_buf(&s->tls.eng, &len) != NULL)
 		eng_recvapp_ack(&s->tls.eng, len);
@@ -177,8 +171,7 @@ static void
 tls_failed(struct slot *s, int err)
 {
 	stats.tls_errors++;
-	if (eng_reason(&s->tls.eng) != NULL)
-		conn_set_outcome(&s->c, eng_reason(&s->tls.eng));
+	conn_set_outcome(&s->c, eng_reason(&s->tls.eng));
 	if (s->c.outcome == NULL)
 		s->err = err;
 	s->alert = eng_alert(&s->tls.eng);

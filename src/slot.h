@@ -84,8 +84,8 @@ struct slot {
  */
 void	slot_table_init(const struct config *);
 /*
- * Take a free slot for a client accepted at t_accept, its hello whole in
- * the socket (pend.h); NULL when the table is full.  The loop runs it
+ * Take a free slot (the caller made sure one is) for a client accepted
+ * at t_accept, its hello whole in the socket (pend.h).  The loop runs it
  * through its class (conn.h).
  */
 struct slot *slot_open(int cfd, const struct port_addr *peer,

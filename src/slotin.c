@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "log.h"
-#include "pend.h"
 #include "proxyin.h"
 #include "slot.h"
 #include "slotint.h"
