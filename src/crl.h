@@ -26,6 +26,7 @@
 #include <bearssl.h>
 
 #include "defaults.h"
+#include "der.h"
 
 /* RFC 5280 4.1.2.2: 20 octets at most, and a zero to keep it positive. */
 #define CRL_SERIAL_MAX	21
@@ -37,8 +38,9 @@
 
 /* A CRL's parts, pointing into its DER (crl_parse()). */
 struct crl_view {
-	const unsigned char *tbs, *issuer, *revoked, *sig;
-	size_t		tbslen, issuerlen, revokedlen, siglen;
+	struct der_signed s;
+	const unsigned char *issuer, *revoked;
+	size_t		issuerlen, revokedlen;
 	int64_t		this_update, next_update;	/* -1: none */
 	unsigned	alg;		/* signature algorithm: crl.c's row */
 };

@@ -57,7 +57,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0) {
 		if (!inside(v.issuer, v.issuerlen, der, size) ||
 		    !inside(v.revoked, v.revokedlen, der, size) ||
-		    !inside(v.sig, v.siglen, der, size) || v.this_update < 0)
+		    !inside(v.s.sig, v.s.siglen, der, size) || v.this_update < 0)
 			abort();
 		p = v.revoked;
 		n = v.revokedlen;
