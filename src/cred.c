@@ -54,13 +54,14 @@ append(void *ctx, const void *data, size_t len)
 /*
  * Read the file at path into pem[] and decode all PEM objects named
  * like `want` (prefix match on the name's end: "CERTIFICATE", "PRIVATE
- * KEY") into dst, recording each one's offset and length; a private
- * key's file is checked as a secret (port_read_secret()), a CRL's may
- * be one in DER instead.  Returns the object count, or -1 with *why set.
+ * KEY") into dst, each one's place in dst in obj[] (BearSSL's pair of
+ * data and length, whatever the object); a private key's file is
+ * checked as a secret (port_read_secret()), a CRL's may be one in DER
+ * instead.  Returns the object count, or -1 with *why set.
  */
 static int
 pem_decode(const char *path, const char *want, unsigned char *dst,
-    size_t cap, size_t *off, size_t *olen, int max, const char **why)
+    size_t cap, br_x509_certificate *obj, int max, const char **why)
 {
 	struct sink sink = { dst, cap, 0, 0 };
 	int n = 0, inobj = 0, take = 0;
@@ -77,8 +78,8 @@ pem_decode(const char *path, const char *want, unsigned char *dst,
 	if (len > 0 && pem[0] == DER_SEQUENCE_TAG && len <= cap &&
 	    strcmp(want, "X509 CRL") == 0) {
 		memcpy(dst, pem, len);
-		off[0] = 0;
-		olen[0] = len;
+		obj[0].data = dst;
+		obj[0].data_len = len;
 		return 1;
 	}
 	br_pem_decoder_init(&w.pc);
@@ -113,8 +114,8 @@ pem_decode(const char *path, const char *want, unsigned char *dst,
 		case BR_PEM_END_OBJ:
 			inobj = 0;
 			if (take) {
-				off[n] = start;
-				olen[n] = sink.len - start;
+				obj[n].data = dst + start;
+				obj[n].data_len = sink.len - start;
 				n++;
 			}
 			break;
@@ -135,19 +136,14 @@ pem_decode(const char *path, const char *want, unsigned char *dst,
 int
 cred_load_chain(struct cred *c, const char *path, char *err, size_t cap)
 {
-	size_t off[TLSGATE_MAX_CERTS], len[TLSGATE_MAX_CERTS];
 	const char *why;
 	int n;
 
-	n = pem_decode(path, "CERTIFICATE", c->der,
-	    sizeof(c->der), off, len, TLSGATE_MAX_CERTS, &why);
+	n = pem_decode(path, "CERTIFICATE", c->der, sizeof(c->der), c->chain,
+	    TLSGATE_MAX_CERTS, &why);
 	if (n <= 0) {
 		snprintf(err, cap, "cert %s: %s", path, why);
 		return -1;
-	}
-	for (int i = 0; i < n; i++) {
-		c->chain[i].data = c->der + off[i];
-		c->chain[i].data_len = len[i];
 	}
 	c->nchain = (size_t)n;
 	c->nnames = certname_get(c->chain[0].data, c->chain[0].data_len,
@@ -169,14 +165,15 @@ keep(struct cred *c, size_t *used, const unsigned char *p, size_t len)
 static int
 load_key(struct cred *c, const char *path, char *err, size_t cap)
 {
-	size_t off[1], len[1], used = 0;
+	br_x509_certificate obj;
+	size_t used = 0;
 	const char *why;
 
-	if (pem_decode(path, "PRIVATE KEY", key_der,
-	    sizeof(key_der), off, len, 1, &why) <= 0)
+	if (pem_decode(path, "PRIVATE KEY", key_der, sizeof(key_der), &obj,
+	    1, &why) <= 0)
 		goto fail;
 	br_skey_decoder_init(&w.dc);
-	br_skey_decoder_push(&w.dc, key_der + off[0], len[0]);
+	br_skey_decoder_push(&w.dc, obj.data, obj.data_len);
 	if (br_skey_decoder_last_error(&w.dc) != 0) {
 		why = "not a valid RSA or EC private key";
 		goto fail;
@@ -302,12 +299,12 @@ check_match(struct cred *c)
 int
 cred_load_anchors(struct cred_anchors *a, const char *path, char *err, size_t cap)
 {
-	size_t off[TLSGATE_MAX_ANCHORS], len[TLSGATE_MAX_ANCHORS];
+	br_x509_certificate obj[TLSGATE_MAX_ANCHORS];
 	const char *why;
 	int n;
 
-	n = pem_decode(path, "CERTIFICATE", w.der, sizeof(w.der),
-	    off, len, (int)(TLSGATE_MAX_ANCHORS - a->n), &why);
+	n = pem_decode(path, "CERTIFICATE", w.der, sizeof(w.der), obj,
+	    (int)(TLSGATE_MAX_ANCHORS - a->n), &why);
 	if (n <= 0)
 		goto fail;
 	for (int i = 0; i < n; i++) {
@@ -319,7 +316,7 @@ cred_load_anchors(struct cred_anchors *a, const char *path, char *err, size_t ca
 		size_t room = CRED_ANCHOR_MEM / 2;
 
 		br_x509_decoder_init(&w.xd, append, &dn);
-		br_x509_decoder_push(&w.xd, w.der + off[i], len[i]);
+		br_x509_decoder_push(&w.xd, obj[i].data, obj[i].data_len);
 		pk = br_x509_decoder_get_pkey(&w.xd);
 		why = "a certificate cannot be decoded or is too large";
 		if (pk == NULL || dn.overflow)
@@ -355,19 +352,19 @@ cred_load_crls(struct crl_set *set, const char *path,
     const struct cred_anchors *a, unsigned anchor0, unsigned nanchor,
     char *err, size_t cap)
 {
-	size_t off[CRL_LISTS_MAX], len[CRL_LISTS_MAX];
+	br_x509_certificate obj[CRL_LISTS_MAX];
 	const char *why;
 	unsigned list;
 	int n;
 
-	n = pem_decode(path, "X509 CRL", w.der, sizeof(w.der), off, len,
+	n = pem_decode(path, "X509 CRL", w.der, sizeof(w.der), obj,
 	    CRL_LISTS_MAX, &why);
 	if (n <= 0) {
 		snprintf(err, cap, "client_crl %s: %s", path, why);
 		return -1;
 	}
 	for (int i = 0; i < n; i++)
-		if (crl_add(set, w.der + off[i], len[i], &a->ta[anchor0],
+		if (crl_add(set, obj[i].data, obj[i].data_len, &a->ta[anchor0],
 		    nanchor, &list, &why) < 0) {
 			snprintf(err, cap, "client_crl %s: CRL %d: %s", path,
 			    i + 1, why);
