@@ -400,6 +400,7 @@ metrics_answer(const uint8_t *req, size_t len, const struct config *cfg,
     const struct metrics_live *live, const char **out, size_t *outlen)
 {
 	struct out o = { buf + HEAD_ROOM, sizeof(buf) - HEAD_ROOM, 0, 0, 0 };
+	const char *type = "text/plain; charset=utf-8";
 	struct http_req r;
 	size_t end = 0;
 	int rc;
@@ -415,19 +416,15 @@ metrics_answer(const uint8_t *req, size_t len, const struct config *cfg,
 	if (r.target_len == 8 && memcmp(req + r.target_off, "/metrics",
 	    8) == 0) {
 		render(&o, cfg, live);
-		if (o.full || respond("text/plain; version=0.0.4; "
-		    "charset=utf-8", o.n, out, outlen) < 0)
-			return bad(out, outlen);
-		return HTTP_OK;
-	}
-	if (r.target_len == 6 && memcmp(req + r.target_off, "/stats",
-	    6) == 0) {
+		type = "text/plain; version=0.0.4; charset=utf-8";
+	} else if (r.target_len == 6 && memcmp(req + r.target_off, "/stats",
+	    6) == 0)
 		o.n = stats_text(o.b, o.cap, " ", "\n");
-		if (respond("text/plain; charset=utf-8", o.n, out, outlen) < 0)
-			return bad(out, outlen);
-		return HTTP_OK;
-	}
-	return bad(out, outlen);
+	else
+		return bad(out, outlen);
+	if (o.full || respond(type, o.n, out, outlen) < 0)
+		return bad(out, outlen);
+	return HTTP_OK;
 }
 
 size_t
