@@ -24,10 +24,9 @@ static struct {
 	br_pem_decoder_context	pc;
 	br_skey_decoder_context	dc;
 	br_x509_decoder_context	xd;
-	/* An EC public key, or an RSA modulus: p and q, 4096 bits in all,
-	 * may round up to a byte each. */
-	unsigned char		pub[BR_EC_KBUF_PUB_MAX_SIZE > 514 ?
-				    BR_EC_KBUF_PUB_MAX_SIZE : 514];
+	/* An EC public key, or an RSA signature of 4096 bits at most. */
+	unsigned char		pub[BR_EC_KBUF_PUB_MAX_SIZE > 512 ?
+				    BR_EC_KBUF_PUB_MAX_SIZE : 512];
 	unsigned char		der[TLSGATE_MAX_FILE];
 } w;
 
@@ -217,45 +216,6 @@ fail:
 	return -1;
 }
 
-static size_t
-strip0(const unsigned char **p, size_t len)
-{
-	while (len > 0 && **p == 0) {
-		(*p)++;
-		len--;
-	}
-	return len;
-}
-
-/*
- * n = p * q, big-endian into out (its length returned; 0: no room).
- * BearSSL's br_rsa_i31_compute_modulus() cannot: its scratch holds p, q
- * and n in BR_MAX_RSA_SIZE (4096) bits' worth of words, a word or two
- * short for a 4096-bit key, and the i15 one alike.  Schoolbook by
- * bytes: a column sums at most 257 products below 2^16, so 32 bits hold
- * it with its carry; a start-up check, under 70,000 multiplications.
- */
-static size_t
-rsa_modulus(unsigned char *out, size_t cap, const br_rsa_private_key *k)
-{
-	const unsigned char *p = k->p, *q = k->q;
-	size_t pl = strip0(&p, k->plen), ql = strip0(&q, k->qlen), lo, hi;
-	uint32_t acc = 0;
-
-	if (pl == 0 || ql == 0 || pl + ql > cap)
-		return 0;
-	for (size_t col = 0; col + 1 < pl + ql; col++) {
-		lo = col >= ql ? col - ql + 1 : 0;
-		hi = col < pl ? col : pl - 1;
-		for (size_t i = lo; i <= hi; i++)
-			acc += (uint32_t)p[pl - 1 - i] * q[ql - 1 - (col - i)];
-		out[pl + ql - 1 - col] = (unsigned char)acc;
-		acc >>= 8;
-	}
-	out[0] = (unsigned char)acc;
-	return pl + ql;
-}
-
 /* Does the key match the first certificate's public key? */
 static const char *
 check_match(struct cred *c)
@@ -281,16 +241,20 @@ check_match(struct cred *c)
 			return "does not match the certificate";
 	} else {
 		/*
-		 * The modulus p*q names the key pair.  (BearSSL's pubexp
-		 * recomputation is not used: it fails for some valid keys.)
+		 * What the key signs, the certificate's key must verify: one
+		 * private operation, as each full handshake makes.  (BearSSL
+		 * cannot multiply p and q of a 4096-bit key in its scratch,
+		 * and its public exponent recomputation fails for some
+		 * valid keys.)
 		 */
-		const unsigned char *a = w.pub, *b = pk->key.rsa.n;
-		size_t al, bl;
+		static const unsigned char h[32];	/* any SHA-256 will do */
+		unsigned char back[sizeof(h)];
 
-		al = rsa_modulus(w.pub, sizeof(w.pub), &c->rsa);
-		al = strip0(&a, al);
-		bl = strip0(&b, pk->key.rsa.nlen);
-		if (al == 0 || al != bl || memcmp(a, b, al) != 0)
+		if (!br_rsa_pkcs1_sign_get_default()(BR_HASH_OID_SHA256, h,
+		    sizeof(h), &c->rsa, w.pub) ||
+		    !br_rsa_pkcs1_vrfy_get_default()(w.pub, (c->rsa.n_bitlen +
+		    7) / 8, BR_HASH_OID_SHA256, sizeof(h), &pk->key.rsa, back) ||
+		    memcmp(back, h, sizeof(h)) != 0)
 			return "does not match the certificate";
 	}
 	return NULL;
