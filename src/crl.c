@@ -286,8 +286,8 @@ crl_leaf_feed(struct crl_leaf *l, const unsigned char *p, size_t n)
 			if (l->act == A_HASH)
 				br_sha256_update(&l->h, p, k);
 			else if (l->act == A_SERIAL) {
-				memcpy(l->serial + l->slen, p, k);
-				l->slen += (unsigned)k;
+				memcpy(l->serial.v + l->serial.len, p, k);
+				l->serial.len += (unsigned char)k;
 			}
 			p += k;
 			n -= k;
@@ -321,14 +321,10 @@ unsigned
 crl_check(const struct crl_set *s, unsigned first, unsigned n,
     const struct crl_leaf *l, int64_t now, int keep)
 {
-	struct crl_serial key;
-
 	if (n == 0)
 		return 0;
 	if (l->state != L_DONE)
 		return CRL_ERR_REVOKED;
-	key.len = (unsigned char)l->slen;
-	memcpy(key.v, l->serial, l->slen);
 	for (unsigned i = first; i < first + n; i++) {
 		const struct crl_list *c = &s->lists[i];
 
@@ -336,8 +332,9 @@ crl_check(const struct crl_set *s, unsigned first, unsigned n,
 			continue;
 		if (c->next_update >= 0 && now > c->next_update && !keep)
 			return CRL_ERR_STALE;
-		if (l->slen > 0 && bsearch(&key, &s->serials[c->first], c->n,
-		    sizeof(key), serial_cmp) != NULL)
+		if (l->serial.len > 0 && bsearch(&l->serial,
+		    &s->serials[c->first], c->n, sizeof(l->serial),
+		    serial_cmp) != NULL)
 			return CRL_ERR_REVOKED;
 	}
 	return 0;
@@ -348,8 +345,8 @@ crl_leaf_serial(const struct crl_leaf *l, char *buf, size_t cap)
 {
 	size_t n = 0;
 
-	for (unsigned i = 0; i < l->slen && n + 3 <= cap; i++)
-		n += (size_t)snprintf(buf + n, cap - n, "%02X", l->serial[i]);
+	for (unsigned i = 0; i < l->serial.len && n + 3 <= cap; i++)
+		n += (size_t)snprintf(buf + n, cap - n, "%02X", l->serial.v[i]);
 	if (n == 0 && cap >= 2)
 		n = (size_t)snprintf(buf, cap, "-");
 	if (cap > 0)

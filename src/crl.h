@@ -67,8 +67,9 @@ struct crl_set {
 /* The leaf certificate's serial and issuer, as its bytes go by. */
 struct crl_leaf {
 	br_sha256_context h;
-	unsigned char	hdr[6], serial[CRL_SERIAL_MAX], issuer[32];
-	unsigned	state, depth, field, nhdr, lenbytes, act, slen;
+	struct crl_serial serial;
+	unsigned char	hdr[6], issuer[32];
+	unsigned	state, depth, field, nhdr, lenbytes, act;
 	unsigned char	tag;
 	size_t		left;
 };

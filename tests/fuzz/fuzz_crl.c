@@ -82,10 +82,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	crl_leaf_start(&b);
 	for (size_t i = 0; i < size; i++)
 		crl_leaf_feed(&b, der + i, 1);
-	if (a.state != b.state || a.slen != b.slen ||
-	    memcmp(a.serial, b.serial, a.slen) != 0 ||
+	if (a.state != b.state || a.serial.len != b.serial.len ||
+	    memcmp(a.serial.v, b.serial.v, a.serial.len) != 0 ||
 	    memcmp(a.issuer, b.issuer, sizeof(a.issuer)) != 0 ||
-	    a.slen > CRL_SERIAL_MAX)
+	    a.serial.len > CRL_SERIAL_MAX)
 		abort();
 	free(der);
 	return 0;
