@@ -318,7 +318,6 @@ cred_load_crls(struct crl_set *set, const char *path,
 {
 	br_x509_certificate obj[CRL_LISTS_MAX];
 	const char *why;
-	unsigned list;
 	int n;
 
 	n = pem_decode(path, "X509 CRL", w.der, sizeof(w.der), obj,
@@ -329,7 +328,7 @@ cred_load_crls(struct crl_set *set, const char *path,
 	}
 	for (int i = 0; i < n; i++)
 		if (crl_add(set, obj[i].data, obj[i].data_len, &a->ta[anchor0],
-		    nanchor, &list, &why) < 0) {
+		    nanchor, &why) < 0) {
 			snprintf(err, cap, "client_crl %s: CRL %d: %s", path,
 			    i + 1, why);
 			return -1;

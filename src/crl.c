@@ -170,8 +170,7 @@ crl_set_init(struct crl_set *s)
 
 int
 crl_add(struct crl_set *s, const unsigned char *der, size_t len,
-    const br_x509_trust_anchor *ta, size_t nta, unsigned *list,
-    const char **why)
+    const br_x509_trust_anchor *ta, size_t nta, const char **why)
 {
 	struct crl_view v;
 	struct crl_list *l;
@@ -214,7 +213,7 @@ crl_add(struct crl_set *s, const unsigned char *der, size_t len,
 	}
 	sort(&s->serials[l->first], l->n);
 	s->nserials += l->n;
-	*list = s->nlists++;
+	s->nlists++;
 	return 0;
 }
 

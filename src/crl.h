@@ -14,7 +14,7 @@
  * Typical use:
  *
  *	crl_set_init(&set);				each load
- *	crl_add(&set, der, len, anchors, n, &list, why)	each CRL: 0 or -1
+ *	crl_add(&set, der, len, anchors, n, why)	each CRL: 0 or -1
  *	crl_leaf_start(&leaf); crl_leaf_feed(&leaf, p, n) ...	the leaf
  *	switch (crl_check(&set, first, nlists, &leaf, now, keep))
  */
@@ -90,13 +90,11 @@ int	crl_next(const unsigned char **p, size_t *len, struct crl_serial *s);
 void	crl_set_init(struct crl_set *);
 /*
  * Add the CRL der[0..len): its issuer must be one of ta[0..nta) (by
- * Name), its signature that CA's, its serials must fit the table.
- * *list is its index in set->lists.  0, or -1 with *why and the set
- * as it was.
+ * Name), its signature that CA's, its serials must fit the table: the
+ * set's next list.  0, or -1 with *why and the set as it was.
  */
 int	crl_add(struct crl_set *, const unsigned char *der, size_t len,
-	    const br_x509_trust_anchor *ta, size_t nta, unsigned *list,
-	    const char **why);
+	    const br_x509_trust_anchor *ta, size_t nta, const char **why);
 
 void	crl_leaf_start(struct crl_leaf *);
 void	crl_leaf_feed(struct crl_leaf *, const unsigned char *p, size_t n);

@@ -44,7 +44,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	br_x509_trust_anchor ta;
 	const unsigned char *p;
 	const char *why;
-	unsigned list;
 	size_t n;
 	int rc;
 
@@ -73,7 +72,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ta.pkey.key.ec.q = (unsigned char *)(uintptr_t)q;
 		ta.pkey.key.ec.qlen = sizeof(q);
 		crl_set_init(&set);
-		if (crl_add(&set, der, size, &ta, 1, &list, &why) == 0 ||
+		if (crl_add(&set, der, size, &ta, 1, &why) == 0 ||
 		    set.nlists != 0 || set.nserials != 0)
 			abort();
 	}
