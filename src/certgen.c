@@ -171,8 +171,7 @@ extensions(struct der *d, char names[CERTNAME_MAX][CERTNAME_LEN],
 	size_t m, v, s;
 
 	m = ext_open(d, "2.5.29.19", 1, &v);	/* basicConstraints */
-	s = der_open(d, DER_SEQUENCE);		/* cA FALSE: the default */
-	der_close(d, s);
+	der_tlv(d, DER_SEQUENCE, NULL, 0);	/* cA FALSE: the default */
 	ext_close(d, m, v);
 	m = ext_open(d, "2.5.29.15", 1, &v);	/* keyUsage */
 	der_bits(d, 7, &digital_signature, 1);
