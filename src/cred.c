@@ -275,9 +275,9 @@ cred_load_anchors(struct cred_anchors *a, const char *path, char *err, size_t ca
 		br_x509_trust_anchor *ta = &a->ta[a->n];
 		unsigned char *mem = a->mem[a->n];
 		struct sink dn = { mem, CRED_ANCHOR_MEM / 2, 0, 0 };
+		struct sink k = { mem + CRED_ANCHOR_MEM / 2, CRED_ANCHOR_MEM / 2,
+		    0, 0 };
 		const br_x509_pkey *pk;
-		unsigned char *k = mem + CRED_ANCHOR_MEM / 2;
-		size_t room = CRED_ANCHOR_MEM / 2;
 
 		br_x509_decoder_init(&w.xd, append, &dn);
 		br_x509_decoder_push(&w.xd, obj[i].data, obj[i].data_len);
@@ -289,20 +289,18 @@ cred_load_anchors(struct cred_anchors *a, const char *path, char *err, size_t ca
 		ta->dn.len = dn.len;
 		ta->flags = BR_X509_TA_CA;
 		ta->pkey = *pk;
+		/* The key, out of the decoder, after the DN. */
 		if (pk->key_type == BR_KEYTYPE_RSA) {
-			if (pk->key.rsa.nlen + pk->key.rsa.elen > room)
-				goto fail;
-			memcpy(k, pk->key.rsa.n, pk->key.rsa.nlen);
-			memcpy(k + pk->key.rsa.nlen, pk->key.rsa.e,
-			    pk->key.rsa.elen);
-			ta->pkey.key.rsa.n = k;
-			ta->pkey.key.rsa.e = k + pk->key.rsa.nlen;
+			ta->pkey.key.rsa.n = k.buf;
+			append(&k, pk->key.rsa.n, pk->key.rsa.nlen);
+			ta->pkey.key.rsa.e = k.buf + k.len;
+			append(&k, pk->key.rsa.e, pk->key.rsa.elen);
 		} else {
-			if (pk->key.ec.qlen > room)
-				goto fail;
-			memcpy(k, pk->key.ec.q, pk->key.ec.qlen);
-			ta->pkey.key.ec.q = k;
+			ta->pkey.key.ec.q = k.buf;
+			append(&k, pk->key.ec.q, pk->key.ec.qlen);
 		}
+		if (k.overflow)
+			goto fail;
 		a->n++;
 	}
 	return 0;
