@@ -472,9 +472,7 @@ unsigned
 certgen_names(const struct service *s, char names[CERTNAME_MAX][CERTNAME_LEN])
 {
 	char host[CERTNAME_LEN], ip[64];
-	uint8_t raw[16], any;
 	unsigned n = 0;
-	size_t k;
 
 	if (s->ncert_names > 0) {
 		memcpy(names, s->cert_names, sizeof(s->cert_names));
@@ -490,14 +488,10 @@ certgen_names(const struct service *s, char names[CERTNAME_MAX][CERTNAME_LEN])
 			n = add(names, n, host, ".local");
 	}
 	for (unsigned i = 0; i < s->nlisten; i++) {
-		k = port_addr_raw(&s->listen[i], raw);
-		any = 0;
-		for (size_t j = 0; j < k; j++)
-			any |= raw[j];
-		if (k == 0 || any == 0)
-			continue;	/* a wildcard names no address */
 		port_addr_ip(&s->listen[i], ip, sizeof(ip));
-		n = add(names, n, ip, "");
+		/* A wildcard, in inet_ntop()'s one spelling, names no address. */
+		if (strcmp(ip, "0.0.0.0") != 0 && strcmp(ip, "::") != 0)
+			n = add(names, n, ip, "");
 	}
 	if (n == 0)
 		n = add(names, n, "localhost", "");
