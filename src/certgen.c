@@ -29,7 +29,6 @@
 #define OID_OU		"2.5.4.11"
 #define OID_CN		"2.5.4.3"
 #define OID_ECDSA_SHA256 "1.2.840.10045.4.3.2"
-#define OID_SAN		"2.5.29.17"
 
 /* The generator and what it makes: secrets, wiped after each use. */
 static struct {
@@ -181,7 +180,7 @@ extensions(struct der *d, char names[CERTNAME_MAX][CERTNAME_LEN],
 	der_oid(d, "1.3.6.1.5.5.7.3.1");	/* serverAuth */
 	der_close(d, s);
 	ext_close(d, m, v);
-	m = ext_open(d, OID_SAN, 0, &v);
+	m = ext_open(d, "2.5.29.17", 0, &v);	/* subjectAltName */
 	san(d, names, n);
 	ext_close(d, m, v);
 	m = ext_open(d, "2.5.29.14", 0, &v);	/* subjectKeyIdentifier */
