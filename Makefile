@@ -149,9 +149,12 @@ $(B)/unit/test_wipe: tests/unit/test_wipe.c tests/unit/unit.h src/wipe.h
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O3 -Isrc $(LDFLAGS) -o $@ $<
 
-# Certificates made on the device, read back by BearSSL.
-CERTGEN_SRC = src/certgen.c src/der.c src/cred.c src/crl.c src/certname.c port/posix/port.c \
-	port/posix/file.c
+# Certificates made on the device, read back by BearSSL.  A CRL's
+# signature is checked by sig.c.
+CRL_SRC	= src/crl.c src/der.c src/sig.c src/prim.c src/ecdsa.c src/precomp.c \
+	  src/tlswire.c src/stats.c
+CERTGEN_SRC = src/certgen.c src/cred.c src/certname.c port/posix/port.c \
+	port/posix/file.c $(CRL_SRC)
 $(B)/unit/test_certgen: tests/unit/test_certgen.c $(CERTGEN_SRC) src/*.h \
 	    $(BEARSSL_DEP)
 	@mkdir -p $(@D)
@@ -454,11 +457,10 @@ build/fuzz/fuzz_der: tests/fuzz/fuzz_der.c $(CERTGEN_SRC) src/*.h \
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(CERTGEN_SRC) \
 	    $(BEARSSL_LIBS)
 
-build/fuzz/fuzz_crl: tests/fuzz/fuzz_crl.c src/crl.c src/der.c src/crl.h \
-	    src/der.h $(BEARSSL_DEP)
+build/fuzz/fuzz_crl: tests/fuzz/fuzz_crl.c $(CRL_SRC) src/*.h $(BEARSSL_DEP)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< src/crl.c \
-	    src/der.c $(BEARSSL_LIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(BEARSSL_CFLAGS) -o $@ $< $(CRL_SRC) \
+	    $(BEARSSL_LIBS)
 
 build/fuzz/fuzz_hello: tests/fuzz/fuzz_hello.c tests/unit/hellobuf.h \
 	    src/hello.c src/tlswire.c

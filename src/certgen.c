@@ -29,7 +29,6 @@
 #define OID_OU		"2.5.4.11"
 #define OID_CN		"2.5.4.3"
 #define OID_ECDSA_SHA256 "1.2.840.10045.4.3.2"
-#define OID_SAN		"2.5.29.17"
 
 /* The generator and what it makes: secrets, wiped after each use. */
 static struct {
@@ -171,8 +170,7 @@ extensions(struct der *d, char names[CERTNAME_MAX][CERTNAME_LEN],
 	size_t m, v, s;
 
 	m = ext_open(d, "2.5.29.19", 1, &v);	/* basicConstraints */
-	s = der_open(d, DER_SEQUENCE);		/* cA FALSE: the default */
-	der_close(d, s);
+	der_tlv(d, DER_SEQUENCE, NULL, 0);	/* cA FALSE: the default */
 	ext_close(d, m, v);
 	m = ext_open(d, "2.5.29.15", 1, &v);	/* keyUsage */
 	der_bits(d, 7, &digital_signature, 1);
@@ -182,7 +180,7 @@ extensions(struct der *d, char names[CERTNAME_MAX][CERTNAME_LEN],
 	der_oid(d, "1.3.6.1.5.5.7.3.1");	/* serverAuth */
 	der_close(d, s);
 	ext_close(d, m, v);
-	m = ext_open(d, OID_SAN, 0, &v);
+	m = ext_open(d, "2.5.29.17", 0, &v);	/* subjectAltName */
 	san(d, names, n);
 	ext_close(d, m, v);
 	m = ext_open(d, "2.5.29.14", 0, &v);	/* subjectKeyIdentifier */
@@ -473,9 +471,7 @@ unsigned
 certgen_names(const struct service *s, char names[CERTNAME_MAX][CERTNAME_LEN])
 {
 	char host[CERTNAME_LEN], ip[64];
-	uint8_t raw[16], any;
 	unsigned n = 0;
-	size_t k;
 
 	if (s->ncert_names > 0) {
 		memcpy(names, s->cert_names, sizeof(s->cert_names));
@@ -491,14 +487,10 @@ certgen_names(const struct service *s, char names[CERTNAME_MAX][CERTNAME_LEN])
 			n = add(names, n, host, ".local");
 	}
 	for (unsigned i = 0; i < s->nlisten; i++) {
-		k = port_addr_raw(&s->listen[i], raw);
-		any = 0;
-		for (size_t j = 0; j < k; j++)
-			any |= raw[j];
-		if (k == 0 || any == 0)
-			continue;	/* a wildcard names no address */
 		port_addr_ip(&s->listen[i], ip, sizeof(ip));
-		n = add(names, n, ip, "");
+		/* A wildcard, in inet_ntop()'s one spelling, names no address. */
+		if (strcmp(ip, "0.0.0.0") != 0 && strcmp(ip, "::") != 0)
+			n = add(names, n, ip, "");
 	}
 	if (n == 0)
 		n = add(names, n, "localhost", "");

@@ -196,8 +196,7 @@ certname_is_host(const char *s, size_t len)
 			if (label == 0 || s[i - 1] == '-')
 				return 0;
 			label = 0;
-		} else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || (c == '-' && label > 0)) {
+		} else if (is_alnum((uint8_t)c) || (c == '-' && label > 0)) {
 			if (++label > 63)
 				return 0;
 		} else

@@ -272,6 +272,7 @@ static const struct config_name units[] = { { "d", 86400000 },
 static const char *
 duration_unit(const char *v, size_t *len, unsigned long long *mul)
 {
+	const struct config_name *u;
 	size_t n = *len;
 
 	*mul = 1000;
@@ -279,14 +280,11 @@ duration_unit(const char *v, size_t *len, unsigned long long *mul)
 		n--;
 	if (n == *len)
 		return NULL;
-	for (const struct config_name *u = units; u->name != NULL; u++)
-		if (strlen(u->name) == *len - n &&
-		    memcmp(u->name, v + n, *len - n) == 0) {
-			*mul = u->code;
-			*len = n;
-			return NULL;
-		}
-	return "expected a number and a unit: ms, s, m, h or d";
+	if ((u = find_name(units, v + n, *len - n)) == NULL)
+		return "expected a number and a unit: ms, s, m, h or d";
+	*mul = u->code;
+	*len = n;
+	return NULL;
 }
 
 void

@@ -24,10 +24,9 @@ static struct {
 	br_pem_decoder_context	pc;
 	br_skey_decoder_context	dc;
 	br_x509_decoder_context	xd;
-	/* An EC public key, or an RSA modulus: p and q, 4096 bits in all,
-	 * may round up to a byte each. */
-	unsigned char		pub[BR_EC_KBUF_PUB_MAX_SIZE > 514 ?
-				    BR_EC_KBUF_PUB_MAX_SIZE : 514];
+	/* An EC public key, or an RSA signature of 4096 bits at most. */
+	unsigned char		pub[BR_EC_KBUF_PUB_MAX_SIZE > 512 ?
+				    BR_EC_KBUF_PUB_MAX_SIZE : 512];
 	unsigned char		der[TLSGATE_MAX_FILE];
 } w;
 
@@ -54,13 +53,14 @@ append(void *ctx, const void *data, size_t len)
 /*
  * Read the file at path into pem[] and decode all PEM objects named
  * like `want` (prefix match on the name's end: "CERTIFICATE", "PRIVATE
- * KEY") into dst, recording each one's offset and length; a private
- * key's file is checked as a secret (port_read_secret()), a CRL's may
- * be one in DER instead.  Returns the object count, or -1 with *why set.
+ * KEY") into dst, each one's place in dst in obj[] (BearSSL's pair of
+ * data and length, whatever the object); a private key's file is
+ * checked as a secret (port_read_secret()), a CRL's may be one in DER
+ * instead.  Returns the object count, or -1 with *why set.
  */
 static int
 pem_decode(const char *path, const char *want, unsigned char *dst,
-    size_t cap, size_t *off, size_t *olen, int max, const char **why)
+    size_t cap, br_x509_certificate *obj, int max, const char **why)
 {
 	struct sink sink = { dst, cap, 0, 0 };
 	int n = 0, inobj = 0, take = 0;
@@ -77,8 +77,8 @@ pem_decode(const char *path, const char *want, unsigned char *dst,
 	if (len > 0 && pem[0] == DER_SEQUENCE_TAG && len <= cap &&
 	    strcmp(want, "X509 CRL") == 0) {
 		memcpy(dst, pem, len);
-		off[0] = 0;
-		olen[0] = len;
+		obj[0].data = dst;
+		obj[0].data_len = len;
 		return 1;
 	}
 	br_pem_decoder_init(&w.pc);
@@ -113,8 +113,8 @@ pem_decode(const char *path, const char *want, unsigned char *dst,
 		case BR_PEM_END_OBJ:
 			inobj = 0;
 			if (take) {
-				off[n] = start;
-				olen[n] = sink.len - start;
+				obj[n].data = dst + start;
+				obj[n].data_len = sink.len - start;
 				n++;
 			}
 			break;
@@ -135,19 +135,14 @@ pem_decode(const char *path, const char *want, unsigned char *dst,
 int
 cred_load_chain(struct cred *c, const char *path, char *err, size_t cap)
 {
-	size_t off[TLSGATE_MAX_CERTS], len[TLSGATE_MAX_CERTS];
 	const char *why;
 	int n;
 
-	n = pem_decode(path, "CERTIFICATE", c->der,
-	    sizeof(c->der), off, len, TLSGATE_MAX_CERTS, &why);
+	n = pem_decode(path, "CERTIFICATE", c->der, sizeof(c->der), c->chain,
+	    TLSGATE_MAX_CERTS, &why);
 	if (n <= 0) {
 		snprintf(err, cap, "cert %s: %s", path, why);
 		return -1;
-	}
-	for (int i = 0; i < n; i++) {
-		c->chain[i].data = c->der + off[i];
-		c->chain[i].data_len = len[i];
 	}
 	c->nchain = (size_t)n;
 	c->nnames = certname_get(c->chain[0].data, c->chain[0].data_len,
@@ -169,14 +164,15 @@ keep(struct cred *c, size_t *used, const unsigned char *p, size_t len)
 static int
 load_key(struct cred *c, const char *path, char *err, size_t cap)
 {
-	size_t off[1], len[1], used = 0;
+	br_x509_certificate obj;
+	size_t used = 0;
 	const char *why;
 
-	if (pem_decode(path, "PRIVATE KEY", key_der,
-	    sizeof(key_der), off, len, 1, &why) <= 0)
+	if (pem_decode(path, "PRIVATE KEY", key_der, sizeof(key_der), &obj,
+	    1, &why) <= 0)
 		goto fail;
 	br_skey_decoder_init(&w.dc);
-	br_skey_decoder_push(&w.dc, key_der + off[0], len[0]);
+	br_skey_decoder_push(&w.dc, obj.data, obj.data_len);
 	if (br_skey_decoder_last_error(&w.dc) != 0) {
 		why = "not a valid RSA or EC private key";
 		goto fail;
@@ -220,45 +216,6 @@ fail:
 	return -1;
 }
 
-static size_t
-strip0(const unsigned char **p, size_t len)
-{
-	while (len > 0 && **p == 0) {
-		(*p)++;
-		len--;
-	}
-	return len;
-}
-
-/*
- * n = p * q, big-endian into out (its length returned; 0: no room).
- * BearSSL's br_rsa_i31_compute_modulus() cannot: its scratch holds p, q
- * and n in BR_MAX_RSA_SIZE (4096) bits' worth of words, a word or two
- * short for a 4096-bit key, and the i15 one alike.  Schoolbook by
- * bytes: a column sums at most 257 products below 2^16, so 32 bits hold
- * it with its carry; a start-up check, under 70,000 multiplications.
- */
-static size_t
-rsa_modulus(unsigned char *out, size_t cap, const br_rsa_private_key *k)
-{
-	const unsigned char *p = k->p, *q = k->q;
-	size_t pl = strip0(&p, k->plen), ql = strip0(&q, k->qlen), lo, hi;
-	uint32_t acc = 0;
-
-	if (pl == 0 || ql == 0 || pl + ql > cap)
-		return 0;
-	for (size_t col = 0; col + 1 < pl + ql; col++) {
-		lo = col >= ql ? col - ql + 1 : 0;
-		hi = col < pl ? col : pl - 1;
-		for (size_t i = lo; i <= hi; i++)
-			acc += (uint32_t)p[pl - 1 - i] * q[ql - 1 - (col - i)];
-		out[pl + ql - 1 - col] = (unsigned char)acc;
-		acc >>= 8;
-	}
-	out[0] = (unsigned char)acc;
-	return pl + ql;
-}
-
 /* Does the key match the first certificate's public key? */
 static const char *
 check_match(struct cred *c)
@@ -284,16 +241,20 @@ check_match(struct cred *c)
 			return "does not match the certificate";
 	} else {
 		/*
-		 * The modulus p*q names the key pair.  (BearSSL's pubexp
-		 * recomputation is not used: it fails for some valid keys.)
+		 * What the key signs, the certificate's key must verify: one
+		 * private operation, as each full handshake makes.  (BearSSL
+		 * cannot multiply p and q of a 4096-bit key in its scratch,
+		 * and its public exponent recomputation fails for some
+		 * valid keys.)
 		 */
-		const unsigned char *a = w.pub, *b = pk->key.rsa.n;
-		size_t al, bl;
+		static const unsigned char h[32];	/* any SHA-256 will do */
+		unsigned char back[sizeof(h)];
 
-		al = rsa_modulus(w.pub, sizeof(w.pub), &c->rsa);
-		al = strip0(&a, al);
-		bl = strip0(&b, pk->key.rsa.nlen);
-		if (al == 0 || al != bl || memcmp(a, b, al) != 0)
+		if (!br_rsa_pkcs1_sign_get_default()(BR_HASH_OID_SHA256, h,
+		    sizeof(h), &c->rsa, w.pub) ||
+		    !br_rsa_pkcs1_vrfy_get_default()(w.pub, (c->rsa.n_bitlen +
+		    7) / 8, BR_HASH_OID_SHA256, sizeof(h), &pk->key.rsa, back) ||
+		    memcmp(back, h, sizeof(h)) != 0)
 			return "does not match the certificate";
 	}
 	return NULL;
@@ -302,24 +263,24 @@ check_match(struct cred *c)
 int
 cred_load_anchors(struct cred_anchors *a, const char *path, char *err, size_t cap)
 {
-	size_t off[TLSGATE_MAX_ANCHORS], len[TLSGATE_MAX_ANCHORS];
+	br_x509_certificate obj[TLSGATE_MAX_ANCHORS];
 	const char *why;
 	int n;
 
-	n = pem_decode(path, "CERTIFICATE", w.der, sizeof(w.der),
-	    off, len, (int)(TLSGATE_MAX_ANCHORS - a->n), &why);
+	n = pem_decode(path, "CERTIFICATE", w.der, sizeof(w.der), obj,
+	    (int)(TLSGATE_MAX_ANCHORS - a->n), &why);
 	if (n <= 0)
 		goto fail;
 	for (int i = 0; i < n; i++) {
 		br_x509_trust_anchor *ta = &a->ta[a->n];
 		unsigned char *mem = a->mem[a->n];
 		struct sink dn = { mem, CRED_ANCHOR_MEM / 2, 0, 0 };
+		struct sink k = { mem + CRED_ANCHOR_MEM / 2, CRED_ANCHOR_MEM / 2,
+		    0, 0 };
 		const br_x509_pkey *pk;
-		unsigned char *k = mem + CRED_ANCHOR_MEM / 2;
-		size_t room = CRED_ANCHOR_MEM / 2;
 
 		br_x509_decoder_init(&w.xd, append, &dn);
-		br_x509_decoder_push(&w.xd, w.der + off[i], len[i]);
+		br_x509_decoder_push(&w.xd, obj[i].data, obj[i].data_len);
 		pk = br_x509_decoder_get_pkey(&w.xd);
 		why = "a certificate cannot be decoded or is too large";
 		if (pk == NULL || dn.overflow)
@@ -328,20 +289,18 @@ cred_load_anchors(struct cred_anchors *a, const char *path, char *err, size_t ca
 		ta->dn.len = dn.len;
 		ta->flags = BR_X509_TA_CA;
 		ta->pkey = *pk;
+		/* The key, out of the decoder, after the DN. */
 		if (pk->key_type == BR_KEYTYPE_RSA) {
-			if (pk->key.rsa.nlen + pk->key.rsa.elen > room)
-				goto fail;
-			memcpy(k, pk->key.rsa.n, pk->key.rsa.nlen);
-			memcpy(k + pk->key.rsa.nlen, pk->key.rsa.e,
-			    pk->key.rsa.elen);
-			ta->pkey.key.rsa.n = k;
-			ta->pkey.key.rsa.e = k + pk->key.rsa.nlen;
+			ta->pkey.key.rsa.n = k.buf;
+			append(&k, pk->key.rsa.n, pk->key.rsa.nlen);
+			ta->pkey.key.rsa.e = k.buf + k.len;
+			append(&k, pk->key.rsa.e, pk->key.rsa.elen);
 		} else {
-			if (pk->key.ec.qlen > room)
-				goto fail;
-			memcpy(k, pk->key.ec.q, pk->key.ec.qlen);
-			ta->pkey.key.ec.q = k;
+			ta->pkey.key.ec.q = k.buf;
+			append(&k, pk->key.ec.q, pk->key.ec.qlen);
 		}
+		if (k.overflow)
+			goto fail;
 		a->n++;
 	}
 	return 0;
@@ -355,20 +314,19 @@ cred_load_crls(struct crl_set *set, const char *path,
     const struct cred_anchors *a, unsigned anchor0, unsigned nanchor,
     char *err, size_t cap)
 {
-	size_t off[CRL_LISTS_MAX], len[CRL_LISTS_MAX];
+	br_x509_certificate obj[CRL_LISTS_MAX];
 	const char *why;
-	unsigned list;
 	int n;
 
-	n = pem_decode(path, "X509 CRL", w.der, sizeof(w.der), off, len,
+	n = pem_decode(path, "X509 CRL", w.der, sizeof(w.der), obj,
 	    CRL_LISTS_MAX, &why);
 	if (n <= 0) {
 		snprintf(err, cap, "client_crl %s: %s", path, why);
 		return -1;
 	}
 	for (int i = 0; i < n; i++)
-		if (crl_add(set, w.der + off[i], len[i], &a->ta[anchor0],
-		    nanchor, &list, &why) < 0) {
+		if (crl_add(set, obj[i].data, obj[i].data_len, &a->ta[anchor0],
+		    nanchor, &why) < 0) {
 			snprintf(err, cap, "client_crl %s: CRL %d: %s", path,
 			    i + 1, why);
 			return -1;

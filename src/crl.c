@@ -8,53 +8,43 @@
 
 #include "crl.h"
 #include "der.h"
+#include "tlscrypto.h"
 
 /*
- * Signature algorithms: hash, the hash's OID as PKCS#1's DigestInfo
- * names it, key type, the algorithm's OID content.
+ * Signature algorithms (RFC 3279, 4055, 5758): the signature scheme of
+ * tlswire.h's registry that verifies it, and its OID.
  */
 static const struct {
-	const br_hash_class *hash;
-	const unsigned char *hash_oid;
-	int		key;
-	unsigned char	len, oid[9];
+	unsigned	 scheme;
+	const char	*oid;
 } algs[] = {
-	{ &br_sha1_vtable, BR_HASH_OID_SHA1, BR_KEYTYPE_RSA, 9,
-	    { 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 1, 1, 5 } },
-	{ &br_sha224_vtable, BR_HASH_OID_SHA224, BR_KEYTYPE_RSA, 9,
-	    { 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 1, 1, 14 } },
-	{ &br_sha256_vtable, BR_HASH_OID_SHA256, BR_KEYTYPE_RSA, 9,
-	    { 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 1, 1, 11 } },
-	{ &br_sha384_vtable, BR_HASH_OID_SHA384, BR_KEYTYPE_RSA, 9,
-	    { 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 1, 1, 12 } },
-	{ &br_sha512_vtable, BR_HASH_OID_SHA512, BR_KEYTYPE_RSA, 9,
-	    { 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 1, 1, 13 } },
-	{ &br_sha1_vtable, BR_HASH_OID_SHA1, BR_KEYTYPE_EC, 7,
-	    { 0x2a, 0x86, 0x48, 0xce, 0x3d, 4, 1 } },
-	{ &br_sha224_vtable, BR_HASH_OID_SHA224, BR_KEYTYPE_EC, 8,
-	    { 0x2a, 0x86, 0x48, 0xce, 0x3d, 4, 3, 1 } },
-	{ &br_sha256_vtable, BR_HASH_OID_SHA256, BR_KEYTYPE_EC, 8,
-	    { 0x2a, 0x86, 0x48, 0xce, 0x3d, 4, 3, 2 } },
-	{ &br_sha384_vtable, BR_HASH_OID_SHA384, BR_KEYTYPE_EC, 8,
-	    { 0x2a, 0x86, 0x48, 0xce, 0x3d, 4, 3, 3 } },
-	{ &br_sha512_vtable, BR_HASH_OID_SHA512, BR_KEYTYPE_EC, 8,
-	    { 0x2a, 0x86, 0x48, 0xce, 0x3d, 4, 3, 4 } },
+	{ SIG_RSA_PKCS1_SHA1, "1.2.840.113549.1.1.5" },
+	{ SIG_RSA_PKCS1_SHA224, "1.2.840.113549.1.1.14" },
+	{ SIG_RSA_PKCS1_SHA256, "1.2.840.113549.1.1.11" },
+	{ SIG_RSA_PKCS1_SHA384, "1.2.840.113549.1.1.12" },
+	{ SIG_RSA_PKCS1_SHA512, "1.2.840.113549.1.1.13" },
+	{ SIG_ECDSA_SHA1, "1.2.840.10045.4.1" },
+	{ SIG_ECDSA_SHA224, "1.2.840.10045.4.3.1" },
+	{ SIG_ECDSA_SECP256R1_SHA256, "1.2.840.10045.4.3.2" },
+	{ SIG_ECDSA_SECP384R1_SHA384, "1.2.840.10045.4.3.3" },
+	{ SIG_ECDSA_SECP521R1_SHA512, "1.2.840.10045.4.3.4" },
 };
 
 /* An AlgorithmIdentifier's content: one of algs[], parameters ignored. */
 static int
 sig_alg(const unsigned char *c, size_t cl, struct crl_view *v)
 {
-	const unsigned char *oid;
-	size_t ol;
+	unsigned char oid[16];
+	struct der d;
 
-	if (der_get(&c, &cl, DER_OID, &oid, &ol) < 0)
-		return -1;
-	for (size_t i = 0; i < sizeof(algs) / sizeof(algs[0]); i++)
-		if (ol == algs[i].len && memcmp(oid, algs[i].oid, ol) == 0) {
+	for (size_t i = 0; i < sizeof(algs) / sizeof(algs[0]); i++) {
+		der_init(&d, oid, sizeof(oid));
+		der_oid(&d, algs[i].oid);
+		if (!d.err && cl >= d.len && memcmp(c, oid, d.len) == 0) {
 			v->alg = (unsigned)i;
 			return 0;
 		}
+	}
 	return -1;
 }
 
@@ -68,30 +58,26 @@ int
 crl_parse(const unsigned char *der, size_t len, struct crl_view *v,
     const char **why)
 {
+	const struct der_signed *s = &v->s;
 	const unsigned char *c, *t, *a2;
 	size_t cl, tl, al2;
-	struct der_signed s;
 
 	memset(v, 0, sizeof(*v));
 	*why = "not a CRL (RFC 5280 5.1)";
-	if (der_signed(der, len, &s) < 0)
+	if (der_signed(der, len, &v->s) < 0)
 		return -1;
-	v->tbs = s.tbs;
-	v->tbslen = s.tbslen;
-	v->sig = s.sig;
-	v->siglen = s.siglen;
-	t = s.body;
-	tl = s.bodylen;
+	t = s->body;
+	tl = s->bodylen;
 	/* Version: v2 (1) when present. */
 	if (tl > 0 && t[0] == DER_INTEGER && (der_get(&t, &tl, DER_INTEGER,
 	    &c, &cl) < 0 || cl != 1 || c[0] != 1))
 		return -1;
 	/* The signed algorithm must be the one outside (5.1.1.2). */
 	if (der_get(&t, &tl, DER_SEQUENCE, &a2, &al2) < 0 ||
-	    al2 != s.alglen || memcmp(s.alg, a2, al2) != 0)
+	    al2 != s->alglen || memcmp(s->alg, a2, al2) != 0)
 		return -1;
 	*why = "unsupported signature algorithm";
-	if (sig_alg(s.alg, s.alglen, v) < 0)
+	if (sig_alg(s->alg, s->alglen, v) < 0)
 		return -1;
 	*why = "not a CRL (RFC 5280 5.1)";
 	v->issuer = t;
@@ -160,26 +146,20 @@ sort(struct crl_serial *a, size_t n)
 	}
 }
 
+/* The ECDSA schemes' curves are TLS 1.3's: sig_verify() ignores them. */
 static int
 verify(const struct crl_view *v, const br_x509_pkey *pk)
 {
-	const br_hash_class *hc = algs[v->alg].hash;
+	const struct tls_sig *sc = tls_sig(algs[v->alg].scheme);
+	const br_hash_class *hc = hash_class(sc->hash);
 	br_hash_compat_context h;
-	unsigned char hash[64], got[64];
-	size_t hl = (hc->desc >> BR_HASHDESC_OUT_OFF) & BR_HASHDESC_OUT_MASK;
+	unsigned char hash[64];	/* SHA-512 */
 
-	if (pk->key_type != algs[v->alg].key)
-		return -1;
 	hc->init(&h.vtable);
-	hc->update(&h.vtable, v->tbs, v->tbslen);
+	hc->update(&h.vtable, v->s.tbs, v->s.tbslen);
 	hc->out(&h.vtable, hash);
-	if (pk->key_type == BR_KEYTYPE_EC)
-		return br_ecdsa_vrfy_asn1_get_default()(br_ec_get_default(),
-		    hash, hl, &pk->key.ec, v->sig, v->siglen) == 1 ? 0 : -1;
-	if (br_rsa_pkcs1_vrfy_get_default()(v->sig, v->siglen,
-	    algs[v->alg].hash_oid, hl, &pk->key.rsa, got) != 1)
-		return -1;
-	return memcmp(got, hash, hl) == 0 ? 0 : -1;
+	return sig_verify(sc, hash, hash_len(hc), pk, v->s.sig,
+	    v->s.siglen) == 1 ? 0 : -1;
 }
 
 void
@@ -190,8 +170,7 @@ crl_set_init(struct crl_set *s)
 
 int
 crl_add(struct crl_set *s, const unsigned char *der, size_t len,
-    const br_x509_trust_anchor *ta, size_t nta, unsigned *list,
-    const char **why)
+    const br_x509_trust_anchor *ta, size_t nta, const char **why)
 {
 	struct crl_view v;
 	struct crl_list *l;
@@ -234,7 +213,7 @@ crl_add(struct crl_set *s, const unsigned char *der, size_t len,
 	}
 	sort(&s->serials[l->first], l->n);
 	s->nserials += l->n;
-	*list = s->nlists++;
+	s->nlists++;
 	return 0;
 }
 
@@ -306,8 +285,8 @@ crl_leaf_feed(struct crl_leaf *l, const unsigned char *p, size_t n)
 			if (l->act == A_HASH)
 				br_sha256_update(&l->h, p, k);
 			else if (l->act == A_SERIAL) {
-				memcpy(l->serial + l->slen, p, k);
-				l->slen += (unsigned)k;
+				memcpy(l->serial.v + l->serial.len, p, k);
+				l->serial.len += (unsigned char)k;
 			}
 			p += k;
 			n -= k;
@@ -341,14 +320,10 @@ unsigned
 crl_check(const struct crl_set *s, unsigned first, unsigned n,
     const struct crl_leaf *l, int64_t now, int keep)
 {
-	struct crl_serial key;
-
 	if (n == 0)
 		return 0;
 	if (l->state != L_DONE)
 		return CRL_ERR_REVOKED;
-	key.len = (unsigned char)l->slen;
-	memcpy(key.v, l->serial, l->slen);
 	for (unsigned i = first; i < first + n; i++) {
 		const struct crl_list *c = &s->lists[i];
 
@@ -356,8 +331,9 @@ crl_check(const struct crl_set *s, unsigned first, unsigned n,
 			continue;
 		if (c->next_update >= 0 && now > c->next_update && !keep)
 			return CRL_ERR_STALE;
-		if (l->slen > 0 && bsearch(&key, &s->serials[c->first], c->n,
-		    sizeof(key), serial_cmp) != NULL)
+		if (l->serial.len > 0 && bsearch(&l->serial,
+		    &s->serials[c->first], c->n, sizeof(l->serial),
+		    serial_cmp) != NULL)
 			return CRL_ERR_REVOKED;
 	}
 	return 0;
@@ -368,8 +344,8 @@ crl_leaf_serial(const struct crl_leaf *l, char *buf, size_t cap)
 {
 	size_t n = 0;
 
-	for (unsigned i = 0; i < l->slen && n + 3 <= cap; i++)
-		n += (size_t)snprintf(buf + n, cap - n, "%02X", l->serial[i]);
+	for (unsigned i = 0; i < l->serial.len && n + 3 <= cap; i++)
+		n += (size_t)snprintf(buf + n, cap - n, "%02X", l->serial.v[i]);
 	if (n == 0 && cap >= 2)
 		n = (size_t)snprintf(buf, cap, "-");
 	if (cap > 0)

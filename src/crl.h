@@ -14,7 +14,7 @@
  * Typical use:
  *
  *	crl_set_init(&set);				each load
- *	crl_add(&set, der, len, anchors, n, &list, why)	each CRL: 0 or -1
+ *	crl_add(&set, der, len, anchors, n, why)	each CRL: 0 or -1
  *	crl_leaf_start(&leaf); crl_leaf_feed(&leaf, p, n) ...	the leaf
  *	switch (crl_check(&set, first, nlists, &leaf, now, keep))
  */
@@ -26,6 +26,7 @@
 #include <bearssl.h>
 
 #include "defaults.h"
+#include "der.h"
 
 /* RFC 5280 4.1.2.2: 20 octets at most, and a zero to keep it positive. */
 #define CRL_SERIAL_MAX	21
@@ -37,8 +38,9 @@
 
 /* A CRL's parts, pointing into its DER (crl_parse()). */
 struct crl_view {
-	const unsigned char *tbs, *issuer, *revoked, *sig;
-	size_t		tbslen, issuerlen, revokedlen, siglen;
+	struct der_signed s;
+	const unsigned char *issuer, *revoked;
+	size_t		issuerlen, revokedlen;
 	int64_t		this_update, next_update;	/* -1: none */
 	unsigned	alg;		/* signature algorithm: crl.c's row */
 };
@@ -65,8 +67,9 @@ struct crl_set {
 /* The leaf certificate's serial and issuer, as its bytes go by. */
 struct crl_leaf {
 	br_sha256_context h;
-	unsigned char	hdr[6], serial[CRL_SERIAL_MAX], issuer[32];
-	unsigned	state, depth, field, nhdr, lenbytes, act, slen;
+	struct crl_serial serial;
+	unsigned char	hdr[6], issuer[32];
+	unsigned	state, depth, field, nhdr, lenbytes, act;
 	unsigned char	tag;
 	size_t		left;
 };
@@ -87,13 +90,11 @@ int	crl_next(const unsigned char **p, size_t *len, struct crl_serial *s);
 void	crl_set_init(struct crl_set *);
 /*
  * Add the CRL der[0..len): its issuer must be one of ta[0..nta) (by
- * Name), its signature that CA's, its serials must fit the table.
- * *list is its index in set->lists.  0, or -1 with *why and the set
- * as it was.
+ * Name), its signature that CA's, its serials must fit the table: the
+ * set's next list.  0, or -1 with *why and the set as it was.
  */
 int	crl_add(struct crl_set *, const unsigned char *der, size_t len,
-	    const br_x509_trust_anchor *ta, size_t nta, unsigned *list,
-	    const char **why);
+	    const br_x509_trust_anchor *ta, size_t nta, const char **why);
 
 void	crl_leaf_start(struct crl_leaf *);
 void	crl_leaf_feed(struct crl_leaf *, const unsigned char *p, size_t n);

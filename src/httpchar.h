@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * httpchar.h - RFC 9110's character classes, for http.c and httpchunk.c;
- * hexval() serves proxyin.c, is_ws() the config parser, is_alnum() it
- * and hello.c, to_lower() every name compared without regard to case.
+ * hexval() serves proxyin.c, is_ws() the config parser, is_alnum() it,
+ * hello.c and host names, to_lower() every name compared without regard
+ * to case.
  *
  * Explicit comparisons, never <ctype.h>: those depend on the locale, and
  * framing must not.

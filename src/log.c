@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "httpchar.h"
 #include "log.h"
 #include "port.h"
 
@@ -132,9 +133,7 @@ log_name(const char *name, char *buf, size_t cap)
 	size_t i;
 
 	for (i = 0; name[i] != '\0' && i + 1 < cap; i++)
-		buf[i] = (char)((name[i] >= 'a' && name[i] <= 'z') ||
-		    (name[i] >= 'A' && name[i] <= 'Z') ||
-		    (name[i] >= '0' && name[i] <= '9') || name[i] == '.' ||
+		buf[i] = (char)(is_alnum((uint8_t)name[i]) || name[i] == '.' ||
 		    name[i] == '-' || name[i] == '_' ? name[i] : '?');
 	if (i == 0)
 		buf[i++] = '-';

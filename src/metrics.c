@@ -142,11 +142,13 @@ secs(struct out *o, unsigned long long x, unsigned digits)
 
 /*
  * The counters from the stats, plain or split by a label
- * (name{label="value"}); a row with help opens its family.
+ * (name{label="value"}); a row with a name opens its family, one
+ * without continues the family above, with its label.
  */
 static void
 counters(struct out *o)
 {
+	const char *name = NULL, *key = NULL;
 	static const struct {
 		const char	*name, *help, *label, *value;
 		unsigned long long *val;
@@ -187,40 +189,35 @@ counters(struct out *o)
 		"take.", NULL, NULL, &stats.log_dropped },
 	    { "connections_failed_total", "Connections ended by an error, "
 		"by class.", "class", "tls", &stats.tls_errors },
-	    { "connections_failed_total", NULL, "class", "timeout",
-		&stats.timeouts },
-	    { "connections_failed_total", NULL, "class", "backend",
-		&stats.backend_errors },
-	    { "connections_failed_total", NULL, "class", "http",
-		&stats.http_errors },
-	    { "connections_failed_total", NULL, "class", "proxy",
-		&stats.proxy_errors },
+	    { NULL, NULL, NULL, "timeout", &stats.timeouts },
+	    { NULL, NULL, NULL, "backend", &stats.backend_errors },
+	    { NULL, NULL, NULL, "http", &stats.http_errors },
+	    { NULL, NULL, NULL, "proxy", &stats.proxy_errors },
 	    { "connections_refused_total", "Clients refused or dropped "
 		"before a handshake, by reason.", "reason", "limit",
 		&stats.refused },
-	    { "connections_refused_total", NULL, "reason", "shed",
-		&stats.shed },
-	    { "connections_refused_total", NULL, "reason", "evicted",
-		&stats.evicted },
+	    { NULL, NULL, NULL, "shed", &stats.shed },
+	    { NULL, NULL, NULL, "evicted", &stats.evicted },
 	    { "ticket_offers_total", "Session tickets offered by clients, "
 		"by result.", "result", "opened", &stats.ticket_hits },
-	    { "ticket_offers_total", NULL, "result", "rejected",
-		&stats.ticket_misses },
+	    { NULL, NULL, NULL, "rejected", &stats.ticket_misses },
 	    { "precomputed_keys_total", "EC key pairs taken made ahead (hit) "
 		"or made inline (miss).", "result", "hit",
 		&stats.precomp_hits },
-	    { "precomputed_keys_total", NULL, "result", "miss",
-		&stats.precomp_misses },
+	    { NULL, NULL, NULL, "miss", &stats.precomp_misses },
 	};
 
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		if (c[i].help != NULL)
-			family(o, c[i].name, "counter", c[i].help);
-		if (c[i].label == NULL)
-			put(o, "tlsgate_%s %llu\n", c[i].name, v(o, *c[i].val));
+		if (c[i].name != NULL) {
+			name = c[i].name;
+			key = c[i].label;
+			family(o, name, "counter", c[i].help);
+		}
+		if (key == NULL)
+			put(o, "tlsgate_%s %llu\n", name, v(o, *c[i].val));
 		else
-			put(o, "tlsgate_%s{%s=\"%s\"} %llu\n", c[i].name,
-			    c[i].label, c[i].value, v(o, *c[i].val));
+			put(o, "tlsgate_%s{%s=\"%s\"} %llu\n", name, key,
+			    c[i].value, v(o, *c[i].val));
 	}
 }
 
@@ -400,6 +397,7 @@ metrics_answer(const uint8_t *req, size_t len, const struct config *cfg,
     const struct metrics_live *live, const char **out, size_t *outlen)
 {
 	struct out o = { buf + HEAD_ROOM, sizeof(buf) - HEAD_ROOM, 0, 0, 0 };
+	const char *type = "text/plain; charset=utf-8";
 	struct http_req r;
 	size_t end = 0;
 	int rc;
@@ -415,19 +413,15 @@ metrics_answer(const uint8_t *req, size_t len, const struct config *cfg,
 	if (r.target_len == 8 && memcmp(req + r.target_off, "/metrics",
 	    8) == 0) {
 		render(&o, cfg, live);
-		if (o.full || respond("text/plain; version=0.0.4; "
-		    "charset=utf-8", o.n, out, outlen) < 0)
-			return bad(out, outlen);
-		return HTTP_OK;
-	}
-	if (r.target_len == 6 && memcmp(req + r.target_off, "/stats",
-	    6) == 0) {
+		type = "text/plain; version=0.0.4; charset=utf-8";
+	} else if (r.target_len == 6 && memcmp(req + r.target_off, "/stats",
+	    6) == 0)
 		o.n = stats_text(o.b, o.cap, " ", "\n");
-		if (respond("text/plain; charset=utf-8", o.n, out, outlen) < 0)
-			return bad(out, outlen);
-		return HTTP_OK;
-	}
-	return bad(out, outlen);
+	else
+		return bad(out, outlen);
+	if (o.full || respond(type, o.n, out, outlen) < 0)
+		return bad(out, outlen);
+	return HTTP_OK;
 }
 
 size_t

@@ -99,19 +99,13 @@ family(const struct port_addr *a)
 	return ((const struct sockaddr *)(const void *)a->raw)->sa_family;
 }
 
-int
-port_addr_is_v6(const struct port_addr *a)
-{
-	return family(a) == AF_INET6;
-}
-
 size_t
 port_addr_raw(const struct port_addr *a, uint8_t out[16])
 {
 	const struct sockaddr_in *v4 = (const void *)a->raw;
 	const struct sockaddr_in6 *v6 = (const void *)a->raw;
 
-	if (port_addr_is_v6(a)) {
+	if (family(a) == AF_INET6) {
 		memcpy(out, &v6->sin6_addr, 16);
 		return 16;
 	}
@@ -155,7 +149,7 @@ port_addr_port(const struct port_addr *a)
 	const struct sockaddr_in *v4 = (const void *)a->raw;
 	const struct sockaddr_in6 *v6 = (const void *)a->raw;
 
-	return port_addr_is_v6(a) ? ntohs(v6->sin6_port) : ntohs(v4->sin_port);
+	return family(a) == AF_INET6 ? ntohs(v6->sin6_port) : ntohs(v4->sin_port);
 }
 
 void
@@ -180,7 +174,7 @@ port_addr_str(const struct port_addr *a, char *buf, size_t cap)
 		return;
 	}
 	port_addr_ip(a, ip, sizeof(ip));
-	snprintf(buf, cap, port_addr_is_v6(a) ? "[%s]:%u" : "%s:%u", ip,
+	snprintf(buf, cap, family(a) == AF_INET6 ? "[%s]:%u" : "%s:%u", ip,
 	    port_addr_port(a));
 }
 
@@ -248,7 +242,7 @@ port_listen(const struct port_addr *a, int backlog, int shared,
 	 * mapped in, a service listening on both 0.0.0.0 and [::] would
 	 * find the second bind in use on one system and not on another.
 	 */
-	if (port_addr_is_v6(a))
+	if (family(a) == AF_INET6)
 		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
 		    sizeof(one));
 	if (bind(fd, (const struct sockaddr *)(const void *)a->raw,

@@ -293,12 +293,6 @@ port_addr_make(struct port_addr *a, const uint8_t *ip, size_t iplen,
 	a->len = 20;
 }
 
-int
-port_addr_is_v6(const struct port_addr *a)
-{
-	return a->raw[0] == 6;
-}
-
 unsigned
 port_addr_port(const struct port_addr *a)
 {

@@ -44,7 +44,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	br_x509_trust_anchor ta;
 	const unsigned char *p;
 	const char *why;
-	unsigned list;
 	size_t n;
 	int rc;
 
@@ -57,7 +56,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0) {
 		if (!inside(v.issuer, v.issuerlen, der, size) ||
 		    !inside(v.revoked, v.revokedlen, der, size) ||
-		    !inside(v.sig, v.siglen, der, size) || v.this_update < 0)
+		    !inside(v.s.sig, v.s.siglen, der, size) || v.this_update < 0)
 			abort();
 		p = v.revoked;
 		n = v.revokedlen;
@@ -73,7 +72,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ta.pkey.key.ec.q = (unsigned char *)(uintptr_t)q;
 		ta.pkey.key.ec.qlen = sizeof(q);
 		crl_set_init(&set);
-		if (crl_add(&set, der, size, &ta, 1, &list, &why) == 0 ||
+		if (crl_add(&set, der, size, &ta, 1, &why) == 0 ||
 		    set.nlists != 0 || set.nserials != 0)
 			abort();
 	}
@@ -82,10 +81,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	crl_leaf_start(&b);
 	for (size_t i = 0; i < size; i++)
 		crl_leaf_feed(&b, der + i, 1);
-	if (a.state != b.state || a.slen != b.slen ||
-	    memcmp(a.serial, b.serial, a.slen) != 0 ||
+	if (a.state != b.state || a.serial.len != b.serial.len ||
+	    memcmp(a.serial.v, b.serial.v, a.serial.len) != 0 ||
 	    memcmp(a.issuer, b.issuer, sizeof(a.issuer)) != 0 ||
-	    a.slen > CRL_SERIAL_MAX)
+	    a.serial.len > CRL_SERIAL_MAX)
 		abort();
 	free(der);
 	return 0;
