@@ -55,7 +55,7 @@ struct eng_choice {
 	unsigned char			 ems_required;	/* TLS 1.2, RFC 7627 */
 	/* A HelloRetryRequest for X25519MLKEM768 too (hs13.c says why not). */
 	unsigned char			 hybrid_retry;
-	const unsigned			*groups;	/* ours, in order */
+	const unsigned short		*groups;	/* ours, in order */
 	size_t				 ngroups;	/* (NULL, 0: ours) */
 	const char			*why;		/* choose()'s refusal */
 	/* Client certificates: checked by x509 (NULL: not asked for). */

@@ -103,8 +103,8 @@ finished(const struct eng *c, const char *label, unsigned char *out)
 static unsigned
 group12(const struct hello *h, const struct eng_choice *ch)
 {
-	static const unsigned ours[] = { GROUP_X25519, GROUP_SECP256R1 };
-	const unsigned *g = ch->groups != NULL ? ch->groups : ours;
+	static const unsigned short ours[] = { GROUP_X25519, GROUP_SECP256R1 };
+	const unsigned short *g = ch->groups != NULL ? ch->groups : ours;
 	size_t n = ch->groups != NULL ? ch->ngroups : 2;
 
 	for (size_t i = 0; i < n; i++) {

@@ -61,7 +61,6 @@ struct tls_svc {
 	unsigned		anchor0, nanchor;
 	unsigned		crl0, ncrl;	/* this service's CRLs in the area */
 	unsigned		cache_on, tickets_on;
-	unsigned		groups[CONFIG_LIST_MAX];	/* eng_choice's */
 };
 
 struct tls_area {
@@ -399,8 +398,6 @@ tls_load(const struct config *c, char *err, size_t cap)
 		    cap) < 0)
 			goto fail;
 		sv->ncrl = a->crls.nlists - sv->crl0;
-		for (unsigned k = 0; k < s->groups.n; k++)
-			sv->groups[k] = s->groups.v[k];
 		/*
 		 * A resumed session skips client auth: its certificate must
 		 * come with it, to be checked again.  A ticket carries it;
@@ -588,7 +585,7 @@ choose(void *ctx, const unsigned char *m, const struct hello *h,
 	out->ec = c->key_type == BR_KEYTYPE_EC ? &c->ec : NULL;
 	out->rsa = c->key_type == BR_KEYTYPE_EC ? NULL : &c->rsa;
 	out->alpn = sv->cfg->mode == MODE_HTTP && h->alpn_http11;
-	out->groups = sv->groups;
+	out->groups = sv->cfg->groups.v;
 	out->ngroups = sv->cfg->groups.n;
 	out->hybrid_retry = sv->cfg->hybrid_retry != 0;
 	out->ems_required = sv->cfg->ems_required != 0;

@@ -116,7 +116,7 @@ t12_p256_key_exchange(void)
 static int
 t12_p384_key_exchange(void)
 {
-	static const unsigned p384[] = { GROUP_SECP384R1 };
+	static const unsigned short p384[] = { GROUP_SECP384R1 };
 
 	start(TLS13, 0);
 	S.groups = p384;
