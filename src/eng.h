@@ -56,7 +56,7 @@ struct eng_choice {
 	/* A HelloRetryRequest for X25519MLKEM768 too (hs13.c says why not). */
 	unsigned char			 hybrid_retry;
 	const unsigned short		*groups;	/* ours, in order */
-	size_t				 ngroups;	/* (NULL, 0: ours) */
+	size_t				 ngroups;
 	const char			*why;		/* choose()'s refusal */
 	/* Client certificates: checked by x509 (NULL: not asked for). */
 	const br_x509_class		**x509;

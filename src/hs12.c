@@ -103,11 +103,9 @@ finished(const struct eng *c, const char *label, unsigned char *out)
 static unsigned
 group12(const struct hello *h, const struct eng_choice *ch)
 {
-	static const unsigned short ours[] = { GROUP_X25519, GROUP_SECP256R1 };
-	const unsigned short *g = ch->groups != NULL ? ch->groups : ours;
-	size_t n = ch->groups != NULL ? ch->ngroups : 2;
+	const unsigned short *g = ch->groups;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < ch->ngroups; i++) {
 		const struct tls_group *gr = tls_group_find(g[i]);
 		unsigned b = gr != NULL && gr->curve != 0 ?
 		    hello_group(g[i]) : 0;

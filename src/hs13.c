@@ -306,8 +306,6 @@ choose_group(const struct eng *c, const struct hello *h,
 	unsigned g[16], r;
 	size_t n = 0, i;
 
-	if (ch->groups == NULL)
-		return hello_choose_group(h, NULL, 0, group);
 	for (i = 0; i < ch->ngroups && n < sizeof(g) / sizeof(g[0]); i++) {
 #ifndef TLSGATE_NO_MLKEM
 		size_t sh = hybrid_server_share(ch->groups[i]);

@@ -184,18 +184,6 @@ t12_ems_required_refuses_a_client_without_ems(void)
 	return 1;
 }
 
-/* eng.h: a choice's groups may be NULL, 0 for the engine's own. */
-static int
-t12_choice_without_groups_takes_the_engines_own(void)
-{
-	start(TLS13, 0);
-	S.groups = NULL;
-	S.ngroups = 0;
-	CHECK_OK(cli_connect(&C));
-	CHECK(app_both_ways(&C));
-	return 1;
-}
-
 /* TLS 1.2: resumption by session ID. */
 
 static int
@@ -564,7 +552,6 @@ main(void)
 		T(t12_random_has_no_downgrd_when_vmax_is_12),
 		T(t12_13_client_at_a_12_server_gets_12_without_downgrd),
 		T(t12_ems_required_refuses_a_client_without_ems),
-		T(t12_choice_without_groups_takes_the_engines_own),
 		T(t12_session_id_resumes_abbreviated_server_finished_first),
 		T(t12_session_whose_suite_is_not_offered_gets_illegal_parameter),
 		T(t12_ems_session_offered_without_ems_is_refused),
