@@ -54,7 +54,7 @@ hs13_flight_done(struct eng *c)
 	unsigned char th[HASH_MAX];
 
 	th_hash(&c->th, th);
-	ks_master(&c->ks);
+	ks_handshake(&c->ks, NULL, 0);		/* the master secret */
 	ks_derive(&c->ks, "s ap traffic", th, c->s_secret);
 	ks_derive(&c->ks, "c ap traffic", th, c->c_ap);
 	rp_init(&c->wr, (int)c->ch.suite, c->s_secret);

@@ -90,15 +90,6 @@ expand_label(const br_hash_class *dig, const unsigned char *secret,
 }
 
 void
-ks_derive_secret(const br_hash_class *dig, const unsigned char *secret,
-    const char *label, const unsigned char *thash, unsigned char *out)
-{
-	size_t hlen = hash_len(dig);
-
-	expand_label(dig, secret, label, thash, hlen, out, hlen);
-}
-
-void
 th_init(struct th *t, const br_hash_class *dig)
 {
 	dig->init(&t->h.vtable);
@@ -143,7 +134,10 @@ ks_early(struct ks *ks, const br_hash_class *dig, const void *psk,
 	hkdf_extract(dig, NULL, 0, psk, psklen, ks->secret);
 }
 
-/* Derive-Secret(secret, "derived", "") then Extract with the DHE. */
+/*
+ * Derive-Secret(secret, "derived", "") then Extract with the DHE; with
+ * none (NULL), hash-length zeros: the master secret.
+ */
 void
 ks_handshake(struct ks *ks, const void *dhe, size_t dhelen)
 {
@@ -152,13 +146,6 @@ ks_handshake(struct ks *ks, const void *dhe, size_t dhelen)
 	ks_derive(ks, "derived", NULL, salt);
 	hkdf_extract(ks->dig, salt, ks->hlen, dhe, dhelen, ks->secret);
 	wipe(salt, sizeof(salt));
-}
-
-/* The same with hash-length zeros. */
-void
-ks_master(struct ks *ks)
-{
-	ks_handshake(ks, NULL, 0);
 }
 
 void
@@ -173,7 +160,8 @@ ks_derive(const struct ks *ks, const char *label,
 		ks->dig->out(&h.vtable, empty);
 		thash = empty;
 	}
-	ks_derive_secret(ks->dig, ks->secret, label, thash, out);
+	expand_label(ks->dig, ks->secret, label, thash, ks->hlen, out,
+	    ks->hlen);
 }
 
 void

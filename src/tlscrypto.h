@@ -91,13 +91,6 @@ hash_class(int id)
 const br_hash_class *ks_suite_hash(int suite);
 
 /*
- * Derive-Secret (RFC 8446 7.1): `thash` is a transcript hash of the
- * hash's length; labels are given without the "tls13 " prefix.
- */
-void	ks_derive_secret(const br_hash_class *dig, const unsigned char *secret,
-	    const char *label, const unsigned char *thash, unsigned char *out);
-
-/*
  * The transcript hash (4.4.1).  th_hash() gives the hash of everything
  * added so far and leaves the running hash as it was, so it can be taken
  * at every point the key schedule needs.  th_hrr() replaces the hash of
@@ -116,8 +109,9 @@ void	th_hrr(struct th *t);
 /*
  * The key schedule (7.1).  `secret` is the current stage: the early
  * secret after ks_early(), the handshake secret after ks_handshake(),
- * the master secret after ks_master().  ks_derive() is Derive-Secret
- * from the current stage, with the labels "res binder" / "ext binder"
+ * the master secret after ks_handshake() again with NULL (hash-length
+ * zeros).  ks_derive() is Derive-Secret from the current stage, with the
+ * labels, without the "tls13 " prefix, "res binder" / "ext binder"
  * (early), "c hs traffic" / "s hs traffic" (handshake), "c ap traffic"
  * / "s ap traffic" / "res master" (master).  A NULL `thash` stands for
  * the hash of no messages, as the binder keys take.
@@ -131,7 +125,6 @@ struct ks {
 void	ks_early(struct ks *ks, const br_hash_class *dig,
 	    const void *psk, size_t psklen);
 void	ks_handshake(struct ks *ks, const void *dhe, size_t dhelen);
-void	ks_master(struct ks *ks);
 void	ks_derive(const struct ks *ks, const char *label,
 	    const unsigned char *thash, unsigned char *out);
 void	ks_wipe(struct ks *ks);

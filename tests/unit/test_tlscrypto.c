@@ -415,7 +415,7 @@ rfc_run(void)
 	ks_finished(&br_sha256_vtable, R.c_hs, R.th_sfin, R.cfin + 4);
 	th_add(&t, R.cfin, sizeof(R.cfin));
 	th_hash(&t, R.th_cfin);
-	ks_master(&R.ks);
+	ks_handshake(&R.ks, NULL, 0);
 	ks_derive(&R.ks, "c ap traffic", R.th_sfin, R.c_ap);
 	ks_derive(&R.ks, "s ap traffic", R.th_sfin, R.s_ap);
 	ks_derive(&R.ks, "res master", R.th_cfin, R.res);
@@ -454,8 +454,7 @@ rfc8448_early_secret_and_derived(void)
 	CHECK(is_hex(ks.secret, 32,
 	    "33ad0a1c607ec03b09e6cd9893680ce210adf300aa1f2660e1b22e10f170f92a"));
 	sha256("", 0, "", 0, empty);
-	ks_derive_secret(&br_sha256_vtable, ks.secret, "derived", empty,
-	    derived);
+	ks_derive(&ks, "derived", empty, derived);
 	CHECK(is_hex(derived, 32,
 	    "6f2615a108c702c5678f54fc9dbab69716c076189c48250cebeac3576c3611ba"));
 	ks_wipe(&ks);
@@ -712,7 +711,7 @@ rfc8448_hello_retry_request_with_p256(void)
 	th_hash(&t, th);
 	CHECK(is_hex(th, 32,
 	    "50f63cbf36b0dd049e7a0ba27d6455745ea2aaac54bb167f9950b2b7ce9509da"));
-	ks_master(&ks);
+	ks_handshake(&ks, NULL, 0);
 	CHECK(is_hex(ks.secret, 32,
 	    "1131545d0baf79ddce9b87f06945781a57dd18ef378dcd2060f8f9a569027ed8"));
 	ks_derive(&ks, "c ap traffic", th, c);
