@@ -113,17 +113,13 @@ aead(struct rp *r, const unsigned char *aad, size_t alen,
 	return ok;
 }
 
-/* RFC 5246 6.2.3.3's additional data. */
+/* RFC 5246 6.2.3.3's additional data: the sequence number, a header. */
 static void
 aad12(const struct rp *r, int type, size_t len, unsigned char *a)
 {
 	for (int i = 0; i < 8; i++)
 		a[i] = (unsigned char)(r->seq >> (56 - 8 * i));
-	a[8] = (unsigned char)type;
-	a[9] = 3;
-	a[10] = 3;
-	a[11] = (unsigned char)(len >> 8);
-	a[12] = (unsigned char)len;
+	rp_header(a + 8, type, len);
 }
 
 size_t
