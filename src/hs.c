@@ -22,17 +22,6 @@ cc_next(struct eng *c, int field, size_t need)
 	c->cc_acc = 0;
 }
 
-static void
-hs_cert_start(struct eng *c)
-{
-	(*c->ch.x509)->start_chain(c->ch.x509, NULL);
-	c->ncert = 0;
-	c->cc_left = c->mlen;
-	/* TLS 1.2 has no request context. */
-	cc_next(c, c->version == TLS13 ? CC_CTX : CC_LIST,
-	    c->version == TLS13 ? 1 : 3);
-}
-
 /*
  * n more bytes of the client's Certificate, inside the message: each
  * certificate's DER goes to the validator as it comes, lengths are
@@ -168,13 +157,16 @@ hs_head(struct eng *c, const struct hs_want *want, size_t n)
 		return BR_ALERT_UNEXPECTED_MESSAGE;
 	if (c->mlen < want[i].min || c->mlen > want[i].max)
 		return BR_ALERT_DECODE_ERROR;
+	c->cc_left = c->mlen;		/* for a message that streams */
 	if (c->msg[0] == HT_CERTIFICATE) {
 		th_add(&c->th, c->msg, 4);
-		hs_cert_start(c);
-	} else if (c->msg[0] == HT_CLIENT_HELLO) {
+		(*c->ch.x509)->start_chain(c->ch.x509, NULL);
+		c->ncert = 0;
+		/* TLS 1.2 has no request context. */
+		cc_next(c, c->version == TLS13 ? CC_CTX : CC_LIST,
+		    c->version == TLS13 ? 1 : 3);
+	} else if (c->msg[0] == HT_CLIENT_HELLO)
 		c->skip = 1;
-		c->cc_left = c->mlen;
-	}
 	return 0;
 }
 
