@@ -576,8 +576,7 @@ choose(void *ctx, const unsigned char *m, const struct hello *h,
 		memcpy(t->sni, m + h->host, h->host_len);
 		t->sni[h->host_len] = '\0';
 	}
-	t->cred = pick_cred(a, sv, t->sni, h, v13);
-	c = &a->creds[t->cred];
+	c = &a->creds[pick_cred(a, sv, t->sni, h, v13)];
 	out->suite = suite(sv, c, h, v13);
 	out->scheme = scheme(sv, c, h, v13);
 	out->chain = c->chain;
@@ -728,12 +727,6 @@ tls_crl_report(int (*put)(const char *))
 	for (unsigned i = 0; i < a->nsvc; i++)
 		tls_client_crl_report(&a->crls, a->svc[i].crl0,
 		    a->svc[i].ncrl, a->svc[i].cfg, i, put);
-}
-
-size_t
-tls_crl_bytes(void)
-{
-	return sizeof(struct crl_set);
 }
 
 size_t
