@@ -88,13 +88,4 @@ eng_ibase(const struct eng *c)
 	return c->h2len > c->olen ? c->h2len - c->olen : 0;
 }
 
-/* A TLS 1.2 scheme tlsgate signs and checks with (the registry's). */
-static inline const struct tls_sig *
-sig_find(unsigned code)
-{
-	const struct tls_sig *s = tls_sig(code);
-
-	return s != NULL && s->kind != 0 ? s : NULL;
-}
-
 #endif

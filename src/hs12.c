@@ -377,7 +377,7 @@ client_cv(struct eng *c, const unsigned char *m, size_t len)
 	if (len < 8 || len != 8 + tw_get16(m + 6))
 		return BR_ALERT_DECODE_ERROR;
 	/* One our CertificateRequest offered (hs_cr_sigs()), for the key. */
-	s = sig_find((unsigned)tw_get16(m + 4));
+	s = sig_scheme((unsigned)tw_get16(m + 4), 0);
 	if (s == NULL || s->hash != hash_id(c->th.h.vtable))
 		return BR_ALERT_ILLEGAL_PARAMETER;
 	if (pk == NULL || pk->key_type != (s->kind == SIG_ECDSA ?

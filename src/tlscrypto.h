@@ -272,6 +272,8 @@ size_t	sig_sign(const struct tls_sig *s, const unsigned char *hv,
 int	sig_verify(const struct tls_sig *s, const unsigned char *hv,
 	    size_t hlen, const br_x509_pkey *pk, const unsigned char *sig,
 	    size_t siglen);
+/* A scheme tlsgate signs and checks with at TLS 1.3 (v13) or 1.2. */
+const struct tls_sig *sig_scheme(unsigned code, int v13);
 
 /*
  * CertificateVerify (4.4.3).  sig_cv_hash() hashes the signed content
