@@ -57,10 +57,10 @@ struct tls_caches {
  */
 struct tls_svc {
 	const struct service	*cfg;
-	unsigned		cred0, ncred;
+	unsigned		cred0;
 	unsigned		anchor0, nanchor;
 	unsigned		crl0, ncrl;	/* this service's CRLs in the area */
-	unsigned		cache_on, tickets_on;
+	unsigned		cache_on;
 };
 
 struct tls_area {
@@ -372,7 +372,6 @@ tls_load(const struct config *c, char *err, size_t cap)
 		struct tls_svc *sv = &a->svc[i];
 
 		sv->cred0 = a->ncreds;
-		sv->ncred = s->ncerts;
 		for (unsigned j = 0; j < s->ncerts; j++) {
 			struct cred *cr = &a->creds[a->ncreds++];
 
@@ -405,7 +404,6 @@ tls_load(const struct config *c, char *err, size_t cap)
 		 * would need room for one in every entry: no cache there.
 		 */
 		sv->cache_on = s->cache > 0 && sv->nanchor == 0;
-		sv->tickets_on = s->tickets;
 	}
 	if (c->ticket_key_file[0] != '\0' &&
 	    load_key_file(a, c->ticket_key_file, err, cap) < 0)
@@ -544,7 +542,7 @@ pick_cred(const struct tls_area *a, const struct tls_svc *sv,
 {
 	unsigned named = UINT_MAX, fits = UINT_MAX;
 
-	for (unsigned i = sv->cred0; i < sv->cred0 + sv->ncred; i++) {
+	for (unsigned i = sv->cred0; i < sv->cred0 + sv->cfg->ncerts; i++) {
 		const struct cred *c = &a->creds[i];
 		int n = 0, u = suite(sv, c, h, v13) != 0 &&
 		    scheme(sv, c, h, v13) != 0 && curve_offered(c, h, v13);
@@ -629,8 +627,8 @@ tls_hello(struct tls_conn *t, unsigned char *buf, size_t len,
 	t->ops.choose = choose;
 	t->ops.load = sv->cache_on ? session_load : NULL;
 	t->ops.save = sv->cache_on ? session_save : NULL;
-	t->ops.seal = sv->tickets_on ? ticket_seal_cb : NULL;
-	t->ops.open = sv->tickets_on ? ticket_open_cb : NULL;
+	t->ops.seal = sv->cfg->tickets ? ticket_seal_cb : NULL;
+	t->ops.open = sv->cfg->tickets ? ticket_open_cb : NULL;
 	t->ops.ctx = t;
 	t->ops.rng = &seed_drbg.vtable;
 	t->ops.vmin = sv->cfg->tls_min;
