@@ -41,23 +41,19 @@ hmac(const br_hash_class *dig, const void *key, size_t keylen,
 	wipe(&hc, sizeof(hc));
 }
 
-/* HKDF-Extract (RFC 5869 2.2); a NULL salt or ikm is hash-length zeros. */
+/*
+ * HKDF-Extract (RFC 5869 2.2) with a salt of the hash's length, as TLS
+ * 1.3's are; a NULL salt or ikm is hash-length zeros.
+ */
 static void
-hkdf_extract(const br_hash_class *dig, const void *salt, size_t saltlen,
-    const void *ikm, size_t ikmlen, unsigned char *out)
+hkdf_extract(const br_hash_class *dig, const void *salt, const void *ikm,
+    size_t ikmlen, unsigned char *out)
 {
 	static const unsigned char zero[HASH_MAX];
 	size_t hlen = hash_len(dig);
 
-	if (salt == NULL) {
-		salt = zero;
-		saltlen = hlen;
-	}
-	if (ikm == NULL) {
-		ikm = zero;
-		ikmlen = hlen;
-	}
-	hmac(dig, salt, saltlen, ikm, ikmlen, out);
+	hmac(dig, salt != NULL ? salt : zero, hlen, ikm != NULL ? ikm : zero,
+	    ikm != NULL ? ikmlen : hlen, out);
 }
 
 /*
@@ -131,7 +127,7 @@ ks_early(struct ks *ks, const br_hash_class *dig, const void *psk,
 {
 	ks->dig = dig;
 	ks->hlen = hash_len(dig);
-	hkdf_extract(dig, NULL, 0, psk, psklen, ks->secret);
+	hkdf_extract(dig, NULL, psk, psklen, ks->secret);
 }
 
 /*
@@ -144,7 +140,7 @@ ks_handshake(struct ks *ks, const void *dhe, size_t dhelen)
 	unsigned char salt[HASH_MAX];
 
 	ks_derive(ks, "derived", NULL, salt);
-	hkdf_extract(ks->dig, salt, ks->hlen, dhe, dhelen, ks->secret);
+	hkdf_extract(ks->dig, salt, dhe, dhelen, ks->secret);
 	wipe(salt, sizeof(salt));
 }
 
