@@ -60,8 +60,9 @@ pss_hash(const br_hash_class *dig, const unsigned char *mhash,
  * EMSA-PSS-ENCODE with emBits = modBits - 1 into the modulus-long `sig`
  * (one leading zero byte when modBits = 8k + 1), then the private-key
  * operation.  EM = maskedDB || H || 0xbc, DB = zeros || 1 || salt.
+ * Returns the signature's length (the modulus's) or 0.
  */
-size_t
+static size_t
 sig_pss_sign(const br_hash_class *dig, const br_rsa_private_key *sk,
     const unsigned char *mhash, const br_prng_class **rng,
     unsigned char *sig, size_t cap)

@@ -299,13 +299,10 @@ int	sig_cv_verify(int scheme, int server, const unsigned char *thash,
 int	sig_cv_fits(int scheme, const br_x509_pkey *pk);
 
 /*
- * EMSA-PSS (RFC 8017 8.1, 9.1) with MGF1 over the same hash and a salt
- * of the hash's length, over a message hash `mhash`.  Sign returns the
- * signature length (the modulus length) or 0; verify returns 1 or 0.
+ * EMSA-PSS verification (RFC 8017 9.1.2) with MGF1 over the same hash and
+ * a salt of the hash's length, over a message hash `mhash`: 1 or 0.
+ * sig_sign() signs so for the RSA-PSS schemes.
  */
-size_t	sig_pss_sign(const br_hash_class *dig, const br_rsa_private_key *sk,
-	    const unsigned char *mhash, const br_prng_class **rng,
-	    unsigned char *sig, size_t cap);
 int	sig_pss_verify(const br_hash_class *dig, const br_rsa_public_key *pk,
 	    const unsigned char *mhash, const unsigned char *sig,
 	    size_t siglen);
