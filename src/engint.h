@@ -22,6 +22,8 @@ void	eng_write_flight(struct eng *);
 void	eng_pump(struct eng *);
 /* hs.c: the client's Certificate is all in: 0 or an alert; phase next. */
 unsigned hs_cert_end(struct eng *, int next, int none);
+/* hs.c: the client's CertificateVerify: 0 or an alert; phase next. */
+unsigned hs_cert_verify(struct eng *, int next);
 /* hs.c: the messages a phase may read, for a class's head(). */
 struct hs_want {
 	int		phase, type;

@@ -141,6 +141,44 @@ hs_cert_end(struct eng *c, int next, int none)
 }
 
 /*
+ * The client's CertificateVerify in msg (RFC 5246 7.4.8, RFC 8446
+ * 4.4.3), over the transcript through its Certificate, with a scheme our
+ * CertificateRequest offered (hs_cr_sigs()) for the certificate's key:
+ * at TLS 1.3 one bound to its curve, at 1.2 one of the transcript's
+ * hash.  0 and the phase next, or an alert.
+ */
+unsigned
+hs_cert_verify(struct eng *c, int next)
+{
+	const br_x509_class **x = c->ch.x509;
+	const br_x509_pkey *pk = (*x)->get_pkey(x, NULL);
+	const unsigned char *m = c->msg;
+	unsigned code = (unsigned)tw_get16(m + 4);
+	const struct tls_sig *s = sig_scheme(code, c->version == TLS13);
+	unsigned char th[HASH_MAX];
+	size_t len = 4 + c->mlen, hl;
+	int ok;
+
+	if (len < 8 || len != 8 + tw_get16(m + 6))
+		return BR_ALERT_DECODE_ERROR;
+	if (pk == NULL || (c->version == TLS13 ? !sig_cv_fits((int)code, pk) :
+	    s == NULL || s->hash != hash_id(c->th.h.vtable) ||
+	    pk->key_type != (s->kind == SIG_ECDSA ? BR_KEYTYPE_EC :
+	    BR_KEYTYPE_RSA)))
+		return BR_ALERT_ILLEGAL_PARAMETER;
+	hl = th_hash(&c->th, th);
+	ok = c->version == TLS13 ? sig_cv_verify((int)code, 0, th, hl, pk,
+	    m + 8, len - 8) : sig_verify(s, th, hl, pk, m + 8, len - 8);
+	if (!ok) {
+		c->why = BR_ERR_BAD_SIGNATURE;
+		return BR_ALERT_DECRYPT_ERROR;
+	}
+	th_add(&c->th, m, len);
+	c->phase = (unsigned char)next;
+	return 0;
+}
+
+/*
  * A client message's header is in c->msg: is it one the phase expects,
  * in want[0..n), of a length it may have?  A Certificate starts
  * streaming; a ClientHello once established (TLS 1.2) is read, dropped.

@@ -364,35 +364,6 @@ client_kx(struct eng *c, const unsigned char *m, size_t len)
 	return 0;
 }
 
-/* The client's CertificateVerify, over the handshake so far. */
-static unsigned
-client_cv(struct eng *c, const unsigned char *m, size_t len)
-{
-	const br_x509_class **x = c->ch.x509;
-	const br_x509_pkey *pk = (*x)->get_pkey(x, NULL);
-	const struct tls_sig *s;
-	unsigned char th[HASH_MAX];
-	size_t hl;
-
-	if (len < 8 || len != 8 + tw_get16(m + 6))
-		return BR_ALERT_DECODE_ERROR;
-	/* One our CertificateRequest offered (hs_cr_sigs()), for the key. */
-	s = sig_scheme((unsigned)tw_get16(m + 4), 0);
-	if (s == NULL || s->hash != hash_id(c->th.h.vtable))
-		return BR_ALERT_ILLEGAL_PARAMETER;
-	if (pk == NULL || pk->key_type != (s->kind == SIG_ECDSA ?
-	    BR_KEYTYPE_EC : BR_KEYTYPE_RSA))
-		return BR_ALERT_ILLEGAL_PARAMETER;
-	hl = th_hash(&c->th, th);
-	if (!sig_verify(s, th, hl, pk, m + 8, len - 8)) {
-		c->why = BR_ERR_BAD_SIGNATURE;
-		return BR_ALERT_DECRYPT_ERROR;
-	}
-	th_add(&c->th, m, len);
-	c->phase = P_CCS;
-	return 0;
-}
-
 /* The client's Finished; a full handshake's session is kept. */
 static unsigned
 client_finished(struct eng *c, const unsigned char *m, size_t len)
@@ -452,7 +423,7 @@ hs12_end(struct eng *c)
 	case HT_CLIENT_KEY_EXCHANGE:
 		return client_kx(c, m, 4 + c->mlen);
 	case HT_CERTIFICATE_VERIFY:
-		return client_cv(c, m, 4 + c->mlen);
+		return hs_cert_verify(c, P_CCS);
 	case HT_FINISHED:
 		return client_finished(c, m, 4 + c->mlen);
 	default:	/* a ClientHello, once established: RFC 5746 4.2 */

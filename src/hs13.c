@@ -503,32 +503,6 @@ client_finished(struct eng *c, const unsigned char *m, size_t len)
 	return 0;
 }
 
-/* The client's CertificateVerify, over the transcript through Certificate. */
-static unsigned
-client_cv(struct eng *c, const unsigned char *m, size_t len)
-{
-	const br_x509_class **x = c->ch.x509;
-	const br_x509_pkey *pk;
-	unsigned char th[HASH_MAX];
-	unsigned scheme = (unsigned)tw_get16(m + 4);
-
-	if (len < 8 || len != 8 + tw_get16(m + 6))
-		return BR_ALERT_DECODE_ERROR;
-	/* One CertificateRequest offered, for the key (RFC 8446 4.4.3). */
-	pk = (*x)->get_pkey(x, NULL);
-	if (!sig_cv_fits((int)scheme, pk))
-		return BR_ALERT_ILLEGAL_PARAMETER;
-	th_hash(&c->th, th);
-	if (!sig_cv_verify((int)scheme, 0, th, c->ks.hlen, pk, m + 8,
-	    len - 8)) {
-		c->why = BR_ERR_BAD_SIGNATURE;
-		return BR_ALERT_DECRYPT_ERROR;
-	}
-	th_add(&c->th, m, len);
-	c->phase = P_FIN;
-	return 0;
-}
-
 static unsigned
 hs13_head(struct eng *c)
 {
@@ -551,7 +525,7 @@ hs13_end(struct eng *c)
 	case HT_CERTIFICATE:
 		return hs_cert_end(c, P_CCV, P_FIN);
 	case HT_CERTIFICATE_VERIFY:
-		return client_cv(c, m, 4 + c->mlen);
+		return hs_cert_verify(c, P_FIN);
 	case HT_FINISHED:
 		return client_finished(c, m, 4 + c->mlen);
 	default:	/* KeyUpdate */
