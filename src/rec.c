@@ -80,7 +80,7 @@ eng_put_record(struct eng *c, int type, const unsigned char *p, size_t n)
 		return 0;
 	}
 	if (c->version == TLS13)
-		len = rp_seal(&c->wr, rec, n, c->olen - c->oend, type, 0);
+		len = rp_seal(&c->wr, rec, n, c->olen - c->oend, type);
 	else
 		len = rp_seal12(&c->wr, rec, n, c->olen - c->oend, type);
 	if (len == 0)

@@ -154,8 +154,8 @@ void	ks_traffic_keys(const br_hash_class *dig, const unsigned char *secret,
  * it, init it again.
  *
  * rp_seal(): `rec` holds 5 bytes of room for the header, then `len`
- * bytes of content, and `cap` bytes in all.  Appends the inner type and
- * `pad` zeros, encrypts in place, writes the header (23, 0x0303, length)
+ * bytes of content, and `cap` bytes in all.  Appends the inner type (no
+ * padding), encrypts in place, writes the header (23, 0x0303, length)
  * and the tag.  Returns the record's length, or 0 if it does not fit in
  * `cap`, the inner plaintext would exceed 2^14 + 1 bytes, or the
  * sequence number is exhausted.
@@ -194,7 +194,7 @@ rp_header(unsigned char *rec, int type, size_t len)
 	rec[4] = (unsigned char)len;
 }
 size_t	rp_seal(struct rp *r, unsigned char *rec, size_t len,
-	    size_t cap, int type, size_t pad);
+	    size_t cap, int type);
 int	rp_open(struct rp *r, unsigned char *rec, size_t reclen,
 	    size_t *len);
 void	rp_wipe(struct rp *r);

@@ -406,7 +406,7 @@ cli_seal(struct cli *c, int type, const void *p, size_t n, unsigned char *r,
 		return 5 + n;
 	}
 	if (c->version == TLS13)
-		return rp_seal(&c->wr, r, n, cap, type, 0);
+		return rp_seal(&c->wr, r, n, cap, type);
 	return rp_seal12(&c->wr, r, n, cap, type);
 }
 
