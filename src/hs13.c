@@ -344,18 +344,17 @@ answer_share(struct eng *c, const unsigned char *m, const struct hello *h,
     unsigned group, unsigned char *pub, size_t cap, unsigned char *dhe,
     size_t *dhelen)
 {
-	size_t publen;
+	const unsigned char *s = m + hello_share(h, group);
+	size_t publen, n = tls_group_find(group)->share;
 
 	*dhelen = 0;
 #ifndef TLSGATE_NO_MLKEM
 	if (hybrid_server_share(group) != 0)
-		return hybrid_answer(group, m + hello_share(h, group),
-		    tls_group_find(group)->share, c->ops->rng, pub, cap, dhe,
+		return hybrid_answer(group, s, n, c->ops->rng, pub, cap, dhe,
 		    dhelen);
 #endif
 	publen = kx_gen(&c->kx, (int)group, c->ops->rng, pub, cap);
-	*dhelen = kx_shared(&c->kx, m + hello_share(h, group),
-	    tls_group_find(group)->share, dhe);
+	*dhelen = kx_shared(&c->kx, s, n, dhe);
 	kx_wipe(&c->kx);
 	return *dhelen != 0 ? publen : 0;
 }
