@@ -333,20 +333,18 @@ load_key_file(struct tls_area *a, const char *path, char *err, size_t cap)
 	const char *why;
 	char msg[96];
 	long n = port_read_secret(path, key_text, sizeof(key_text), &why);
-	int rc = -1;
+	int rc = n < 0 ? -1 : ticket_keys_parse(&a->file_keys, key_text,
+	    (size_t)n, msg, sizeof(msg));
 
-	if (n < 0)
-		snprintf(err, cap, "ticket_key_file %s: %s", path, why);
-	else if (ticket_keys_parse(&a->file_keys, key_text, (size_t)n, msg,
-	    sizeof(msg)) < 0)
-		snprintf(err, cap, "ticket_key_file %s: %s", path, msg);
-	else {
-		a->key_file = 1;
-		snprintf(a->key_path, sizeof(a->key_path), "%s", path);
-		rc = 0;
-	}
 	wipe(key_text, sizeof(key_text));
-	return rc;
+	if (rc < 0) {
+		snprintf(err, cap, "ticket_key_file %s: %s", path,
+		    n < 0 ? why : msg);
+		return -1;
+	}
+	a->key_file = 1;
+	snprintf(a->key_path, sizeof(a->key_path), "%s", path);
+	return 0;
 }
 
 /*
