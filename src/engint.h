@@ -24,12 +24,11 @@ void	eng_pump(struct eng *);
 unsigned hs_cert_end(struct eng *, int next, int none);
 /* hs.c: the client's CertificateVerify: 0 or an alert; phase next. */
 unsigned hs_cert_verify(struct eng *, int next);
-/* hs.c: the messages a phase may read, for a class's head(). */
+/* The messages a phase may read: its class's want[] (hs.c's check). */
 struct hs_want {
 	int		phase, type;
 	size_t		min, max;
 };
-unsigned hs_head(struct eng *, const struct hs_want *, size_t n);
 /* hs.c: a CertificateRequest's schemes, at most cap; its CA names' bytes. */
 size_t	hs_cr_sigs(const struct eng *, unsigned *out, size_t cap);
 size_t	hs_ca_names_len(const struct eng_choice *, size_t others);
@@ -49,8 +48,9 @@ struct eng_hs {
 		    const struct hello *);
 	/* The record's bytes in ibuf[0..ipos), one whole: 0 or an alert. */
 	unsigned (*record)(struct eng *);
-	/* A handshake message: is the header in msg[0..4) allowed; its end. */
-	unsigned (*head)(struct eng *);
+	/* The messages each phase reads, want[0..nwant); one's end. */
+	const struct hs_want *want;
+	size_t	 nwant;
 	unsigned (*end)(struct eng *);
 	/* The next piece of the server's flight: 1, 0 at its end, -1 error. */
 	int	 (*piece)(struct eng *);

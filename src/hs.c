@@ -180,13 +180,14 @@ hs_cert_verify(struct eng *c, int next)
 
 /*
  * A client message's header is in c->msg: is it one the phase expects,
- * in want[0..n), of a length it may have?  A Certificate starts
+ * in the class's want[], of a length it may have?  A Certificate starts
  * streaming; a ClientHello once established (TLS 1.2) is read, dropped.
  */
-unsigned
-hs_head(struct eng *c, const struct hs_want *want, size_t n)
+static unsigned
+hs_head(struct eng *c)
 {
-	size_t i;
+	const struct hs_want *want = c->hs->want;
+	size_t i, n = c->hs->nwant;
 
 	for (i = 0; i < n; i++)
 		if (want[i].phase == c->phase && want[i].type == c->msg[0])
@@ -245,7 +246,7 @@ hs_message(struct eng *c, const unsigned char *p, size_t n)
 			k = hs_frame(c->msg, &c->hs_len, 0, p, n);
 			if (c->hs_len == 4) {
 				c->mlen = tw_get24(c->msg + 1);
-				a = c->hs->head(c);
+				a = hs_head(c);
 			}
 		} else if (c->msg[0] == HT_CERTIFICATE || c->skip) {
 			k = c->cc_left < n ? c->cc_left : n;

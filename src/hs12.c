@@ -397,20 +397,14 @@ client_finished(struct eng *c, const unsigned char *m, size_t len)
 	return 0;
 }
 
-static unsigned
-hs12_head(struct eng *c)
-{
-	static const struct hs_want want[] = {
-		{ P_CCERT, HT_CERTIFICATE, 3, 0xffffff },
-		{ P_CKE, HT_CLIENT_KEY_EXCHANGE, 2, 1 + KX_PUB_MAX },
-		{ P_CCV, HT_CERTIFICATE_VERIFY, 4, 4 + SIG_LEN_MAX },
-		{ P_FIN, HT_FINISHED, FINISHED_LEN, FINISHED_LEN },
-		/* Renegotiation: the hello is read, dropped, answered. */
-		{ P_APP, HT_CLIENT_HELLO, 0, 0xffffff },
-	};
-
-	return hs_head(c, want, sizeof(want) / sizeof(want[0]));
-}
+static const struct hs_want want12[] = {
+	{ P_CCERT, HT_CERTIFICATE, 3, 0xffffff },
+	{ P_CKE, HT_CLIENT_KEY_EXCHANGE, 2, 1 + KX_PUB_MAX },
+	{ P_CCV, HT_CERTIFICATE_VERIFY, 4, 4 + SIG_LEN_MAX },
+	{ P_FIN, HT_FINISHED, FINISHED_LEN, FINISHED_LEN },
+	/* Renegotiation: the hello is read, dropped, answered. */
+	{ P_APP, HT_CLIENT_HELLO, 0, 0xffffff },
+};
 
 static unsigned
 hs12_end(struct eng *c)
@@ -461,6 +455,6 @@ hs12_record(struct eng *c)
 }
 
 const struct eng_hs hs12_class = {
-	hs12_hello, hs12_record, hs12_head, hs12_end, hs12_piece,
-	hs12_flight_done, hs12_pump
+	hs12_hello, hs12_record, want12, sizeof(want12) / sizeof(want12[0]),
+	hs12_end, hs12_piece, hs12_flight_done, hs12_pump
 };
