@@ -257,12 +257,12 @@ psk(struct eng *c, const unsigned char *m, const struct hello *h,
 		ok = c->ops->load(c->ops->ctx, &sp);
 	} else
 		ok = 0;
-	if (!ok || sp.version != TLS13 ||
-	    ks_suite_hash((int)sp.suite) != dig) {
-		wipe(&sp, sizeof(sp));
+	ok = ok && sp.version == TLS13 && ks_suite_hash((int)sp.suite) == dig;
+	if (ok)
+		ks_early(&ks, dig, sp.secret, hash_len(dig));
+	wipe(&sp, sizeof(sp));
+	if (!ok)
 		return 0;
-	}
-	ks_early(&ks, dig, sp.secret, hash_len(dig));
 	ks_derive(&ks, "res binder", NULL, key);
 	/* After HRR the binder covers the first hello's hash and HRR too. */
 	if (c->hrr)
@@ -278,7 +278,6 @@ psk(struct eng *c, const unsigned char *m, const struct hello *h,
 		c->ks = ks;
 		c->resumed = 1;
 	}
-	wipe(&sp, sizeof(sp));
 	wipe(key, sizeof(key));
 	wipe(want, sizeof(want));
 	ks_wipe(&ks);
