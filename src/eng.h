@@ -212,7 +212,7 @@ struct eng {
 			unsigned char	 c_secret[HASH_MAX];
 			unsigned char	 s_secret[HASH_MAX];
 			unsigned char	 c_ap[HASH_MAX];
-			/* The owed ticket's PSK, or its store's ID. */
+			/* The owed ticket's PSK. */
 			unsigned char	 nst_key[48];
 			unsigned char	 ch1[32];	/* what a hello after
 							 * HRR repeats */

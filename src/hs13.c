@@ -62,10 +62,11 @@ hs13_flight_done(struct eng *c)
 }
 
 /*
- * The NewSessionTicket owed, into the empty obuf.  A ticket is sealed
- * only now, so that a slot holds its PSK (nst_key) and not a ticket,
- * which may carry a client certificate; one that a record cannot hold
- * (a small obuf, a client's max_fragment_length) is not sent.
+ * The NewSessionTicket owed, into the empty obuf: the session sealed by
+ * seal(), or saved by save() under a random identifier, the ticket.  It
+ * is sealed only now, so that a slot holds its PSK (nst_key) and not a
+ * ticket, which may carry a client certificate; one that a record cannot
+ * hold (a small obuf, a client's max_fragment_length) is not sent.
  */
 /* A connection's one ticket: its PSK and its message say nonce 0. */
 static const unsigned char ticket_nonce = 0;
@@ -82,15 +83,19 @@ new_ticket(struct eng *c)
 	if (room < 16 + 2 + n)
 		return;
 	cap = room - 16 - 2 < ENG_TICKET_MAX ? room - 16 - 2 : ENG_TICKET_MAX;
-	if (c->ops->seal != NULL) {
-		memset(&sp, 0, sizeof(sp));
-		memcpy(sp.secret, c->nst_key, sizeof(sp.secret));
-		sp.version = TLS13;
-		sp.suite = c->ch.suite;
+	memset(&sp, 0, sizeof(sp));
+	memcpy(sp.secret, c->nst_key, sizeof(sp.secret));
+	sp.version = TLS13;
+	sp.suite = c->ch.suite;
+	if (c->ops->seal != NULL)
 		n = c->ops->seal(c->ops->ctx, &sp, m + 16, cap);
-		wipe(&sp, sizeof(sp));
-	} else
-		memcpy(m + 16, c->nst_key, n);
+	else {
+		(*c->ops->rng)->generate(c->ops->rng, m + 16, n);
+		ct_public(m + 16, n);		/* sent: the ticket */
+		memcpy(sp.id, m + 16, n);
+		c->ops->save(c->ops->ctx, &sp);
+	}
+	wipe(&sp, sizeof(sp));
 	wipe(c->nst_key, sizeof(c->nst_key));
 	if (n == 0 || n > cap)
 		return;
@@ -443,14 +448,11 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 
 /*
  * A ticket for the next connections (RFC 8446 4.6.1), for the PSK the
- * resumption master secret gives for nonce 0: the session's PSK for
- * seal(), or a random identifier of a session store entry, saved now
- * (save()); NewSessionTicket owed.
+ * resumption master secret gives for nonce 0; NewSessionTicket owed.
  */
 static void
 ticket(struct eng *c)
 {
-	struct eng_session sp;
 	unsigned char th[HASH_MAX], res[HASH_MAX];
 
 	th_hash(&c->th, th);
@@ -459,17 +461,6 @@ ticket(struct eng *c)
 	memset(c->nst_key, 0, sizeof(c->nst_key));
 	ks_ticket_psk(c->ks.dig, res, &ticket_nonce, 1, c->nst_key);
 	wipe(res, sizeof(res));
-	if (c->ops->seal == NULL) {
-		memset(&sp, 0, sizeof(sp));
-		memcpy(sp.secret, c->nst_key, sizeof(sp.secret));
-		sp.version = TLS13;
-		sp.suite = c->ch.suite;
-		(*c->ops->rng)->generate(c->ops->rng, sp.id, sizeof(sp.id));
-		ct_public(sp.id, sizeof(sp.id));	/* sent: the ticket */
-		memcpy(c->nst_key, sp.id, sizeof(sp.id));
-		c->ops->save(c->ops->ctx, &sp);
-		wipe(&sp, sizeof(sp));
-	}
 	c->nst_owed = 1;
 }
 
