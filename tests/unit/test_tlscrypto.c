@@ -944,8 +944,8 @@ padding_is_stripped_at_every_word_offset(void)
 			for (size_t j = 0; j < c; j++)	/* zeros too */
 				buf[5 + j] = (unsigned char)(j % 3 == 0 ? 0 :
 				    j + 1);
-			n = seal_pad(&out, buf, c, sizeof(buf), 21 + (int)(c % 3),
-			    pad);
+			n = seal_pad(&out, buf, c, sizeof(buf),
+			    21 + (int)(c % 3), pad);
 			CHECK(n == 5 + c + 1 + pad + RP_TAG_LEN);
 			CHECK(rp_open(&in, buf, n, &len) == 21 + (int)(c % 3));
 			CHECK(len == c);
