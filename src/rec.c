@@ -382,6 +382,7 @@ eng_wipe(struct eng *c)
 	wipe(c->c_secret, sizeof(c->c_secret));
 	wipe(c->s_secret, sizeof(c->s_secret));
 	wipe(c->c_ap, sizeof(c->c_ap));
+	wipe(c->nst_key, sizeof(c->nst_key));
 	wipe(c->ms, sizeof(c->ms));
 	wipe(c->msg, sizeof(c->msg));
 }
