@@ -55,8 +55,8 @@ struct eng_choice {
 	unsigned char			 ems_required;	/* TLS 1.2, RFC 7627 */
 	/* A HelloRetryRequest for X25519MLKEM768 too (hs13.c says why not). */
 	unsigned char			 hybrid_retry;
-	const unsigned			*groups;	/* ours, in order */
-	size_t				 ngroups;	/* (NULL, 0: ours) */
+	const unsigned short		*groups;	/* ours, in order */
+	size_t				 ngroups;
 	const char			*why;		/* choose()'s refusal */
 	/* Client certificates: checked by x509 (NULL: not asked for). */
 	const br_x509_class		**x509;
@@ -212,7 +212,7 @@ struct eng {
 			unsigned char	 c_secret[HASH_MAX];
 			unsigned char	 s_secret[HASH_MAX];
 			unsigned char	 c_ap[HASH_MAX];
-			/* The owed ticket's PSK, or its store's ID. */
+			/* The owed ticket's PSK. */
 			unsigned char	 nst_key[48];
 			unsigned char	 ch1[32];	/* what a hello after
 							 * HRR repeats */

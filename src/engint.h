@@ -22,12 +22,13 @@ void	eng_write_flight(struct eng *);
 void	eng_pump(struct eng *);
 /* hs.c: the client's Certificate is all in: 0 or an alert; phase next. */
 unsigned hs_cert_end(struct eng *, int next, int none);
-/* hs.c: the messages a phase may read, for a class's head(). */
+/* hs.c: the client's CertificateVerify: 0 or an alert; phase next. */
+unsigned hs_cert_verify(struct eng *, int next);
+/* The messages a phase may read: its class's want[] (hs.c's check). */
 struct hs_want {
 	int		phase, type;
 	size_t		min, max;
 };
-unsigned hs_head(struct eng *, const struct hs_want *, size_t n);
 /* hs.c: a CertificateRequest's schemes, at most cap; its CA names' bytes. */
 size_t	hs_cr_sigs(const struct eng *, unsigned *out, size_t cap);
 size_t	hs_ca_names_len(const struct eng_choice *, size_t others);
@@ -47,8 +48,9 @@ struct eng_hs {
 		    const struct hello *);
 	/* The record's bytes in ibuf[0..ipos), one whole: 0 or an alert. */
 	unsigned (*record)(struct eng *);
-	/* A handshake message: is the header in msg[0..4) allowed; its end. */
-	unsigned (*head)(struct eng *);
+	/* The messages each phase reads, want[0..nwant); one's end. */
+	const struct hs_want *want;
+	size_t	 nwant;
 	unsigned (*end)(struct eng *);
 	/* The next piece of the server's flight: 1, 0 at its end, -1 error. */
 	int	 (*piece)(struct eng *);
@@ -86,15 +88,6 @@ static inline size_t
 eng_ibase(const struct eng *c)
 {
 	return c->h2len > c->olen ? c->h2len - c->olen : 0;
-}
-
-/* A TLS 1.2 scheme tlsgate signs and checks with (the registry's). */
-static inline const struct tls_sig *
-sig_find(unsigned code)
-{
-	const struct tls_sig *s = tls_sig(code);
-
-	return s != NULL && s->kind != 0 ? s : NULL;
 }
 
 #endif

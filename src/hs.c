@@ -22,17 +22,6 @@ cc_next(struct eng *c, int field, size_t need)
 	c->cc_acc = 0;
 }
 
-static void
-hs_cert_start(struct eng *c)
-{
-	(*c->ch.x509)->start_chain(c->ch.x509, NULL);
-	c->ncert = 0;
-	c->cc_left = c->mlen;
-	/* TLS 1.2 has no request context. */
-	cc_next(c, c->version == TLS13 ? CC_CTX : CC_LIST,
-	    c->version == TLS13 ? 1 : 3);
-}
-
 /*
  * n more bytes of the client's Certificate, inside the message: each
  * certificate's DER goes to the validator as it comes, lengths are
@@ -152,14 +141,53 @@ hs_cert_end(struct eng *c, int next, int none)
 }
 
 /*
- * A client message's header is in c->msg: is it one the phase expects,
- * in want[0..n), of a length it may have?  A Certificate starts
- * streaming; a ClientHello once established (TLS 1.2) is read, dropped.
+ * The client's CertificateVerify in msg (RFC 5246 7.4.8, RFC 8446
+ * 4.4.3), over the transcript through its Certificate, with a scheme our
+ * CertificateRequest offered (hs_cr_sigs()) for the certificate's key:
+ * at TLS 1.3 one bound to its curve, at 1.2 one of the transcript's
+ * hash.  0 and the phase next, or an alert.
  */
 unsigned
-hs_head(struct eng *c, const struct hs_want *want, size_t n)
+hs_cert_verify(struct eng *c, int next)
 {
-	size_t i;
+	const br_x509_class **x = c->ch.x509;
+	const br_x509_pkey *pk = (*x)->get_pkey(x, NULL);
+	const unsigned char *m = c->msg;
+	unsigned code = (unsigned)tw_get16(m + 4);
+	const struct tls_sig *s = sig_scheme(code, c->version == TLS13);
+	unsigned char th[HASH_MAX];
+	size_t len = 4 + c->mlen, hl;
+	int ok;
+
+	if (len < 8 || len != 8 + tw_get16(m + 6))
+		return BR_ALERT_DECODE_ERROR;
+	if (pk == NULL || (c->version == TLS13 ? !sig_cv_fits((int)code, pk) :
+	    s == NULL || s->hash != hash_id(c->th.h.vtable) ||
+	    pk->key_type != (s->kind == SIG_ECDSA ? BR_KEYTYPE_EC :
+	    BR_KEYTYPE_RSA)))
+		return BR_ALERT_ILLEGAL_PARAMETER;
+	hl = th_hash(&c->th, th);
+	ok = c->version == TLS13 ? sig_cv_verify((int)code, 0, th, hl, pk,
+	    m + 8, len - 8) : sig_verify(s, th, hl, pk, m + 8, len - 8);
+	if (!ok) {
+		c->why = BR_ERR_BAD_SIGNATURE;
+		return BR_ALERT_DECRYPT_ERROR;
+	}
+	th_add(&c->th, m, len);
+	c->phase = (unsigned char)next;
+	return 0;
+}
+
+/*
+ * A client message's header is in c->msg: is it one the phase expects,
+ * in the class's want[], of a length it may have?  A Certificate starts
+ * streaming; a ClientHello once established (TLS 1.2) is read, dropped.
+ */
+static unsigned
+hs_head(struct eng *c)
+{
+	const struct hs_want *want = c->hs->want;
+	size_t i, n = c->hs->nwant;
 
 	for (i = 0; i < n; i++)
 		if (want[i].phase == c->phase && want[i].type == c->msg[0])
@@ -168,13 +196,16 @@ hs_head(struct eng *c, const struct hs_want *want, size_t n)
 		return BR_ALERT_UNEXPECTED_MESSAGE;
 	if (c->mlen < want[i].min || c->mlen > want[i].max)
 		return BR_ALERT_DECODE_ERROR;
+	c->cc_left = c->mlen;		/* for a message that streams */
 	if (c->msg[0] == HT_CERTIFICATE) {
 		th_add(&c->th, c->msg, 4);
-		hs_cert_start(c);
-	} else if (c->msg[0] == HT_CLIENT_HELLO) {
+		(*c->ch.x509)->start_chain(c->ch.x509, NULL);
+		c->ncert = 0;
+		/* TLS 1.2 has no request context. */
+		cc_next(c, c->version == TLS13 ? CC_CTX : CC_LIST,
+		    c->version == TLS13 ? 1 : 3);
+	} else if (c->msg[0] == HT_CLIENT_HELLO)
 		c->skip = 1;
-		c->cc_left = c->mlen;
-	}
 	return 0;
 }
 
@@ -215,7 +246,7 @@ hs_message(struct eng *c, const unsigned char *p, size_t n)
 			k = hs_frame(c->msg, &c->hs_len, 0, p, n);
 			if (c->hs_len == 4) {
 				c->mlen = tw_get24(c->msg + 1);
-				a = c->hs->head(c);
+				a = hs_head(c);
 			}
 		} else if (c->msg[0] == HT_CERTIFICATE || c->skip) {
 			k = c->cc_left < n ? c->cc_left : n;

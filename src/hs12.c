@@ -103,11 +103,9 @@ finished(const struct eng *c, const char *label, unsigned char *out)
 static unsigned
 group12(const struct hello *h, const struct eng_choice *ch)
 {
-	static const unsigned ours[] = { GROUP_X25519, GROUP_SECP256R1 };
-	const unsigned *g = ch->groups != NULL ? ch->groups : ours;
-	size_t n = ch->groups != NULL ? ch->ngroups : 2;
+	const unsigned short *g = ch->groups;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < ch->ngroups; i++) {
 		const struct tls_group *gr = tls_group_find(g[i]);
 		unsigned b = gr != NULL && gr->curve != 0 ?
 		    hello_group(g[i]) : 0;
@@ -366,35 +364,6 @@ client_kx(struct eng *c, const unsigned char *m, size_t len)
 	return 0;
 }
 
-/* The client's CertificateVerify, over the handshake so far. */
-static unsigned
-client_cv(struct eng *c, const unsigned char *m, size_t len)
-{
-	const br_x509_class **x = c->ch.x509;
-	const br_x509_pkey *pk = (*x)->get_pkey(x, NULL);
-	const struct tls_sig *s;
-	unsigned char th[HASH_MAX];
-	size_t hl;
-
-	if (len < 8 || len != 8 + tw_get16(m + 6))
-		return BR_ALERT_DECODE_ERROR;
-	/* One our CertificateRequest offered (hs_cr_sigs()), for the key. */
-	s = sig_find((unsigned)tw_get16(m + 4));
-	if (s == NULL || s->hash != hash_id(c->th.h.vtable))
-		return BR_ALERT_ILLEGAL_PARAMETER;
-	if (pk == NULL || pk->key_type != (s->kind == SIG_ECDSA ?
-	    BR_KEYTYPE_EC : BR_KEYTYPE_RSA))
-		return BR_ALERT_ILLEGAL_PARAMETER;
-	hl = th_hash(&c->th, th);
-	if (!sig_verify(s, th, hl, pk, m + 8, len - 8)) {
-		c->why = BR_ERR_BAD_SIGNATURE;
-		return BR_ALERT_DECRYPT_ERROR;
-	}
-	th_add(&c->th, m, len);
-	c->phase = P_CCS;
-	return 0;
-}
-
 /* The client's Finished; a full handshake's session is kept. */
 static unsigned
 client_finished(struct eng *c, const unsigned char *m, size_t len)
@@ -428,20 +397,14 @@ client_finished(struct eng *c, const unsigned char *m, size_t len)
 	return 0;
 }
 
-static unsigned
-hs12_head(struct eng *c)
-{
-	static const struct hs_want want[] = {
-		{ P_CCERT, HT_CERTIFICATE, 3, 0xffffff },
-		{ P_CKE, HT_CLIENT_KEY_EXCHANGE, 2, 1 + KX_PUB_MAX },
-		{ P_CCV, HT_CERTIFICATE_VERIFY, 4, 4 + SIG_LEN_MAX },
-		{ P_FIN, HT_FINISHED, FINISHED_LEN, FINISHED_LEN },
-		/* Renegotiation: the hello is read, dropped, answered. */
-		{ P_APP, HT_CLIENT_HELLO, 0, 0xffffff },
-	};
-
-	return hs_head(c, want, sizeof(want) / sizeof(want[0]));
-}
+static const struct hs_want want12[] = {
+	{ P_CCERT, HT_CERTIFICATE, 3, 0xffffff },
+	{ P_CKE, HT_CLIENT_KEY_EXCHANGE, 2, 1 + KX_PUB_MAX },
+	{ P_CCV, HT_CERTIFICATE_VERIFY, 4, 4 + SIG_LEN_MAX },
+	{ P_FIN, HT_FINISHED, FINISHED_LEN, FINISHED_LEN },
+	/* Renegotiation: the hello is read, dropped, answered. */
+	{ P_APP, HT_CLIENT_HELLO, 0, 0xffffff },
+};
 
 static unsigned
 hs12_end(struct eng *c)
@@ -454,7 +417,7 @@ hs12_end(struct eng *c)
 	case HT_CLIENT_KEY_EXCHANGE:
 		return client_kx(c, m, 4 + c->mlen);
 	case HT_CERTIFICATE_VERIFY:
-		return client_cv(c, m, 4 + c->mlen);
+		return hs_cert_verify(c, P_CCS);
 	case HT_FINISHED:
 		return client_finished(c, m, 4 + c->mlen);
 	default:	/* a ClientHello, once established: RFC 5746 4.2 */
@@ -492,6 +455,6 @@ hs12_record(struct eng *c)
 }
 
 const struct eng_hs hs12_class = {
-	hs12_hello, hs12_record, hs12_head, hs12_end, hs12_piece,
-	hs12_flight_done, hs12_pump
+	hs12_hello, hs12_record, want12, sizeof(want12) / sizeof(want12[0]),
+	hs12_end, hs12_piece, hs12_flight_done, hs12_pump
 };

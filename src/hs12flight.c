@@ -24,7 +24,7 @@ enum {
 static int
 server_kx(struct eng *c, struct tw *w)
 {
-	const struct tls_sig *s = sig_find(c->ch.scheme);
+	const struct tls_sig *s = sig_scheme(c->ch.scheme, 0);
 	const br_hash_class *dig;
 	br_hash_compat_context hc;
 	unsigned char hv[64];

@@ -54,7 +54,7 @@ hs13_flight_done(struct eng *c)
 	unsigned char th[HASH_MAX];
 
 	th_hash(&c->th, th);
-	ks_master(&c->ks);
+	ks_handshake(&c->ks, NULL, 0);		/* the master secret */
 	ks_derive(&c->ks, "s ap traffic", th, c->s_secret);
 	ks_derive(&c->ks, "c ap traffic", th, c->c_ap);
 	rp_init(&c->wr, (int)c->ch.suite, c->s_secret);
@@ -62,10 +62,11 @@ hs13_flight_done(struct eng *c)
 }
 
 /*
- * The NewSessionTicket owed, into the empty obuf.  A ticket is sealed
- * only now, so that a slot holds its PSK (nst_key) and not a ticket,
- * which may carry a client certificate; one that a record cannot hold
- * (a small obuf, a client's max_fragment_length) is not sent.
+ * The NewSessionTicket owed, into the empty obuf: the session sealed by
+ * seal(), or saved by save() under a random identifier, the ticket.  It
+ * is sealed only now, so that a slot holds its PSK (nst_key) and not a
+ * ticket, which may carry a client certificate; one that a record cannot
+ * hold (a small obuf, a client's max_fragment_length) is not sent.
  */
 /* A connection's one ticket: its PSK and its message say nonce 0. */
 static const unsigned char ticket_nonce = 0;
@@ -82,15 +83,19 @@ new_ticket(struct eng *c)
 	if (room < 16 + 2 + n)
 		return;
 	cap = room - 16 - 2 < ENG_TICKET_MAX ? room - 16 - 2 : ENG_TICKET_MAX;
-	if (c->ops->seal != NULL) {
-		memset(&sp, 0, sizeof(sp));
-		memcpy(sp.secret, c->nst_key, sizeof(sp.secret));
-		sp.version = TLS13;
-		sp.suite = c->ch.suite;
+	memset(&sp, 0, sizeof(sp));
+	memcpy(sp.secret, c->nst_key, sizeof(sp.secret));
+	sp.version = TLS13;
+	sp.suite = c->ch.suite;
+	if (c->ops->seal != NULL)
 		n = c->ops->seal(c->ops->ctx, &sp, m + 16, cap);
-		wipe(&sp, sizeof(sp));
-	} else
-		memcpy(m + 16, c->nst_key, n);
+	else {
+		(*c->ops->rng)->generate(c->ops->rng, m + 16, n);
+		ct_public(m + 16, n);		/* sent: the ticket */
+		memcpy(sp.id, m + 16, n);
+		c->ops->save(c->ops->ctx, &sp);
+	}
+	wipe(&sp, sizeof(sp));
 	wipe(c->nst_key, sizeof(c->nst_key));
 	if (n == 0 || n > cap)
 		return;
@@ -257,12 +262,12 @@ psk(struct eng *c, const unsigned char *m, const struct hello *h,
 		ok = c->ops->load(c->ops->ctx, &sp);
 	} else
 		ok = 0;
-	if (!ok || sp.version != TLS13 ||
-	    ks_suite_hash((int)sp.suite) != dig) {
-		wipe(&sp, sizeof(sp));
+	ok = ok && sp.version == TLS13 && ks_suite_hash((int)sp.suite) == dig;
+	if (ok)
+		ks_early(&ks, dig, sp.secret, hash_len(dig));
+	wipe(&sp, sizeof(sp));
+	if (!ok)
 		return 0;
-	}
-	ks_early(&ks, dig, sp.secret, hash_len(dig));
 	ks_derive(&ks, "res binder", NULL, key);
 	/* After HRR the binder covers the first hello's hash and HRR too. */
 	if (c->hrr)
@@ -278,7 +283,6 @@ psk(struct eng *c, const unsigned char *m, const struct hello *h,
 		c->ks = ks;
 		c->resumed = 1;
 	}
-	wipe(&sp, sizeof(sp));
 	wipe(key, sizeof(key));
 	wipe(want, sizeof(want));
 	ks_wipe(&ks);
@@ -306,8 +310,6 @@ choose_group(const struct eng *c, const struct hello *h,
 	unsigned g[16], r;
 	size_t n = 0, i;
 
-	if (ch->groups == NULL)
-		return hello_choose_group(h, NULL, 0, group);
 	for (i = 0; i < ch->ngroups && n < sizeof(g) / sizeof(g[0]); i++) {
 #ifndef TLSGATE_NO_MLKEM
 		size_t sh = hybrid_server_share(ch->groups[i]);
@@ -346,18 +348,17 @@ answer_share(struct eng *c, const unsigned char *m, const struct hello *h,
     unsigned group, unsigned char *pub, size_t cap, unsigned char *dhe,
     size_t *dhelen)
 {
-	size_t publen;
+	const unsigned char *s = m + hello_share(h, group);
+	size_t publen, n = tls_group_find(group)->share;
 
 	*dhelen = 0;
 #ifndef TLSGATE_NO_MLKEM
 	if (hybrid_server_share(group) != 0)
-		return hybrid_answer(group, m + hello_share(h, group),
-		    tls_group_find(group)->share, c->ops->rng, pub, cap, dhe,
+		return hybrid_answer(group, s, n, c->ops->rng, pub, cap, dhe,
 		    dhelen);
 #endif
 	publen = kx_gen(&c->kx, (int)group, c->ops->rng, pub, cap);
-	*dhelen = kx_shared(&c->kx, m + hello_share(h, group),
-	    tls_group_find(group)->share, dhe);
+	*dhelen = kx_shared(&c->kx, s, n, dhe);
 	kx_wipe(&c->kx);
 	return *dhelen != 0 ? publen : 0;
 }
@@ -447,14 +448,11 @@ hs13_hello(struct eng *c, const unsigned char *m, size_t len,
 
 /*
  * A ticket for the next connections (RFC 8446 4.6.1), for the PSK the
- * resumption master secret gives for nonce 0: the session's PSK for
- * seal(), or a random identifier of a session store entry, saved now
- * (save()); NewSessionTicket owed.
+ * resumption master secret gives for nonce 0; NewSessionTicket owed.
  */
 static void
 ticket(struct eng *c)
 {
-	struct eng_session sp;
 	unsigned char th[HASH_MAX], res[HASH_MAX];
 
 	th_hash(&c->th, th);
@@ -463,17 +461,6 @@ ticket(struct eng *c)
 	memset(c->nst_key, 0, sizeof(c->nst_key));
 	ks_ticket_psk(c->ks.dig, res, &ticket_nonce, 1, c->nst_key);
 	wipe(res, sizeof(res));
-	if (c->ops->seal == NULL) {
-		memset(&sp, 0, sizeof(sp));
-		memcpy(sp.secret, c->nst_key, sizeof(sp.secret));
-		sp.version = TLS13;
-		sp.suite = c->ch.suite;
-		(*c->ops->rng)->generate(c->ops->rng, sp.id, sizeof(sp.id));
-		ct_public(sp.id, sizeof(sp.id));	/* sent: the ticket */
-		memcpy(c->nst_key, sp.id, sizeof(sp.id));
-		c->ops->save(c->ops->ctx, &sp);
-		wipe(&sp, sizeof(sp));
-	}
 	c->nst_owed = 1;
 }
 
@@ -484,6 +471,8 @@ client_finished(struct eng *c, const unsigned char *m, size_t len)
 	unsigned char th[HASH_MAX], want[HASH_MAX];
 	int ok;
 
+	if (len != 4 + c->ks.hlen)
+		return BR_ALERT_DECODE_ERROR;
 	th_hash(&c->th, th);
 	ks_finished(c->ks.dig, c->c_secret, th, want);
 	ok = ct_eq(want, m + 4, c->ks.hlen);
@@ -505,44 +494,13 @@ client_finished(struct eng *c, const unsigned char *m, size_t len)
 	return 0;
 }
 
-/* The client's CertificateVerify, over the transcript through Certificate. */
-static unsigned
-client_cv(struct eng *c, const unsigned char *m, size_t len)
-{
-	const br_x509_class **x = c->ch.x509;
-	const br_x509_pkey *pk;
-	unsigned char th[HASH_MAX];
-	unsigned scheme = (unsigned)tw_get16(m + 4);
-
-	if (len < 8 || len != 8 + tw_get16(m + 6))
-		return BR_ALERT_DECODE_ERROR;
-	/* One CertificateRequest offered, for the key (RFC 8446 4.4.3). */
-	pk = (*x)->get_pkey(x, NULL);
-	if (!sig_cv_fits((int)scheme, pk))
-		return BR_ALERT_ILLEGAL_PARAMETER;
-	th_hash(&c->th, th);
-	if (!sig_cv_verify((int)scheme, 0, th, c->ks.hlen, pk, m + 8,
-	    len - 8)) {
-		c->why = BR_ERR_BAD_SIGNATURE;
-		return BR_ALERT_DECRYPT_ERROR;
-	}
-	th_add(&c->th, m, len);
-	c->phase = P_FIN;
-	return 0;
-}
-
-static unsigned
-hs13_head(struct eng *c)
-{
-	const struct hs_want want[] = {
-		{ P_CCERT, HT_CERTIFICATE, 4, 0xffffff },
-		{ P_CCV, HT_CERTIFICATE_VERIFY, 4, sizeof(c->msg) - 4 },
-		{ P_FIN, HT_FINISHED, c->ks.hlen, c->ks.hlen },
-		{ P_APP, HT_KEY_UPDATE, 1, 1 },
-	};
-
-	return hs_head(c, want, sizeof(want) / sizeof(want[0]));
-}
+/* Finished is as long as the suite's hash: client_finished() checks. */
+static const struct hs_want want13[] = {
+	{ P_CCERT, HT_CERTIFICATE, 4, 0xffffff },
+	{ P_CCV, HT_CERTIFICATE_VERIFY, 4, ENG_MSG_MAX - 4 },
+	{ P_FIN, HT_FINISHED, 32, HASH_MAX },
+	{ P_APP, HT_KEY_UPDATE, 1, 1 },
+};
 
 static unsigned
 hs13_end(struct eng *c)
@@ -553,7 +511,7 @@ hs13_end(struct eng *c)
 	case HT_CERTIFICATE:
 		return hs_cert_end(c, P_CCV, P_FIN);
 	case HT_CERTIFICATE_VERIFY:
-		return client_cv(c, m, 4 + c->mlen);
+		return hs_cert_verify(c, P_FIN);
 	case HT_FINISHED:
 		return client_finished(c, m, 4 + c->mlen);
 	default:	/* KeyUpdate */
@@ -672,6 +630,6 @@ hs13_record(struct eng *c)
 }
 
 const struct eng_hs hs13_class = {
-	hs13_hello, hs13_record, hs13_head, hs13_end, hs13_piece,
-	hs13_flight_done, hs13_pump
+	hs13_hello, hs13_record, want13, sizeof(want13) / sizeof(want13[0]),
+	hs13_end, hs13_piece, hs13_flight_done, hs13_pump
 };

@@ -41,23 +41,19 @@ hmac(const br_hash_class *dig, const void *key, size_t keylen,
 	wipe(&hc, sizeof(hc));
 }
 
-/* HKDF-Extract (RFC 5869 2.2); a NULL salt or ikm is hash-length zeros. */
+/*
+ * HKDF-Extract (RFC 5869 2.2) with a salt of the hash's length, as TLS
+ * 1.3's are; a NULL salt or ikm is hash-length zeros.
+ */
 static void
-hkdf_extract(const br_hash_class *dig, const void *salt, size_t saltlen,
-    const void *ikm, size_t ikmlen, unsigned char *out)
+hkdf_extract(const br_hash_class *dig, const void *salt, const void *ikm,
+    size_t ikmlen, unsigned char *out)
 {
 	static const unsigned char zero[HASH_MAX];
 	size_t hlen = hash_len(dig);
 
-	if (salt == NULL) {
-		salt = zero;
-		saltlen = hlen;
-	}
-	if (ikm == NULL) {
-		ikm = zero;
-		ikmlen = hlen;
-	}
-	hmac(dig, salt, saltlen, ikm, ikmlen, out);
+	hmac(dig, salt != NULL ? salt : zero, hlen, ikm != NULL ? ikm : zero,
+	    ikm != NULL ? ikmlen : hlen, out);
 }
 
 /*
@@ -87,15 +83,6 @@ expand_label(const br_hash_class *dig, const unsigned char *secret,
 	hmac(dig, secret, hash_len(dig), info, 11 + llen + ctxlen, t);
 	memcpy(out, t, outlen);
 	wipe(t, sizeof(t));
-}
-
-void
-ks_derive_secret(const br_hash_class *dig, const unsigned char *secret,
-    const char *label, const unsigned char *thash, unsigned char *out)
-{
-	size_t hlen = hash_len(dig);
-
-	expand_label(dig, secret, label, thash, hlen, out, hlen);
 }
 
 void
@@ -140,25 +127,21 @@ ks_early(struct ks *ks, const br_hash_class *dig, const void *psk,
 {
 	ks->dig = dig;
 	ks->hlen = hash_len(dig);
-	hkdf_extract(dig, NULL, 0, psk, psklen, ks->secret);
+	hkdf_extract(dig, NULL, psk, psklen, ks->secret);
 }
 
-/* Derive-Secret(secret, "derived", "") then Extract with the DHE. */
+/*
+ * Derive-Secret(secret, "derived", "") then Extract with the DHE; with
+ * none (NULL), hash-length zeros: the master secret.
+ */
 void
 ks_handshake(struct ks *ks, const void *dhe, size_t dhelen)
 {
 	unsigned char salt[HASH_MAX];
 
 	ks_derive(ks, "derived", NULL, salt);
-	hkdf_extract(ks->dig, salt, ks->hlen, dhe, dhelen, ks->secret);
+	hkdf_extract(ks->dig, salt, dhe, dhelen, ks->secret);
 	wipe(salt, sizeof(salt));
-}
-
-/* The same with hash-length zeros. */
-void
-ks_master(struct ks *ks)
-{
-	ks_handshake(ks, NULL, 0);
 }
 
 void
@@ -173,7 +156,8 @@ ks_derive(const struct ks *ks, const char *label,
 		ks->dig->out(&h.vtable, empty);
 		thash = empty;
 	}
-	ks_derive_secret(ks->dig, ks->secret, label, thash, out);
+	expand_label(ks->dig, ks->secret, label, thash, ks->hlen, out,
+	    ks->hlen);
 }
 
 void

@@ -100,8 +100,8 @@ print_footprint(const struct config *c)
 	    "buffers; poll table)\n", other);
 	printf("revoked serials = 2 x %zu = %zu (client_crl: %d serials at "
 	    "most, %zu bytes each; a second table for reload)\n",
-	    tls_crl_bytes(), 2 * tls_crl_bytes(), TLSGATE_MAX_REVOKED,
-	    sizeof(struct crl_serial));
+	    sizeof(struct crl_set), 2 * sizeof(struct crl_set),
+	    TLSGATE_MAX_REVOKED, sizeof(struct crl_serial));
 	printf("metrics = %zu (the GET /metrics answer: at most %zu for "
 	    "this config, whatever is asked)\n", (size_t)TLSGATE_METRICS_BUF,
 	    metrics_worst(c));

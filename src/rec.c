@@ -80,7 +80,7 @@ eng_put_record(struct eng *c, int type, const unsigned char *p, size_t n)
 		return 0;
 	}
 	if (c->version == TLS13)
-		len = rp_seal(&c->wr, rec, n, c->olen - c->oend, type, 0);
+		len = rp_seal(&c->wr, rec, n, c->olen - c->oend, type);
 	else
 		len = rp_seal12(&c->wr, rec, n, c->olen - c->oend, type);
 	if (len == 0)
@@ -382,6 +382,7 @@ eng_wipe(struct eng *c)
 	wipe(c->c_secret, sizeof(c->c_secret));
 	wipe(c->s_secret, sizeof(c->s_secret));
 	wipe(c->c_ap, sizeof(c->c_ap));
+	wipe(c->nst_key, sizeof(c->nst_key));
 	wipe(c->ms, sizeof(c->ms));
 	wipe(c->msg, sizeof(c->msg));
 }

@@ -113,17 +113,13 @@ aead(struct rp *r, const unsigned char *aad, size_t alen,
 	return ok;
 }
 
-/* RFC 5246 6.2.3.3's additional data. */
+/* RFC 5246 6.2.3.3's additional data: the sequence number, a header. */
 static void
 aad12(const struct rp *r, int type, size_t len, unsigned char *a)
 {
 	for (int i = 0; i < 8; i++)
 		a[i] = (unsigned char)(r->seq >> (56 - 8 * i));
-	a[8] = (unsigned char)type;
-	a[9] = 3;
-	a[10] = 3;
-	a[11] = (unsigned char)(len >> 8);
-	a[12] = (unsigned char)len;
+	rp_header(a + 8, type, len);
 }
 
 size_t
@@ -174,20 +170,15 @@ rp_open12(struct rp *r, unsigned char *rec, size_t reclen,
 }
 
 size_t
-rp_seal(struct rp *r, unsigned char *rec, size_t len, size_t cap,
-    int type, size_t pad)
+rp_seal(struct rp *r, unsigned char *rec, size_t len, size_t cap, int type)
 {
-	size_t n;
+	size_t n = len + 1;
 
-	/* TLSInnerPlaintext: content, type, zeros; at most 2^14 + 1. */
-	if (r->seq == UINT64_MAX || len > RP_PLAIN_MAX ||
-	    pad > RP_PLAIN_MAX - len)
-		return 0;
-	n = len + 1 + pad;
-	if (cap < 5 || cap - 5 < n + RP_TAG_LEN)
+	/* TLSInnerPlaintext: content, type, no padding; at most 2^14 + 1. */
+	if (r->seq == UINT64_MAX || len > RP_PLAIN_MAX || cap < 5 ||
+	    cap - 5 < n + RP_TAG_LEN)
 		return 0;
 	rec[5 + len] = (unsigned char)type;
-	memset(rec + 6 + len, 0, pad);
 	rp_header(rec, CT_APPLICATION_DATA, n + RP_TAG_LEN);
 	aead(r, rec, 5, NULL, rec + 5, n, rec + 5 + n, 1);
 	return 5 + n + RP_TAG_LEN;

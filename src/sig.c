@@ -60,8 +60,9 @@ pss_hash(const br_hash_class *dig, const unsigned char *mhash,
  * EMSA-PSS-ENCODE with emBits = modBits - 1 into the modulus-long `sig`
  * (one leading zero byte when modBits = 8k + 1), then the private-key
  * operation.  EM = maskedDB || H || 0xbc, DB = zeros || 1 || salt.
+ * Returns the signature's length (the modulus's) or 0.
  */
-size_t
+static size_t
 sig_pss_sign(const br_hash_class *dig, const br_rsa_private_key *sk,
     const unsigned char *mhash, const br_prng_class **rng,
     unsigned char *sig, size_t cap)
@@ -141,13 +142,12 @@ sig_pss_verify(const br_hash_class *dig, const br_rsa_public_key *pk,
 	return ct_eq(h, em + dblen, hlen);
 }
 
-/* A scheme TLS 1.3 signs and checks with: the registry's, for 1.3. */
-static const struct tls_sig *
-scheme_find(int code)
+const struct tls_sig *
+sig_scheme(unsigned code, int v13)
 {
-	const struct tls_sig *s = tls_sig((unsigned)code);
+	const struct tls_sig *s = tls_sig(code);
 
-	return s != NULL && s->v13 ? s : NULL;
+	return s != NULL && (v13 ? s->v13 : s->kind != 0) ? s : NULL;
 }
 
 /*
@@ -163,7 +163,7 @@ sig_cv_hash(int scheme, int server, const unsigned char *thash, size_t thlen,
 	/* sizeof counts the NUL, which is the 0 separator of 4.4.3. */
 	static const char sctx[] = "TLS 1.3, server CertificateVerify";
 	static const char cctx[] = "TLS 1.3, client CertificateVerify";
-	const struct tls_sig *sc = scheme_find(scheme);
+	const struct tls_sig *sc = sig_scheme((unsigned)scheme, 1);
 	const br_hash_class *dig;
 	br_hash_compat_context h;
 	unsigned char sp[64];
@@ -226,7 +226,7 @@ sig_cv_sign(int scheme, int server, const unsigned char *thash, size_t thlen,
     const br_ec_private_key *ec, const br_rsa_private_key *rsa,
     const br_prng_class **rng, unsigned char *sig, size_t cap)
 {
-	const struct tls_sig *sc = scheme_find(scheme);
+	const struct tls_sig *sc = sig_scheme((unsigned)scheme, 1);
 	unsigned char h[HASH_ANY_MAX];
 
 	/* TLS 1.3's ECDSA schemes name the curve too (RFC 8446 4.2.3). */
@@ -240,7 +240,7 @@ sig_cv_sign(int scheme, int server, const unsigned char *thash, size_t thlen,
 int
 sig_cv_fits(int scheme, const br_x509_pkey *pk)
 {
-	const struct tls_sig *sc = scheme_find(scheme);
+	const struct tls_sig *sc = sig_scheme((unsigned)scheme, 1);
 
 	if (sc == NULL)
 		return 0;
@@ -253,7 +253,7 @@ sig_cv_verify(int scheme, int server, const unsigned char *thash,
     size_t thlen, const br_x509_pkey *pk, const unsigned char *sig,
     size_t siglen)
 {
-	const struct tls_sig *sc = scheme_find(scheme);
+	const struct tls_sig *sc = sig_scheme((unsigned)scheme, 1);
 	unsigned char h[HASH_ANY_MAX];
 	size_t hlen;
 

@@ -57,11 +57,10 @@ struct tls_caches {
  */
 struct tls_svc {
 	const struct service	*cfg;
-	unsigned		cred0, ncred;
+	unsigned		cred0;
 	unsigned		anchor0, nanchor;
 	unsigned		crl0, ncrl;	/* this service's CRLs in the area */
-	unsigned		cache_on, tickets_on;
-	unsigned		groups[CONFIG_LIST_MAX];	/* eng_choice's */
+	unsigned		cache_on;
 };
 
 struct tls_area {
@@ -334,20 +333,18 @@ load_key_file(struct tls_area *a, const char *path, char *err, size_t cap)
 	const char *why;
 	char msg[96];
 	long n = port_read_secret(path, key_text, sizeof(key_text), &why);
-	int rc = -1;
+	int rc = n < 0 ? -1 : ticket_keys_parse(&a->file_keys, key_text,
+	    (size_t)n, msg, sizeof(msg));
 
-	if (n < 0)
-		snprintf(err, cap, "ticket_key_file %s: %s", path, why);
-	else if (ticket_keys_parse(&a->file_keys, key_text, (size_t)n, msg,
-	    sizeof(msg)) < 0)
-		snprintf(err, cap, "ticket_key_file %s: %s", path, msg);
-	else {
-		a->key_file = 1;
-		snprintf(a->key_path, sizeof(a->key_path), "%s", path);
-		rc = 0;
-	}
 	wipe(key_text, sizeof(key_text));
-	return rc;
+	if (rc < 0) {
+		snprintf(err, cap, "ticket_key_file %s: %s", path,
+		    n < 0 ? why : msg);
+		return -1;
+	}
+	a->key_file = 1;
+	snprintf(a->key_path, sizeof(a->key_path), "%s", path);
+	return 0;
 }
 
 /*
@@ -373,7 +370,6 @@ tls_load(const struct config *c, char *err, size_t cap)
 		struct tls_svc *sv = &a->svc[i];
 
 		sv->cred0 = a->ncreds;
-		sv->ncred = s->ncerts;
 		for (unsigned j = 0; j < s->ncerts; j++) {
 			struct cred *cr = &a->creds[a->ncreds++];
 
@@ -399,8 +395,6 @@ tls_load(const struct config *c, char *err, size_t cap)
 		    cap) < 0)
 			goto fail;
 		sv->ncrl = a->crls.nlists - sv->crl0;
-		for (unsigned k = 0; k < s->groups.n; k++)
-			sv->groups[k] = s->groups.v[k];
 		/*
 		 * A resumed session skips client auth: its certificate must
 		 * come with it, to be checked again.  A ticket carries it;
@@ -408,7 +402,6 @@ tls_load(const struct config *c, char *err, size_t cap)
 		 * would need room for one in every entry: no cache there.
 		 */
 		sv->cache_on = s->cache > 0 && sv->nanchor == 0;
-		sv->tickets_on = s->tickets;
 	}
 	if (c->ticket_key_file[0] != '\0' &&
 	    load_key_file(a, c->ticket_key_file, err, cap) < 0)
@@ -547,7 +540,7 @@ pick_cred(const struct tls_area *a, const struct tls_svc *sv,
 {
 	unsigned named = UINT_MAX, fits = UINT_MAX;
 
-	for (unsigned i = sv->cred0; i < sv->cred0 + sv->ncred; i++) {
+	for (unsigned i = sv->cred0; i < sv->cred0 + sv->cfg->ncerts; i++) {
 		const struct cred *c = &a->creds[i];
 		int n = 0, u = suite(sv, c, h, v13) != 0 &&
 		    scheme(sv, c, h, v13) != 0 && curve_offered(c, h, v13);
@@ -579,8 +572,7 @@ choose(void *ctx, const unsigned char *m, const struct hello *h,
 		memcpy(t->sni, m + h->host, h->host_len);
 		t->sni[h->host_len] = '\0';
 	}
-	t->cred = pick_cred(a, sv, t->sni, h, v13);
-	c = &a->creds[t->cred];
+	c = &a->creds[pick_cred(a, sv, t->sni, h, v13)];
 	out->suite = suite(sv, c, h, v13);
 	out->scheme = scheme(sv, c, h, v13);
 	out->chain = c->chain;
@@ -588,7 +580,7 @@ choose(void *ctx, const unsigned char *m, const struct hello *h,
 	out->ec = c->key_type == BR_KEYTYPE_EC ? &c->ec : NULL;
 	out->rsa = c->key_type == BR_KEYTYPE_EC ? NULL : &c->rsa;
 	out->alpn = sv->cfg->mode == MODE_HTTP && h->alpn_http11;
-	out->groups = sv->groups;
+	out->groups = sv->cfg->groups.v;
 	out->ngroups = sv->cfg->groups.n;
 	out->hybrid_retry = sv->cfg->hybrid_retry != 0;
 	out->ems_required = sv->cfg->ems_required != 0;
@@ -633,8 +625,8 @@ tls_hello(struct tls_conn *t, unsigned char *buf, size_t len,
 	t->ops.choose = choose;
 	t->ops.load = sv->cache_on ? session_load : NULL;
 	t->ops.save = sv->cache_on ? session_save : NULL;
-	t->ops.seal = sv->tickets_on ? ticket_seal_cb : NULL;
-	t->ops.open = sv->tickets_on ? ticket_open_cb : NULL;
+	t->ops.seal = sv->cfg->tickets ? ticket_seal_cb : NULL;
+	t->ops.open = sv->cfg->tickets ? ticket_open_cb : NULL;
 	t->ops.ctx = t;
 	t->ops.rng = &seed_drbg.vtable;
 	t->ops.vmin = sv->cfg->tls_min;
@@ -731,12 +723,6 @@ tls_crl_report(int (*put)(const char *))
 	for (unsigned i = 0; i < a->nsvc; i++)
 		tls_client_crl_report(&a->crls, a->svc[i].crl0,
 		    a->svc[i].ncrl, a->svc[i].cfg, i, put);
-}
-
-size_t
-tls_crl_bytes(void)
-{
-	return sizeof(struct crl_set);
 }
 
 size_t

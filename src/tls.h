@@ -41,7 +41,7 @@ struct tls_conn {
 	struct eng		 eng;
 	unsigned char		 client_auth;
 	unsigned char		 peek;		/* tls_hello() still to look */
-	unsigned		 area, svc, cred;
+	unsigned		 area, svc;
 	br_x509_minimal_context	 x509;		/* client certificates */
 	/* BearSSL's validator behind ours, which adds the CRL check. */
 	const br_x509_class	*crl_vt;
@@ -94,8 +94,6 @@ void	tls_commit(void);
  * metrics.
  */
 void	tls_crl_report(int (*put)(const char *));
-/* The bytes of one CRL table (there are two, for reload). */
-size_t	tls_crl_bytes(void);
 /* Connections still on the area a tls_load() would overwrite. */
 unsigned tls_inactive_refs(void);
 

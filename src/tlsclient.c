@@ -82,20 +82,17 @@ crl_end_chain(const br_x509_class **ctx)
 	const struct service *cfg = t->cfg;
 	unsigned err = t->x509.vtable->end_chain(&t->x509.vtable);
 	char serial[2 * CRL_SERIAL_MAX + 1];
+	int leaf = t->leaf_len > sizeof(t->leaf_der);
 
 	if (err != 0)
 		return err;
 	/* http mode hands it on whole, or not at all. */
-	if (cfg->mode == MODE_HTTP && t->leaf_len > sizeof(t->leaf_der)) {
+	if (cfg->mode == MODE_HTTP && (leaf ||
+	    t->chain_used > sizeof(t->chain_der))) {
 		log_msg(LOG_WARN, "client cert refused svc=%s bytes=%zu "
-		    "reason=larger-than-client-cert-max", cfg->name,
-		    t->leaf_len);
-		return TLS_ERR_CERT_TOO_BIG;
-	}
-	if (cfg->mode == MODE_HTTP && t->chain_used > sizeof(t->chain_der)) {
-		log_msg(LOG_WARN, "client cert refused svc=%s bytes=%zu "
-		    "reason=chain-larger-than-client-chain-max",
-		    cfg->name, t->chain_used);
+		    "reason=%s", cfg->name, leaf ? t->leaf_len : t->chain_used,
+		    leaf ? "larger-than-client-cert-max" :
+		    "chain-larger-than-client-chain-max");
 		return TLS_ERR_CERT_TOO_BIG;
 	}
 	err = crl_check(t->crls, t->crl0, t->ncrl, &t->leaf, port_time(),

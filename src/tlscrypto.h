@@ -91,13 +91,6 @@ hash_class(int id)
 const br_hash_class *ks_suite_hash(int suite);
 
 /*
- * Derive-Secret (RFC 8446 7.1): `thash` is a transcript hash of the
- * hash's length; labels are given without the "tls13 " prefix.
- */
-void	ks_derive_secret(const br_hash_class *dig, const unsigned char *secret,
-	    const char *label, const unsigned char *thash, unsigned char *out);
-
-/*
  * The transcript hash (4.4.1).  th_hash() gives the hash of everything
  * added so far and leaves the running hash as it was, so it can be taken
  * at every point the key schedule needs.  th_hrr() replaces the hash of
@@ -116,8 +109,9 @@ void	th_hrr(struct th *t);
 /*
  * The key schedule (7.1).  `secret` is the current stage: the early
  * secret after ks_early(), the handshake secret after ks_handshake(),
- * the master secret after ks_master().  ks_derive() is Derive-Secret
- * from the current stage, with the labels "res binder" / "ext binder"
+ * the master secret after ks_handshake() again with NULL (hash-length
+ * zeros).  ks_derive() is Derive-Secret from the current stage, with the
+ * labels, without the "tls13 " prefix, "res binder" / "ext binder"
  * (early), "c hs traffic" / "s hs traffic" (handshake), "c ap traffic"
  * / "s ap traffic" / "res master" (master).  A NULL `thash` stands for
  * the hash of no messages, as the binder keys take.
@@ -131,7 +125,6 @@ struct ks {
 void	ks_early(struct ks *ks, const br_hash_class *dig,
 	    const void *psk, size_t psklen);
 void	ks_handshake(struct ks *ks, const void *dhe, size_t dhelen);
-void	ks_master(struct ks *ks);
 void	ks_derive(const struct ks *ks, const char *label,
 	    const unsigned char *thash, unsigned char *out);
 void	ks_wipe(struct ks *ks);
@@ -161,8 +154,8 @@ void	ks_traffic_keys(const br_hash_class *dig, const unsigned char *secret,
  * it, init it again.
  *
  * rp_seal(): `rec` holds 5 bytes of room for the header, then `len`
- * bytes of content, and `cap` bytes in all.  Appends the inner type and
- * `pad` zeros, encrypts in place, writes the header (23, 0x0303, length)
+ * bytes of content, and `cap` bytes in all.  Appends the inner type (no
+ * padding), encrypts in place, writes the header (23, 0x0303, length)
  * and the tag.  Returns the record's length, or 0 if it does not fit in
  * `cap`, the inner plaintext would exceed 2^14 + 1 bytes, or the
  * sequence number is exhausted.
@@ -201,7 +194,7 @@ rp_header(unsigned char *rec, int type, size_t len)
 	rec[4] = (unsigned char)len;
 }
 size_t	rp_seal(struct rp *r, unsigned char *rec, size_t len,
-	    size_t cap, int type, size_t pad);
+	    size_t cap, int type);
 int	rp_open(struct rp *r, unsigned char *rec, size_t reclen,
 	    size_t *len);
 void	rp_wipe(struct rp *r);
@@ -279,6 +272,8 @@ size_t	sig_sign(const struct tls_sig *s, const unsigned char *hv,
 int	sig_verify(const struct tls_sig *s, const unsigned char *hv,
 	    size_t hlen, const br_x509_pkey *pk, const unsigned char *sig,
 	    size_t siglen);
+/* A scheme tlsgate signs and checks with at TLS 1.3 (v13) or 1.2. */
+const struct tls_sig *sig_scheme(unsigned code, int v13);
 
 /*
  * CertificateVerify (4.4.3).  sig_cv_hash() hashes the signed content
@@ -304,13 +299,10 @@ int	sig_cv_verify(int scheme, int server, const unsigned char *thash,
 int	sig_cv_fits(int scheme, const br_x509_pkey *pk);
 
 /*
- * EMSA-PSS (RFC 8017 8.1, 9.1) with MGF1 over the same hash and a salt
- * of the hash's length, over a message hash `mhash`.  Sign returns the
- * signature length (the modulus length) or 0; verify returns 1 or 0.
+ * EMSA-PSS verification (RFC 8017 9.1.2) with MGF1 over the same hash and
+ * a salt of the hash's length, over a message hash `mhash`: 1 or 0.
+ * sig_sign() signs so for the RSA-PSS schemes.
  */
-size_t	sig_pss_sign(const br_hash_class *dig, const br_rsa_private_key *sk,
-	    const unsigned char *mhash, const br_prng_class **rng,
-	    unsigned char *sig, size_t cap);
 int	sig_pss_verify(const br_hash_class *dig, const br_rsa_public_key *pk,
 	    const unsigned char *mhash, const unsigned char *sig,
 	    size_t siglen);

@@ -117,8 +117,8 @@ static const struct {
 	{ BR_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
 	    SUITE_CHACHA20_POLY1305_SHA256 },
 };
-static const unsigned groups[4] = { GROUP_X25519, GROUP_SECP256R1, GROUP_SECP384R1,
-    GROUP_SECP521R1 };
+static const unsigned short groups[4] = { GROUP_X25519, GROUP_SECP256R1,
+    GROUP_SECP384R1, GROUP_SECP521R1 };
 static const size_t steps[8] = { 1, 2, 3, 7, 64, 300, 5000, IBUF };
 
 /* The configuration and the harness's view of the connection. */

@@ -39,7 +39,8 @@ static const br_x509_trust_anchor ca = {
 	{ BR_KEYTYPE_EC, { .ec = { 0, NULL, 0 } } },
 };
 
-static const unsigned default_groups[] = { GROUP_X25519, GROUP_SECP256R1 };
+static const unsigned short default_groups[] = { GROUP_X25519,
+    GROUP_SECP256R1 };
 
 /* TLS 1.2's suites, ours first, with ECDSA then with RSA. */
 static const unsigned suites12[] = {
@@ -406,7 +407,7 @@ cli_seal(struct cli *c, int type, const void *p, size_t n, unsigned char *r,
 		return 5 + n;
 	}
 	if (c->version == TLS13)
-		return rp_seal(&c->wr, r, n, cap, type, 0);
+		return rp_seal(&c->wr, r, n, cap, type);
 	return rp_seal12(&c->wr, r, n, cap, type);
 }
 

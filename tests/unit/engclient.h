@@ -46,7 +46,7 @@ struct srv {
 	size_t			 olen;		/* obuf's size as given */
 	/* What choose() answers with. */
 	int			 cred;		/* CRED_* */
-	const unsigned		*groups;	/* eng_choice's */
+	const unsigned short	*groups;	/* eng_choice's */
 	size_t			 ngroups;
 	int			 ems_required;
 	int			 hybrid_retry;	/* eng_choice's */

@@ -622,7 +622,7 @@ hs13(struct cli *c, const unsigned char *sh, size_t shn)
 	if (cli_log(c, m, n) < 0)
 		return -1;
 	cli_th(c, NULL, 0, th);
-	ks_master(&c->ks);
+	ks_handshake(&c->ks, NULL, 0);
 	ks_derive(&c->ks, "c ap traffic", th, c->c_ap);
 	ks_derive(&c->ks, "s ap traffic", th, c->s_ap);
 	rp_init(&c->rd, (int)c->suite, c->s_ap);

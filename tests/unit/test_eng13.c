@@ -383,7 +383,7 @@ t13_ticket_of_the_previous_key_resumes(void)
 static int
 t13_hrr_when_the_only_share_is_for_a_group_not_taken(void)
 {
-	static const unsigned x25519[] = { GROUP_X25519 };
+	static const unsigned short x25519[] = { GROUP_X25519 };
 
 	start(TLS13, 1);
 	S.groups = x25519;
@@ -415,14 +415,14 @@ t13_hrr_for_a_p384_share(void)
  * completes when the client sent its share; a hybrid listed without a
  * share gets no HelloRetryRequest unless the service asks for one.
  */
-static const unsigned hybrids[] = { GROUP_X25519MLKEM768,
+static const unsigned short hybrids[] = { GROUP_X25519MLKEM768,
     GROUP_SECP256R1MLKEM768, GROUP_SECP384R1MLKEM1024 };
 
 static int
 t13_each_hybrid_with_its_share_completes(void)
 {
 	for (size_t i = 0; i < sizeof(hybrids) / sizeof(hybrids[0]); i++) {
-		const unsigned ours[] = { hybrids[i], GROUP_X25519 };
+		const unsigned short ours[] = { hybrids[i], GROUP_X25519 };
 
 		start(TLS13, 1);
 		S.groups = ours;
@@ -442,7 +442,7 @@ t13_hybrid_without_its_share_is_asked_for_only_with_hybrid_retry(void)
 {
 	for (size_t i = 0; i < 2 * sizeof(hybrids) / sizeof(hybrids[0]);
 	    i++) {
-		const unsigned ours[] = { hybrids[i / 2], GROUP_X25519 };
+		const unsigned short ours[] = { hybrids[i / 2], GROUP_X25519 };
 
 		start(TLS13, 1);
 		S.groups = ours;
@@ -467,7 +467,7 @@ t13_hybrid_without_its_share_is_asked_for_only_with_hybrid_retry(void)
 static int
 t13_second_hello_over_several_records_is_taken(void)
 {
-	static const unsigned x25519[] = { GROUP_X25519 };
+	static const unsigned short x25519[] = { GROUP_X25519 };
 
 	start(TLS13, 1);
 	S.groups = x25519;
@@ -491,7 +491,7 @@ t13_second_hello_over_several_records_is_taken(void)
 static int
 t13_second_hello_longer_than_obuf_is_taken(void)
 {
-	static const unsigned x25519[] = { GROUP_X25519 };
+	static const unsigned short x25519[] = { GROUP_X25519 };
 	static const size_t frags[] = { 0, 60, 1 };
 	unsigned char m[1024];
 	size_t i;
@@ -524,7 +524,7 @@ t13_second_hello_longer_than_obuf_is_taken(void)
 static int
 t13_ticket_resumes_after_hrr(void)
 {
-	static const unsigned x25519[] = { GROUP_X25519 };
+	static const unsigned short x25519[] = { GROUP_X25519 };
 	struct cli_session t;
 
 	start(TLS13, 1);
