@@ -645,12 +645,6 @@ unsigned
 hello_choose_group(const struct hello *h, const unsigned *pref, size_t n,
     unsigned *group)
 {
-	static const unsigned ours[] = { GROUP_X25519, GROUP_SECP256R1 };
-
-	if (pref == NULL) {
-		pref = ours;
-		n = NELEM(ours);
-	}
 	for (unsigned hrr = 0; hrr < 2; hrr++)
 		for (size_t i = 0; i < n; i++) {
 			unsigned b = hello_group(pref[i]);

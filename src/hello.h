@@ -190,8 +190,7 @@ size_t	hello_share(const struct hello *h, unsigned group);
 
 /*
  * The group the server's key share will use: the first of pref[0..n)
- * (codepoints, the server's order; NULL: X25519, then secp256r1) that
- * is one it can share.  Returns HELLO_SHARE with *group when the client
+ * (codepoints, the server's order) that is one it can share.  Returns HELLO_SHARE with *group when the client
  * sent a share for it, else HELLO_HRR with *group when it only lists one
  * in supported_groups (ask again with a HelloRetryRequest), else
  * handshake_failure (40).

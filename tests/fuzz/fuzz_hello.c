@@ -80,7 +80,10 @@ parse(const uint8_t *m, size_t len, struct hello *h)
 	if (h->alpn_http11 && !has_http11(m + h->alpn, h->alpn_len))
 		abort();
 	if (a == 0) {
-		a = hello_choose_group(h, NULL, 0, &g);
+		static const unsigned pref[] = { GROUP_X25519,
+		    GROUP_SECP256R1 };
+
+		a = hello_choose_group(h, pref, 2, &g);
 		if (a == HELLO_SHARE && hello_share(h, g) == 0)
 			abort();
 		if (a != HELLO_SHARE && a != HELLO_HRR && a != 40)
