@@ -63,7 +63,7 @@ secret_drbg(br_hmac_drbg_context *d, const char *seed)
 static int
 full13(int cred, unsigned suite, unsigned group, int hrr)
 {
-	unsigned sg[1];
+	unsigned short sg[1];
 
 	start(1, suite);
 	S.cred = cred;
@@ -90,7 +90,7 @@ full13(int cred, unsigned suite, unsigned group, int hrr)
 static int
 full12(int cred, unsigned suite, unsigned group)
 {
-	unsigned sg[1] = { group };
+	unsigned short sg[1] = { (unsigned short)group };
 
 	start(0, suite);
 	S.cred = cred;
