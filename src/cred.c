@@ -14,6 +14,7 @@
 #include "crl.h"
 #include "ct.h"
 #include "port.h"
+#include "tlscrypto.h"
 
 #define DER_SEQUENCE_TAG	0x30	/* a DER file's first byte */
 
@@ -247,14 +248,12 @@ check_match(struct cred *c)
 		 * and its public exponent recomputation fails for some
 		 * valid keys.)
 		 */
+		const struct tls_sig *s = tls_sig(SIG_RSA_PKCS1_SHA256);
 		static const unsigned char h[32];	/* any SHA-256 will do */
-		unsigned char back[sizeof(h)];
+		size_t n = sig_sign(s, h, NULL, &c->rsa, NULL, w.pub,
+		    sizeof(w.pub));
 
-		if (!br_rsa_pkcs1_sign_get_default()(BR_HASH_OID_SHA256, h,
-		    sizeof(h), &c->rsa, w.pub) ||
-		    !br_rsa_pkcs1_vrfy_get_default()(w.pub, (c->rsa.n_bitlen +
-		    7) / 8, BR_HASH_OID_SHA256, sizeof(h), &pk->key.rsa, back) ||
-		    memcmp(back, h, sizeof(h)) != 0)
+		if (n == 0 || !sig_verify(s, h, sizeof(h), pk, w.pub, n))
 			return "does not match the certificate";
 	}
 	return NULL;
