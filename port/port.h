@@ -37,7 +37,7 @@ void	port_addr_str(const struct port_addr *, char *buf, size_t cap);
 /* The bare IP (no port, no brackets) and the port number. */
 void	port_addr_ip(const struct port_addr *, char *buf, size_t cap);
 unsigned port_addr_port(const struct port_addr *);
-/* The IP address as 4 or 16 bytes in network order; returns 4 or 16. */
+/* The IP address as 4 or 16 bytes in network order: 4, 16, 0 (unix:). */
 size_t	port_addr_raw(const struct port_addr *, uint8_t out[16]);
 /* Same IP address (ports ignored)? */
 int	port_addr_same_ip(const struct port_addr *, const struct port_addr *);

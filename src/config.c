@@ -313,6 +313,7 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 	struct port_addr *addrs;
 	unsigned *na, u, prof;
 	const char *why, *unit;
+	uint8_t ip[16];
 
 	/* Unset, as -t prints what is not set. */
 	if ((k->kind == K_REDIRECT || (k->kind == K_ADDR && k->scope ==
@@ -330,6 +331,9 @@ set_value(struct parse *p, const struct key *k, const char *v, size_t len,
 			return "too many addresses (TLSGATE_MAX_LISTEN)";
 		if (port_addr_parse(&addrs[*na], v, len, &why) < 0)
 			return why;
+		/* A certificate, PROXY and per-source limits need an IP. */
+		if (port_addr_raw(&addrs[*na], ip) == 0)
+			return "expected ip:port or [ipv6]:port, not a path";
 		(*na)++;
 		/* The check after the last line names one outside. */
 		if (s == &p->tmpl && p->listen_line == 0) {

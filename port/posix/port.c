@@ -109,6 +109,8 @@ port_addr_raw(const struct port_addr *a, uint8_t out[16])
 		memcpy(out, &v6->sin6_addr, 16);
 		return 16;
 	}
+	if (family(a) != AF_INET)
+		return 0;
 	memcpy(out, &v4->sin_addr, 4);
 	return 4;
 }

@@ -135,6 +135,12 @@ addresses_share_one_grammar(void)
 	CHECK(refused("backend = 127.0.0.01:80\n", "t.conf:1: backend:"));
 	CHECK(refused("backend = localhost:80\n", "t.conf:1: backend:"));
 	CHECK(refused("backend = 127.0.0.1:65536\n", "t.conf:1: backend:"));
+	/* A path is a backend's or stats', never a listener's. */
+	CHECK(parse("backend = unix:/run/ui.sock\n") == 0);
+	CHECK(refused("listen = unix:/run/tls.sock\n",
+	    "t.conf:1: listen: expected ip:port or [ipv6]:port, not a path"));
+	CHECK(refused("redirect = unix:/run/http.sock\n",
+	    "t.conf:1: redirect: expected ip:port"));
 	CHECK(parse("proxy_from = 10.0.0.0/8 fd00::/8\n"
 	    "cert_names = gw.example 192.0.2.1 2001:db8::1\n") == 0);
 	CHECK(cfg.svc[0].nproxy_from == 2 && cfg.svc[0].ncert_names == 3);
