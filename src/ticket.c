@@ -2,8 +2,9 @@
 /*
  * ticket.c - see ticket.h.
  *
- * The sealed state (TICKET_STATE_LEN, 67 bytes, and a certificate), big-endian, at these
- * offsets, the ones ticket_seal() writes and ticket_open() reads:
+ * The sealed state (TICKET_STATE_LEN, 69 bytes, and a certificate),
+ * big-endian, at these offsets, the ones ticket_seal() writes and
+ * ticket_open() reads:
  *
  *	 0  format (1)		TICKET_FORMAT: a later layout is refused
  *	 1  version (2)		0x0303 or 0x0304: never resumed across
@@ -13,13 +14,10 @@
  *	 7  secret (48)		zero-padded: every ticket is as long
  *	55  born (8)		the caller's clock, two's complement
  *	63  lifetime (4)	seconds, as the NewSessionTicket said
- *	67  certificate (n)	with TICKET_CERT only: the client's DER,
- *				n = the ticket's length - TICKET_LEN,
- *				1 <= n <= TICKET_CERT_MAX
- *
- * A ticket without a certificate is fixed-length (TICKET_LEN), so its
- * length says nothing of the session; one with a certificate says that
- * certificate's length, no more than its first handshake showed.
+ *	67  certificate length	n: 0 without TICKET_CERT, else
+ *	    (2)			1 <= n <= TICKET_CERT_MAX
+ *	69  certificate		with TICKET_CERT only: the client's DER,
+ *	    (TICKET_CERT_MAX)	then zeros
  */
 #include <stdio.h>
 #include <string.h>
@@ -290,12 +288,13 @@ ticket_seal(struct ticket_keys *ks, const struct ticket_state *st,
 	unsigned char aad[TICKET_NAME_LEN + TICKET_CTX_MAX], *s;
 	const struct ticket_key *k = ticket_keys_current(ks, now);
 	size_t cl = st->flags & TICKET_CERT ? st->cert_len : 0;
+	size_t pad = st->flags & TICKET_CERT ? TICKET_CERT_MAX : 0;
 	const struct prim *pr = prim_get();
 
 	if (k == NULL || ctxlen > TICKET_CTX_MAX ||
 	    st->secret_len > TICKET_SECRET_MAX ||
 	    ((st->flags & TICKET_CERT) && (st->cert == NULL || cl == 0 ||
-	    cl > TICKET_CERT_MAX)) || cap < TICKET_LEN + cl)
+	    cl > TICKET_CERT_MAX)) || cap < TICKET_LEN + pad)
 		return 0;
 	memcpy(out, k->name, TICKET_NAME_LEN);
 	(*rng)->generate(rng, out + TICKET_NAME_LEN, 12);
@@ -310,14 +309,17 @@ ticket_seal(struct ticket_keys *ks, const struct ticket_state *st,
 	memcpy(s + 7, st->secret, st->secret_len);
 	put_be(s + 7 + TICKET_SECRET_MAX, (uint64_t)st->born, 8);
 	put_be(s + 15 + TICKET_SECRET_MAX, st->lifetime, 4);
-	if (cl > 0)
+	put_be(s + 19 + TICKET_SECRET_MAX, cl, 2);
+	if (cl > 0) {
+		memset(s + TICKET_STATE_LEN, 0, pad);
 		memcpy(s + TICKET_STATE_LEN, st->cert, cl);
-	ct_secret(s, TICKET_STATE_LEN + cl);
-	pr->poly(k->key, out + TICKET_NAME_LEN, s, TICKET_STATE_LEN + cl,
-	    aad, aad_of(aad, k->name, ctx, ctxlen), s + TICKET_STATE_LEN + cl,
+	}
+	ct_secret(s, TICKET_STATE_LEN + pad);
+	pr->poly(k->key, out + TICKET_NAME_LEN, s, TICKET_STATE_LEN + pad,
+	    aad, aad_of(aad, k->name, ctx, ctxlen), s + TICKET_STATE_LEN + pad,
 	    pr->chacha, 1);
-	ct_public(s, TICKET_STATE_LEN + cl + 16);	/* sealed, and tag */
-	return TICKET_LEN + cl;
+	ct_public(s, TICKET_STATE_LEN + pad + 16);	/* sealed, and tag */
+	return TICKET_LEN + pad;
 }
 
 int
@@ -329,14 +331,15 @@ ticket_open(struct ticket_keys *ks, const unsigned char *t, size_t len,
 	unsigned char s[TICKET_STATE_LEN + TICKET_CERT_MAX], tag[16];
 	const struct ticket_key *k = NULL;
 	const struct prim *pr = prim_get();
-	size_t sl, cl;
+	size_t sl, pad, cl;
 	int ok;
 
 	memset(st, 0, sizeof(*st));
-	if (len < TICKET_LEN || len > TICKET_MAX || ctxlen > TICKET_CTX_MAX)
+	if ((len != TICKET_LEN && len != TICKET_MAX) ||
+	    ctxlen > TICKET_CTX_MAX)
 		return 0;
-	cl = len - TICKET_LEN;
-	sl = TICKET_STATE_LEN + cl;
+	pad = len == TICKET_MAX ? TICKET_CERT_MAX : 0;
+	sl = TICKET_STATE_LEN + pad;
 	keys_update(ks, now);
 	/* Every key is compared, with &, not &&: the time names no key. */
 	for (unsigned i = 0; i < TICKET_KEYS_MAX; i++)
@@ -345,12 +348,8 @@ ticket_open(struct ticket_keys *ks, const unsigned char *t, size_t len,
 			k = &ks->k[i];
 	if (k == NULL)
 		return 0;
-	/*
-	 * With a certificate, all of s set first: what the AEAD reads, sl
-	 * bytes, is then plainly so (make prove); without, no cost.
-	 */
-	if (cl > 0)
-		memset(s + TICKET_STATE_LEN, 0, TICKET_CERT_MAX);
+	/* All of s set first: what the AEAD reads is plainly so (prove). */
+	memset(s + TICKET_STATE_LEN, 0, TICKET_CERT_MAX);
 	memcpy(s, t + TICKET_NAME_LEN + 12, sl);
 	pr->poly(k->key, t + TICKET_NAME_LEN, s, sl, aad,
 	    aad_of(aad, t, ctx, ctxlen), tag, pr->chacha, 0);
@@ -366,18 +365,20 @@ ticket_open(struct ticket_keys *ks, const unsigned char *t, size_t len,
 	if (ok) {
 		/* All but the secret: the handshake shows or dates them. */
 		ct_public(s, 7);
-		ct_public(s + 7 + TICKET_SECRET_MAX, 12);
+		ct_public(s + 7 + TICKET_SECRET_MAX, 14);
 		st->version = (unsigned)get_be(s + 1, 2);
 		st->suite = (unsigned)get_be(s + 3, 2);
 		st->flags = s[5];
 		st->secret_len = s[6];
 		st->born = (int64_t)get_be(s + 7 + TICKET_SECRET_MAX, 8);
 		st->lifetime = (uint32_t)get_be(s + 15 + TICKET_SECRET_MAX, 4);
+		cl = (size_t)get_be(s + 19 + TICKET_SECRET_MAX, 2);
 		ok = s[0] == TICKET_FORMAT && st->version == version &&
 		    st->secret_len <= TICKET_SECRET_MAX &&
 		    st->born <= now + SKEW &&
 		    st->born > now - (int64_t)st->lifetime &&
-		    ((st->flags & TICKET_CERT) != 0) == (cl > 0) &&
+		    ((st->flags & TICKET_CERT) != 0) == (pad > 0) &&
+		    (pad > 0) == (cl > 0) && cl <= pad &&
 		    (cl == 0 || cert != NULL);
 		if (ok) {
 			memcpy(st->secret, s + 7, st->secret_len);

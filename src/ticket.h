@@ -15,12 +15,13 @@
  *
  * where the sealed state is TICKET_STATE_LEN bytes (ticket.c has their
  * offsets) and, for a client that authenticated with a certificate at
- * a client_ca service, that certificate's DER after them (at most
- * TICKET_CERT_MAX bytes): a resumption checks it again, as the first
+ * a client_ca service, that certificate's DER after them, zero-padded
+ * to TICKET_CERT_MAX bytes: a resumption checks it again, as the first
  * handshake did, against the CAs and CRLs of the day (OpenSSL's tickets
- * carry the peer certificate too).  So a ticket is TICKET_LEN bytes, or
- * TICKET_LEN plus its certificate's length: that length is in clear,
- * as the certificate itself is in a TLS 1.2 handshake.
+ * carry the peer certificate too).  So a ticket is TICKET_LEN or
+ * TICKET_MAX bytes: a TLS 1.3 client offers it in clear, and its
+ * length must not tell what the encrypted handshake hid, which
+ * certificate (of which length) the client has.
  *
  * sealed with ChaCha20-Poly1305 (BearSSL's) under the key the name
  * names; the associated data is the key name and the caller's context,
@@ -62,9 +63,10 @@
 #define TICKET_NAME_LEN		16
 #define TICKET_KEYS_MAX		8
 #define TICKET_SECRET_MAX	48
-#define TICKET_FORMAT		1
-/* format, version, suite, flags, secret length, secret, born, lifetime */
-#define TICKET_STATE_LEN	(1 + 2 + 2 + 1 + 1 + TICKET_SECRET_MAX + 8 + 4)
+#define TICKET_FORMAT		2
+/* format, version, suite, flags, secret length, secret, born, lifetime,
+ * certificate length */
+#define TICKET_STATE_LEN	(1 + 2 + 2 + 1 + 1 + TICKET_SECRET_MAX + 8 + 4 + 2)
 #define TICKET_LEN		(TICKET_NAME_LEN + 12 + TICKET_STATE_LEN + 16)
 /* The client certificate a ticket may carry: the one Client-Cert takes. */
 #define TICKET_CERT_MAX		TLSGATE_CLIENT_CERT_MAX
@@ -131,8 +133,8 @@ unsigned ticket_keys_count(const struct ticket_keys *ks);
 
 /*
  * Seal st (st->born and st->lifetime as given) for the context
- * ctx[0..ctxlen) into out (cap bytes): TICKET_LEN (+ st->cert_len with
- * TICKET_CERT), or 0 if there is no key, ctxlen > TICKET_CTX_MAX,
+ * ctx[0..ctxlen) into out (cap bytes): TICKET_LEN, or TICKET_MAX with
+ * TICKET_CERT, or 0 if there is no key, ctxlen > TICKET_CTX_MAX,
  * st->cert_len > TICKET_CERT_MAX or the ticket is longer than cap.
  */
 size_t	ticket_seal(struct ticket_keys *ks, const struct ticket_state *st,

@@ -68,7 +68,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		st.cert = data;
 		st.cert_len = size < TICKET_CERT_MAX ? size : TICKET_CERT_MAX;
 	}
-	len = TICKET_LEN + (st.flags & TICKET_CERT ? st.cert_len : 0);
+	len = st.flags & TICKET_CERT ? TICKET_MAX : TICKET_LEN;
 	st.secret_len = data[5] % (TICKET_SECRET_MAX + 1);
 	memcpy(st.secret, data + 6, size - 6 < st.secret_len ? size - 6 :
 	    st.secret_len);
@@ -84,7 +84,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    0xffff) || got.flags != st.flags || got.secret_len !=
 	    st.secret_len || memcmp(got.secret, st.secret, st.secret_len) != 0
 	    || got.born != st.born || got.lifetime != st.lifetime ||
-	    got.cert_len != len - TICKET_LEN || (got.cert_len > 0 &&
+	    got.cert_len != (st.flags & TICKET_CERT ? st.cert_len : 0) ||
+	    (got.cert_len > 0 &&
 	    (got.cert != cert || memcmp(cert, st.cert, got.cert_len) != 0)))
 		abort();
 	if (ticket_open(&ks, t, len, data, ctxlen, st.version, now, &got,

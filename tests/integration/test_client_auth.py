@@ -496,6 +496,41 @@ class ClientAuth13(AuthBase):
         self.assertEqual((st["ticket_hits"], st["ticket_misses"]), (2, 0))
 
 
+    def test_a_tickets_length_does_not_tell_the_certificate(self):
+        """A TLS 1.3 client offers its ticket in clear, after a
+        handshake that encrypted its certificate: alice's (P-256) and
+        X
+        length, and each resumes with its own subject."""
+        g = self.auth_gate()
+        lens = {}
+        for client in ("alice", "bob"):
+            sess = os.path.join(self.tmp, client + ".sess")
+            for args in (["-sess_out", sess], ["-sess_in", sess]):
+                rc, out, err = self.s_client(
+                    g, self.with_cert(client) + args + ["-ign_eof"],
+                    b"GET / HTTP/1.1\r\nHost: x\r\n"
+                    b"Connection: close\r\n\r\n")
+                self.assertIn(b"HTTP/1.1 200 ", out, err)
+            text = run(["openssl", "sess_id", "-in", sess, "-noout",
+                        "-text"], 30)[1].decode()
+            dump = text.split("TLS session ticket:\n", 1)[1]
+            lens[client] = sum(
+                len(m.group(1).replace("-", " ").split())
+                for m in re.finditer(r"^ *[0-9a-f]{4} - ((?:[0-9a-f]{2}"
+                                     r"[ -]){1,16})", dump, re.M))
+        der = [len(run(["openssl", "x509", "-in",
+                        os.path.join(pki(), c + ".crt"), "-outform", "DER"],
+                       30)[1]) for c in ("alice", "bob")]
+        self.assertGreater(der[1] - der[0], 150)
+        self.assertGreater(lens["alice"], der[1])
+        self.assertEqual(lens["alice"], lens["bob"])
+        conns = g.wait_conns(4)
+        self.assertEqual([c["resumed"] for c in conns],
+                         ["no", "yes", "no", "yes"])
+        self.assertEqual(self.subjects(), [SUBJECT] * 2 +
+                         ["CN=bob,O=Acme,C=DE"] * 2)
+
+
 def make_crl(name, revoke=(), ca="ca", crlsec=None, der=False):
     """A CRL made by `openssl ca -gencrl` for ca (of pki()), with the
     certificates in revoke on it; good for a day, or crlsec seconds."""
