@@ -235,6 +235,7 @@ tickets(void)
 	char err[80];
 	br_hmac_drbg_context d;
 	unsigned char seed[32], t[TICKET_LEN];
+	static unsigned char der[300], cert[TICKET_CERT_MAX], tc[TICKET_MAX];
 	int ok;
 
 	memset(seed, 9, sizeof(seed));
@@ -260,6 +261,18 @@ tickets(void)
 		    &got, NULL));
 		t[i / 8] ^= (unsigned char)(1 << i % 8);
 	}
+	/* A client's certificate: its length and padding are sealed too. */
+	memset(der, 0x30, sizeof(der));
+	st.flags = TICKET_CLIENT | TICKET_CERT;
+	st.cert = der;
+	st.cert_len = sizeof(der);
+	CHECK(ticket_seal(&ks, &st, "svc", 3, &d.vtable, 1000000, tc,
+	    sizeof(tc)) == TICKET_MAX);
+	CHECK(ticket_open(&ks, tc, sizeof(tc), "svc", 3, TLS13, 1000010,
+	    &got, cert));
+	CHECK(got.cert_len == sizeof(der) && memcmp(cert, der,
+	    sizeof(der)) == 0);
+	st.flags = 0;
 	/* A key from a file (its base64 is read as it comes, at start). */
 	CHECK(ticket_keys_parse(&ks, file, sizeof(file) - 1, err,
 	    sizeof(err)) == 0);
