@@ -499,7 +499,7 @@ class ClientAuth13(AuthBase):
     def test_a_tickets_length_does_not_tell_the_certificate(self):
         """A TLS 1.3 client offers its ticket in clear, after a
         handshake that encrypted its certificate: alice's (P-256) and
-        X
+        bob's (RSA 2048, about 200 bytes longer) come in tickets of one
         length, and each resumes with its own subject."""
         g = self.auth_gate()
         lens = {}
