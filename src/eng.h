@@ -79,9 +79,11 @@ struct eng_session {
 
 /*
  * The longest ticket the engine sends (eng_ops seal()): a session's
- * state and a client certificate (tls.c's tickets carry it).
+ * state and a client certificate and its chain (tls.c's tickets carry
+ * them).
  */
-#define ENG_TICKET_MAX	(128 + TLSGATE_CLIENT_CERT_MAX)
+#define ENG_TICKET_MAX	(128 + TLSGATE_CLIENT_CERT_MAX + \
+	    TLSGATE_CLIENT_CHAIN_MAX)
 
 /*
  * What the engine asks of its caller, with ctx.  choose(): for the hello

@@ -2,7 +2,7 @@
 /*
  * ticket.c - see ticket.h.
  *
- * The sealed state (TICKET_STATE_LEN, 69 bytes, and a certificate),
+ * The sealed state (TICKET_STATE_LEN, 69 bytes, and certificates),
  * big-endian, at these offsets, the ones ticket_seal() writes and
  * ticket_open() reads:
  *
@@ -14,10 +14,10 @@
  *	 7  secret (48)		zero-padded: every ticket is as long
  *	55  born (8)		the caller's clock, two's complement
  *	63  lifetime (4)	seconds, as the NewSessionTicket said
- *	67  certificate length	n: 0 without TICKET_CERT, else
+ *	67  certificates' length n: 0 without TICKET_CERT, else
  *	    (2)			1 <= n <= TICKET_CERT_MAX
- *	69  certificate		with TICKET_CERT only: the client's DER,
- *	    (TICKET_CERT_MAX)	then zeros
+ *	69  certificates	with TICKET_CERT only: the client's DER,
+ *	    (TICKET_CERT_MAX)	its chain's, then zeros
  */
 #include <stdio.h>
 #include <string.h>

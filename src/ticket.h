@@ -15,10 +15,10 @@
  *
  * where the sealed state is TICKET_STATE_LEN bytes (ticket.c has their
  * offsets) and, for a client that authenticated with a certificate at
- * a client_ca service, that certificate's DER after them, zero-padded
- * to TICKET_CERT_MAX bytes: a resumption checks it again, as the first
- * handshake did, against the CAs and CRLs of the day (OpenSSL's tickets
- * carry the peer certificate too).  So a ticket is TICKET_LEN or
+ * a client_ca service, that certificate's DER and its chain's after
+ * them, zero-padded to TICKET_CERT_MAX bytes: a resumption checks them
+ * again, as the first handshake did, against the CAs and CRLs of the
+ * day (OpenSSL's tickets carry the peer certificate too).  So a ticket is TICKET_LEN or
  * TICKET_MAX bytes: a TLS 1.3 client offers it in clear, and its
  * length must not tell what the encrypted handshake hid, which
  * certificate (of which length) the client has.
@@ -65,11 +65,14 @@
 #define TICKET_SECRET_MAX	48
 #define TICKET_FORMAT		2
 /* format, version, suite, flags, secret length, secret, born, lifetime,
- * certificate length */
+ * certificates' length */
 #define TICKET_STATE_LEN	(1 + 2 + 2 + 1 + 1 + TICKET_SECRET_MAX + 8 + 4 + 2)
 #define TICKET_LEN		(TICKET_NAME_LEN + 12 + TICKET_STATE_LEN + 16)
-/* The client certificate a ticket may carry: the one Client-Cert takes. */
-#define TICKET_CERT_MAX		TLSGATE_CLIENT_CERT_MAX
+/*
+ * The client certificates a ticket may carry, DER back to back: the one
+ * Client-Cert takes and the chain Client-Cert-Chain takes.
+ */
+#define TICKET_CERT_MAX	(TLSGATE_CLIENT_CERT_MAX + TLSGATE_CLIENT_CHAIN_MAX)
 #define TICKET_MAX		(TICKET_LEN + TICKET_CERT_MAX)
 /* The context a ticket is bound to: service name, 0, server name. */
 #define TICKET_CTX_MAX		320

@@ -87,6 +87,8 @@ static struct ticket_keys rot_keys;
 static char key_text[4096];		/* a ticket_key_file, while read */
 
 _Static_assert(ENG_TICKET_MAX >= TICKET_MAX, "the engine sends a ticket");
+_Static_assert(TICKET_CERT_MAX == sizeof(((struct tls_conn *)0)->leaf_der) +
+    sizeof(((struct tls_conn *)0)->chain_der), "a ticket carries the chain");
 /* The context: the service's name, 0, the server name in lower case. */
 _Static_assert(CONFIG_NAME_MAX + sizeof(((struct tls_conn *)0)->sni) <=
     TICKET_CTX_MAX, "a ticket's context fits");
@@ -234,7 +236,7 @@ ticket_seal_cb(void *ctx, const struct eng_session *s, unsigned char *out,
     size_t cap)
 {
 	struct tls_conn *t = ctx;
-	unsigned char c[TICKET_CTX_MAX];
+	unsigned char c[TICKET_CTX_MAX], certs[TICKET_CERT_MAX];
 	struct ticket_state st;
 	int64_t now = port_time();
 	size_t n;
@@ -251,11 +253,15 @@ ticket_seal_cb(void *ctx, const struct eng_session *s, unsigned char *out,
 			 * it, keeping what fits): no ticket, as no resumption
 			 * could check it again.
 			 */
-			if (t->leaf_len > TICKET_CERT_MAX)
+			if (t->leaf_len > sizeof(t->leaf_der) ||
+			    t->chain_used > sizeof(t->chain_der))
 				return 0;
 			st.flags |= TICKET_CERT;
-			st.cert = t->leaf_der;
-			st.cert_len = t->leaf_len;
+			memcpy(certs, t->leaf_der, t->leaf_len);
+			memcpy(certs + t->leaf_len, t->chain_der,
+			    t->chain_used);
+			st.cert = certs;
+			st.cert_len = t->leaf_len + t->chain_used;
 		}
 	}
 	memcpy(st.secret, s->secret, sizeof(s->secret));
@@ -285,7 +291,7 @@ client_takes(struct tls_conn *t, const struct tls_svc *sv,
 		return !t->client_auth && !(st->flags & TICKET_CLIENT);
 	if (!(st->flags & TICKET_CERT))
 		return sv->cfg->verify_optional != 0;
-	return tls_client_recheck(t, st->cert_len);
+	return tls_client_recheck(t, st->cert, st->cert_len);
 }
 
 /* A ticket that opens here, still of the service's policy. */
@@ -295,14 +301,13 @@ ticket_open_cb(void *ctx, const unsigned char *tk, size_t len,
 {
 	struct tls_conn *t = ctx;
 	const struct tls_svc *sv = &areas[t->area].svc[t->svc];
-	unsigned char c[TICKET_CTX_MAX];
+	unsigned char c[TICKET_CTX_MAX], certs[TICKET_CERT_MAX];
 	struct ticket_state st;
 	int ok;
 
-	/* A certificate goes where the connection's would. */
 	ok = ticket_open(keys_of(&areas[t->area]), tk, len, c,
 	    ticket_ctx(t, s->host, s->host_len, c), s->version, port_time(),
-	    &st, t->client_auth ? t->leaf_der : NULL) &&
+	    &st, t->client_auth ? certs : NULL) &&
 	    svc_takes(sv, st.version, st.suite) &&
 	    st.secret_len == sizeof(s->secret) && client_takes(t, sv, &st);
 	if (ok) {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "der.h"
 #include "log.h"
 #include "metrics.h"
 #include "tlsclient.h"
@@ -52,8 +53,7 @@ crl_append(const br_x509_class **ctx, const unsigned char *buf, size_t len)
 
 	if (t->ncert == 1) {
 		crl_leaf_feed(&t->leaf, buf, len);
-		/* A ticket's certificate is in leaf_der already. */
-		if (!t->rechecking && t->leaf_len <= sizeof(t->leaf_der) &&
+		if (t->leaf_len <= sizeof(t->leaf_der) &&
 		    len <= sizeof(t->leaf_der) - t->leaf_len)
 			memcpy(t->leaf_der + t->leaf_len, buf, len);
 		t->leaf_len += len;
@@ -175,21 +175,29 @@ tls_client_verified(const struct tls_conn *t)
 }
 
 int
-tls_client_recheck(struct tls_conn *t, size_t len)
+tls_client_recheck(struct tls_conn *t, const unsigned char *der, size_t len)
 {
 	const br_x509_class **x = &t->crl_vt;
 	char serial[2 * CRL_SERIAL_MAX + 1];
-	unsigned err;
+	const unsigned char *p = der, *c;
+	size_t n, left = len;
+	unsigned err, nc = 0;
 
 	t->rechecking = 1;
 	(*x)->start_chain(x, NULL);
-	(*x)->start_cert(x, (uint32_t)len);
-	(*x)->append(x, t->leaf_der, len);
-	(*x)->end_cert(x);
+	/* Each certificate's length is its DER's: the ticket has no other. */
+	for (; left > 0 && nc < ENG_CHAIN_MAX; nc++, der = p) {
+		if (der_get(&p, &left, DER_SEQUENCE, &c, &n) < 0)
+			break;
+		(*x)->start_cert(x, (uint32_t)(p - der));
+		(*x)->append(x, der, (size_t)(p - der));
+		(*x)->end_cert(x);
+	}
 	err = (*x)->end_chain(x);
+	if (err == 0 && (left > 0 || nc == 0))
+		err = BR_ERR_X509_INNER_TRUNC;	/* not the chain sealed */
 	t->rechecking = 0;
 	if (err == 0) {
-		t->leaf_len = len;
 		t->from_ticket = 1;
 		return 1;
 	}
@@ -198,7 +206,7 @@ tls_client_recheck(struct tls_conn *t, size_t len)
 	    t->cfg->name, serial, err == CRL_ERR_REVOKED ? "revoked" :
 	    err == CRL_ERR_STALE ? "crl-expired" : tls_error_name((int)err));
 	t->ncert = 0;
-	t->leaf_len = 0;
+	t->leaf_len = t->chain_used = 0;
 	return 0;
 }
 

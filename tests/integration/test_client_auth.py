@@ -1080,6 +1080,48 @@ class HandedOn(AuthBase):
             ([sf(ders1[:1])], [sf(ders1[1:])])] +
             [([sf(ders2[:1])], [sf(ders2[1:])])] * len(versions))
 
+    def test_a_resumed_connection_hands_on_the_chain_it_was_sealed_with(
+            self):
+        """A ticket carries the intermediates too: a client whose
+        certificate only chains to client_ca through two of them
+        resumes (the ticket's chain is checked again, whole), and each
+        resumed request carries the Client-Cert and Client-Cert-Chain of
+        the full handshake, at each version."""
+        self.blog = os.path.join(self.tmp, "backend.jsonl")
+        open(self.blog, "w").close()
+        b = self.backend("http", log=self.blog)
+        g = self.gate(b, client_ca=os.path.join(pki(), "ca.crt"))
+        pem, key, ders = self.chain_ders(2)
+        versions = [ssl.TLSVersion.TLSv1_2] + \
+            ([ssl.TLSVersion.TLSv1_3] if self.tls13 else [])
+        for v in versions:
+            ctx = client_ctx()
+            ctx.load_cert_chain(pem, key)
+            ctx.options &= ~ssl.OP_NO_TICKET
+            ctx.minimum_version = ctx.maximum_version = v
+            sess, reused = None, []
+            for _ in range(3):
+                s = tls_connect(g.port, ctx, session=sess)
+                s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n"
+                          b"Connection: close\r\n\r\n")
+                self.assertTrue(recv_to_eof(s).startswith(b"HTTP/1.1 200 "))
+                reused.append(s.session_reused)
+                sess = s.session
+                s.close()
+            self.assertEqual(reused, [False, True, True], v)
+        want = ([":%s:" % base64.b64encode(ders[0]).decode()],
+                [", ".join(":%s:" % base64.b64encode(x).decode()
+                           for x in ders[1:])])
+        seen = []
+        for r in requests_seen(self.blog):
+            h = [(k.lower(), v) for k, v in r["headers"]]
+            seen.append(([v for k, v in h if k == "client-cert"],
+                         [v for k, v in h if k == "client-cert-chain"]))
+        self.assertEqual(seen, [want] * 3 * len(versions))
+        st = stats(g)
+        self.assertEqual((st["ticket_hits"], st["ticket_misses"]),
+                         (2 * len(versions), 0))
+
     def test_a_chain_larger_than_its_buffer_is_refused(self):
         """The intermediates are handed on whole or the client is refused
         at the handshake, as a leaf too large is; tcp mode hands on
