@@ -186,14 +186,8 @@ head_complete(const struct fwd_peer *s, struct fwd *f)
 	hf.port = port_addr_port(s->local);
 	hf.subject = subject;
 	hf.subject_len = tls_client_subject(s->tls, subject, sizeof(subject));
-	if (hf.subject_len > 0)
-		hf.flags |= HTTP_FWD_SUBJECT;
 	hf.cert = tls_client_cert(s->tls, &hf.cert_len);
-	if (hf.cert != NULL)
-		hf.flags |= HTTP_FWD_CERT;
 	hf.chain = tls_client_chain(s->tls, &hf.chain_len, &hf.nchain);
-	if (hf.chain != NULL)
-		hf.flags |= HTTP_FWD_CHAIN;
 	f->head_req = req.method_len == 4 && memcmp(f->hbuf, "HEAD", 4) == 0;
 	f->last_req = !req.fwd_keep_alive;
 	again = idempotent(f->hbuf, req.method_len) && !req.upgrade &&

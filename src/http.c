@@ -526,8 +526,8 @@ fwd_headers(const struct http_fwd *fwd, char *out, size_t *len)
 		w = put(out, w, port, n);
 		w = PUT_LIT(out, w, "\r\n");
 	}
-	if (fwd->flags & HTTP_FWD_SUBJECT) {
-		if (fwd->subject_len == 0 || fwd->subject_len > HTTP_SUBJECT_MAX)
+	if (fwd->subject_len > 0) {
+		if (fwd->subject_len > HTTP_SUBJECT_MAX)
 			return -1;
 		for (size_t i = 0; i < fwd->subject_len; i++)
 			if (fwd->subject[i] < 0x20 || fwd->subject[i] > 0x7e)
@@ -536,14 +536,14 @@ fwd_headers(const struct http_fwd *fwd, char *out, size_t *len)
 		w = put(out, w, fwd->subject, fwd->subject_len);
 		w = PUT_LIT(out, w, "\r\n");
 	}
-	if (fwd->flags & HTTP_FWD_CERT) {
+	if (fwd->cert != NULL) {
 		if (fwd->cert_len == 0 || fwd->cert_len > HTTP_CERT_MAX)
 			return -1;
 		w = PUT_LIT(out, w, "Client-Cert: :");
 		w = base64(fwd->cert, fwd->cert_len, out, w);
 		w = PUT_LIT(out, w, ":\r\n");
 	}
-	if ((fwd->flags & HTTP_FWD_CHAIN) && (w = fwd_chain(fwd, out, w)) == 0)
+	if (fwd->chain != NULL && (w = fwd_chain(fwd, out, w)) == 0)
 		return -1;
 	if (fwd->flags & HTTP_FWD_CLOSE)
 		w = PUT_LIT(out, w, "Connection: close\r\n");

@@ -134,25 +134,22 @@ struct http_req {
 	uint32_t	drop[(HTTP_MAX_FIELDS + 31) / 32];
 };
 
-/* What http_rewrite_head() adds; flags select the headers. */
+/* What http_rewrite_head() adds, beside a client certificate's fields. */
 #define HTTP_FWD_FOR	0x1	/* X-Forwarded-For: <peer> */
 #define HTTP_FWD_PROTO	0x2	/* X-Forwarded-Proto: https */
 #define HTTP_FWD_PORT	0x4	/* X-Forwarded-Port: <port> */
-#define HTTP_FWD_SUBJECT 0x8	/* X-Client-Cert-Subject: <subject> */
 #define HTTP_FWD_CLOSE	0x10	/* Connection: close */
-#define HTTP_FWD_CERT	0x20	/* Client-Cert: :<base64 of cert>: */
-#define HTTP_FWD_CHAIN	0x40	/* Client-Cert-Chain: :<base64>:, .. */
 
 struct http_fwd {
 	unsigned	flags;
 	const char	*peer;		/* textual IP, no port or brackets */
 	size_t		peer_len;	/* at most HTTP_PEER_MAX */
 	unsigned	port;		/* the port the client connected to */
-	const char	*subject;	/* printable ASCII, verified client */
+	const char	*subject;	/* printable ASCII; none if 0 long */
 	size_t		subject_len;	/* at most HTTP_SUBJECT_MAX */
-	const uint8_t	*cert;		/* DER, verified client */
+	const uint8_t	*cert;		/* DER, verified client; NULL: none */
 	size_t		cert_len;	/* at most HTTP_CERT_MAX */
-	/* The certificates after it, DER back to back, as the client sent. */
+	/* The certificates after it, DER back to back, as sent; NULL: none. */
 	const uint8_t	*chain;
 	const size_t	*chain_len;	/* each one's length */
 	unsigned	nchain;		/* at most HTTP_CHAIN_CERTS */
@@ -203,10 +200,10 @@ int	http_parse_head(const uint8_t *buf, size_t len, struct http_req *req);
  * Drops every X-Forwarded-For, X-Forwarded-Proto, X-Forwarded-Port,
  * X-Real-IP, Forwarded, X-Client-Cert-Subject, Client-Cert and
  * Client-Cert-Chain line (whatever fwd->flags says), appends the
- * headers fwd->flags selects before the final CRLF, keeps every other
- * line in order, and moves the following bytes to stay right behind
- * the new head.  With HTTP_FWD_CERT the head may grow by HTTP_CERT_SLACK
- * beyond HTTP_FWD_SLACK, with HTTP_FWD_CHAIN by HTTP_CHAIN_SLACK more.
+ * headers fwd asks for before the final CRLF, keeps every other line
+ * in order, and moves the following bytes to stay right behind the new
+ * head.  With a cert the head may grow by HTTP_CERT_SLACK beyond
+ * HTTP_FWD_SLACK, with a chain by HTTP_CHAIN_SLACK more.
  *
  * The new head may have up to 5 field lines more than HTTP_MAX_FIELDS.
  *

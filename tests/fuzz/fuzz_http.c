@@ -118,7 +118,6 @@ fuzz_certs(struct http_fwd *fwd, uint32_t g, int *bad, size_t *line)
 	*bad = 0;
 	*line = 0;
 	if (g & 1) {
-		fwd->flags |= HTTP_FWD_CERT;
 		fwd->cert = der;
 		fwd->cert_len = (g & 2) ? HTTP_CERT_MAX :
 		    (g >> 2) % (HTTP_CERT_MAX + 2);
@@ -126,7 +125,6 @@ fuzz_certs(struct http_fwd *fwd, uint32_t g, int *bad, size_t *line)
 		room += HTTP_CERT_SLACK;
 	}
 	if (g & 4) {
-		fwd->flags |= HTTP_FWD_CHAIN;
 		fwd->chain = der;
 		fwd->chain_len = lens;
 		fwd->nchain = (g >> 3) % (HTTP_CHAIN_CERTS + 2);
@@ -203,7 +201,7 @@ fuzz_rewrite(const uint8_t *p, size_t len, const struct http_req *req,
 	check(!bad);
 	/* The list is as long as its certificates make it, and within
 	 * the room the head buffer keeps for it. */
-	if (fwd.flags & HTTP_FWD_CHAIN)
+	if (fwd.chain != NULL)
 		check(chain_line(work, n) == line && line <= HTTP_CHAIN_SLACK);
 	check(n <= cap && tail <= cap - n);
 	check(memcmp(work + n, p + req->head_len, tail) == 0);
@@ -220,8 +218,7 @@ fuzz_rewrite(const uint8_t *p, size_t len, const struct http_req *req,
 	check(again.upgrade == req->upgrade);
 	/* Every client-sent forwarding header is gone: only ours remain. */
 	check(popcount(again.drop) == (fwd.flags & 1) + ((fwd.flags >> 1) & 1) +
-	    ((fwd.flags >> 2) & 1) + !!(fwd.flags & HTTP_FWD_CERT) +
-	    !!(fwd.flags & HTTP_FWD_CHAIN));
+	    ((fwd.flags >> 2) & 1) + (fwd.cert != NULL) + (fwd.chain != NULL));
 }
 
 static void

@@ -800,7 +800,7 @@ rewrite_sends_client_cert_and_drops_the_clients(void)
 	    "Client-Certx: keep\r\n\r\n";
 	const char *want = "GET / HTTP/1.1\r\nHost: a\r\n"
 	    "Client-Certx: keep\r\nClient-Cert: :MAMCAQX/:\r\n\r\n";
-	struct http_fwd f = { HTTP_FWD_CERT, NULL, 0, 0, NULL, 0, der, 6,
+	struct http_fwd f = { 0, NULL, 0, 0, NULL, 0, der, 6,
 	    NULL, NULL, 0 };
 	uint8_t *out = NULL;
 	size_t n;
@@ -844,7 +844,7 @@ rewrite_sends_client_cert_chain_in_order(void)
 	    "Client-Cert-Chain: :MAEA:, ://4=:\r\n\r\n";
 	const char *one = "GET / HTTP/1.1\r\nHost: a\r\n"
 	    "Client-Cert: :MAMCAQX/:\r\nClient-Cert-Chain: :MAEA:\r\n\r\n";
-	struct http_fwd f = { HTTP_FWD_CERT | HTTP_FWD_CHAIN, NULL, 0, 0,
+	struct http_fwd f = { 0, NULL, 0, 0,
 	    NULL, 0, leaf, 6, chain, lens, 2 };
 	uint8_t *out = NULL;
 	size_t n, room;
@@ -1059,6 +1059,7 @@ rewrite_always_fits_head_max_plus_slack(void)
 	size_t len, n;
 
 	memset(peer, 'f', HTTP_PEER_MAX);
+	memset(&f, 0, sizeof(f));
 	f.flags = HTTP_FWD_FOR | HTTP_FWD_PROTO | HTTP_FWD_PORT;
 	f.peer = peer;
 	f.peer_len = HTTP_PEER_MAX;
