@@ -79,8 +79,7 @@ struct eng_session {
 
 /*
  * The longest ticket the engine sends (eng_ops seal()): a session's
- * state and a client certificate and its chain (tls.c's tickets carry
- * them).
+ * state, a client certificate and its chain (tls.c's tickets carry).
  */
 #define ENG_TICKET_MAX	(128 + TLSGATE_CLIENT_CERT_MAX + \
 	    TLSGATE_CLIENT_CHAIN_MAX)

@@ -310,10 +310,9 @@ ticket_seal(struct ticket_keys *ks, const struct ticket_state *st,
 	put_be(s + 7 + TICKET_SECRET_MAX, (uint64_t)st->born, 8);
 	put_be(s + 15 + TICKET_SECRET_MAX, st->lifetime, 4);
 	put_be(s + 19 + TICKET_SECRET_MAX, cl, 2);
-	if (cl > 0) {
-		memset(s + TICKET_STATE_LEN, 0, pad);
+	memset(s + TICKET_STATE_LEN, 0, pad);
+	if (cl > 0)
 		memcpy(s + TICKET_STATE_LEN, st->cert, cl);
-	}
 	ct_secret(s, TICKET_STATE_LEN + pad);
 	pr->poly(k->key, out + TICKET_NAME_LEN, s, TICKET_STATE_LEN + pad,
 	    aad, aad_of(aad, k->name, ctx, ctxlen), s + TICKET_STATE_LEN + pad,
@@ -377,8 +376,7 @@ ticket_open(struct ticket_keys *ks, const unsigned char *t, size_t len,
 		    st->secret_len <= TICKET_SECRET_MAX &&
 		    st->born <= now + SKEW &&
 		    st->born > now - (int64_t)st->lifetime &&
-		    ((st->flags & TICKET_CERT) != 0) == (pad > 0) &&
-		    (pad > 0) == (cl > 0) && cl <= pad &&
+		    ((st->flags & TICKET_CERT) != 0) == (cl > 0) && cl <= pad &&
 		    (cl == 0 || cert != NULL);
 		if (ok) {
 			memcpy(st->secret, s + 7, st->secret_len);

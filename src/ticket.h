@@ -15,13 +15,12 @@
  *
  * where the sealed state is TICKET_STATE_LEN bytes (ticket.c has their
  * offsets) and, for a client that authenticated with a certificate at
- * a client_ca service, that certificate's DER and its chain's after
- * them, zero-padded to TICKET_CERT_MAX bytes: a resumption checks them
- * again, as the first handshake did, against the CAs and CRLs of the
- * day (OpenSSL's tickets carry the peer certificate too).  So a ticket is TICKET_LEN or
- * TICKET_MAX bytes: a TLS 1.3 client offers it in clear, and its
- * length must not tell what the encrypted handshake hid, which
- * certificate (of which length) the client has.
+ * a client_ca service, its DER and its chain's after them, zero-padded
+ * to TICKET_CERT_MAX bytes: a resumption checks them again, as the
+ * first handshake did, against the CAs and CRLs of the day (OpenSSL's
+ * tickets carry the peer certificate too).  So a ticket is TICKET_LEN
+ * or TICKET_MAX bytes: a TLS 1.3 client offers it in clear, and its
+ * length must not tell what the encrypted handshake hid.
  *
  * sealed with ChaCha20-Poly1305 (BearSSL's) under the key the name
  * names; the associated data is the key name and the caller's context,
@@ -68,10 +67,7 @@
  * certificates' length */
 #define TICKET_STATE_LEN	(1 + 2 + 2 + 1 + 1 + TICKET_SECRET_MAX + 8 + 4 + 2)
 #define TICKET_LEN		(TICKET_NAME_LEN + 12 + TICKET_STATE_LEN + 16)
-/*
- * The client certificates a ticket may carry, DER back to back: the one
- * Client-Cert takes and the chain Client-Cert-Chain takes.
- */
+/* A ticket's client certificate and chain: Client-Cert's and -Chain's. */
 #define TICKET_CERT_MAX	(TLSGATE_CLIENT_CERT_MAX + TLSGATE_CLIENT_CHAIN_MAX)
 #define TICKET_MAX		(TICKET_LEN + TICKET_CERT_MAX)
 /* The context a ticket is bound to: service name, 0, server name. */

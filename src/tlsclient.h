@@ -28,14 +28,13 @@ void	tls_client_setup(struct tls_conn *t, const br_x509_trust_anchor *ta,
 	    unsigned ncrl, const struct service *svc);
 
 /*
- * A ticket's certificate and its chain, DER back to back in der[0..len),
+ * A ticket's certificate and its chain (the DER of each, back to back)
  * through the validator as if the client had sent them: 1 if the CAs
  * and CRLs of today still take them (they are then the connection's,
  * should the ticket resume), 0 otherwise (logged, not counted as a
  * refusal: a full handshake follows).
  */
-int	tls_client_recheck(struct tls_conn *t, const unsigned char *der,
-	    size_t len);
+int	tls_client_recheck(struct tls_conn *, const unsigned char *, size_t);
 
 /*
  * Service i's CRLs, crls->lists[crl0 .. crl0 + ncrl), as

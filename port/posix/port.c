@@ -158,9 +158,9 @@ void
 port_addr_ip(const struct port_addr *a, char *buf, size_t cap)
 {
 	uint8_t ip[16];
+	size_t n = port_addr_raw(a, ip);
 
-	if (a->len == 0 || family(a) == AF_UNIX ||
-	    inet_ntop(port_addr_raw(a, ip) == 16 ? AF_INET6 : AF_INET, ip, buf,
+	if (n == 0 || inet_ntop(n == 16 ? AF_INET6 : AF_INET, ip, buf,
 	    (socklen_t)cap) == NULL)
 		snprintf(buf, cap, "unknown");
 }
