@@ -123,6 +123,20 @@ class AuthBase(GateTest):
         return self.gate(b, mode=mode,
                          client_ca=os.path.join(pki(), "ca.crt"))
 
+    def get_three(self, g, ctx):
+        """Three GETs, each connection offering the last one's session:
+        whether each resumed."""
+        sess, reused = None, []
+        for _ in range(3):
+            s = tls_connect(g.port, ctx, session=sess)
+            s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n"
+                      b"Connection: close\r\n\r\n")
+            self.assertTrue(recv_to_eof(s).startswith(b"HTTP/1.1 200 "))
+            reused.append(s.session_reused)
+            sess = s.session
+            s.close()
+        return reused
+
     def handshake_fails(self, g, client):
         with self.assertRaises((ssl.SSLError, OSError)):
             s = tls_connect(g.port, ctx_with(client))
@@ -470,16 +484,7 @@ class ClientAuth13(AuthBase):
         g = self.auth_gate()
         ctx = ctx_with("alice")
         ctx.options &= ~ssl.OP_NO_TICKET
-        sess, reused = None, []
-        for _ in range(3):
-            s = tls_connect(g.port, ctx, session=sess)
-            s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n"
-                      b"Connection: close\r\n\r\n")
-            self.assertTrue(recv_to_eof(s).startswith(b"HTTP/1.1 200 "))
-            reused.append(s.session_reused)
-            sess = s.session
-            s.close()
-        self.assertEqual(reused, [False, True, True])
+        self.assertEqual(self.get_three(g, ctx), [False, True, True])
         conns = g.wait_conns(3)
         self.assertEqual([c["resumed"] for c in conns], ["no", "yes", "yes"])
         der = run(["openssl", "x509", "-in", os.path.join(pki(), "alice.crt"),
@@ -1099,16 +1104,7 @@ class HandedOn(AuthBase):
             ctx.load_cert_chain(pem, key)
             ctx.options &= ~ssl.OP_NO_TICKET
             ctx.minimum_version = ctx.maximum_version = v
-            sess, reused = None, []
-            for _ in range(3):
-                s = tls_connect(g.port, ctx, session=sess)
-                s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n"
-                          b"Connection: close\r\n\r\n")
-                self.assertTrue(recv_to_eof(s).startswith(b"HTTP/1.1 200 "))
-                reused.append(s.session_reused)
-                sess = s.session
-                s.close()
-            self.assertEqual(reused, [False, True, True], v)
+            self.assertEqual(self.get_three(g, ctx), [False, True, True], v)
         want = ([":%s:" % base64.b64encode(ders[0]).decode()],
                 [", ".join(":%s:" % base64.b64encode(x).decode()
                            for x in ders[1:])])
