@@ -56,12 +56,19 @@ def deadline(seconds):
 
 
 def free_port(host=LOOPBACK):
-    """A port of host (IPv4 or IPv6 loopback) nothing listens on right
-    now."""
-    with socket.socket(socket.AF_INET6 if ":" in host
-                       else socket.AF_INET) as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
+    """A port of host (IPv4 or IPv6 loopback) nothing holds right now,
+    below the kernel's ephemeral range (Linux: 32768 and up): a port the
+    kernel handed out could be given again to some client's connection
+    before tlsgate binds it ("Address already in use")."""
+    while True:
+        port = random.randrange(10000, 32768)
+        with socket.socket(socket.AF_INET6 if ":" in host
+                           else socket.AF_INET) as s:
+            try:
+                s.bind((host, port))
+            except OSError:
+                continue
+            return port
 
 
 def free_port6():
@@ -280,17 +287,20 @@ class Gate:
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
 
-    def log(self):
+    def log(self, whole=False):
+        """The log so far; unless whole, up to its last whole line: a
+        reader may find a line tlsgate is still writing half there."""
         if getattr(self, "final_log", None) is not None:
             return self.final_log
         try:
             with open(self.log_path, "rb") as f:
-                return f.read().decode("utf-8", "replace")
+                text = f.read().decode("utf-8", "replace")
         except FileNotFoundError:
             return ""
+        return text if whole else text[:text.rfind("\n") + 1]
 
     def log_tail(self, n=30):
-        return "\n".join(self.log().splitlines()[-n:])
+        return "\n".join(self.log(True).splitlines()[-n:])
 
     def wait_log(self, pattern, timeout=5, count=1):
         """Wait until pattern (a regex, multiline) matches count times;
@@ -355,7 +365,7 @@ class Gate:
             self.proc.wait(10)
 
     def sanitizer_report(self):
-        text = self.log()
+        text = self.log(True)
         for mark in SANITIZER_MARKS:
             if mark in text:
                 return mark
@@ -671,7 +681,7 @@ class GateTest(unittest.TestCase):
         for b in self.backends:
             b.stop()
         for g in self.gates:
-            g.final_log = g.log()
+            g.final_log = g.log(True)
         shutil.rmtree(self.tmp, ignore_errors=True)
         if problems:
             self.fail("\n".join(problems))
